@@ -1,0 +1,2 @@
+//! The `hekate` command-line tool.
+fn main() {}

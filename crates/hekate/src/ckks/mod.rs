@@ -1,0 +1,1 @@
+//! Full-RNS CKKS.

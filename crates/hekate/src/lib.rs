@@ -1,0 +1,26 @@
+//! # hekate
+//!
+//! A lattice homomorphic-encryption library: full-RNS CKKS with a key-switching interface
+//! (hybrid GHS / Han-Ki engine), built on an RNS arithmetic layer with an AVX-512 NTT.
+//!
+//! Layers, bottom up (each uses only the ones below it):
+//!
+//! * [`math`]: word-modulus arithmetic, NTT-friendly primes, the negacyclic NTT, the CKKS
+//!   special FFT, RNS bases with exact base conversion, samplers.
+//! * [`ring`]: RNS polynomials over a prefix of a modulus chain, in coefficient or NTT form.
+//! * [`rlwe`]: secret keys, gadget (switching) keys and the key-switching engines.
+//! * [`ckks`]: the CKKS scheme: parameters, encoder, keys, encryption, evaluation.
+//!
+//! Start with [`ckks`]; `crates/hekate-cli/src/demo.rs` is a complete walk-through.
+
+#![warn(missing_docs)]
+
+pub mod ckks;
+mod error;
+pub mod math;
+pub mod params;
+pub mod ring;
+pub mod rlwe;
+pub mod serialize;
+
+pub use error::{Error, Result};

@@ -1,0 +1,15 @@
+//! Word arithmetic, primes, NTT, complex FFT, RNS bases and samplers.
+//!
+//! Nothing here knows about polynomials or schemes: it is the arithmetic the `ring` layer
+//! is made of.
+
+pub mod fft;
+pub mod modulus;
+pub mod ntt;
+pub mod primes;
+pub mod rns;
+pub mod sample;
+
+pub use modulus::Modulus;
+pub use ntt::{NttBackend, NttPlan};
+pub use primes::PrimeGenerator;

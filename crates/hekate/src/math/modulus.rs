@@ -1,0 +1,327 @@
+//! One word modulus `q < 2^62`: reduction, Barrett and Shoup multiplication, lazy helpers.
+//!
+//! Conventions used across hekate:
+//!
+//! * A *reduced* value lies in `[0, q)`; a *lazy* value in `[0, 2q)` or `[0, 4q)` as stated.
+//!   `q < 2^62` makes `4q` fit in a word, which the Harvey NTT butterflies rely on.
+//! * Shoup multiplication by a fixed operand `w` uses the precomputed
+//!   `w' = floor(w * 2^64 / q)` ([`Modulus::shoup`]); it costs two multiplications and no
+//!   division, and is the workhorse of the NTT and of base conversion.
+//! * Barrett reduction of a 128-bit value uses `floor(2^128 / q)`, for products of two
+//!   variable operands and for lazily accumulated sums of products.
+
+/// A word modulus `q` with `2 <= q < 2^62`, with its Barrett constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Modulus {
+    q: u64,
+    /// floor(2^128 / q), low and high words.
+    barrett_lo: u64,
+    barrett_hi: u64,
+    bits: u32,
+}
+
+/// The largest modulus bit size hekate supports (lazy values up to `4q` must fit a word).
+pub const MAX_MODULUS_BITS: u32 = 61;
+
+impl Modulus {
+    /// A modulus `q`, `2 <= q < 2^62`.
+    ///
+    /// # Panics
+    /// Never for valid input; out-of-range `q` is a programming error in the callers (all
+    /// user-facing constructors validate bit sizes first), checked by `assert!`.
+    pub fn new(q: u64) -> Self {
+        assert!((2..(1u64 << 62)).contains(&q), "modulus {q} out of range [2, 2^62)");
+        // floor(2^128 / q) = floor((2^128 - 1) / q) unless q divides 2^128 (q a power of two).
+        let mut b = u128::MAX / q as u128;
+        if q.is_power_of_two() {
+            b += 1;
+        }
+        Modulus {
+            q,
+            barrett_lo: b as u64,
+            barrett_hi: (b >> 64) as u64,
+            bits: 64 - q.leading_zeros(),
+        }
+    }
+
+    /// The modulus value `q`.
+    #[inline(always)]
+    pub fn value(&self) -> u64 {
+        self.q
+    }
+
+    /// Number of bits of `q`.
+    #[inline(always)]
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// `x mod q` for any word `x`.
+    #[inline(always)]
+    pub fn reduce(&self, x: u64) -> u64 {
+        // Barrett with the high word of the constant: floor(x * floor(2^128/q) / 2^128)
+        // approximated by the high word of x * barrett_hi (error < 2).
+        let est = ((x as u128 * self.barrett_hi as u128) >> 64) as u64;
+        let mut r = x.wrapping_sub(est.wrapping_mul(self.q));
+        while r >= self.q {
+            r -= self.q;
+        }
+        r
+    }
+
+    /// `x mod q` for a 128-bit `x` (Barrett).
+    #[inline(always)]
+    pub fn reduce_u128(&self, x: u128) -> u64 {
+        let x0 = x as u64;
+        let x1 = (x >> 64) as u64;
+        let (m0, m1) = (self.barrett_lo, self.barrett_hi);
+        // High 128 bits of x * m, dropping the lowest partial product's low word.
+        let carry = ((x0 as u128 * m0 as u128) >> 64) as u64;
+        let t = x0 as u128 * m1 as u128 + carry as u128;
+        let (t_lo, t_hi) = (t as u64, (t >> 64) as u64);
+        let u = x1 as u128 * m0 as u128 + t_lo as u128;
+        let carry2 = (u >> 64) as u64;
+        let est = x1.wrapping_mul(m1).wrapping_add(t_hi).wrapping_add(carry2);
+        let mut r = x0.wrapping_sub(est.wrapping_mul(self.q));
+        // The estimate is at most 2 below the true quotient.
+        if r >= self.q {
+            r -= self.q;
+        }
+        if r >= self.q {
+            r -= self.q;
+        }
+        r
+    }
+
+    /// `x mod q` for a signed `x`, as a representative in `[0, q)`.
+    #[inline(always)]
+    pub fn reduce_i64(&self, x: i64) -> u64 {
+        let r = self.reduce(x.unsigned_abs());
+        if x < 0 && r != 0 {
+            self.q - r
+        } else {
+            r
+        }
+    }
+
+    /// `x mod q` for a signed 128-bit `x`.
+    #[inline]
+    pub fn reduce_i128(&self, x: i128) -> u64 {
+        let r = self.reduce_u128(x.unsigned_abs());
+        if x < 0 && r != 0 {
+            self.q - r
+        } else {
+            r
+        }
+    }
+
+    /// Centered representative of a reduced `x`: the integer in `(-q/2, q/2]` congruent to it.
+    #[inline(always)]
+    pub fn center(&self, x: u64) -> i64 {
+        debug_assert!(x < self.q);
+        if x > self.q >> 1 {
+            x as i64 - self.q as i64
+        } else {
+            x as i64
+        }
+    }
+
+    /// `a + b mod q` for reduced inputs.
+    #[inline(always)]
+    pub fn add(&self, a: u64, b: u64) -> u64 {
+        debug_assert!(a < self.q && b < self.q);
+        let s = a + b;
+        if s >= self.q {
+            s - self.q
+        } else {
+            s
+        }
+    }
+
+    /// `a - b mod q` for reduced inputs.
+    #[inline(always)]
+    pub fn sub(&self, a: u64, b: u64) -> u64 {
+        debug_assert!(a < self.q && b < self.q);
+        if a >= b {
+            a - b
+        } else {
+            a + self.q - b
+        }
+    }
+
+    /// `-a mod q` for a reduced input.
+    #[inline(always)]
+    pub fn neg(&self, a: u64) -> u64 {
+        debug_assert!(a < self.q);
+        if a == 0 {
+            0
+        } else {
+            self.q - a
+        }
+    }
+
+    /// `a * b mod q` for inputs below `2^64` whose product is below `2^128`.
+    #[inline(always)]
+    pub fn mul(&self, a: u64, b: u64) -> u64 {
+        self.reduce_u128(a as u128 * b as u128)
+    }
+
+    /// The Shoup companion `floor(w * 2^64 / q)` of a reduced constant `w`.
+    #[inline]
+    pub fn shoup(&self, w: u64) -> u64 {
+        debug_assert!(w < self.q);
+        (((w as u128) << 64) / self.q as u128) as u64
+    }
+
+    /// `x * w mod q` in `[0, 2q)`, for any word `x` and reduced `w` with companion `w_shoup`.
+    #[inline(always)]
+    pub fn mul_shoup_lazy(&self, x: u64, w: u64, w_shoup: u64) -> u64 {
+        let quo = ((x as u128 * w_shoup as u128) >> 64) as u64;
+        x.wrapping_mul(w).wrapping_sub(quo.wrapping_mul(self.q))
+    }
+
+    /// `x * w mod q` in `[0, q)`, for any word `x` and reduced `w` with companion `w_shoup`.
+    #[inline(always)]
+    pub fn mul_shoup(&self, x: u64, w: u64, w_shoup: u64) -> u64 {
+        let r = self.mul_shoup_lazy(x, w, w_shoup);
+        if r >= self.q {
+            r - self.q
+        } else {
+            r
+        }
+    }
+
+    /// `base^exp mod q`.
+    pub fn pow(&self, base: u64, mut exp: u64) -> u64 {
+        let mut b = self.reduce(base);
+        let mut r = 1 % self.q;
+        while exp > 0 {
+            if exp & 1 == 1 {
+                r = self.mul(r, b);
+            }
+            b = self.mul(b, b);
+            exp >>= 1;
+        }
+        r
+    }
+
+    /// The inverse of `a` modulo `q`, if `gcd(a, q) = 1`.
+    pub fn inv(&self, a: u64) -> Option<u64> {
+        let (mut t, mut new_t) = (0i128, 1i128);
+        let (mut r, mut new_r) = (self.q as i128, self.reduce(a) as i128);
+        while new_r != 0 {
+            let quo = r / new_r;
+            (t, new_t) = (new_t, t - quo * new_t);
+            (r, new_r) = (new_r, r - quo * new_r);
+        }
+        if r != 1 {
+            return None;
+        }
+        if t < 0 {
+            t += self.q as i128;
+        }
+        Some(t as u64)
+    }
+
+    /// Reduces a value in `[0, 2q)` to `[0, q)`.
+    #[inline(always)]
+    pub fn reduce_2q(&self, x: u64) -> u64 {
+        debug_assert!(x < 2 * self.q);
+        if x >= self.q {
+            x - self.q
+        } else {
+            x
+        }
+    }
+
+    /// Reduces a value in `[0, 4q)` to `[0, q)`.
+    #[inline(always)]
+    pub fn reduce_4q(&self, x: u64) -> u64 {
+        debug_assert!(x < 4 * self.q);
+        let x = if x >= 2 * self.q { x - 2 * self.q } else { x };
+        self.reduce_2q(x)
+    }
+
+    /// `x mod q` for a finite `f64` holding an integer (any magnitude), exactly.
+    ///
+    /// An `f64` with `|x| >= 2^53` is `m * 2^e` with a 53-bit integer `m`; the residue is
+    /// `m * (2^e mod q)`, so no precision is lost whatever the size of `x`.
+    pub fn reduce_f64(&self, x: f64) -> u64 {
+        debug_assert!(x.is_finite() && x == x.trunc());
+        let a = x.abs();
+        let r = if a < 9.007_199_254_740_992e15 {
+            self.reduce(a as u64)
+        } else {
+            let bits = a.to_bits();
+            let exp = ((bits >> 52) & 0x7ff) as i64 - 1075;
+            let mant = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+            debug_assert!(exp > 0);
+            self.mul(self.reduce(mant), self.pow(2, exp as u64))
+        };
+        if x < 0.0 {
+            self.neg(r)
+        } else {
+            r
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::rand_core::{RngCore, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    const QS: [u64; 5] = [
+        12289,
+        (1 << 36) - (1 << 20) + 1,
+        1_125_899_906_826_241,
+        1_671_981_167_411_201,
+        (1u64 << 61) - 1,
+    ];
+
+    #[test]
+    fn reductions_match_u128_remainder() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for &q in &QS {
+            let m = Modulus::new(q);
+            for _ in 0..20_000 {
+                let x = rng.next_u64();
+                let y = ((rng.next_u64() as u128) << 64) | rng.next_u64() as u128;
+                assert_eq!(m.reduce(x), x % q);
+                assert_eq!(m.reduce_u128(y), (y % q as u128) as u64);
+                let (a, b) = (x % q, rng.next_u64() % q);
+                assert_eq!(m.mul(a, b), ((a as u128 * b as u128) % q as u128) as u64);
+                let bs = m.shoup(b);
+                let lazy = m.mul_shoup_lazy(x, b, bs);
+                assert!(lazy < 2 * q);
+                assert_eq!(lazy % q, ((x as u128 * b as u128) % q as u128) as u64);
+                assert_eq!(m.mul_shoup(x, b, bs), lazy % q);
+                let s = x as i64;
+                assert_eq!(m.reduce_i64(s), (s as i128).rem_euclid(q as i128) as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn inverse_and_pow() {
+        for &q in &QS[..4] {
+            let m = Modulus::new(q);
+            for a in [1u64, 2, 3, 12345, q - 1] {
+                let inv = m.inv(a).unwrap();
+                assert_eq!(m.mul(a, inv), 1);
+                assert_eq!(m.pow(a, q - 1), 1, "Fermat for prime {q}");
+            }
+        }
+        assert_eq!(Modulus::new(12).inv(4), None);
+    }
+
+    #[test]
+    fn reduce_f64_is_exact_for_large_values() {
+        let m = Modulus::new(QS[3]);
+        for x in [0.0, 1.0, -1.0, 2f64.powi(60) + 2f64.powi(10), -(2f64.powi(80)), 3.0 * 2f64.powi(100)] {
+            let big = x as i128; // exact for |x| < 2^127
+            assert_eq!(m.reduce_f64(x), big.rem_euclid(m.value() as i128) as u64, "x = {x}");
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! RNS bases, CRT constants, exact fast base conversion, ModUp and ModDown.

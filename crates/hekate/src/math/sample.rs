@@ -1,0 +1,1 @@
+//! Samplers (uniform, ternary, fixed Hamming weight, discrete Gaussian) and seed expansion.

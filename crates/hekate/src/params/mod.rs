@@ -1,0 +1,1 @@
+//! Named parameter presets and the HomomorphicEncryption.org security table.

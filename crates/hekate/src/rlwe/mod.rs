@@ -1,0 +1,1 @@
+//! RLWE keys, gadget encryptions and the key-switching engines.

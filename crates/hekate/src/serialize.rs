@@ -1,0 +1,1 @@
+//! The versioned binary format of hekate objects, validated on read.
