@@ -1,1 +1,15 @@
 //! RNS polynomials over a prefix of a modulus chain, in coefficient or NTT form.
+//!
+//! [`RingContext`] holds the chain `Q`, the special primes `P` and every precomputed table
+//! (NTT plans, rescaling constants, ModDown constants, automorphism permutations);
+//! [`Poly`] is plain limb-major data whose operations take the context.
+
+pub mod automorphism;
+mod context;
+mod poly;
+
+pub use context::RingContext;
+pub use poly::{Form, Poly};
+
+#[cfg(test)]
+mod tests;

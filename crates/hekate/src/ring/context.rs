@@ -1,0 +1,182 @@
+//! The ring `R_{QP} = Z_{QP}[X]/(X^N + 1)` with its RNS chain and precomputations.
+
+use super::automorphism::NttPermutation;
+use super::poly::{Form, Poly};
+use crate::math::rns::{BasisExtender, CrtReconstructor, RnsBasis};
+use crate::math::{Modulus, NttPlan};
+use crate::{Error, Result};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The ring `Z[X]/(X^N + 1)` modulo a chain `Q = q_0 ... q_L` and special primes
+/// `P = p_0 ... p_{k-1}`, with one NTT plan per prime.
+///
+/// A [`Poly`] lives over a prefix `q_0 .. q_{l}` of the chain, optionally followed by all
+/// of `P` (during key switching). Limb `i < q_limbs` is modulo `q_i`; limb `q_limbs + j`
+/// is modulo `p_j`.
+#[derive(Debug)]
+pub struct RingContext {
+    n: usize,
+    log_n: u32,
+    q: RnsBasis,
+    p: RnsBasis,
+    ntt_q: Vec<NttPlan>,
+    ntt_p: Vec<NttPlan>,
+    /// `rescale[l][i] = (q_l^-1 mod q_i, Shoup)` for `i < l`.
+    rescale: Vec<Vec<(u64, u64)>>,
+    /// ModDown by P onto prefixes of Q (absent when P is empty).
+    extender: Option<BasisExtender>,
+    crt: CrtReconstructor,
+    permutations: Mutex<HashMap<usize, Arc<NttPermutation>>>,
+}
+
+impl RingContext {
+    /// A ring of degree `n` (a power of two in `[2^1, 2^17]`) over the primes `q` and `p`.
+    pub fn new(n: usize, q: &[u64], p: &[u64]) -> Result<Arc<Self>> {
+        if q.is_empty() {
+            return Err(Error::InvalidParameters(
+                "the ciphertext modulus chain Q needs at least one prime".into(),
+            ));
+        }
+        let all: Vec<u64> = q.iter().chain(p).copied().collect();
+        RnsBasis::new(&all)?; // distinctness across Q and P
+        let qb = RnsBasis::new(q)?;
+        let pb = RnsBasis::new(p)?;
+        let ntt_q = q
+            .iter()
+            .map(|&qi| NttPlan::new(n, qi))
+            .collect::<Result<Vec<_>>>()?;
+        let ntt_p = p
+            .iter()
+            .map(|&pi| NttPlan::new(n, pi))
+            .collect::<Result<Vec<_>>>()?;
+        let rescale = (0..q.len())
+            .map(|l| {
+                (0..l)
+                    .map(|i| {
+                        let qi = qb.moduli()[i];
+                        let w = qi.inv(qi.reduce(q[l])).expect("distinct primes");
+                        (w, qi.shoup(w))
+                    })
+                    .collect()
+            })
+            .collect();
+        let extender = (!p.is_empty()).then(|| BasisExtender::new(&qb, &pb));
+        Ok(Arc::new(RingContext {
+            n,
+            log_n: n.trailing_zeros(),
+            crt: CrtReconstructor::new(&qb),
+            q: qb,
+            p: pb,
+            ntt_q,
+            ntt_p,
+            rescale,
+            extender,
+            permutations: Mutex::new(HashMap::new()),
+        }))
+    }
+
+    /// The ring degree `N`.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// `log2 N`.
+    pub fn log_n(&self) -> u32 {
+        self.log_n
+    }
+
+    /// The chain `Q`.
+    pub fn q(&self) -> &RnsBasis {
+        &self.q
+    }
+
+    /// The special primes `P`.
+    pub fn p(&self) -> &RnsBasis {
+        &self.p
+    }
+
+    /// Number of special primes `k = |P|`.
+    pub fn p_len(&self) -> usize {
+        self.p.len()
+    }
+
+    /// Number of chain primes `L + 1 = |Q|`.
+    pub fn q_len(&self) -> usize {
+        self.q.len()
+    }
+
+    /// The modulus of limb `limb` of a polynomial with `q_limbs` chain limbs.
+    #[inline]
+    pub fn modulus(&self, limb: usize, q_limbs: usize) -> &Modulus {
+        if limb < q_limbs {
+            &self.q.moduli()[limb]
+        } else {
+            &self.p.moduli()[limb - q_limbs]
+        }
+    }
+
+    /// The NTT plan of limb `limb` of a polynomial with `q_limbs` chain limbs.
+    #[inline]
+    pub fn ntt_plan(&self, limb: usize, q_limbs: usize) -> &NttPlan {
+        if limb < q_limbs {
+            &self.ntt_q[limb]
+        } else {
+            &self.ntt_p[limb - q_limbs]
+        }
+    }
+
+    /// The moduli of a polynomial's limbs, in order.
+    pub fn moduli_of(&self, q_limbs: usize, p_limbs: usize) -> Vec<Modulus> {
+        debug_assert!(p_limbs == 0 || p_limbs == self.p.len());
+        self.q.moduli()[..q_limbs]
+            .iter()
+            .chain(&self.p.moduli()[..p_limbs])
+            .copied()
+            .collect()
+    }
+
+    /// A zero polynomial over `q_limbs` chain primes and `p_limbs` special primes.
+    pub fn zero(&self, q_limbs: usize, p_limbs: usize, form: Form) -> Poly {
+        assert!(q_limbs <= self.q.len() && p_limbs <= self.p.len());
+        Poly::zero(self.n, q_limbs, p_limbs, form)
+    }
+
+    /// A polynomial from small signed coefficients (reduced into every limb), coefficient form.
+    pub fn from_signed(&self, coeffs: &[i64], q_limbs: usize, p_limbs: usize) -> Poly {
+        assert_eq!(coeffs.len(), self.n);
+        let mut out = self.zero(q_limbs, p_limbs, Form::Coeff);
+        for (i, limb) in out.limbs_mut().enumerate() {
+            let m = *self.modulus(i, q_limbs);
+            for (o, &c) in limb.iter_mut().zip(coeffs) {
+                *o = m.reduce_i64(c);
+            }
+        }
+        out
+    }
+
+    /// The basis extender between `Q` and `P` (ModDown), if `P` is not empty.
+    pub fn extender(&self) -> Option<&BasisExtender> {
+        self.extender.as_ref()
+    }
+
+    /// CRT reconstruction over `Q`.
+    pub fn crt(&self) -> &CrtReconstructor {
+        &self.crt
+    }
+
+    /// `(q_l^-1 mod q_i, Shoup companion)` for `i < l`: the constants of dividing by `q_l`.
+    pub fn rescale_constants(&self, l: usize) -> &[(u64, u64)] {
+        &self.rescale[l]
+    }
+
+    /// The NTT-form index permutation of `X -> X^k` (cached per `k`).
+    pub fn ntt_permutation(&self, k: usize) -> Arc<NttPermutation> {
+        let k = k % (2 * self.n);
+        let mut cache = self.permutations.lock().expect("permutation cache poisoned");
+        cache
+            .entry(k)
+            .or_insert_with(|| Arc::new(NttPermutation::new(self.n, k)))
+            .clone()
+    }
+}

@@ -1,0 +1,340 @@
+//! `Poly`: an RNS polynomial, limb-major and contiguous, in coefficient or NTT form.
+
+use super::automorphism::automorphism_coeff;
+use super::context::RingContext;
+use crate::math::Modulus;
+use zeroize::Zeroize;
+
+/// The representation a polynomial is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Form {
+    /// Coefficients `a_0 .. a_{N-1}`.
+    Coeff,
+    /// Evaluations at the odd powers of `ψ`, in bit-reversed order (see `math::ntt`).
+    Ntt,
+}
+
+/// A polynomial of `Z[X]/(X^N + 1)` over `q_limbs` chain primes and `p_limbs` special
+/// primes: `data[i * N + k]` is coefficient (or evaluation) `k` modulo limb `i`'s prime,
+/// always reduced into `[0, q)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Poly {
+    n: usize,
+    q_limbs: usize,
+    p_limbs: usize,
+    form: Form,
+    data: Vec<u64>,
+}
+
+impl Zeroize for Poly {
+    fn zeroize(&mut self) {
+        self.data.zeroize();
+    }
+}
+
+/// Runs `f(limb_index, limb)` over the limbs of `data`, in parallel when the `parallel`
+/// feature is on and the work is large enough to amortize the fork.
+#[inline]
+pub(crate) fn for_each_limb<F>(data: &mut [u64], n: usize, f: F)
+where
+    F: Fn(usize, &mut [u64]) + Sync + Send,
+{
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if data.len() >= 1 << 14 && data.len() > n && rayon::current_num_threads() > 1 {
+            data.par_chunks_mut(n)
+                .enumerate()
+                .for_each(|(i, limb)| f(i, limb));
+            return;
+        }
+    }
+    for (i, limb) in data.chunks_mut(n).enumerate() {
+        f(i, limb);
+    }
+}
+
+impl Poly {
+    /// The zero polynomial.
+    pub fn zero(n: usize, q_limbs: usize, p_limbs: usize, form: Form) -> Self {
+        Poly {
+            n,
+            q_limbs,
+            p_limbs,
+            form,
+            data: vec![0; n * (q_limbs + p_limbs)],
+        }
+    }
+
+    /// Builds a polynomial from raw limb-major data (the caller guarantees reduced values).
+    pub fn from_raw(n: usize, q_limbs: usize, p_limbs: usize, form: Form, data: Vec<u64>) -> Self {
+        assert_eq!(data.len(), n * (q_limbs + p_limbs));
+        Poly {
+            n,
+            q_limbs,
+            p_limbs,
+            form,
+            data,
+        }
+    }
+
+    /// Ring degree.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+    /// Number of chain limbs (`level + 1`).
+    pub fn q_limbs(&self) -> usize {
+        self.q_limbs
+    }
+    /// Number of special-prime limbs (0, or all of `P`).
+    pub fn p_limbs(&self) -> usize {
+        self.p_limbs
+    }
+    /// Total number of limbs.
+    pub fn num_limbs(&self) -> usize {
+        self.q_limbs + self.p_limbs
+    }
+    /// The representation.
+    pub fn form(&self) -> Form {
+        self.form
+    }
+    /// Declares the representation (for code that transforms limbs by hand).
+    pub fn set_form(&mut self, form: Form) {
+        self.form = form;
+    }
+    /// All residues, limb-major.
+    pub fn data(&self) -> &[u64] {
+        &self.data
+    }
+    /// All residues, limb-major, mutable.
+    pub fn data_mut(&mut self) -> &mut [u64] {
+        &mut self.data
+    }
+    /// Limb `i`.
+    pub fn limb(&self, i: usize) -> &[u64] {
+        &self.data[i * self.n..(i + 1) * self.n]
+    }
+    /// Limb `i`, mutable.
+    pub fn limb_mut(&mut self, i: usize) -> &mut [u64] {
+        &mut self.data[i * self.n..(i + 1) * self.n]
+    }
+    /// Iterator over the limbs.
+    pub fn limbs(&self) -> std::slice::Chunks<'_, u64> {
+        self.data.chunks(self.n)
+    }
+    /// Iterator over the limbs, mutable.
+    pub fn limbs_mut(&mut self) -> std::slice::ChunksMut<'_, u64> {
+        self.data.chunks_mut(self.n)
+    }
+
+    fn assert_compatible(&self, other: &Poly) {
+        assert!(
+            self.n == other.n
+                && self.q_limbs == other.q_limbs
+                && self.p_limbs == other.p_limbs
+                && self.form == other.form,
+            "polynomial shapes differ"
+        );
+    }
+
+    /// To NTT form (no-op if already there).
+    pub fn ntt(&mut self, ctx: &RingContext) {
+        if self.form == Form::Ntt {
+            return;
+        }
+        let ql = self.q_limbs;
+        for_each_limb(&mut self.data, self.n, |i, limb| ctx.ntt_plan(i, ql).forward(limb));
+        self.form = Form::Ntt;
+    }
+
+    /// To coefficient form (no-op if already there).
+    pub fn intt(&mut self, ctx: &RingContext) {
+        if self.form == Form::Coeff {
+            return;
+        }
+        let ql = self.q_limbs;
+        for_each_limb(&mut self.data, self.n, |i, limb| ctx.ntt_plan(i, ql).inverse(limb));
+        self.form = Form::Coeff;
+    }
+
+    fn zip_limbs<F>(&mut self, other: &Poly, ctx: &RingContext, f: F)
+    where
+        F: Fn(&Modulus, &mut u64, u64) + Sync + Send,
+    {
+        self.assert_compatible(other);
+        let ql = self.q_limbs;
+        let n = self.n;
+        for_each_limb(&mut self.data, n, |i, limb| {
+            let m = ctx.modulus(i, ql);
+            for (a, &b) in limb.iter_mut().zip(other.limb(i)) {
+                f(m, a, b);
+            }
+        });
+    }
+
+    /// `self += other`.
+    pub fn add_assign(&mut self, other: &Poly, ctx: &RingContext) {
+        self.zip_limbs(other, ctx, |m, a, b| *a = m.add(*a, b));
+    }
+
+    /// `self -= other`.
+    pub fn sub_assign(&mut self, other: &Poly, ctx: &RingContext) {
+        self.zip_limbs(other, ctx, |m, a, b| *a = m.sub(*a, b));
+    }
+
+    /// `self = other - self`.
+    pub fn rsub_assign(&mut self, other: &Poly, ctx: &RingContext) {
+        self.zip_limbs(other, ctx, |m, a, b| *a = m.sub(b, *a));
+    }
+
+    /// `self = -self`.
+    pub fn neg_assign(&mut self, ctx: &RingContext) {
+        let ql = self.q_limbs;
+        for_each_limb(&mut self.data, self.n, |i, limb| {
+            let m = ctx.modulus(i, ql);
+            limb.iter_mut().for_each(|a| *a = m.neg(*a));
+        });
+    }
+
+    /// `self *= other` coefficient-wise (both in NTT form: the ring product).
+    pub fn mul_assign(&mut self, other: &Poly, ctx: &RingContext) {
+        debug_assert_eq!(self.form, Form::Ntt);
+        self.zip_limbs(other, ctx, |m, a, b| *a = m.mul(*a, b));
+    }
+
+    /// `self += a * b` coefficient-wise (NTT form).
+    pub fn mul_add_assign(&mut self, a: &Poly, b: &Poly, ctx: &RingContext) {
+        debug_assert_eq!(self.form, Form::Ntt);
+        self.assert_compatible(a);
+        self.assert_compatible(b);
+        let ql = self.q_limbs;
+        let n = self.n;
+        for_each_limb(&mut self.data, n, |i, limb| {
+            let m = ctx.modulus(i, ql);
+            for ((o, &x), &y) in limb.iter_mut().zip(a.limb(i)).zip(b.limb(i)) {
+                *o = m.add(*o, m.mul(x, y));
+            }
+        });
+    }
+
+    /// Multiplies limb `i` by the reduced constant `scalars[i]` (an integer given by its
+    /// residues; valid in both forms).
+    pub fn mul_scalar_assign(&mut self, scalars: &[u64], ctx: &RingContext) {
+        assert_eq!(scalars.len(), self.num_limbs());
+        let ql = self.q_limbs;
+        for_each_limb(&mut self.data, self.n, |i, limb| {
+            let m = ctx.modulus(i, ql);
+            let w = scalars[i];
+            let ws = m.shoup(w);
+            limb.iter_mut().for_each(|a| *a = m.mul_shoup(*a, w, ws));
+        });
+    }
+
+    /// Adds the constant integer (given by its residues) to every NTT slot, or to the
+    /// constant coefficient in coefficient form.
+    pub fn add_scalar_assign(&mut self, scalars: &[u64], ctx: &RingContext) {
+        assert_eq!(scalars.len(), self.num_limbs());
+        let ql = self.q_limbs;
+        let form = self.form;
+        for_each_limb(&mut self.data, self.n, |i, limb| {
+            let m = ctx.modulus(i, ql);
+            match form {
+                Form::Ntt => limb.iter_mut().for_each(|a| *a = m.add(*a, scalars[i])),
+                Form::Coeff => limb[0] = m.add(limb[0], scalars[i]),
+            }
+        });
+    }
+
+    /// Multiplies by the monomial `X^k` (`k` taken mod 2N), in coefficient form.
+    pub fn mul_monomial_assign(&mut self, k: usize, ctx: &RingContext) {
+        assert_eq!(self.form, Form::Coeff, "monomial shift needs coefficient form");
+        let n = self.n;
+        let k = k % (2 * n);
+        let ql = self.q_limbs;
+        for_each_limb(&mut self.data, n, |i, limb| {
+            let q = ctx.modulus(i, ql).value();
+            let neg = |x: u64| if x == 0 { 0 } else { q - x };
+            let (shift, flip) = if k >= n { (k - n, true) } else { (k, false) };
+            limb.rotate_right(shift);
+            for (j, a) in limb.iter_mut().enumerate() {
+                // Coefficients that wrapped around X^N = -1 change sign.
+                let wrapped = j < shift;
+                if wrapped != flip {
+                    *a = neg(*a);
+                }
+            }
+        });
+    }
+
+    /// `out = self(X^k)`, in the current form (`k` odd, taken mod 2N).
+    pub fn automorphism(&self, k: usize, ctx: &RingContext, out: &mut Poly) {
+        self.assert_compatible(out);
+        let ql = self.q_limbs;
+        match self.form {
+            Form::Coeff => {
+                let n = self.n;
+                for_each_limb(&mut out.data, n, |i, limb| {
+                    automorphism_coeff(self.limb(i), limb, k, ctx.modulus(i, ql).value())
+                });
+            }
+            Form::Ntt => {
+                let perm = ctx.ntt_permutation(k);
+                for_each_limb(&mut out.data, self.n, |i, limb| perm.apply(self.limb(i), limb));
+            }
+        }
+    }
+
+    /// Keeps only the first `q_limbs` chain limbs (and drops the special primes, if any).
+    pub fn truncate(&mut self, q_limbs: usize) {
+        assert!(q_limbs <= self.q_limbs);
+        self.data.truncate(q_limbs * self.n);
+        self.q_limbs = q_limbs;
+        self.p_limbs = 0;
+    }
+
+    /// A copy over the first `q_limbs` chain limbs only.
+    pub fn truncated(&self, q_limbs: usize) -> Poly {
+        assert!(q_limbs <= self.q_limbs);
+        Poly {
+            n: self.n,
+            q_limbs,
+            p_limbs: 0,
+            form: self.form,
+            data: self.data[..q_limbs * self.n].to_vec(),
+        }
+    }
+
+    /// Divides by the last chain prime `q_l` with rounding, dropping that limb:
+    /// `x_i <- (x_i - [x]_{q_l}) * q_l^-1 mod q_i` with the centered `[x]_{q_l}`.
+    /// Works in either form (one inverse NTT plus `l` forward NTTs in NTT form).
+    pub fn divide_round_by_last_q(&mut self, ctx: &RingContext) {
+        assert!(self.q_limbs >= 2 && self.p_limbs == 0, "needs two chain limbs");
+        let n = self.n;
+        let l = self.q_limbs - 1;
+        let ql = *ctx.modulus(l, l + 1);
+        let mut last = self.limb(l).to_vec();
+        if self.form == Form::Ntt {
+            ctx.ntt_plan(l, l + 1).inverse(&mut last);
+        }
+        let form = self.form;
+        let consts = ctx.rescale_constants(l);
+        self.data.truncate(l * n);
+        self.q_limbs = l;
+        let last = &last;
+        for_each_limb(&mut self.data, n, |i, limb| {
+            let qi = ctx.modulus(i, l);
+            let mut t: Vec<u64> = last
+                .iter()
+                .map(|&x| qi.reduce_i64(ql.center(x)))
+                .collect();
+            if form == Form::Ntt {
+                ctx.ntt_plan(i, l).forward(&mut t);
+            }
+            let (w, ws) = consts[i];
+            let qv = qi.value();
+            for (a, &b) in limb.iter_mut().zip(&t) {
+                *a = qi.mul_shoup(*a + qv - b, w, ws);
+            }
+        });
+    }
+}

@@ -1,0 +1,114 @@
+//! Ring-layer tests: NTT-form operations agree with coefficient-form oracles.
+
+use super::automorphism::{galois_element_for_rotation, galois_inverse};
+use super::*;
+use crate::math::PrimeGenerator;
+use num_bigint::BigInt;
+use num_traits::ToPrimitive;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+
+fn ring(n: usize, q_bits: &[u32], p_bits: &[u32]) -> Arc<RingContext> {
+    let mut g = PrimeGenerator::new(n).unwrap();
+    let q: Vec<u64> = q_bits.iter().map(|&b| g.next_prime(b).unwrap()).collect();
+    let p: Vec<u64> = p_bits.iter().map(|&b| g.next_prime(b).unwrap()).collect();
+    RingContext::new(n, &q, &p).unwrap()
+}
+
+fn random_poly(ctx: &RingContext, q_limbs: usize, rng: &mut ChaCha8Rng) -> Poly {
+    let mut p = ctx.zero(q_limbs, 0, Form::Coeff);
+    for (i, limb) in p.limbs_mut().enumerate() {
+        let q = ctx.modulus(i, q_limbs).value();
+        limb.iter_mut().for_each(|x| *x = rng.next_u64() % q);
+    }
+    p
+}
+
+#[test]
+fn automorphism_commutes_with_ntt() {
+    let ctx = ring(64, &[50, 40], &[]);
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let a = random_poly(&ctx, 2, &mut rng);
+    for k in [1usize, 3, 5, 25, 127, galois_element_for_rotation(-3, 64)] {
+        let mut coeff_out = ctx.zero(2, 0, Form::Coeff);
+        a.automorphism(k, &ctx, &mut coeff_out);
+        let mut a_ntt = a.clone();
+        a_ntt.ntt(&ctx);
+        let mut ntt_out = ctx.zero(2, 0, Form::Ntt);
+        a_ntt.automorphism(k, &ctx, &mut ntt_out);
+        ntt_out.intt(&ctx);
+        assert_eq!(ntt_out, coeff_out, "k = {k}");
+        // Applying the inverse automorphism restores the input.
+        let mut back = ctx.zero(2, 0, Form::Coeff);
+        coeff_out.automorphism(galois_inverse(k, 64), &ctx, &mut back);
+        assert_eq!(back, a);
+    }
+}
+
+#[test]
+fn product_in_ntt_form_is_negacyclic_and_monomials_shift() {
+    let ctx = ring(32, &[40], &[]);
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let a = random_poly(&ctx, 1, &mut rng);
+    for k in [0usize, 1, 5, 31, 32, 33, 63] {
+        let mut shifted = a.clone();
+        shifted.mul_monomial_assign(k, &ctx);
+        // Oracle: multiply by the monomial through the NTT.
+        let mut mono = vec![0i64; 32];
+        if k < 32 {
+            mono[k] = 1;
+        } else {
+            mono[k - 32] = -1;
+        }
+        let mut m = ctx.from_signed(&mono, 1, 0);
+        m.ntt(&ctx);
+        let mut b = a.clone();
+        b.ntt(&ctx);
+        b.mul_assign(&m, &ctx);
+        b.intt(&ctx);
+        assert_eq!(shifted, b, "X^{k}");
+    }
+}
+
+#[test]
+fn rescale_is_rounded_division_in_both_forms() {
+    let ctx = ring(16, &[60, 50, 50], &[]);
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let a = random_poly(&ctx, 3, &mut rng);
+    let q: Vec<BigInt> = ctx.q().moduli().iter().map(|m| BigInt::from(m.value())).collect();
+    let big_q = &q[0] * &q[1] * &q[2];
+    // CRT-compose each coefficient, centered, divide by q_2 with rounding.
+    let want: Vec<BigInt> = (0..16)
+        .map(|k| {
+            let mut x = BigInt::from(0);
+            for i in 0..3 {
+                let qi_hat = &big_q / &q[i];
+                let inv = ctx.q().moduli()[i]
+                    .inv((&qi_hat % &q[i]).to_u64().unwrap())
+                    .unwrap();
+                x += BigInt::from(a.limb(i)[k]) * inv * qi_hat;
+            }
+            let x = x % &big_q;
+            let x = if &x * 2 > big_q { x - &big_q } else { x };
+            let r = ((&x % &q[2]) + &q[2]) % &q[2];
+            let r = if &r * 2 > q[2] { r - &q[2] } else { r };
+            (x - r) / &q[2]
+        })
+        .collect();
+    for form in [Form::Coeff, Form::Ntt] {
+        let mut b = a.clone();
+        if form == Form::Ntt {
+            b.ntt(&ctx);
+        }
+        b.divide_round_by_last_q(&ctx);
+        b.intt(&ctx);
+        assert_eq!(b.q_limbs(), 2);
+        for i in 0..2 {
+            for k in 0..16 {
+                let w = ((&want[k] % &q[i]) + &q[i]) % &q[i];
+                assert_eq!(b.limb(i)[k], w.to_u64().unwrap(), "{form:?} limb {i}");
+            }
+        }
+    }
+}
