@@ -315,11 +315,28 @@ impl BasisExtender {
         let (conv, rest) = scratch.split_at_mut(limbs * n);
         self.b_to_c.convert(x_b, conv, n, rest);
         for i in 0..limbs {
-            let (q, w, ws) = (&self.c[i], self.p_inv[i], self.p_inv_shoup[i]);
-            let qv = q.value();
-            for (x, &t) in x_c[i * n..(i + 1) * n].iter_mut().zip(&conv[i * n..(i + 1) * n]) {
-                *x = q.mul_shoup(*x + qv - t, w, ws);
-            }
+            self.mod_down_limb(i, &mut x_c[i * n..(i + 1) * n], &conv[i * n..(i + 1) * n]);
+        }
+    }
+
+    /// The conversion `Conv_{B -> C}` ModDown starts with.
+    pub fn b_to_c(&self) -> &BaseConverter {
+        &self.b_to_c
+    }
+
+    /// The conversion `Conv_{C -> B}` (ModUp of the whole of `C`).
+    pub fn c_to_b(&self) -> &BaseConverter {
+        &self.c_to_b
+    }
+
+    /// The last step of ModDown on limb `i` of `C`: `x <- (x - conv) * P^-1 mod q_i`.
+    /// Linear, so it applies in coefficient and NTT form alike (with `conv` in the same form).
+    #[inline]
+    pub fn mod_down_limb(&self, i: usize, x: &mut [u64], conv: &[u64]) {
+        let (q, w, ws) = (&self.c[i], self.p_inv[i], self.p_inv_shoup[i]);
+        let qv = q.value();
+        for (x, &t) in x.iter_mut().zip(conv) {
+            *x = q.mul_shoup(*x + qv - t, w, ws);
         }
     }
 }

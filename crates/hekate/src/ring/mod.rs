@@ -8,6 +8,8 @@ pub mod automorphism;
 mod context;
 mod poly;
 
+pub(crate) use poly::for_each_limb;
+
 pub use context::RingContext;
 pub use poly::{Form, Poly};
 

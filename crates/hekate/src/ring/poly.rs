@@ -304,6 +304,23 @@ impl Poly {
         }
     }
 
+    /// A copy over the first `q_limbs` chain limbs and the first `p_limbs` special limbs
+    /// (this polynomial must have all of them).
+    pub fn restricted(&self, q_limbs: usize, p_limbs: usize) -> Poly {
+        assert!(q_limbs <= self.q_limbs && p_limbs <= self.p_limbs);
+        let n = self.n;
+        let mut data = Vec::with_capacity((q_limbs + p_limbs) * n);
+        data.extend_from_slice(&self.data[..q_limbs * n]);
+        data.extend_from_slice(&self.data[self.q_limbs * n..(self.q_limbs + p_limbs) * n]);
+        Poly {
+            n,
+            q_limbs,
+            p_limbs,
+            form: self.form,
+            data,
+        }
+    }
+
     /// Divides by the last chain prime `q_l` with rounding, dropping that limb:
     /// `x_i <- (x_i - [x]_{q_l}) * q_l^-1 mod q_i` with the centered `[x]_{q_l}`.
     /// Works in either form (one inverse NTT plus `l` forward NTTs in NTT form).

@@ -1,1 +1,13 @@
-//! RLWE keys, gadget encryptions and the key-switching engines.
+//! RLWE keys, encryption primitives shared by the schemes, and key switching.
+//!
+//! Key switching turns a polynomial `c` that decrypts under `s'` (as `c · s'`) into a pair
+//! `(u0, u1)` with `u0 + u1 · s ≈ c · s'`, using a switching key (a gadget encryption of
+//! `s'` under `s`). Relinearization (`s' = s^2`), rotations (`s' = s(X^k)`) and
+//! conjugation are all instances. The [`keyswitch::KeySwitcher`] interface exposes the
+//! steps separately so hoisting and double hoisting can share or postpone them.
+
+pub mod keys;
+pub mod keyswitch;
+
+pub use keys::{PublicKey, SecretDistribution, SecretKey};
+pub use keyswitch::{HybridKey, HybridKeySwitcher, KeySwitcher};

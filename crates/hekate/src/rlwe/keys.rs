@@ -1,0 +1,181 @@
+//! Secret and public keys, and the secret-key distributions.
+
+use crate::math::sample::{self, DiscreteGaussian, Seed};
+use crate::ring::{Form, Poly, RingContext};
+use crate::{Error, Result};
+use rand_chacha::rand_core::{CryptoRng, RngCore};
+use zeroize::Zeroize;
+
+/// Standard deviation of fresh encryption noise (HomomorphicEncryption.org standard).
+pub const NOISE_SIGMA: f64 = 3.2;
+/// Noise samples are cut at `NOISE_TAIL * NOISE_SIGMA`.
+pub const NOISE_TAIL: f64 = 6.0;
+
+/// How secret-key coefficients are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SecretDistribution {
+    /// Uniform over `{-1, 0, 1}` (dense; the default, and what seed 003 bootstraps).
+    Ternary,
+    /// Exactly `h` coefficients in `{-1, 1}`, the rest zero (sparse).
+    HammingWeight(usize),
+    /// Discrete Gaussian with `σ = 3.2` cut at `6σ`.
+    Gaussian,
+}
+
+impl SecretDistribution {
+    /// Draws `n` coefficients.
+    pub fn sample<R: RngCore + CryptoRng>(&self, n: usize, rng: &mut R) -> Result<Vec<i64>> {
+        match *self {
+            SecretDistribution::Ternary => Ok(sample::ternary(rng, n)),
+            SecretDistribution::HammingWeight(h) => {
+                if h == 0 || h > n {
+                    return Err(Error::InvalidParameters(format!(
+                        "Hamming weight h = {h} must be in [1, N = {n}]"
+                    )));
+                }
+                sample::ternary_hamming(rng, n, h)
+            }
+            SecretDistribution::Gaussian => {
+                let g = DiscreteGaussian::new(NOISE_SIGMA, NOISE_TAIL)?;
+                let mut v = vec![0i64; n];
+                g.fill(rng, &mut v);
+                Ok(v)
+            }
+        }
+    }
+}
+
+/// A secret key `s`: its small coefficients and its NTT form over the whole of `Q ∪ P`.
+///
+/// Zeroized on drop; `Debug` prints no key material.
+pub struct SecretKey {
+    coeffs: Vec<i64>,
+    ntt: Poly,
+}
+
+impl std::fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretKey(<redacted>)")
+    }
+}
+
+impl Drop for SecretKey {
+    fn drop(&mut self) {
+        self.coeffs.zeroize();
+        self.ntt.zeroize();
+    }
+}
+
+impl SecretKey {
+    /// A fresh secret key drawn from `dist`.
+    pub fn generate<R: RngCore + CryptoRng>(
+        ctx: &RingContext,
+        dist: SecretDistribution,
+        rng: &mut R,
+    ) -> Result<Self> {
+        let coeffs = dist.sample(ctx.n(), rng)?;
+        Ok(Self::from_coeffs(ctx, coeffs))
+    }
+
+    /// The key with the given small coefficients.
+    pub fn from_coeffs(ctx: &RingContext, coeffs: Vec<i64>) -> Self {
+        let mut ntt = ctx.from_signed(&coeffs, ctx.q_len(), ctx.p_len());
+        ntt.ntt(ctx);
+        SecretKey { coeffs, ntt }
+    }
+
+    /// The coefficients of `s`.
+    pub fn coeffs(&self) -> &[i64] {
+        &self.coeffs
+    }
+
+    /// `s` in NTT form over all of `Q ∪ P`.
+    pub fn ntt(&self) -> &Poly {
+        &self.ntt
+    }
+
+    /// `s` in NTT form over the first `q_limbs` chain primes (and `p_limbs` special primes).
+    pub fn ntt_at(&self, q_limbs: usize, p_limbs: usize) -> Poly {
+        self.ntt.restricted(q_limbs, p_limbs)
+    }
+}
+
+/// An RLWE encryption of zero `(b, a) = (-a s + e, a)` over all of `Q`, whose uniform `a`
+/// is expanded from a 32-byte seed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PublicKey {
+    /// `b = -a s + e` (NTT form).
+    pub b: Poly,
+    /// `a` (NTT form), expanded from `seed`.
+    pub a: Poly,
+    /// The seed `a` is expanded from.
+    pub seed: Seed,
+}
+
+impl PublicKey {
+    /// A fresh public key for `sk`.
+    pub fn generate<R: RngCore + CryptoRng>(ctx: &RingContext, sk: &SecretKey, rng: &mut R) -> Self {
+        let seed = sample::fresh_seed();
+        let [b, a] = encrypt_zero_sk(ctx, sk, ctx.q_len(), 0, &seed, 0, rng);
+        PublicKey { b, a, seed }
+    }
+}
+
+/// The uniform polynomial `a` expanded from `seed` (stream `stream`) in NTT form.
+///
+/// The seed's output is read as NTT-form values directly: a uniform polynomial is uniform
+/// in either form, and skipping the transform makes expansion cheap.
+pub fn expand_uniform(ctx: &RingContext, seed: &Seed, stream: u64, q_limbs: usize, p_limbs: usize) -> Poly {
+    let mut a = ctx.zero(q_limbs, p_limbs, Form::Ntt);
+    let moduli = ctx.moduli_of(q_limbs, p_limbs);
+    sample::expand_seed(seed, stream, &moduli, ctx.n(), a.data_mut());
+    a
+}
+
+/// Fresh Gaussian noise `e` (σ = 3.2) in NTT form.
+pub fn sample_noise<R: RngCore + CryptoRng>(ctx: &RingContext, q_limbs: usize, p_limbs: usize, rng: &mut R) -> Poly {
+    let g = DiscreteGaussian::new(NOISE_SIGMA, NOISE_TAIL).expect("valid constants");
+    let mut e = vec![0i64; ctx.n()];
+    g.fill(rng, &mut e);
+    let mut p = ctx.from_signed(&e, q_limbs, p_limbs);
+    p.ntt(ctx);
+    p
+}
+
+/// `(b, a) = (-a s + e, a)` with `a` expanded from `(seed, stream)`: a secret-key
+/// encryption of zero over `q_limbs` chain and `p_limbs` special primes (NTT form).
+pub fn encrypt_zero_sk<R: RngCore + CryptoRng>(
+    ctx: &RingContext,
+    sk: &SecretKey,
+    q_limbs: usize,
+    p_limbs: usize,
+    seed: &Seed,
+    stream: u64,
+    rng: &mut R,
+) -> [Poly; 2] {
+    let a = expand_uniform(ctx, seed, stream, q_limbs, p_limbs);
+    let mut b = sample_noise(ctx, q_limbs, p_limbs, rng);
+    let s = sk.ntt_at(q_limbs, p_limbs);
+    let mut as_ = a.clone();
+    as_.mul_assign(&s, ctx);
+    b.sub_assign(&as_, ctx);
+    [b, a]
+}
+
+/// A public-key encryption of zero at `q_limbs` chain primes:
+/// `(u b + e0, u a + e1)` with ternary `u` (NTT form).
+pub fn encrypt_zero_pk<R: RngCore + CryptoRng>(
+    ctx: &RingContext,
+    pk: &PublicKey,
+    q_limbs: usize,
+    rng: &mut R,
+) -> [Poly; 2] {
+    let u = sample::ternary(rng, ctx.n());
+    let mut u = ctx.from_signed(&u, q_limbs, 0);
+    u.ntt(ctx);
+    let mut c0 = sample_noise(ctx, q_limbs, 0, rng);
+    let mut c1 = sample_noise(ctx, q_limbs, 0, rng);
+    c0.mul_add_assign(&u, &pk.b.truncated(q_limbs), ctx);
+    c1.mul_add_assign(&u, &pk.a.truncated(q_limbs), ctx);
+    [c0, c1]
+}

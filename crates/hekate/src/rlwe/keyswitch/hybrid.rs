@@ -1,0 +1,269 @@
+//! Hybrid key switching (GHS with Han-Ki's RNS digit decomposition; seed 003 Alg. 3).
+//!
+//! Parameters: the chain `Q = q_0 .. q_L`, special primes `P = p_0 .. p_{k-1}`, and
+//! `dnum` (`β` in seed 003) digits of `α = ceil((L+1) / dnum)` consecutive primes each:
+//! digit `j` is `Q_j = prod_{i in [jα, (j+1)α)} q_i`.
+//!
+//! **Key.** For `j < dnum`, with `a_j` uniform (expanded from a seed) and `e_j` Gaussian,
+//!
+//! ```text
+//! swk_j = ( -a_j s + e_j + P · g_j · s' ,  a_j )  over Q ∪ P,   g_j = (Q/Q_j) [(Q/Q_j)^-1]_{Q_j}
+//! ```
+//!
+//! Modulo `q_i` the gadget factor `P g_j` is `[P]_{q_i}` when `q_i` is in digit `j`, zero
+//! otherwise, and zero modulo every `p`. At level `l` (`l + 1` chain limbs) the key is used
+//! restricted to `Q_l ∪ P` and the digits restricted to the primes below `l` (the last
+//! digit may be partial, and digits beyond `l` vanish); `g_j` restricted that way is still
+//! the CRT idempotent of `Q_l`, so nothing is regenerated per level.
+//!
+//! **Switch** of `c` (NTT form over `Q_l`):
+//!
+//! 1. *ModUp*: `d_j = [c]_{Q_j}` lifted exactly to `Q_l ∪ P` (the digit's own limbs are
+//!    the input's NTT limbs; the others are a fast base conversion followed by an NTT).
+//! 2. *Inner product*: `(acc0, acc1) = sum_j d_j · swk_j` over `Q_l ∪ P`, with the sum over
+//!    digits kept in 128 bits and reduced once.
+//! 3. *ModDown*: `u_t = round(acc_t / P)` over `Q_l`.
+//!
+//! Then `u0 + u1 s = c s' + e_ks` with `e_ks = (sum_j d_j e_j) / P + rounding`, small when
+//! `P` is at least as large as every digit `Q_j`.
+
+use super::KeySwitcher;
+use crate::math::rns::{BaseConverter, RnsBasis};
+use crate::math::sample::{self, Seed};
+use crate::ring::{Form, Poly, RingContext};
+use crate::rlwe::keys::{encrypt_zero_sk, SecretKey};
+use rand_chacha::rand_core::{CryptoRng, RngCore};
+use std::sync::Arc;
+
+/// A hybrid switching key: `dnum` RLWE pairs over all of `Q ∪ P`, NTT form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HybridKey {
+    /// `(b_j, a_j)` for each digit `j`.
+    pub digits: Vec<[Poly; 2]>,
+    /// The seed every `a_j` is expanded from (stream `j`).
+    pub seed: Seed,
+}
+
+impl HybridKey {
+    /// Size in bytes of the key as stored in memory (both halves of every digit).
+    pub fn size_bytes(&self) -> usize {
+        self.digits
+            .iter()
+            .map(|[b, a]| (b.data().len() + a.data().len()) * 8)
+            .sum()
+    }
+}
+
+/// The hybrid key-switching engine for one ring and one `dnum`.
+#[derive(Debug)]
+pub struct HybridKeySwitcher {
+    ctx: Arc<RingContext>,
+    dnum: usize,
+    alpha: usize,
+    /// `converters[j][s - 1]`: from the first `s` primes of digit `j` to `[P, Q \ digit]`.
+    converters: Vec<Vec<BaseConverter>>,
+}
+
+impl HybridKeySwitcher {
+    /// The engine for `ctx` with `dnum` digits (`1 <= dnum <= L + 1`, and `P` non-empty:
+    /// both validated by the scheme parameters).
+    pub fn new(ctx: Arc<RingContext>, dnum: usize) -> Self {
+        let l1 = ctx.q_len();
+        assert!(dnum >= 1 && dnum <= l1 && ctx.p_len() > 0);
+        let alpha = l1.div_ceil(dnum);
+        let q = ctx.q().moduli();
+        let converters = (0..dnum)
+            .map(|j| {
+                let start = j * alpha;
+                let end = ((j + 1) * alpha).min(l1);
+                (1..=end.saturating_sub(start))
+                    .map(|s| {
+                        let from = RnsBasis::from_moduli(q[start..start + s].to_vec());
+                        let to: Vec<_> = ctx
+                            .p()
+                            .moduli()
+                            .iter()
+                            .chain(q[..start].iter())
+                            .chain(q[end..].iter())
+                            .copied()
+                            .collect();
+                        BaseConverter::new(&from, &RnsBasis::from_moduli(to))
+                    })
+                    .collect()
+            })
+            .collect();
+        HybridKeySwitcher {
+            ctx,
+            dnum,
+            alpha,
+            converters,
+        }
+    }
+
+    /// The number of digits `dnum` (β).
+    pub fn dnum(&self) -> usize {
+        self.dnum
+    }
+
+    /// Primes per digit, `α`.
+    pub fn alpha(&self) -> usize {
+        self.alpha
+    }
+
+    /// Digits in use at `q_limbs` chain limbs.
+    pub fn digits_at(&self, q_limbs: usize) -> usize {
+        q_limbs.div_ceil(self.alpha)
+    }
+
+    /// Limb index in the full key (`Q` then `P`) of limb `t` of a `Q_l ∪ P` polynomial.
+    #[inline]
+    fn key_limb(&self, t: usize, q_limbs: usize) -> usize {
+        if t < q_limbs {
+            t
+        } else {
+            self.ctx.q_len() + (t - q_limbs)
+        }
+    }
+}
+
+/// The digits of a hybrid decomposition: `d_j` over `Q_l ∪ P`, NTT form.
+#[derive(Clone, Debug)]
+pub struct HybridDecomposition {
+    /// One polynomial per digit.
+    pub digits: Vec<Poly>,
+}
+
+impl KeySwitcher for HybridKeySwitcher {
+    type Key = HybridKey;
+    type Decomposition = HybridDecomposition;
+    type Accumulator = [Poly; 2];
+
+    fn generate_key<R: RngCore + CryptoRng>(&self, s_from: &Poly, sk: &SecretKey, rng: &mut R) -> HybridKey {
+        let ctx = &*self.ctx;
+        let (l1, k) = (ctx.q_len(), ctx.p_len());
+        let seed = sample::fresh_seed();
+        let n = ctx.n();
+        let digits = (0..self.dnum)
+            .map(|j| {
+                let [mut b, a] = encrypt_zero_sk(ctx, sk, l1, k, &seed, j as u64, rng);
+                for i in j * self.alpha..((j + 1) * self.alpha).min(l1) {
+                    let qi = ctx.modulus(i, l1);
+                    let p_mod = ctx.p().product_mod(qi);
+                    let ps = qi.shoup(p_mod);
+                    let src = &s_from.data()[i * n..(i + 1) * n];
+                    for (x, &s) in b.limb_mut(i).iter_mut().zip(src) {
+                        *x = qi.add(*x, qi.mul_shoup(s, p_mod, ps));
+                    }
+                }
+                [b, a]
+            })
+            .collect();
+        HybridKey { digits, seed }
+    }
+
+    fn decompose(&self, c: &Poly) -> HybridDecomposition {
+        let ctx = &*self.ctx;
+        let (ql, k, n) = (c.q_limbs(), ctx.p_len(), ctx.n());
+        debug_assert!(c.form() == Form::Ntt && c.p_limbs() == 0);
+        let mut coeff = c.clone();
+        coeff.intt(ctx);
+        let beta = self.digits_at(ql);
+        let build = |j: usize| {
+            let start = j * self.alpha;
+            let end = ((j + 1) * self.alpha).min(ql);
+            let size = end - start;
+            let conv = &self.converters[j][size - 1];
+            // Targets: P, then chain primes below the digit, then those above it (up to l).
+            let others = k + ql - size;
+            let mut lifted = vec![0u64; others * n];
+            let mut scratch = vec![0u64; (size + 1) * n];
+            conv.convert(&coeff.data()[start * n..end * n], &mut lifted, n, &mut scratch);
+            let mut d = ctx.zero(ql, k, Form::Ntt);
+            d.data_mut()[start * n..end * n].copy_from_slice(&c.data()[start * n..end * n]);
+            let dst_of = |t: usize| -> usize {
+                if t < k {
+                    ql + t
+                } else if t - k < start {
+                    t - k
+                } else {
+                    t - k + size
+                }
+            };
+            for (t, limb) in lifted.chunks_exact_mut(n).enumerate() {
+                let dst = dst_of(t);
+                ctx.ntt_plan(dst, ql).forward(limb);
+                d.limb_mut(dst).copy_from_slice(limb);
+            }
+            d
+        };
+        #[cfg(feature = "parallel")]
+        let digits = {
+            use rayon::prelude::*;
+            (0..beta).into_par_iter().map(build).collect()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let digits = (0..beta).map(build).collect();
+        HybridDecomposition { digits }
+    }
+
+    fn zero_accumulator(&self, q_limbs: usize) -> [Poly; 2] {
+        let k = self.ctx.p_len();
+        [
+            self.ctx.zero(q_limbs, k, Form::Ntt),
+            self.ctx.zero(q_limbs, k, Form::Ntt),
+        ]
+    }
+
+    fn multiply_add(&self, d: &HybridDecomposition, key: &HybridKey, acc: &mut [Poly; 2]) {
+        let ctx = &*self.ctx;
+        let ql = acc[0].q_limbs();
+        let n = ctx.n();
+        let beta = d.digits.len();
+        debug_assert!(beta <= key.digits.len() && beta < 64);
+        for (half, out) in acc.iter_mut().enumerate() {
+            crate::ring::for_each_limb(out.data_mut(), n, |t, limb| {
+                let m = ctx.modulus(t, ql);
+                let kt = self.key_limb(t, ql);
+                for (idx, o) in limb.iter_mut().enumerate() {
+                    let mut s: u128 = *o as u128;
+                    for j in 0..beta {
+                        s += d.digits[j].data()[t * n + idx] as u128
+                            * key.digits[j][half].data()[kt * n + idx] as u128;
+                    }
+                    *o = m.reduce_u128(s);
+                }
+            });
+        }
+    }
+
+    fn mod_down(&self, acc: [Poly; 2]) -> [Poly; 2] {
+        let ctx = &*self.ctx;
+        let ext = ctx.extender().expect("hybrid key switching needs P");
+        let (ql, k, n) = (acc[0].q_limbs(), ctx.p_len(), ctx.n());
+        acc.map(|mut x| {
+            let mut p_part = x.data()[ql * n..(ql + k) * n].to_vec();
+            for (j, limb) in p_part.chunks_exact_mut(n).enumerate() {
+                ctx.ntt_plan(ql + j, ql).inverse(limb);
+            }
+            let mut conv = vec![0u64; ql * n];
+            let mut scratch = vec![0u64; (k + 1) * n];
+            ext.b_to_c().convert(&p_part, &mut conv, n, &mut scratch);
+            x.truncate(ql);
+            let conv = &conv;
+            crate::ring::for_each_limb(x.data_mut(), n, |i, limb| {
+                let mut t = conv[i * n..(i + 1) * n].to_vec();
+                ctx.ntt_plan(i, ql).forward(&mut t);
+                ext.mod_down_limb(i, limb, &t);
+            });
+            x
+        })
+    }
+
+    fn permute(&self, acc: &[Poly; 2], k: usize) -> [Poly; 2] {
+        let ctx = &*self.ctx;
+        let mut out = self.zero_accumulator(acc[0].q_limbs());
+        acc[0].automorphism(k, ctx, &mut out[0]);
+        acc[1].automorphism(k, ctx, &mut out[1]);
+        out
+    }
+}

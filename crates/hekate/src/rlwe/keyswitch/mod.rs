@@ -1,0 +1,60 @@
+//! The key-switching interface and its engines.
+//!
+//! Every engine splits a key switch `c -> (u0, u1)` into the same three steps:
+//!
+//! 1. [`KeySwitcher::decompose`]: gadget-decompose `c` (NTT form over `Q_l`) and lift the
+//!    digits to the engine's working basis (ModUp for the hybrid engine);
+//! 2. [`KeySwitcher::multiply_add`]: inner product of the digits with a switching key,
+//!    accumulated (several products may be summed before the last step: double hoisting);
+//! 3. [`KeySwitcher::mod_down`]: bring the accumulated pair back to `Q_l` (ModDown by `P`).
+//!
+//! [`KeySwitcher::switch`] composes them. A decomposition can be reused with many keys
+//! (hoisting), and in NTT form an automorphism of the digits is a permutation of their
+//! slots, which [`KeySwitcher::permute`] applies.
+
+mod hybrid;
+
+pub use hybrid::{HybridKey, HybridKeySwitcher};
+
+use crate::ring::Poly;
+use crate::rlwe::keys::SecretKey;
+use rand_chacha::rand_core::{CryptoRng, RngCore};
+
+/// A key-switching engine (see the module documentation for the three steps).
+pub trait KeySwitcher: Send + Sync {
+    /// The switching key: a gadget encryption of `s'` under `s`.
+    type Key;
+    /// A decomposed (and lifted) input polynomial.
+    type Decomposition;
+    /// The inner-product accumulator, before ModDown.
+    type Accumulator;
+
+    /// A switching key from `s_from` (NTT form over all of `Q ∪ P`) to `sk`.
+    fn generate_key<R: RngCore + CryptoRng>(&self, s_from: &Poly, sk: &SecretKey, rng: &mut R) -> Self::Key;
+
+    /// Step 1: decomposition of `c` (NTT form over `Q_l`).
+    fn decompose(&self, c: &Poly) -> Self::Decomposition;
+
+    /// A zero accumulator for inputs with `q_limbs` chain limbs.
+    fn zero_accumulator(&self, q_limbs: usize) -> Self::Accumulator;
+
+    /// Step 2: `acc += <decomposition, key>`.
+    fn multiply_add(&self, d: &Self::Decomposition, key: &Self::Key, acc: &mut Self::Accumulator);
+
+    /// Step 3: `(u0, u1)` over `Q_l` in NTT form.
+    fn mod_down(&self, acc: Self::Accumulator) -> [Poly; 2];
+
+    /// Applies the automorphism `X -> X^k` to an accumulator (NTT form: a permutation).
+    fn permute(&self, acc: &Self::Accumulator, k: usize) -> Self::Accumulator;
+
+    /// The whole key switch of `c`.
+    fn switch(&self, c: &Poly, key: &Self::Key) -> [Poly; 2] {
+        let d = self.decompose(c);
+        let mut acc = self.zero_accumulator(c.q_limbs());
+        self.multiply_add(&d, key, &mut acc);
+        self.mod_down(acc)
+    }
+}
+
+#[cfg(test)]
+mod tests;
