@@ -27,6 +27,7 @@ pub struct RingContext {
     /// ModDown by P onto prefixes of Q (absent when P is empty).
     extender: Option<BasisExtender>,
     crt: CrtReconstructor,
+    fingerprint: u64,
     permutations: Mutex<HashMap<usize, Arc<NttPermutation>>>,
 }
 
@@ -62,7 +63,20 @@ impl RingContext {
             })
             .collect();
         let extender = (!p.is_empty()).then(|| BasisExtender::new(&qb, &pb));
+        // FNV-1a over N, |Q|, the Q primes, |P|, the P primes (all little-endian u64).
+        let mut fingerprint = 0xcbf2_9ce4_8422_2325u64;
+        let words = [n as u64, q.len() as u64]
+            .into_iter()
+            .chain(q.iter().copied())
+            .chain([p.len() as u64])
+            .chain(p.iter().copied());
+        for w in words {
+            for byte in w.to_le_bytes() {
+                fingerprint = (fingerprint ^ byte as u64).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
         Ok(Arc::new(RingContext {
+            fingerprint,
             n,
             log_n: n.trailing_zeros(),
             crt: CrtReconstructor::new(&qb),
@@ -84,6 +98,13 @@ impl RingContext {
     /// `log2 N`.
     pub fn log_n(&self) -> u32 {
         self.log_n
+    }
+
+    /// A 64-bit fingerprint of the ring parameters: FNV-1a over the little-endian words
+    /// `N, |Q|, q_0 .. q_L, |P|, p_0 .. p_{k-1}`. Objects made under different parameters
+    /// carry different fingerprints (with overwhelming probability).
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
     }
 
     /// The chain `Q`.

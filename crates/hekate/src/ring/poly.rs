@@ -266,6 +266,29 @@ impl Poly {
         });
     }
 
+    /// Multiplies by `X^(N/2)` in either form. In NTT form this is a multiplication of
+    /// each slot by `ψ^(e N/2)` for its odd exponent `e = 2 brv(j) + 1`, i.e. by the
+    /// fourth root of unity `i_q = ψ^(N/2)` in the first half of the slots (`e = 1 mod 4`)
+    /// and by `-i_q` in the second half. For CKKS this multiplies every slot by `i`.
+    pub fn mul_monomial_half_assign(&mut self, ctx: &RingContext) {
+        let n = self.n;
+        if self.form == Form::Coeff {
+            self.mul_monomial_assign(n / 2, ctx);
+            return;
+        }
+        let ql = self.q_limbs;
+        for_each_limb(&mut self.data, n, |i, limb| {
+            let plan = ctx.ntt_plan(i, ql);
+            let m = plan.modulus();
+            let iq = m.pow(plan.psi(), (n / 2) as u64);
+            let (lo, hi) = limb.split_at_mut(n / 2);
+            let (w, ws) = (iq, m.shoup(iq));
+            let (w2, ws2) = (m.neg(iq), m.shoup(m.neg(iq)));
+            lo.iter_mut().for_each(|a| *a = m.mul_shoup(*a, w, ws));
+            hi.iter_mut().for_each(|a| *a = m.mul_shoup(*a, w2, ws2));
+        });
+    }
+
     /// `out = self(X^k)`, in the current form (`k` odd, taken mod 2N).
     pub fn automorphism(&self, k: usize, ctx: &RingContext, out: &mut Poly) {
         self.assert_compatible(out);

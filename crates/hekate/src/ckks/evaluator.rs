@@ -1,0 +1,520 @@
+//! Homomorphic evaluation: arithmetic, rescaling, rotations and conjugation.
+//!
+//! **Levels and scales.** Operands at different levels are brought to the lower level by
+//! dropping limbs (exact: it does not change the message). Additions need equal scales;
+//! when one scale is an integer multiple `k` of the other, the smaller operand is multiplied
+//! by `k` (exact, no level used). Any other mismatch is refused with
+//! [`Error::ScaleMismatch`] saying how to fix it. Products multiply scales exactly;
+//! [`Evaluator::rescale`] divides by the last prime of the level.
+//!
+//! **Key switching** (relinearization, rotations, conjugation) goes through the context's
+//! [`KeySwitcher`]. Rotation keys are pre-permuted (seed 003 Alg. 4): rotating by Galois
+//! element `g` key-switches `c_1` to the secret `s(X^(g^-1))` and applies `X -> X^g` to the
+//! two resulting polynomials, so hoisted rotations decompose `c_1` once and pay only an
+//! inner product, a ModDown and a permutation per rotation.
+
+use super::ciphertext::{Ciphertext, Plaintext};
+use super::keys::{GaloisKeys, RelinearizationKey};
+use super::params::CkksContext;
+use super::scale::Scale;
+use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
+use crate::ring::{Form, Poly};
+use crate::rlwe::keyswitch::KeySwitcher;
+use crate::{Error, Result};
+use num_complex::Complex64;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Evaluates operations on ciphertexts of one context, with the evaluation keys it holds.
+#[derive(Debug, Clone)]
+pub struct Evaluator {
+    ctx: Arc<CkksContext>,
+    relin: Option<RelinearizationKey>,
+    galois: GaloisKeys,
+}
+
+impl Evaluator {
+    /// An evaluator with an optional relinearization key and a set of Galois keys.
+    pub fn new(ctx: Arc<CkksContext>, relin: Option<RelinearizationKey>, galois: GaloisKeys) -> Self {
+        Evaluator { ctx, relin, galois }
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<CkksContext> {
+        &self.ctx
+    }
+
+    fn ring(&self) -> &crate::ring::RingContext {
+        self.ctx.ring()
+    }
+
+    fn check_pair(&self, a: &Ciphertext, b: &Ciphertext) -> Result<()> {
+        self.ctx.check_ciphertext(a)?;
+        self.ctx.check_ciphertext(b)?;
+        if a.slots != b.slots {
+            return Err(Error::ParameterMismatch(format!(
+                "operands have {} and {} slots; encode both with the same slot count",
+                a.slots, b.slots
+            )));
+        }
+        Ok(())
+    }
+
+    /// `ct` at `level` (or unchanged if already there).
+    fn at_level<'a>(&self, ct: &'a Ciphertext, level: usize) -> Cow<'a, Ciphertext> {
+        if ct.level() == level {
+            Cow::Borrowed(ct)
+        } else {
+            Cow::Owned(Ciphertext {
+                ring_id: ct.ring_id,
+                parts: ct.parts.iter().map(|p| p.truncated(level + 1)).collect(),
+                scale: ct.scale.clone(),
+                slots: ct.slots,
+                seed: None,
+            })
+        }
+    }
+
+    /// Brings `b` to the scale of `a` where that is exact; returns the multiplier used.
+    fn scale_factor(a: &Scale, b: &Scale) -> Result<(u64, u64)> {
+        if a == b {
+            return Ok((1, 1));
+        }
+        if let Some(k) = a.integer_ratio(b) {
+            return Ok((1, k));
+        }
+        if let Some(k) = b.integer_ratio(a) {
+            return Ok((k, 1));
+        }
+        Err(Error::ScaleMismatch(format!(
+            "scales {a} and {b} differ by a non-integer factor: rescale the operand with the \
+             larger scale, or multiply one by a constant, so that both carry the same scale"
+        )))
+    }
+
+    fn mul_integer_parts(&self, parts: &mut [Poly], k: u64) {
+        if k == 1 {
+            return;
+        }
+        for p in parts.iter_mut() {
+            let ql = p.q_limbs();
+            let scalars: Vec<u64> = (0..ql).map(|i| self.ring().modulus(i, ql).reduce(k)).collect();
+            p.mul_scalar_assign(&scalars, self.ring());
+        }
+    }
+
+    fn add_sub(&self, a: &Ciphertext, b: &Ciphertext, sub: bool) -> Result<Ciphertext> {
+        self.check_pair(a, b)?;
+        let level = a.level().min(b.level());
+        let (a, b) = (self.at_level(a, level), self.at_level(b, level));
+        let (ka, kb) = Self::scale_factor(&a.scale, &b.scale)?;
+        let mut out_parts: Vec<Poly> = a.parts.clone();
+        self.mul_integer_parts(&mut out_parts, ka);
+        let mut bp: Cow<[Poly]> = Cow::Borrowed(&b.parts);
+        if kb != 1 {
+            self.mul_integer_parts(bp.to_mut(), kb);
+        }
+        let ring = self.ring();
+        for (i, p) in bp.iter().enumerate() {
+            if i < out_parts.len() {
+                if sub {
+                    out_parts[i].sub_assign(p, ring);
+                } else {
+                    out_parts[i].add_assign(p, ring);
+                }
+            } else {
+                let mut p = p.clone();
+                if sub {
+                    p.neg_assign(ring);
+                }
+                out_parts.push(p);
+            }
+        }
+        Ok(Ciphertext {
+            ring_id: a.ring_id,
+            parts: out_parts,
+            scale: a.scale.mul_integer(ka),
+            slots: a.slots,
+            seed: None,
+        })
+    }
+
+    /// `a + b`.
+    pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        self.add_sub(a, b, false)
+    }
+
+    /// `a - b`.
+    pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        self.add_sub(a, b, true)
+    }
+
+    /// `-a`.
+    pub fn neg(&self, a: &Ciphertext) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(a)?;
+        let mut out = a.clone();
+        out.seed = None;
+        out.parts.iter_mut().for_each(|p| p.neg_assign(self.ring()));
+        Ok(out)
+    }
+
+    /// Aligns a plaintext to a ciphertext's level (dropping limbs of whichever is higher).
+    fn plain_at<'a>(&self, ct: &'a Ciphertext, pt: &'a Plaintext) -> Result<(Cow<'a, Ciphertext>, Cow<'a, Poly>)> {
+        self.ctx.check_ciphertext(ct)?;
+        self.ctx.check_plaintext(pt)?;
+        if ct.slots != pt.slots {
+            return Err(Error::ParameterMismatch(format!(
+                "ciphertext has {} slots and plaintext {}; encode with the same slot count",
+                ct.slots, pt.slots
+            )));
+        }
+        let level = ct.level().min(pt.level());
+        let p = if pt.level() == level {
+            Cow::Borrowed(&pt.poly)
+        } else {
+            Cow::Owned(pt.poly.truncated(level + 1))
+        };
+        Ok((self.at_level(ct, level), p))
+    }
+
+    fn add_sub_plain(&self, ct: &Ciphertext, pt: &Plaintext, sub: bool) -> Result<Ciphertext> {
+        let (c, p) = self.plain_at(ct, pt)?;
+        let (kc, kp) = Self::scale_factor(&c.scale, &pt.scale)?;
+        let mut out = c.into_owned();
+        out.seed = None;
+        self.mul_integer_parts(&mut out.parts, kc);
+        let mut p = p.into_owned();
+        if kp != 1 {
+            self.mul_integer_parts(std::slice::from_mut(&mut p), kp);
+        }
+        if sub {
+            out.parts[0].sub_assign(&p, self.ring());
+        } else {
+            out.parts[0].add_assign(&p, self.ring());
+        }
+        out.scale = out.scale.mul_integer(kc);
+        Ok(out)
+    }
+
+    /// `ct + pt`.
+    pub fn add_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
+        self.add_sub_plain(ct, pt, false)
+    }
+
+    /// `ct - pt`.
+    pub fn sub_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
+        self.add_sub_plain(ct, pt, true)
+    }
+
+    /// `ct * pt` (scales multiply; rescale afterwards).
+    pub fn mul_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
+        let (c, p) = self.plain_at(ct, pt)?;
+        let mut out = c.into_owned();
+        out.seed = None;
+        for part in out.parts.iter_mut() {
+            part.mul_assign(&p, self.ring());
+        }
+        out.scale = out.scale.mul(&pt.scale);
+        Ok(out)
+    }
+
+    /// The residues of `round(x)` over the first `q_limbs` chain primes, or an error if
+    /// `|round(x)|` does not fit in `(-Q_l/2, Q_l/2)`.
+    fn constant_residues(&self, x: f64, q_limbs: usize) -> Result<Vec<u64>> {
+        let r = x.round();
+        let log_q = self.ring().q().slice(0..q_limbs).log_product();
+        if !r.is_finite() || (r != 0.0 && r.abs().log2() >= log_q - 1.0) {
+            return Err(Error::InvalidMessage(format!(
+                "constant scaled to {x:e} does not fit modulo Q = 2^{log_q:.1}; use a smaller \
+                 constant or a lower scale"
+            )));
+        }
+        Ok((0..q_limbs).map(|i| self.ring().modulus(i, q_limbs).reduce_f64(r)).collect())
+    }
+
+    /// `ct + c` for a complex constant `c` (encoded at the ciphertext's scale).
+    pub fn add_const(&self, ct: &Ciphertext, c: Complex64) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        let mut out = ct.clone();
+        out.seed = None;
+        let ql = ct.level() + 1;
+        let delta = ct.scale.to_f64();
+        let ring = self.ring();
+        let re = self.constant_residues(c.re * delta, ql)?;
+        out.parts[0].add_scalar_assign(&re, ring);
+        if c.im != 0.0 {
+            let im = self.constant_residues(c.im * delta, ql)?;
+            // i·b is the constant polynomial b·X^(N/2).
+            let mut t = ring.zero(ql, 0, Form::Ntt);
+            t.add_scalar_assign(&im, ring);
+            t.mul_monomial_half_assign(ring);
+            out.parts[0].add_assign(&t, ring);
+        }
+        Ok(out)
+    }
+
+    /// `ct * c` for a complex constant `c`, encoded at scale `q_l` (the last prime of the
+    /// ciphertext's level), so that [`Evaluator::rescale`] afterwards restores the scale
+    /// exactly.
+    pub fn mul_const(&self, ct: &Ciphertext, c: Complex64) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        let ql = ct.level() + 1;
+        let cs = self.ctx.constant_scale(ct.level());
+        let delta = cs.to_f64();
+        let ring = self.ring();
+        let re = self.constant_residues(c.re * delta, ql)?;
+        let im = self.constant_residues(c.im * delta, ql)?;
+        let mut out = ct.clone();
+        out.seed = None;
+        for part in out.parts.iter_mut() {
+            let mut t = part.clone();
+            part.mul_scalar_assign(&re, ring);
+            if c.im != 0.0 {
+                t.mul_monomial_half_assign(ring);
+                t.mul_scalar_assign(&im, ring);
+                part.add_assign(&t, ring);
+            }
+        }
+        out.scale = out.scale.mul(&cs);
+        Ok(out)
+    }
+
+    /// `ct * k` for an integer `k` (exact; the scale is unchanged).
+    pub fn mul_integer(&self, ct: &Ciphertext, k: i64) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        let mut out = ct.clone();
+        out.seed = None;
+        let ring = self.ring();
+        for part in out.parts.iter_mut() {
+            let ql = part.q_limbs();
+            let s: Vec<u64> = (0..ql).map(|i| ring.modulus(i, ql).reduce_i64(k)).collect();
+            part.mul_scalar_assign(&s, ring);
+        }
+        Ok(out)
+    }
+
+    /// `ct * i` (exact: multiplication by the monomial `X^(N/2)`).
+    pub fn mul_by_i(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        let mut out = ct.clone();
+        out.seed = None;
+        out.parts.iter_mut().for_each(|p| p.mul_monomial_half_assign(self.ring()));
+        Ok(out)
+    }
+
+    /// `ct * X^k` (exact; a negacyclic shift of the plaintext coefficients).
+    pub fn mul_monomial(&self, ct: &Ciphertext, k: usize) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        let mut out = ct.clone();
+        out.seed = None;
+        for p in out.parts.iter_mut() {
+            p.intt(self.ring());
+            p.mul_monomial_assign(k, self.ring());
+            p.ntt(self.ring());
+        }
+        Ok(out)
+    }
+
+    /// The degree-2 product `(a_0 b_0, a_0 b_1 + a_1 b_0, a_1 b_1)` (no relinearization).
+    pub fn mul_no_relin(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        self.check_pair(a, b)?;
+        if a.degree() != 1 || b.degree() != 1 {
+            return Err(Error::ParameterMismatch(
+                "multiplication needs degree-1 operands: relinearize first".into(),
+            ));
+        }
+        let level = a.level().min(b.level());
+        let (a, b) = (self.at_level(a, level), self.at_level(b, level));
+        let ring = self.ring();
+        let mut d0 = a.parts[0].clone();
+        d0.mul_assign(&b.parts[0], ring);
+        let mut d1 = a.parts[0].clone();
+        d1.mul_assign(&b.parts[1], ring);
+        d1.mul_add_assign(&a.parts[1], &b.parts[0], ring);
+        let mut d2 = a.parts[1].clone();
+        d2.mul_assign(&b.parts[1], ring);
+        Ok(Ciphertext {
+            ring_id: a.ring_id,
+            parts: vec![d0, d1, d2],
+            scale: a.scale.mul(&b.scale),
+            slots: a.slots,
+            seed: None,
+        })
+    }
+
+    /// Relinearizes a degree-2 ciphertext back to degree 1.
+    pub fn relinearize(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        if ct.degree() == 1 {
+            return Ok(ct.clone());
+        }
+        if ct.degree() != 2 {
+            return Err(Error::ParameterMismatch(format!(
+                "cannot relinearize a degree-{} ciphertext",
+                ct.degree()
+            )));
+        }
+        let rlk = self.relin.as_ref().ok_or_else(|| {
+            Error::MissingKey(
+                "no relinearization key: build the Evaluator with \
+                 CkksContext::generate_relinearization_key"
+                    .into(),
+            )
+        })?;
+        let [u0, u1] = self.ctx.keyswitcher().switch(&ct.parts[2], &rlk.0);
+        let mut out = ct.clone();
+        out.parts.truncate(2);
+        out.parts[0].add_assign(&u0, self.ring());
+        out.parts[1].add_assign(&u1, self.ring());
+        Ok(out)
+    }
+
+    /// `a * b`, relinearized (scales multiply; rescale afterwards).
+    pub fn mul(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        self.relinearize(&self.mul_no_relin(a, b)?)
+    }
+
+    /// `a^2`, relinearized.
+    pub fn square(&self, a: &Ciphertext) -> Result<Ciphertext> {
+        self.mul(a, a)
+    }
+
+    /// Divides by the last prime `q_l` of the level (rounding), dropping one level; the
+    /// scale is divided by `q_l` exactly.
+    pub fn rescale(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        if ct.level() == 0 {
+            return Err(Error::OutOfLevels(
+                "cannot rescale a ciphertext at level 0: the computation needs more levels \
+                 (a longer modulus chain) or fewer multiplications"
+                    .into(),
+            ));
+        }
+        let q_last = self.ring().q().moduli()[ct.level()].value();
+        let mut out = ct.clone();
+        out.seed = None;
+        out.parts.iter_mut().for_each(|p| p.divide_round_by_last_q(self.ring()));
+        out.scale = ct.scale.div_integer(q_last);
+        Ok(out)
+    }
+
+    /// Drops `levels` levels (exact: removes limbs without changing the message).
+    pub fn drop_level(&self, ct: &Ciphertext, levels: usize) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        if levels > ct.level() {
+            return Err(Error::OutOfLevels(format!(
+                "cannot drop {levels} levels from a ciphertext at level {}",
+                ct.level()
+            )));
+        }
+        Ok(self.at_level(ct, ct.level() - levels).into_owned())
+    }
+
+    fn galois_key(&self, g: usize, what: &str) -> Result<&crate::ckks::keys::GaloisKey> {
+        self.galois.get(g).ok_or_else(|| {
+            Error::MissingKey(format!(
+                "no Galois key for {what} (Galois element {g}): include it in \
+                 CkksContext::generate_galois_keys"
+            ))
+        })
+    }
+
+    /// Applies the automorphism `g` to `(c0 + u0, u1)`.
+    fn finish_automorphism(&self, ct: &Ciphertext, g: usize, u: [Poly; 2]) -> Ciphertext {
+        let ring = self.ring();
+        let [mut u0, u1] = u;
+        u0.add_assign(&ct.parts[0], ring);
+        let mut out0 = ring.zero(u0.q_limbs(), 0, Form::Ntt);
+        let mut out1 = ring.zero(u0.q_limbs(), 0, Form::Ntt);
+        u0.automorphism(g, ring, &mut out0);
+        u1.automorphism(g, ring, &mut out1);
+        Ciphertext {
+            ring_id: ct.ring_id,
+            parts: vec![out0, out1],
+            scale: ct.scale.clone(),
+            slots: ct.slots,
+            seed: None,
+        }
+    }
+
+    fn check_degree_one(ct: &Ciphertext) -> Result<()> {
+        if ct.degree() != 1 {
+            return Err(Error::ParameterMismatch(
+                "rotation and conjugation need a degree-1 ciphertext: relinearize first".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Applies `X -> X^g` (a Galois automorphism) with its key.
+    pub fn automorphism(&self, ct: &Ciphertext, g: usize) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        Self::check_degree_one(ct)?;
+        let key = self.galois_key(g, "this automorphism")?;
+        let u = self.ctx.keyswitcher().switch(&ct.parts[1], &key.key);
+        Ok(self.finish_automorphism(ct, g, u))
+    }
+
+    fn rotation_element(&self, ct: &Ciphertext, steps: i64) -> usize {
+        // With n slots the slot rotation by r is X -> X^(5^r); r is taken mod n.
+        let r = steps.rem_euclid(ct.slots as i64);
+        galois_element_for_rotation(r, self.ctx.n())
+    }
+
+    /// Rotates the slots left by `steps` (right for negative `steps`).
+    pub fn rotate(&self, ct: &Ciphertext, steps: i64) -> Result<Ciphertext> {
+        let g = self.rotation_element(ct, steps);
+        if g == 1 {
+            self.ctx.check_ciphertext(ct)?;
+            return Ok(ct.clone());
+        }
+        self.ctx.check_ciphertext(ct)?;
+        Self::check_degree_one(ct)?;
+        let key = self.galois_key(g, &format!("rotation by {steps}"))?;
+        let u = self.ctx.keyswitcher().switch(&ct.parts[1], &key.key);
+        Ok(self.finish_automorphism(ct, g, u))
+    }
+
+    /// Complex conjugation of every slot.
+    pub fn conjugate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        Self::check_degree_one(ct)?;
+        let g = galois_element_for_conjugation(self.ctx.n());
+        let key = self.galois_key(g, "conjugation")?;
+        let u = self.ctx.keyswitcher().switch(&ct.parts[1], &key.key);
+        Ok(self.finish_automorphism(ct, g, u))
+    }
+
+    /// Rotations by each of `steps` with one shared decomposition of `c_1` (hoisting,
+    /// seed 003 Alg. 4). Returns the rotated ciphertexts in the order of `steps`.
+    pub fn rotate_hoisted(&self, ct: &Ciphertext, steps: &[i64]) -> Result<Vec<Ciphertext>> {
+        self.ctx.check_ciphertext(ct)?;
+        Self::check_degree_one(ct)?;
+        let elements: Vec<usize> = steps.iter().map(|&s| self.rotation_element(ct, s)).collect();
+        let keys = elements
+            .iter()
+            .zip(steps)
+            .map(|(&g, &s)| {
+                if g == 1 {
+                    Ok(None)
+                } else {
+                    self.galois_key(g, &format!("rotation by {s}")).map(Some)
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let ks = self.ctx.keyswitcher();
+        let d = ks.decompose(&ct.parts[1]);
+        Ok(elements
+            .iter()
+            .zip(keys)
+            .map(|(&g, key)| match key {
+                None => ct.clone(),
+                Some(key) => {
+                    let mut acc = ks.zero_accumulator(ct.level() + 1);
+                    ks.multiply_add(&d, &key.key, &mut acc);
+                    self.finish_automorphism(ct, g, ks.mod_down(acc))
+                }
+            })
+            .collect())
+    }
+}
