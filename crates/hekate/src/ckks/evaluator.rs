@@ -14,7 +14,7 @@
 //! inner product, a ModDown and a permutation per rotation.
 
 use super::ciphertext::{Ciphertext, Plaintext};
-use super::keys::{GaloisKeys, RelinearizationKey};
+use super::keys::{GaloisKey, GaloisKeys, RelinearizationKey};
 use super::params::CkksContext;
 use super::scale::Scale;
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
@@ -410,7 +410,7 @@ impl Evaluator {
         Ok(self.at_level(ct, ct.level() - levels).into_owned())
     }
 
-    fn galois_key(&self, g: usize, what: &str) -> Result<&crate::ckks::keys::GaloisKey> {
+    fn galois_key(&self, g: usize, what: &str) -> Result<&GaloisKey> {
         self.galois.get(g).ok_or_else(|| {
             Error::MissingKey(format!(
                 "no Galois key for {what} (Galois element {g}): include it in \
@@ -455,24 +455,42 @@ impl Evaluator {
         Ok(self.finish_automorphism(ct, g, u))
     }
 
-    fn rotation_element(&self, ct: &Ciphertext, steps: i64) -> usize {
-        // With n slots the slot rotation by r is X -> X^(5^r); r is taken mod n.
-        let r = steps.rem_euclid(ct.slots as i64);
-        galois_element_for_rotation(r, self.ctx.n())
+    /// The Galois element (and its key) that rotates `ct`'s slots by `steps`, or `None`
+    /// when the rotation is the identity (`steps` a multiple of the slot count).
+    ///
+    /// With `n` slots, rotations by `r`, `r mod n` and `r mod n - n` act identically on the
+    /// slots but are different Galois elements when `n < N/2`; whichever has a key is used.
+    fn rotation_key(&self, ct: &Ciphertext, steps: i64) -> Result<Option<(usize, &GaloisKey)>> {
+        let n = ct.slots as i64;
+        let r = steps.rem_euclid(n);
+        if r == 0 {
+            return Ok(None);
+        }
+        let big_n = self.ctx.n();
+        for cand in [steps, r, r - n] {
+            let g = galois_element_for_rotation(cand, big_n);
+            if let Some(k) = self.galois.get(g) {
+                return Ok(Some((g, k)));
+            }
+        }
+        let g = galois_element_for_rotation(steps, big_n);
+        Err(Error::MissingKey(format!(
+            "no Galois key for rotation by {steps} (Galois element {g}): include the step \
+             in CkksContext::generate_galois_keys"
+        )))
     }
 
     /// Rotates the slots left by `steps` (right for negative `steps`).
     pub fn rotate(&self, ct: &Ciphertext, steps: i64) -> Result<Ciphertext> {
-        let g = self.rotation_element(ct, steps);
-        if g == 1 {
-            self.ctx.check_ciphertext(ct)?;
-            return Ok(ct.clone());
-        }
         self.ctx.check_ciphertext(ct)?;
         Self::check_degree_one(ct)?;
-        let key = self.galois_key(g, &format!("rotation by {steps}"))?;
-        let u = self.ctx.keyswitcher().switch(&ct.parts[1], &key.key);
-        Ok(self.finish_automorphism(ct, g, u))
+        match self.rotation_key(ct, steps)? {
+            None => Ok(ct.clone()),
+            Some((g, key)) => {
+                let u = self.ctx.keyswitcher().switch(&ct.parts[1], &key.key);
+                Ok(self.finish_automorphism(ct, g, u))
+            }
+        }
     }
 
     /// Complex conjugation of every slot.
@@ -490,26 +508,17 @@ impl Evaluator {
     pub fn rotate_hoisted(&self, ct: &Ciphertext, steps: &[i64]) -> Result<Vec<Ciphertext>> {
         self.ctx.check_ciphertext(ct)?;
         Self::check_degree_one(ct)?;
-        let elements: Vec<usize> = steps.iter().map(|&s| self.rotation_element(ct, s)).collect();
-        let keys = elements
+        let keys = steps
             .iter()
-            .zip(steps)
-            .map(|(&g, &s)| {
-                if g == 1 {
-                    Ok(None)
-                } else {
-                    self.galois_key(g, &format!("rotation by {s}")).map(Some)
-                }
-            })
+            .map(|&s| self.rotation_key(ct, s))
             .collect::<Result<Vec<_>>>()?;
         let ks = self.ctx.keyswitcher();
         let d = ks.decompose(&ct.parts[1]);
-        Ok(elements
-            .iter()
-            .zip(keys)
-            .map(|(&g, key)| match key {
+        Ok(keys
+            .into_iter()
+            .map(|key| match key {
                 None => ct.clone(),
-                Some(key) => {
+                Some((g, key)) => {
                     let mut acc = ks.zero_accumulator(ct.level() + 1);
                     ks.multiply_add(&d, &key.key, &mut acc);
                     self.finish_automorphism(ct, g, ks.mod_down(acc))

@@ -61,7 +61,12 @@ impl CkksContext {
 
     /// The public key of `sk`.
     pub fn generate_public_key(&self, sk: &SecretKey) -> PublicKey {
-        PublicKey::generate(self.ring(), sk, &mut sample::os_rng())
+        self.generate_public_key_with(sk, &mut sample::os_rng())
+    }
+
+    /// The public key of `sk`, noise and seed from `rng`.
+    pub fn generate_public_key_with<R: RngCore + CryptoRng>(&self, sk: &SecretKey, rng: &mut R) -> PublicKey {
+        PublicKey::generate(self.ring(), sk, rng)
     }
 
     /// The relinearization key of `sk`.
@@ -185,7 +190,7 @@ impl CkksContext {
     /// Public-key encryption with a caller-supplied CSPRNG.
     pub fn encrypt_with<R: RngCore + CryptoRng>(&self, pt: &Plaintext, pk: &PublicKey, rng: &mut R) -> Result<Ciphertext> {
         self.check_plaintext(pt)?;
-        if pk.b.n() != self.n() || pk.b.q_limbs() != self.max_level() + 1 {
+        if pk.b.n() != self.n() || pk.b.q_limbs() != self.max_level() + 1 || pk.b.p_limbs() != self.ring().p_len() {
             return Err(Error::ParameterMismatch(
                 "public key does not belong to these parameters".into(),
             ));

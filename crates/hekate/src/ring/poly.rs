@@ -344,6 +344,34 @@ impl Poly {
         }
     }
 
+    /// ModDown: divides a polynomial over `Q_l ∪ P` by `P` with rounding, leaving it over
+    /// `Q_l` (either form; in NTT form `k` inverse and `l + 1` forward NTTs).
+    pub fn mod_down_by_p(mut self, ctx: &RingContext) -> Poly {
+        let ext = ctx.extender().expect("ModDown needs special primes");
+        let (ql, k, n) = (self.q_limbs, self.p_limbs, self.n);
+        assert_eq!(k, ctx.p_len(), "ModDown needs all special limbs");
+        let mut p_part = self.data[ql * n..(ql + k) * n].to_vec();
+        if self.form == Form::Ntt {
+            for (j, limb) in p_part.chunks_exact_mut(n).enumerate() {
+                ctx.ntt_plan(ql + j, ql).inverse(limb);
+            }
+        }
+        let mut conv = vec![0u64; ql * n];
+        let mut scratch = vec![0u64; (k + 1) * n];
+        ext.b_to_c().convert(&p_part, &mut conv, n, &mut scratch);
+        self.truncate(ql);
+        let form = self.form;
+        let conv = &conv;
+        for_each_limb(&mut self.data, n, |i, limb| {
+            let mut t = conv[i * n..(i + 1) * n].to_vec();
+            if form == Form::Ntt {
+                ctx.ntt_plan(i, ql).forward(&mut t);
+            }
+            ext.mod_down_limb(i, limb, &t);
+        });
+        self
+    }
+
     /// Divides by the last chain prime `q_l` with rounding, dropping that limb:
     /// `x_i <- (x_i - [x]_{q_l}) * q_l^-1 mod q_i` with the centered `[x]_{q_l}`.
     /// Works in either form (one inverse NTT plus `l` forward NTTs in NTT form).

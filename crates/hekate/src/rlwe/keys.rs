@@ -100,8 +100,13 @@ impl SecretKey {
     }
 }
 
-/// An RLWE encryption of zero `(b, a) = (-a s + e, a)` over all of `Q`, whose uniform `a`
-/// is expanded from a 32-byte seed.
+/// An RLWE encryption of zero `(b, a) = (-a s + e, a)` over all of `Q ∪ P`, whose uniform
+/// `a` is expanded from a 32-byte seed.
+///
+/// Public-key encryption works over `Q_l ∪ P` and divides by `P` at the end (ModDown), so
+/// the large noise `u e + e_0 + e_1 s` shrinks by `P` and a fresh ciphertext carries only
+/// the rounding noise `r_0 + r_1 s` (variance `(1 + 2N/3)/12` per coefficient instead of
+/// `σ^2 (1 + 4N/3)`: about 4 bits of precision).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PublicKey {
     /// `b = -a s + e` (NTT form).
@@ -113,10 +118,11 @@ pub struct PublicKey {
 }
 
 impl PublicKey {
-    /// A fresh public key for `sk`.
+    /// A fresh public key for `sk` (noise and the seed of `a` drawn from `rng`).
     pub fn generate<R: RngCore + CryptoRng>(ctx: &RingContext, sk: &SecretKey, rng: &mut R) -> Self {
-        let seed = sample::fresh_seed();
-        let [b, a] = encrypt_zero_sk(ctx, sk, ctx.q_len(), 0, &seed, 0, rng);
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let [b, a] = encrypt_zero_sk(ctx, sk, ctx.q_len(), ctx.p_len(), &seed, 0, rng);
         PublicKey { b, a, seed }
     }
 }
@@ -162,20 +168,24 @@ pub fn encrypt_zero_sk<R: RngCore + CryptoRng>(
     [b, a]
 }
 
-/// A public-key encryption of zero at `q_limbs` chain primes:
-/// `(u b + e0, u a + e1)` with ternary `u` (NTT form).
+/// A public-key encryption of zero at `q_limbs` chain primes: `(u b + e0, u a + e1)` with
+/// ternary `u` over `Q_l ∪ P`, then divided by `P` (NTT form over `Q_l`; see [`PublicKey`]).
 pub fn encrypt_zero_pk<R: RngCore + CryptoRng>(
     ctx: &RingContext,
     pk: &PublicKey,
     q_limbs: usize,
     rng: &mut R,
 ) -> [Poly; 2] {
+    let k = ctx.p_len();
     let u = sample::ternary(rng, ctx.n());
-    let mut u = ctx.from_signed(&u, q_limbs, 0);
+    let mut u = ctx.from_signed(&u, q_limbs, k);
     u.ntt(ctx);
-    let mut c0 = sample_noise(ctx, q_limbs, 0, rng);
-    let mut c1 = sample_noise(ctx, q_limbs, 0, rng);
-    c0.mul_add_assign(&u, &pk.b.truncated(q_limbs), ctx);
-    c1.mul_add_assign(&u, &pk.a.truncated(q_limbs), ctx);
-    [c0, c1]
+    let mut c0 = sample_noise(ctx, q_limbs, k, rng);
+    let mut c1 = sample_noise(ctx, q_limbs, k, rng);
+    c0.mul_add_assign(&u, &pk.b.restricted(q_limbs, k), ctx);
+    c1.mul_add_assign(&u, &pk.a.restricted(q_limbs, k), ctx);
+    if k == 0 {
+        return [c0, c1];
+    }
+    [c0, c1].map(|c| c.mod_down_by_p(ctx))
 }

@@ -29,7 +29,7 @@
 
 use super::KeySwitcher;
 use crate::math::rns::{BaseConverter, RnsBasis};
-use crate::math::sample::{self, Seed};
+use crate::math::sample::Seed;
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::keys::{encrypt_zero_sk, SecretKey};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
@@ -141,7 +141,8 @@ impl KeySwitcher for HybridKeySwitcher {
     fn generate_key<R: RngCore + CryptoRng>(&self, s_from: &Poly, sk: &SecretKey, rng: &mut R) -> HybridKey {
         let ctx = &*self.ctx;
         let (l1, k) = (ctx.q_len(), ctx.p_len());
-        let seed = sample::fresh_seed();
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
         let n = ctx.n();
         let digits = (0..self.dnum)
             .map(|j| {
@@ -237,26 +238,7 @@ impl KeySwitcher for HybridKeySwitcher {
     }
 
     fn mod_down(&self, acc: [Poly; 2]) -> [Poly; 2] {
-        let ctx = &*self.ctx;
-        let ext = ctx.extender().expect("hybrid key switching needs P");
-        let (ql, k, n) = (acc[0].q_limbs(), ctx.p_len(), ctx.n());
-        acc.map(|mut x| {
-            let mut p_part = x.data()[ql * n..(ql + k) * n].to_vec();
-            for (j, limb) in p_part.chunks_exact_mut(n).enumerate() {
-                ctx.ntt_plan(ql + j, ql).inverse(limb);
-            }
-            let mut conv = vec![0u64; ql * n];
-            let mut scratch = vec![0u64; (k + 1) * n];
-            ext.b_to_c().convert(&p_part, &mut conv, n, &mut scratch);
-            x.truncate(ql);
-            let conv = &conv;
-            crate::ring::for_each_limb(x.data_mut(), n, |i, limb| {
-                let mut t = conv[i * n..(i + 1) * n].to_vec();
-                ctx.ntt_plan(i, ql).forward(&mut t);
-                ext.mod_down_limb(i, limb, &t);
-            });
-            x
-        })
+        acc.map(|x| x.mod_down_by_p(&self.ctx))
     }
 
     fn permute(&self, acc: &[Poly; 2], k: usize) -> [Poly; 2] {
