@@ -72,8 +72,11 @@ impl Wide {
 #[inline(always)]
 unsafe fn mulhi_u64(a: __m512i, b: __m512i) -> __m512i {
     let lo_mask = _mm512_set1_epi64(0xffff_ffff);
-    let a_hi = _mm512_srli_epi64::<32>(a);
-    let b_hi = _mm512_srli_epi64::<32>(b);
+    // Swapping the 32-bit halves (rather than shifting) moves the high halves where
+    // `vpmuludq` reads them, and keeps LLVM from recognising a 64x64 high product, which
+    // it would scalarise (there is no vector instruction for it).
+    let a_hi = _mm512_shuffle_epi32::<0b10_11_00_01>(a);
+    let b_hi = _mm512_shuffle_epi32::<0b10_11_00_01>(b);
     let ll = _mm512_mul_epu32(a, b);
     let lh = _mm512_mul_epu32(a, b_hi);
     let hl = _mm512_mul_epu32(a_hi, b);
