@@ -4,7 +4,8 @@
 //! All variants of one (N, prime) cell are timed interleaved in the same loop (one batch
 //! of each per round, many rounds) and the median per-transform time is reported, so
 //! that noise from other processes hits every variant alike. Run with
-//! `cargo bench -p hekate --bench ntt`; set `NTT_BENCH_ROUNDS` to change the round count.
+//! `cargo bench -p hekate --bench ntt`; set `NTT_BENCH_ROUNDS` to change the round count and
+//! `NTT_BENCH_BITS` (e.g. `60` or `36,50`) to restrict the prime sizes.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -38,7 +39,10 @@ fn feature_line() -> String {
             ("avx2", std::arch::is_x86_feature_detected!("avx2")),
             ("avx512f", std::arch::is_x86_feature_detected!("avx512f")),
             ("avx512dq", std::arch::is_x86_feature_detected!("avx512dq")),
-            ("avx512ifma", std::arch::is_x86_feature_detected!("avx512ifma")),
+            (
+                "avx512ifma",
+                std::arch::is_x86_feature_detected!("avx512ifma"),
+            ),
         ];
         f.iter()
             .map(|(name, on)| format!("{name}: {}", if *on { "yes" } else { "no" }))
@@ -62,6 +66,10 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(301);
+    // `NTT_BENCH_BITS=60` (comma-separated) restricts the prime sizes.
+    let only_bits: Vec<u32> = std::env::var("NTT_BENCH_BITS")
+        .map(|s| s.split(',').filter_map(|b| b.trim().parse().ok()).collect())
+        .unwrap_or_default();
     println!("CPU features: {}", feature_line());
     println!("rounds per cell: {rounds} (median of interleaved batches)\n");
     println!(
@@ -74,6 +82,9 @@ fn main() {
         // Batch small transforms so one sample lasts tens of microseconds.
         let batch = (1usize << 16) / n;
         for bits in [36u32, 50, 60] {
+            if !only_bits.is_empty() && !only_bits.contains(&bits) {
+                continue;
+            }
             let q = PrimeGenerator::new(n).unwrap().next_prime(bits).unwrap();
             let plan = NttPlan::new(n, q).unwrap();
             let mut scalar = plan.clone();
@@ -123,8 +134,7 @@ fn main() {
                     for _ in 0..batch {
                         (v.run)();
                     }
-                    v.samples
-                        .push(start.elapsed().as_secs_f64() / batch as f64);
+                    v.samples.push(start.elapsed().as_secs_f64() / batch as f64);
                 }
             }
             let med: Vec<f64> = variants

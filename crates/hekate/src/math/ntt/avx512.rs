@@ -340,38 +340,73 @@ unsafe fn fwd_tail<M: LaneMul, const REDUCE: bool>(
     w: *const u64,
     ws: *const u64,
 ) {
+    // Two independent chunks per iteration: one chunk is a chain of four dependent
+    // butterflies, too long for the out-of-order window to overlap on its own.
+    if len >= 32 {
+        fwd_tail_k::<M, REDUCE, 2>(m, p, len, n, c0, w, ws)
+    } else {
+        fwd_tail_k::<M, REDUCE, 1>(m, p, len, n, c0, w, ws)
+    }
+}
+
+/// [`fwd_tail`], `K` chunks at a time.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fwd_tail_k<M: LaneMul, const REDUCE: bool, const K: usize>(
+    m: M,
+    p: *mut u64,
+    len: usize,
+    n: usize,
+    c0: usize,
+    w: *const u64,
+    ws: *const u64,
+) {
     let ix = idx();
-    for c in 0..len / 16 {
-        let cg = c0 + c;
-        let pa = p.add(16 * c);
-        let (a, b) = (ld(pa), ld(pa.add(8)));
-        // t = 8: a vs b.
-        let k8 = n / 16 + cg;
-        let (a, b) = ct(m, a, b, bc(w.add(k8)), bc(ws.add(k8)));
-        // t = 4.
-        let z0 = _mm512_shuffle_i64x2::<0b01_00_01_00>(a, b);
-        let z1 = _mm512_shuffle_i64x2::<0b11_10_11_10>(a, b);
-        let k4 = n / 8 + 2 * cg;
-        let (z0, z1) = ct(m, z0, z1, tw4(&ix, w.add(k4)), tw4(&ix, ws.add(k4)));
-        // t = 2.
-        let x0 = _mm512_permutex2var_epi64(z0, ix.zx0, z1);
-        let x1 = _mm512_permutex2var_epi64(z0, ix.zx1, z1);
-        let k2 = n / 4 + 4 * cg;
-        let (x0, x1) = ct(m, x0, x1, tw2(&ix, w.add(k2)), tw2(&ix, ws.add(k2)));
-        // t = 1.
-        let y0 = _mm512_unpacklo_epi64(x0, x1);
-        let y1 = _mm512_unpackhi_epi64(x0, x1);
-        let k1 = n / 2 + 8 * cg;
-        let (y0, y1) = ct(m, y0, y1, ld(w.add(k1)), ld(ws.add(k1)));
-        // [0, 4q) -> [0, 2q) -> [0, q).
-        let mut y0 = csub(y0, m.two_q());
-        let mut y1 = csub(y1, m.two_q());
-        if REDUCE {
-            y0 = csub(y0, m.q());
-            y1 = csub(y1, m.q());
+    let zero = _mm512_setzero_si512();
+    let mut c = 0;
+    while c < len / 16 {
+        let (mut a, mut b) = ([zero; K], [zero; K]);
+        for k in 0..K {
+            let pa = p.add(16 * (c + k));
+            a[k] = ld(pa);
+            b[k] = ld(pa.add(8));
         }
-        st(pa, _mm512_permutex2var_epi64(y0, ix.ya, y1));
-        st(pa.add(8), _mm512_permutex2var_epi64(y0, ix.yb, y1));
+        // t = 8: a vs b.
+        for k in 0..K {
+            let k8 = n / 16 + c0 + c + k;
+            (a[k], b[k]) = ct(m, a[k], b[k], bc(w.add(k8)), bc(ws.add(k8)));
+        }
+        // t = 4 (z layout, kept in a / b).
+        for k in 0..K {
+            let z0 = _mm512_shuffle_i64x2::<0b01_00_01_00>(a[k], b[k]);
+            let z1 = _mm512_shuffle_i64x2::<0b11_10_11_10>(a[k], b[k]);
+            let k4 = n / 8 + 2 * (c0 + c + k);
+            (a[k], b[k]) = ct(m, z0, z1, tw4(&ix, w.add(k4)), tw4(&ix, ws.add(k4)));
+        }
+        // t = 2 (x layout).
+        for k in 0..K {
+            let x0 = _mm512_permutex2var_epi64(a[k], ix.zx0, b[k]);
+            let x1 = _mm512_permutex2var_epi64(a[k], ix.zx1, b[k]);
+            let k2 = n / 4 + 4 * (c0 + c + k);
+            (a[k], b[k]) = ct(m, x0, x1, tw2(&ix, w.add(k2)), tw2(&ix, ws.add(k2)));
+        }
+        // t = 1 (y layout), then [0, 4q) -> [0, 2q) -> [0, q) and back to natural order.
+        for k in 0..K {
+            let y0 = _mm512_unpacklo_epi64(a[k], b[k]);
+            let y1 = _mm512_unpackhi_epi64(a[k], b[k]);
+            let k1 = n / 2 + 8 * (c0 + c + k);
+            let (y0, y1) = ct(m, y0, y1, ld(w.add(k1)), ld(ws.add(k1)));
+            let mut y0 = csub(y0, m.two_q());
+            let mut y1 = csub(y1, m.two_q());
+            if REDUCE {
+                y0 = csub(y0, m.q());
+                y1 = csub(y1, m.q());
+            }
+            let pa = p.add(16 * (c + k));
+            st(pa, _mm512_permutex2var_epi64(y0, ix.ya, y1));
+            st(pa.add(8), _mm512_permutex2var_epi64(y0, ix.yb, y1));
+        }
+        c += K;
     }
 }
 
@@ -438,37 +473,70 @@ unsafe fn inv_head<M: LaneMul, const LAST: bool, const REDUCE: bool>(
     ws: *const u64,
     lc: &[__m512i; 4],
 ) {
+    // Two chunks per iteration, as in `fwd_tail`.
+    if len >= 32 {
+        inv_head_k::<M, LAST, REDUCE, 2>(m, p, len, n, c0, w, ws, lc)
+    } else {
+        inv_head_k::<M, LAST, REDUCE, 1>(m, p, len, n, c0, w, ws, lc)
+    }
+}
+
+/// [`inv_head`], `K` chunks at a time.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn inv_head_k<M: LaneMul, const LAST: bool, const REDUCE: bool, const K: usize>(
+    m: M,
+    p: *mut u64,
+    len: usize,
+    n: usize,
+    c0: usize,
+    w: *const u64,
+    ws: *const u64,
+    lc: &[__m512i; 4],
+) {
     let ix = idx();
-    for c in 0..len / 16 {
-        let cg = c0 + c;
-        let pa = p.add(16 * c);
-        let (a, b) = (ld(pa), ld(pa.add(8)));
-        // t = 1.
-        let y0 = _mm512_permutex2var_epi64(a, ix.ab_y0, b);
-        let y1 = _mm512_permutex2var_epi64(a, ix.ab_y1, b);
-        let k1 = n / 2 + 8 * cg;
-        let (y0, y1) = gs(m, y0, y1, ld(w.add(k1)), ld(ws.add(k1)));
-        // t = 2.
-        let x0 = _mm512_unpacklo_epi64(y0, y1);
-        let x1 = _mm512_unpackhi_epi64(y0, y1);
-        let k2 = n / 4 + 4 * cg;
-        let (x0, x1) = gs(m, x0, x1, tw2(&ix, w.add(k2)), tw2(&ix, ws.add(k2)));
-        // t = 4.
-        let z0 = _mm512_permutex2var_epi64(x0, ix.zx0, x1);
-        let z1 = _mm512_permutex2var_epi64(x0, ix.zx1, x1);
-        let k4 = n / 8 + 2 * cg;
-        let (z0, z1) = gs(m, z0, z1, tw4(&ix, w.add(k4)), tw4(&ix, ws.add(k4)));
-        // t = 8.
-        let a = _mm512_shuffle_i64x2::<0b01_00_01_00>(z0, z1);
-        let b = _mm512_shuffle_i64x2::<0b11_10_11_10>(z0, z1);
-        let (a, b) = if LAST {
-            gs_last::<M, REDUCE>(m, a, b, lc)
-        } else {
-            let k8 = n / 16 + cg;
-            gs(m, a, b, bc(w.add(k8)), bc(ws.add(k8)))
-        };
-        st(pa, a);
-        st(pa.add(8), b);
+    let zero = _mm512_setzero_si512();
+    let mut c = 0;
+    while c < len / 16 {
+        let (mut a, mut b) = ([zero; K], [zero; K]);
+        // t = 1 (y layout).
+        for k in 0..K {
+            let pa = p.add(16 * (c + k));
+            let (a0, b0) = (ld(pa), ld(pa.add(8)));
+            let y0 = _mm512_permutex2var_epi64(a0, ix.ab_y0, b0);
+            let y1 = _mm512_permutex2var_epi64(a0, ix.ab_y1, b0);
+            let k1 = n / 2 + 8 * (c0 + c + k);
+            (a[k], b[k]) = gs(m, y0, y1, ld(w.add(k1)), ld(ws.add(k1)));
+        }
+        // t = 2 (x layout).
+        for k in 0..K {
+            let x0 = _mm512_unpacklo_epi64(a[k], b[k]);
+            let x1 = _mm512_unpackhi_epi64(a[k], b[k]);
+            let k2 = n / 4 + 4 * (c0 + c + k);
+            (a[k], b[k]) = gs(m, x0, x1, tw2(&ix, w.add(k2)), tw2(&ix, ws.add(k2)));
+        }
+        // t = 4 (z layout).
+        for k in 0..K {
+            let z0 = _mm512_permutex2var_epi64(a[k], ix.zx0, b[k]);
+            let z1 = _mm512_permutex2var_epi64(a[k], ix.zx1, b[k]);
+            let k4 = n / 8 + 2 * (c0 + c + k);
+            (a[k], b[k]) = gs(m, z0, z1, tw4(&ix, w.add(k4)), tw4(&ix, ws.add(k4)));
+        }
+        // t = 8 (natural order).
+        for k in 0..K {
+            let a0 = _mm512_shuffle_i64x2::<0b01_00_01_00>(a[k], b[k]);
+            let b0 = _mm512_shuffle_i64x2::<0b11_10_11_10>(a[k], b[k]);
+            let (a0, b0) = if LAST {
+                gs_last::<M, REDUCE>(m, a0, b0, lc)
+            } else {
+                let k8 = n / 16 + c0 + c + k;
+                gs(m, a0, b0, bc(w.add(k8)), bc(ws.add(k8)))
+            };
+            let pa = p.add(16 * (c + k));
+            st(pa, a0);
+            st(pa.add(8), b0);
+        }
+        c += K;
     }
 }
 
