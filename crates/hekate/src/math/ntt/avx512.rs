@@ -340,9 +340,11 @@ unsafe fn fwd_tail<M: LaneMul, const REDUCE: bool>(
     w: *const u64,
     ws: *const u64,
 ) {
-    // Two independent chunks per iteration: one chunk is a chain of four dependent
+    // Four independent chunks per iteration: one chunk is a chain of four dependent
     // butterflies, too long for the out-of-order window to overlap on its own.
-    if len >= 32 {
+    if len >= 64 {
+        fwd_tail_k::<M, REDUCE, 4>(m, p, len, n, c0, w, ws)
+    } else if len >= 32 {
         fwd_tail_k::<M, REDUCE, 2>(m, p, len, n, c0, w, ws)
     } else {
         fwd_tail_k::<M, REDUCE, 1>(m, p, len, n, c0, w, ws)
@@ -473,8 +475,10 @@ unsafe fn inv_head<M: LaneMul, const LAST: bool, const REDUCE: bool>(
     ws: *const u64,
     lc: &[__m512i; 4],
 ) {
-    // Two chunks per iteration, as in `fwd_tail`.
-    if len >= 32 {
+    // Several chunks per iteration, as in `fwd_tail`.
+    if len >= 64 {
+        inv_head_k::<M, LAST, REDUCE, 4>(m, p, len, n, c0, w, ws, lc)
+    } else if len >= 32 {
         inv_head_k::<M, LAST, REDUCE, 2>(m, p, len, n, c0, w, ws, lc)
     } else {
         inv_head_k::<M, LAST, REDUCE, 1>(m, p, len, n, c0, w, ws, lc)
