@@ -127,6 +127,7 @@ fn has_avx512_ifma() -> bool {
 
 /// Twiddles with 52-bit Shoup companions for the IFMA backend.
 #[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct IfmaTables {
     fwd_shoup: Vec<u64>,
     inv_shoup: Vec<u64>,
@@ -137,6 +138,7 @@ struct IfmaTables {
 /// A negacyclic NTT of size `n` modulo a prime `q = 1 mod 2n`, with its precomputed
 /// twiddles. Create once per `(n, q)` and share (it is immutable and `Sync`).
 #[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub struct NttPlan {
     n: usize,
     log_n: u32,
