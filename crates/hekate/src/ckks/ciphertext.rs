@@ -87,7 +87,13 @@ impl Ciphertext {
     /// Assembles a ciphertext from parts (for deserialization and advanced use);
     /// `ring_id` is the [`RingContext::fingerprint`](crate::ring::RingContext::fingerprint)
     /// of its parameters.
-    pub fn from_parts(ring_id: u64, parts: Vec<Poly>, scale: Scale, slots: usize, seed: Option<Seed>) -> Self {
+    pub fn from_parts(
+        ring_id: u64,
+        parts: Vec<Poly>,
+        scale: Scale,
+        slots: usize,
+        seed: Option<Seed>,
+    ) -> Self {
         Ciphertext {
             ring_id,
             parts,

@@ -58,7 +58,13 @@ impl Encoder {
 
     /// Encodes `values` (at most `slots` of them; the rest are zero) at `scale` over the
     /// first `q_limbs` chain primes, in NTT form.
-    pub fn encode(&self, values: &[Complex64], slots: usize, q_limbs: usize, scale: &Scale) -> Result<Poly> {
+    pub fn encode(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        q_limbs: usize,
+        scale: &Scale,
+    ) -> Result<Poly> {
         self.check_slots(slots)?;
         if values.len() > slots {
             return Err(Error::InvalidMessage(format!(
@@ -66,7 +72,10 @@ impl Encoder {
                 values.len()
             )));
         }
-        if let Some(i) = values.iter().position(|v| !(v.re.is_finite() && v.im.is_finite())) {
+        if let Some(i) = values
+            .iter()
+            .position(|v| !(v.re.is_finite() && v.im.is_finite()))
+        {
             return Err(Error::InvalidMessage(format!(
                 "value {i} is not finite ({})",
                 values[i]
@@ -123,7 +132,9 @@ impl Encoder {
         }
         let mut digits = vec![0u64; residues.len()];
         let mut coeffs = vec![0.0f64; m];
-        self.ring.crt().centered_f64(&residues, &mut digits, m, &mut coeffs);
+        self.ring
+            .crt()
+            .centered_f64(&residues, &mut digits, m, &mut coeffs);
         let inv = 1.0 / scale.to_f64();
         coeffs.iter_mut().for_each(|c| *c *= inv);
         let mut out = vec![Complex64::new(0.0, 0.0); slots];

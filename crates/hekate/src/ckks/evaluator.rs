@@ -35,7 +35,11 @@ pub struct Evaluator {
 
 impl Evaluator {
     /// An evaluator with an optional relinearization key and a set of Galois keys.
-    pub fn new(ctx: Arc<CkksContext>, relin: Option<RelinearizationKey>, galois: GaloisKeys) -> Self {
+    pub fn new(
+        ctx: Arc<CkksContext>,
+        relin: Option<RelinearizationKey>,
+        galois: GaloisKeys,
+    ) -> Self {
         Evaluator { ctx, relin, galois }
     }
 
@@ -98,7 +102,9 @@ impl Evaluator {
         }
         for p in parts.iter_mut() {
             let ql = p.q_limbs();
-            let scalars: Vec<u64> = (0..ql).map(|i| self.ring().modulus(i, ql).reduce(k)).collect();
+            let scalars: Vec<u64> = (0..ql)
+                .map(|i| self.ring().modulus(i, ql).reduce(k))
+                .collect();
             p.mul_scalar_assign(&scalars, self.ring());
         }
     }
@@ -159,7 +165,11 @@ impl Evaluator {
     }
 
     /// Aligns a plaintext to a ciphertext's level (dropping limbs of whichever is higher).
-    fn plain_at<'a>(&self, ct: &'a Ciphertext, pt: &'a Plaintext) -> Result<(Cow<'a, Ciphertext>, Cow<'a, Poly>)> {
+    fn plain_at<'a>(
+        &self,
+        ct: &'a Ciphertext,
+        pt: &'a Plaintext,
+    ) -> Result<(Cow<'a, Ciphertext>, Cow<'a, Poly>)> {
         self.ctx.check_ciphertext(ct)?;
         self.ctx.check_plaintext(pt)?;
         if ct.slots != pt.slots {
@@ -229,7 +239,9 @@ impl Evaluator {
                  constant or a lower scale"
             )));
         }
-        Ok((0..q_limbs).map(|i| self.ring().modulus(i, q_limbs).reduce_f64(r)).collect())
+        Ok((0..q_limbs)
+            .map(|i| self.ring().modulus(i, q_limbs).reduce_f64(r))
+            .collect())
     }
 
     /// `ct + c` for a complex constant `c` (encoded at the ciphertext's scale).
@@ -298,7 +310,9 @@ impl Evaluator {
         self.ctx.check_ciphertext(ct)?;
         let mut out = ct.clone();
         out.seed = None;
-        out.parts.iter_mut().for_each(|p| p.mul_monomial_half_assign(self.ring()));
+        out.parts
+            .iter_mut()
+            .for_each(|p| p.mul_monomial_half_assign(self.ring()));
         Ok(out)
     }
 
@@ -393,7 +407,9 @@ impl Evaluator {
         let q_last = self.ring().q().moduli()[ct.level()].value();
         let mut out = ct.clone();
         out.seed = None;
-        out.parts.iter_mut().for_each(|p| p.divide_round_by_last_q(self.ring()));
+        out.parts
+            .iter_mut()
+            .for_each(|p| p.divide_round_by_last_q(self.ring()));
         out.scale = ct.scale.div_integer(q_last);
         Ok(out)
     }

@@ -4,7 +4,9 @@ use super::ciphertext::{Ciphertext, Plaintext};
 use super::params::CkksContext;
 use super::scale::Scale;
 use crate::math::sample;
-use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation, galois_inverse};
+use crate::ring::automorphism::{
+    galois_element_for_conjugation, galois_element_for_rotation, galois_inverse,
+};
 use crate::ring::Poly;
 use crate::rlwe::keys::{encrypt_zero_pk, encrypt_zero_sk};
 use crate::rlwe::keyswitch::{HybridKey, KeySwitcher};
@@ -65,7 +67,11 @@ impl CkksContext {
     }
 
     /// The public key of `sk`, noise and seed from `rng`.
-    pub fn generate_public_key_with<R: RngCore + CryptoRng>(&self, sk: &SecretKey, rng: &mut R) -> PublicKey {
+    pub fn generate_public_key_with<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        rng: &mut R,
+    ) -> PublicKey {
         PublicKey::generate(self.ring(), sk, rng)
     }
 
@@ -75,14 +81,23 @@ impl CkksContext {
     }
 
     /// The relinearization key of `sk`, noise from `rng`.
-    pub fn generate_relinearization_key_with<R: RngCore + CryptoRng>(&self, sk: &SecretKey, rng: &mut R) -> RelinearizationKey {
+    pub fn generate_relinearization_key_with<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        rng: &mut R,
+    ) -> RelinearizationKey {
         let mut s2 = sk.ntt().clone();
         s2.mul_assign(sk.ntt(), self.ring());
         RelinearizationKey(self.keyswitcher().generate_key(&s2, sk, rng))
     }
 
     /// The Galois key for element `g` (odd, taken mod 2N).
-    pub fn generate_galois_key_with<R: RngCore + CryptoRng>(&self, sk: &SecretKey, g: usize, rng: &mut R) -> GaloisKey {
+    pub fn generate_galois_key_with<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        g: usize,
+        rng: &mut R,
+    ) -> GaloisKey {
         let ring = self.ring();
         let n = ring.n();
         let g = g % (2 * n);
@@ -106,7 +121,12 @@ impl CkksContext {
 
     /// Galois keys for rotations by each step in `steps` (left rotations; negative steps
     /// rotate right), and for conjugation if `conjugation` is set.
-    pub fn generate_galois_keys(&self, sk: &SecretKey, steps: &[i64], conjugation: bool) -> GaloisKeys {
+    pub fn generate_galois_keys(
+        &self,
+        sk: &SecretKey,
+        steps: &[i64],
+        conjugation: bool,
+    ) -> GaloisKeys {
         self.generate_galois_keys_with(sk, steps, conjugation, &mut sample::os_rng())
     }
 
@@ -119,7 +139,10 @@ impl CkksContext {
         rng: &mut R,
     ) -> GaloisKeys {
         let n = self.n();
-        let mut elements: Vec<usize> = steps.iter().map(|&r| galois_element_for_rotation(r, n)).collect();
+        let mut elements: Vec<usize> = steps
+            .iter()
+            .map(|&r| galois_element_for_rotation(r, n))
+            .collect();
         if conjugation {
             elements.push(galois_element_for_conjugation(n));
         }
@@ -135,7 +158,12 @@ impl CkksContext {
 
     /// Encodes complex values into `N/2` slots at the top level and default scale.
     pub fn encode(&self, values: &[Complex64]) -> Result<Plaintext> {
-        self.encode_at(values, self.max_slots(), self.max_level(), self.default_scale())
+        self.encode_at(
+            values,
+            self.max_slots(),
+            self.max_level(),
+            self.default_scale(),
+        )
     }
 
     /// Encodes real values into `N/2` slots at the top level and default scale.
@@ -146,7 +174,13 @@ impl CkksContext {
 
     /// Encodes into `slots` slots (a power of two `<= N/2`: sparse packing when smaller) at
     /// `level` and `scale`.
-    pub fn encode_at(&self, values: &[Complex64], slots: usize, level: usize, scale: &Scale) -> Result<Plaintext> {
+    pub fn encode_at(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        level: usize,
+        scale: &Scale,
+    ) -> Result<Plaintext> {
         self.check_level(level)?;
         let poly = self.encoder().encode(values, slots, level + 1, scale)?;
         Ok(Plaintext {
@@ -188,9 +222,17 @@ impl CkksContext {
     }
 
     /// Public-key encryption with a caller-supplied CSPRNG.
-    pub fn encrypt_with<R: RngCore + CryptoRng>(&self, pt: &Plaintext, pk: &PublicKey, rng: &mut R) -> Result<Ciphertext> {
+    pub fn encrypt_with<R: RngCore + CryptoRng>(
+        &self,
+        pt: &Plaintext,
+        pk: &PublicKey,
+        rng: &mut R,
+    ) -> Result<Ciphertext> {
         self.check_plaintext(pt)?;
-        if pk.b.n() != self.n() || pk.b.q_limbs() != self.max_level() + 1 || pk.b.p_limbs() != self.ring().p_len() {
+        if pk.b.n() != self.n()
+            || pk.b.q_limbs() != self.max_level() + 1
+            || pk.b.p_limbs() != self.ring().p_len()
+        {
             return Err(Error::ParameterMismatch(
                 "public key does not belong to these parameters".into(),
             ));
@@ -214,7 +256,12 @@ impl CkksContext {
 
     /// Secret-key encryption with a caller-supplied CSPRNG (the seed of `c_1` is drawn
     /// from it too).
-    pub fn encrypt_symmetric_with<R: RngCore + CryptoRng>(&self, pt: &Plaintext, sk: &SecretKey, rng: &mut R) -> Result<Ciphertext> {
+    pub fn encrypt_symmetric_with<R: RngCore + CryptoRng>(
+        &self,
+        pt: &Plaintext,
+        sk: &SecretKey,
+        rng: &mut R,
+    ) -> Result<Ciphertext> {
         self.check_plaintext(pt)?;
         self.check_secret(sk)?;
         let mut seed = [0u8; 32];
@@ -231,7 +278,10 @@ impl CkksContext {
     }
 
     fn check_secret(&self, sk: &SecretKey) -> Result<()> {
-        if sk.ntt().n() != self.n() || sk.ntt().q_limbs() != self.max_level() + 1 || sk.ntt().p_limbs() != self.ring().p_len() {
+        if sk.ntt().n() != self.n()
+            || sk.ntt().q_limbs() != self.max_level() + 1
+            || sk.ntt().p_limbs() != self.ring().p_len()
+        {
             return Err(Error::ParameterMismatch(
                 "secret key does not belong to these parameters".into(),
             ));

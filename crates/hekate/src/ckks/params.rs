@@ -178,7 +178,11 @@ impl CkksContext {
         let max_digit_for = |dnum: usize| -> f64 {
             let alpha = l1.div_ceil(dnum);
             (0..dnum)
-                .map(|j| log_q[(j * alpha).min(l1)..((j + 1) * alpha).min(l1)].iter().sum::<f64>())
+                .map(|j| {
+                    log_q[(j * alpha).min(l1)..((j + 1) * alpha).min(l1)]
+                        .iter()
+                        .sum::<f64>()
+                })
                 .fold(0.0, f64::max)
         };
         // The size of P, if the user fixed it.

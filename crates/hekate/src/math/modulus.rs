@@ -30,7 +30,10 @@ impl Modulus {
     /// Never for valid input; out-of-range `q` is a programming error in the callers (all
     /// user-facing constructors validate bit sizes first), checked by `assert!`.
     pub fn new(q: u64) -> Self {
-        assert!((2..(1u64 << 62)).contains(&q), "modulus {q} out of range [2, 2^62)");
+        assert!(
+            (2..(1u64 << 62)).contains(&q),
+            "modulus {q} out of range [2, 2^62)"
+        );
         // floor(2^128 / q) = floor((2^128 - 1) / q) unless q divides 2^128 (q a power of two).
         let mut b = u128::MAX / q as u128;
         if q.is_power_of_two() {
@@ -319,9 +322,20 @@ mod tests {
     #[test]
     fn reduce_f64_is_exact_for_large_values() {
         let m = Modulus::new(QS[3]);
-        for x in [0.0, 1.0, -1.0, 2f64.powi(60) + 2f64.powi(10), -(2f64.powi(80)), 3.0 * 2f64.powi(100)] {
+        for x in [
+            0.0,
+            1.0,
+            -1.0,
+            2f64.powi(60) + 2f64.powi(10),
+            -(2f64.powi(80)),
+            3.0 * 2f64.powi(100),
+        ] {
             let big = x as i128; // exact for |x| < 2^127
-            assert_eq!(m.reduce_f64(x), big.rem_euclid(m.value() as i128) as u64, "x = {x}");
+            assert_eq!(
+                m.reduce_f64(x),
+                big.rem_euclid(m.value() as i128) as u64,
+                "x = {x}"
+            );
         }
     }
 }

@@ -14,7 +14,7 @@ pub fn is_prime(n: u64) -> bool {
         return false;
     }
     for p in [2u64, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37] {
-        if n % p == 0 {
+        if n.is_multiple_of(p) {
             return n == p;
         }
     }
@@ -132,7 +132,7 @@ impl PrimeGenerator {
 /// A primitive `order`-th root of unity modulo the prime `q` (`order` a power of two
 /// dividing `q - 1`): the smallest one, so the choice is deterministic.
 pub fn primitive_root_of_unity(q: u64, order: u64) -> Option<u64> {
-    if !order.is_power_of_two() || (q - 1) % order != 0 {
+    if !order.is_power_of_two() || !(q - 1).is_multiple_of(order) {
         return None;
     }
     let m = Modulus::new(q);
@@ -163,7 +163,12 @@ mod tests {
 
     #[test]
     fn miller_rabin_agrees_with_trial_division() {
-        let trial = |n: u64| n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0);
+        let trial = |n: u64| {
+            n >= 2
+                && (2..)
+                    .take_while(|d| d * d <= n)
+                    .all(|d| !n.is_multiple_of(d))
+        };
         for n in 0..20_000u64 {
             assert_eq!(is_prime(n), trial(n), "{n}");
         }
@@ -194,13 +199,19 @@ mod tests {
                 assert!(ps[0] != ps[1] && ps[1] != ps[2] && ps[0] != ps[2]);
             }
         }
-        assert!(PrimeGenerator::new(1 << 12).unwrap().next_prime(62).is_err());
+        assert!(PrimeGenerator::new(1 << 12)
+            .unwrap()
+            .next_prime(62)
+            .is_err());
         assert!(PrimeGenerator::new(1000).is_err());
     }
 
     #[test]
     fn root_of_unity_is_primitive() {
-        let q = PrimeGenerator::new(1 << 12).unwrap().next_prime(50).unwrap();
+        let q = PrimeGenerator::new(1 << 12)
+            .unwrap()
+            .next_prime(50)
+            .unwrap();
         let m = Modulus::new(q);
         let psi = primitive_root_of_unity(q, 1 << 13).unwrap();
         assert_eq!(m.pow(psi, 1 << 13), 1);

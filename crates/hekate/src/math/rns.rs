@@ -157,7 +157,9 @@ impl BaseConverter {
                     .iter()
                     .enumerate()
                     .filter(|&(k, _)| k != i)
-                    .fold(1 % pj.value(), |acc, (_, qk)| pj.mul(acc, pj.reduce(qk.value())));
+                    .fold(1 % pj.value(), |acc, (_, qk)| {
+                        pj.mul(acc, pj.reduce(qk.value()))
+                    });
                 q_hat_mod_p.push(v);
             }
             let q_mod = from.product_mod(pj);
@@ -204,13 +206,7 @@ impl BaseConverter {
     }
 
     /// Approximate conversion (no correction): outputs `x + u Q` with `0 <= u < from_len()`.
-    pub fn convert_approx(
-        &self,
-        input: &[u64],
-        output: &mut [u64],
-        n: usize,
-        scratch: &mut [u64],
-    ) {
+    pub fn convert_approx(&self, input: &[u64], output: &mut [u64], n: usize, scratch: &mut [u64]) {
         self.convert_impl::<false>(input, output, n, scratch)
     }
 
@@ -223,7 +219,9 @@ impl BaseConverter {
     ) {
         let l = self.from.len();
         let out_limbs = output.len() / n;
-        assert!(input.len() == l * n && output.len() == out_limbs * n && out_limbs <= self.to.len());
+        assert!(
+            input.len() == l * n && output.len() == out_limbs * n && out_limbs <= self.to.len()
+        );
         let (y, v) = scratch[..(l + 1) * n].split_at_mut(l * n);
         // y_i = [x_i * (Q/q_i)^-1]_{q_i}
         for i in 0..l {
@@ -254,7 +252,11 @@ impl BaseConverter {
             let out = &mut output[j * n..(j + 1) * n];
             if l <= self.max_terms {
                 for (k, o) in out.iter_mut().enumerate() {
-                    let mut acc: u128 = if EXACT { neg_vq[v[k] as usize] as u128 } else { 0 };
+                    let mut acc: u128 = if EXACT {
+                        neg_vq[v[k] as usize] as u128
+                    } else {
+                        0
+                    };
                     for i in 0..l {
                         acc += y[i * n + k] as u128 * row[i] as u128;
                     }
@@ -296,7 +298,11 @@ impl BasisExtender {
             c_to_b: BaseConverter::new(c, b),
             b_to_c: BaseConverter::new(b, c),
             c: c.moduli.clone(),
-            p_inv_shoup: p_inv.iter().zip(&c.moduli).map(|(&w, q)| q.shoup(w)).collect(),
+            p_inv_shoup: p_inv
+                .iter()
+                .zip(&c.moduli)
+                .map(|(&w, q)| q.shoup(w))
+                .collect(),
             p_inv,
         }
     }
@@ -359,9 +365,7 @@ impl CrtReconstructor {
         for i in 0..l {
             let qi = &basis.moduli[i];
             for j in 0..i {
-                let w = qi
-                    .inv(qi.reduce(basis.moduli[j].value()))
-                    .expect("coprime");
+                let w = qi.inv(qi.reduce(basis.moduli[j].value())).expect("coprime");
                 inv[i * l + j] = w;
                 inv_shoup[i * l + j] = qi.shoup(w);
             }
@@ -417,7 +421,11 @@ impl CrtReconstructor {
             let mut acc = 0.0f64;
             for i in (0..limbs).rev() {
                 let a = digits[i * n + k];
-                let d = if negative { self.moduli[i].value() - 1 - a } else { a };
+                let d = if negative {
+                    self.moduli[i].value() - 1 - a
+                } else {
+                    a
+                };
                 acc = acc * self.moduli[i].value() as f64 + d as f64;
             }
             *o = if negative { -(acc + 1.0) } else { acc };
@@ -552,7 +560,13 @@ mod tests {
     fn crt_reconstruction_matches_bigint() {
         let mut rng = ChaCha8Rng::seed_from_u64(9);
         let n = 64;
-        let (c, _) = bases(&[60, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50], &[]);
+        let (c, _) = bases(
+            &[
+                60, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50,
+                50,
+            ],
+            &[],
+        );
         let crt = CrtReconstructor::new(&c);
         for limbs in [1usize, 2, 3, 8, 22] {
             let sub = c.slice(0..limbs);

@@ -29,7 +29,10 @@ impl NttPermutation {
                 bit_reverse((e - 1) / 2, log_n) as u32
             })
             .collect();
-        NttPermutation { k: k % two_n, index }
+        NttPermutation {
+            k: k % two_n,
+            index,
+        }
     }
 
     /// The exponent `k`.

@@ -194,7 +194,10 @@ impl RingContext {
     /// The NTT-form index permutation of `X -> X^k` (cached per `k`).
     pub fn ntt_permutation(&self, k: usize) -> Arc<NttPermutation> {
         let k = k % (2 * self.n);
-        let mut cache = self.permutations.lock().expect("permutation cache poisoned");
+        let mut cache = self
+            .permutations
+            .lock()
+            .expect("permutation cache poisoned");
         cache
             .entry(k)
             .or_insert_with(|| Arc::new(NttPermutation::new(self.n, k)))

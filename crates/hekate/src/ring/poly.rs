@@ -143,7 +143,9 @@ impl Poly {
             return;
         }
         let ql = self.q_limbs;
-        for_each_limb(&mut self.data, self.n, |i, limb| ctx.ntt_plan(i, ql).forward(limb));
+        for_each_limb(&mut self.data, self.n, |i, limb| {
+            ctx.ntt_plan(i, ql).forward(limb)
+        });
         self.form = Form::Ntt;
     }
 
@@ -153,7 +155,9 @@ impl Poly {
             return;
         }
         let ql = self.q_limbs;
-        for_each_limb(&mut self.data, self.n, |i, limb| ctx.ntt_plan(i, ql).inverse(limb));
+        for_each_limb(&mut self.data, self.n, |i, limb| {
+            ctx.ntt_plan(i, ql).inverse(limb)
+        });
         self.form = Form::Coeff;
     }
 
@@ -247,7 +251,11 @@ impl Poly {
 
     /// Multiplies by the monomial `X^k` (`k` taken mod 2N), in coefficient form.
     pub fn mul_monomial_assign(&mut self, k: usize, ctx: &RingContext) {
-        assert_eq!(self.form, Form::Coeff, "monomial shift needs coefficient form");
+        assert_eq!(
+            self.form,
+            Form::Coeff,
+            "monomial shift needs coefficient form"
+        );
         let n = self.n;
         let k = k % (2 * n);
         let ql = self.q_limbs;
@@ -302,7 +310,9 @@ impl Poly {
             }
             Form::Ntt => {
                 let perm = ctx.ntt_permutation(k);
-                for_each_limb(&mut out.data, self.n, |i, limb| perm.apply(self.limb(i), limb));
+                for_each_limb(&mut out.data, self.n, |i, limb| {
+                    perm.apply(self.limb(i), limb)
+                });
             }
         }
     }
@@ -376,7 +386,10 @@ impl Poly {
     /// `x_i <- (x_i - [x]_{q_l}) * q_l^-1 mod q_i` with the centered `[x]_{q_l}`.
     /// Works in either form (one inverse NTT plus `l` forward NTTs in NTT form).
     pub fn divide_round_by_last_q(&mut self, ctx: &RingContext) {
-        assert!(self.q_limbs >= 2 && self.p_limbs == 0, "needs two chain limbs");
+        assert!(
+            self.q_limbs >= 2 && self.p_limbs == 0,
+            "needs two chain limbs"
+        );
         let n = self.n;
         let l = self.q_limbs - 1;
         let ql = *ctx.modulus(l, l + 1);
@@ -391,10 +404,7 @@ impl Poly {
         let last = &last;
         for_each_limb(&mut self.data, n, |i, limb| {
             let qi = ctx.modulus(i, l);
-            let mut t: Vec<u64> = last
-                .iter()
-                .map(|&x| qi.reduce_i64(ql.center(x)))
-                .collect();
+            let mut t: Vec<u64> = last.iter().map(|&x| qi.reduce_i64(ql.center(x))).collect();
             if form == Form::Ntt {
                 ctx.ntt_plan(i, l).forward(&mut t);
             }

@@ -76,16 +76,21 @@ fn rescale_is_rounded_division_in_both_forms() {
     let ctx = ring(16, &[60, 50, 50], &[]);
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let a = random_poly(&ctx, 3, &mut rng);
-    let q: Vec<BigInt> = ctx.q().moduli().iter().map(|m| BigInt::from(m.value())).collect();
+    let q: Vec<BigInt> = ctx
+        .q()
+        .moduli()
+        .iter()
+        .map(|m| BigInt::from(m.value()))
+        .collect();
     let big_q = &q[0] * &q[1] * &q[2];
     // CRT-compose each coefficient, centered, divide by q_2 with rounding.
     let want: Vec<BigInt> = (0..16)
         .map(|k| {
             let mut x = BigInt::from(0);
-            for i in 0..3 {
-                let qi_hat = &big_q / &q[i];
+            for (i, qi) in q.iter().enumerate() {
+                let qi_hat = &big_q / qi;
                 let inv = ctx.q().moduli()[i]
-                    .inv((&qi_hat % &q[i]).to_u64().unwrap())
+                    .inv((&qi_hat % qi).to_u64().unwrap())
                     .unwrap();
                 x += BigInt::from(a.limb(i)[k]) * inv * qi_hat;
             }
@@ -104,9 +109,9 @@ fn rescale_is_rounded_division_in_both_forms() {
         b.divide_round_by_last_q(&ctx);
         b.intt(&ctx);
         assert_eq!(b.q_limbs(), 2);
-        for i in 0..2 {
-            for k in 0..16 {
-                let w = ((&want[k] % &q[i]) + &q[i]) % &q[i];
+        for (i, qi) in q.iter().take(2).enumerate() {
+            for (k, wk) in want.iter().enumerate() {
+                let w = ((wk % qi) + qi) % qi;
                 assert_eq!(b.limb(i)[k], w.to_u64().unwrap(), "{form:?} limb {i}");
             }
         }

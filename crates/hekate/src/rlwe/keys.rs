@@ -119,7 +119,11 @@ pub struct PublicKey {
 
 impl PublicKey {
     /// A fresh public key for `sk` (noise and the seed of `a` drawn from `rng`).
-    pub fn generate<R: RngCore + CryptoRng>(ctx: &RingContext, sk: &SecretKey, rng: &mut R) -> Self {
+    pub fn generate<R: RngCore + CryptoRng>(
+        ctx: &RingContext,
+        sk: &SecretKey,
+        rng: &mut R,
+    ) -> Self {
         let mut seed = [0u8; 32];
         rng.fill_bytes(&mut seed);
         let [b, a] = encrypt_zero_sk(ctx, sk, ctx.q_len(), ctx.p_len(), &seed, 0, rng);
@@ -131,7 +135,13 @@ impl PublicKey {
 ///
 /// The seed's output is read as NTT-form values directly: a uniform polynomial is uniform
 /// in either form, and skipping the transform makes expansion cheap.
-pub fn expand_uniform(ctx: &RingContext, seed: &Seed, stream: u64, q_limbs: usize, p_limbs: usize) -> Poly {
+pub fn expand_uniform(
+    ctx: &RingContext,
+    seed: &Seed,
+    stream: u64,
+    q_limbs: usize,
+    p_limbs: usize,
+) -> Poly {
     let mut a = ctx.zero(q_limbs, p_limbs, Form::Ntt);
     let moduli = ctx.moduli_of(q_limbs, p_limbs);
     sample::expand_seed(seed, stream, &moduli, ctx.n(), a.data_mut());
@@ -139,7 +149,12 @@ pub fn expand_uniform(ctx: &RingContext, seed: &Seed, stream: u64, q_limbs: usiz
 }
 
 /// Fresh Gaussian noise `e` (σ = 3.2) in NTT form.
-pub fn sample_noise<R: RngCore + CryptoRng>(ctx: &RingContext, q_limbs: usize, p_limbs: usize, rng: &mut R) -> Poly {
+pub fn sample_noise<R: RngCore + CryptoRng>(
+    ctx: &RingContext,
+    q_limbs: usize,
+    p_limbs: usize,
+    rng: &mut R,
+) -> Poly {
     let g = DiscreteGaussian::new(NOISE_SIGMA, NOISE_TAIL).expect("valid constants");
     let mut e = vec![0i64; ctx.n()];
     g.fill(rng, &mut e);

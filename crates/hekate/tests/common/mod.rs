@@ -38,7 +38,13 @@ pub fn fixture(log_n: u32, seed: u64, rotations: &[i64]) -> Fixture {
     let rlk = ctx.generate_relinearization_key_with(&sk, &mut rng);
     let gks = ctx.generate_galois_keys_with(&sk, rotations, true, &mut rng);
     let eval = Evaluator::new(ctx.clone(), Some(rlk), gks);
-    Fixture { ctx, sk, pk, eval, rng }
+    Fixture {
+        ctx,
+        sk,
+        pk,
+        eval,
+        rng,
+    }
 }
 
 /// `n` pseudo-random complex values in the unit disk (fixed seed).
@@ -108,7 +114,10 @@ impl Noise {
     }
     /// Key switching with digits `q_digits` (log2 of each Q_j) and special modulus `log_p`.
     pub fn key_switch(&self, log_q_digits: &[f64], log_p: f64) -> f64 {
-        let s: f64 = log_q_digits.iter().map(|&l| 2f64.powf(2.0 * (l - log_p)) / 12.0).sum();
+        let s: f64 = log_q_digits
+            .iter()
+            .map(|&l| 2f64.powf(2.0 * (l - log_p)) / 12.0)
+            .sum();
         self.n * SIGMA * SIGMA * s + self.rounding()
     }
     /// Slot mean-square error of a coefficient variance `v` at scale `delta` with `slots`.

@@ -138,7 +138,12 @@ impl KeySwitcher for HybridKeySwitcher {
     type Decomposition = HybridDecomposition;
     type Accumulator = [Poly; 2];
 
-    fn generate_key<R: RngCore + CryptoRng>(&self, s_from: &Poly, sk: &SecretKey, rng: &mut R) -> HybridKey {
+    fn generate_key<R: RngCore + CryptoRng>(
+        &self,
+        s_from: &Poly,
+        sk: &SecretKey,
+        rng: &mut R,
+    ) -> HybridKey {
         let ctx = &*self.ctx;
         let (l1, k) = (ctx.q_len(), ctx.p_len());
         let mut seed = [0u8; 32];
@@ -178,7 +183,12 @@ impl KeySwitcher for HybridKeySwitcher {
             let others = k + ql - size;
             let mut lifted = vec![0u64; others * n];
             let mut scratch = vec![0u64; (size + 1) * n];
-            conv.convert(&coeff.data()[start * n..end * n], &mut lifted, n, &mut scratch);
+            conv.convert(
+                &coeff.data()[start * n..end * n],
+                &mut lifted,
+                n,
+                &mut scratch,
+            );
             let mut d = ctx.zero(ql, k, Form::Ntt);
             d.data_mut()[start * n..end * n].copy_from_slice(&c.data()[start * n..end * n]);
             let dst_of = |t: usize| -> usize {

@@ -30,7 +30,12 @@ pub trait KeySwitcher: Send + Sync {
     type Accumulator;
 
     /// A switching key from `s_from` (NTT form over all of `Q ∪ P`) to `sk`.
-    fn generate_key<R: RngCore + CryptoRng>(&self, s_from: &Poly, sk: &SecretKey, rng: &mut R) -> Self::Key;
+    fn generate_key<R: RngCore + CryptoRng>(
+        &self,
+        s_from: &Poly,
+        sk: &SecretKey,
+        rng: &mut R,
+    ) -> Self::Key;
 
     /// Step 1: decomposition of `c` (NTT form over `Q_l`).
     fn decompose(&self, c: &Poly) -> Self::Decomposition;

@@ -8,7 +8,15 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
 /// Max |centered coefficient| of `u0 + u1 s - c s'` over Q_l.
-fn switch_error(ctx: &RingContext, ks: &HybridKeySwitcher, key: &HybridKey, sk: &SecretKey, s_from: &Poly, ql: usize, rng: &mut ChaCha20Rng) -> f64 {
+fn switch_error(
+    ctx: &RingContext,
+    ks: &HybridKeySwitcher,
+    key: &HybridKey,
+    sk: &SecretKey,
+    s_from: &Poly,
+    ql: usize,
+    rng: &mut ChaCha20Rng,
+) -> f64 {
     let n = ctx.n();
     let mut c = ctx.zero(ql, 0, Form::Ntt);
     for (i, limb) in c.limbs_mut().enumerate() {
@@ -33,8 +41,14 @@ fn switch_error(ctx: &RingContext, ks: &HybridKeySwitcher, key: &HybridKey, sk: 
 fn hybrid_switch_is_correct_at_every_level_and_dnum() {
     let n = 1 << 10;
     let mut g = PrimeGenerator::new(n).unwrap();
-    let q: Vec<u64> = [55u32, 45, 45, 45, 45].iter().map(|&b| g.next_prime(b).unwrap()).collect();
-    let p: Vec<u64> = [58u32, 58, 58].iter().map(|&b| g.next_prime(b).unwrap()).collect();
+    let q: Vec<u64> = [55u32, 45, 45, 45, 45]
+        .iter()
+        .map(|&b| g.next_prime(b).unwrap())
+        .collect();
+    let p: Vec<u64> = [58u32, 58, 58]
+        .iter()
+        .map(|&b| g.next_prime(b).unwrap())
+        .collect();
     let ctx = RingContext::new(n, &q, &p).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(42);
     let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
@@ -47,7 +61,10 @@ fn hybrid_switch_is_correct_at_every_level_and_dnum() {
             // e_ks = sum_j d_j e_j / P + rounding: |d_j| < Q_j/2 <= 2^(α·45+10)/2,
             // |e_j| <= 6σ·N-ish in the worst case; in practice ~ sqrt(N)·σ·Q_j/P. A loose
             // bound of 2^20 still catches every algebraic mistake (those give ~Q/2).
-            assert!(err < (1u64 << 20) as f64, "dnum {dnum} level {ql}: error {err}");
+            assert!(
+                err < (1u64 << 20) as f64,
+                "dnum {dnum} level {ql}: error {err}"
+            );
         }
     }
 }
