@@ -1,1 +1,0 @@
-//! The versioned binary format of hekate objects, validated on read.

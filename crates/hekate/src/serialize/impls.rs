@@ -1,0 +1,283 @@
+//! The encodings of the ring- and RLWE-level types (layouts in the module documentation).
+
+use super::{packed_len, Deserialize, ObjectTag, Reader, Serialize, Writer, MAX_LIMBS, MAX_N};
+use crate::math::sample::Seed;
+use crate::ring::{Form, Poly, RingContext};
+use crate::rlwe::keys::expand_uniform;
+use crate::rlwe::{HybridKey, PublicKey, SecretKey};
+use crate::{Error, Result};
+use zeroize::Zeroize;
+
+fn err<T>(msg: String) -> Result<T> {
+    Err(Error::Deserialize(msg))
+}
+
+/// Bits per residue modulo `q`: the bit length of `q - 1`, i.e. `ceil(log2 q)`.
+fn residue_width(q: u64) -> u32 {
+    (64 - (q - 1).leading_zeros()).max(1)
+}
+
+/// Reads a ring degree and checks it against the format cap and the context.
+fn read_degree(r: &mut Reader<'_>, ctx: &RingContext, what: &str) -> Result<usize> {
+    let n = r.read_u32(what)? as usize;
+    if n > MAX_N || !n.is_power_of_two() {
+        return err(format!(
+            "{what}: ring degree {n} is not a power of two <= 2^17"
+        ));
+    }
+    if n != ctx.n() {
+        return err(format!(
+            "{what}: ring degree {n} differs from the context's N = {}",
+            ctx.n()
+        ));
+    }
+    Ok(n)
+}
+
+impl Serialize for Poly {
+    type Context = RingContext;
+    const TAG: ObjectTag = ObjectTag::Poly;
+
+    fn write_body(&self, w: &mut Writer, ctx: &RingContext) {
+        let (n, ql, pl) = (self.n(), self.q_limbs(), self.p_limbs());
+        debug_assert!(n == ctx.n() && ql <= ctx.q_len() && pl <= ctx.p_len());
+        w.write_u32(n as u32);
+        w.write_u16(ql as u16);
+        w.write_u16(pl as u16);
+        w.write_u8(match self.form() {
+            Form::Coeff => 0,
+            Form::Ntt => 1,
+        });
+        for (i, limb) in self.limbs().enumerate() {
+            let q = ctx.modulus(i, ql).value();
+            w.write_bits(limb, residue_width(q));
+        }
+    }
+}
+
+impl Deserialize for Poly {
+    fn read_body(r: &mut Reader<'_>, ctx: &RingContext) -> Result<Self> {
+        let n = read_degree(r, ctx, "polynomial")?;
+        let ql = r.read_u16("polynomial chain limb count")? as usize;
+        let pl = r.read_u16("polynomial special limb count")? as usize;
+        if ql > MAX_LIMBS || pl > MAX_LIMBS {
+            return err(format!(
+                "polynomial limb counts {ql} + {pl} exceed the format's cap of {MAX_LIMBS}"
+            ));
+        }
+        if ql > ctx.q_len() || pl > ctx.p_len() {
+            return err(format!(
+                "polynomial has {ql} chain and {pl} special limbs, but the context has only {} and {}",
+                ctx.q_len(),
+                ctx.p_len()
+            ));
+        }
+        let form = match r.read_u8("polynomial form")? {
+            0 => Form::Coeff,
+            1 => Form::Ntt,
+            f => {
+                return err(format!(
+                    "invalid polynomial form tag {f} (0 coefficient, 1 NTT)"
+                ))
+            }
+        };
+        let limbs = ql + pl;
+        let widths: Vec<u32> = (0..limbs)
+            .map(|i| residue_width(ctx.modulus(i, ql).value()))
+            .collect();
+        // n <= 2^17, widths <= 64, limbs <= 512: no overflow.
+        let total: usize = widths
+            .iter()
+            .map(|&w| packed_len(n, w).unwrap_or(usize::MAX))
+            .fold(0, usize::saturating_add);
+        r.require(total, "polynomial data")?;
+        let mut data = vec![0u64; n * limbs];
+        for (i, (limb, &width)) in data.chunks_exact_mut(n).zip(&widths).enumerate() {
+            r.read_bits(limb, width, "polynomial data")?;
+            let q = ctx.modulus(i, ql).value();
+            if let Some(j) = limb.iter().position(|&x| x >= q) {
+                return err(format!(
+                    "polynomial residue {} at limb {i}, index {j} is not below its modulus {q}",
+                    limb[j]
+                ));
+            }
+        }
+        Ok(Poly::from_raw(n, ql, pl, form, data))
+    }
+}
+
+/// Secret-key coefficient encodings (see the module documentation).
+const SK_TERNARY: u8 = 0;
+const SK_I8: u8 = 1;
+const SK_I64: u8 = 2;
+
+impl Serialize for SecretKey {
+    type Context = RingContext;
+    const TAG: ObjectTag = ObjectTag::SecretKey;
+
+    fn write_body(&self, w: &mut Writer, ctx: &RingContext) {
+        let s = self.coeffs();
+        debug_assert_eq!(s.len(), ctx.n());
+        w.write_u32(s.len() as u32);
+        if s.iter().all(|c| (-1..=1).contains(c)) {
+            w.write_u8(SK_TERNARY);
+            let mut codes: Vec<u64> = s
+                .iter()
+                .map(|&c| match c {
+                    0 => 0,
+                    1 => 1,
+                    _ => 2,
+                })
+                .collect();
+            w.write_bits(&codes, 2);
+            codes.zeroize();
+        } else if s.iter().all(|&c| i8::try_from(c).is_ok()) {
+            w.write_u8(SK_I8);
+            let mut bytes: Vec<u8> = s.iter().map(|&c| c as i8 as u8).collect();
+            w.write_bytes(&bytes);
+            bytes.zeroize();
+        } else {
+            w.write_u8(SK_I64);
+            w.reserve(8 * s.len());
+            for &c in s {
+                w.write_u64(c as u64);
+            }
+        }
+    }
+}
+
+impl Deserialize for SecretKey {
+    fn read_body(r: &mut Reader<'_>, ctx: &RingContext) -> Result<Self> {
+        let n = read_degree(r, ctx, "secret key")?;
+        let coeffs = match r.read_u8("secret key encoding")? {
+            SK_TERNARY => {
+                r.require(n.div_ceil(4), "ternary secret key coefficients")?;
+                let mut codes = vec![0u64; n];
+                let read = r.read_bits(&mut codes, 2, "ternary secret key coefficients");
+                let bad = codes.iter().position(|&c| c == 3);
+                let coeffs: Vec<i64> = codes.iter().map(|&c| [0, 1, -1, 0][c as usize]).collect();
+                codes.zeroize();
+                read?;
+                if let Some(j) = bad {
+                    return err(format!(
+                        "invalid ternary code 0b11 for secret key coefficient {j}"
+                    ));
+                }
+                coeffs
+            }
+            SK_I8 => {
+                let bytes = r.read_bytes(n, "i8 secret key coefficients")?;
+                let mut coeffs: Vec<i64> = bytes.iter().map(|&b| i64::from(b as i8)).collect();
+                if coeffs.iter().all(|c| (-1..=1).contains(c)) {
+                    coeffs.zeroize();
+                    return err(
+                        "non-canonical secret key: i8 encoding of a ternary key (expected encoding 0)"
+                            .into(),
+                    );
+                }
+                coeffs
+            }
+            SK_I64 => {
+                let bytes = r.read_bytes(8 * n, "i64 secret key coefficients")?;
+                let mut coeffs: Vec<i64> = bytes
+                    .chunks_exact(8)
+                    .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
+                    .collect();
+                if coeffs.iter().all(|&c| i8::try_from(c).is_ok()) {
+                    coeffs.zeroize();
+                    return err(
+                        "non-canonical secret key: i64 encoding of coefficients that fit in i8 \
+                         (expected encoding 0 or 1)"
+                            .into(),
+                    );
+                }
+                coeffs
+            }
+            e => {
+                return err(format!(
+                    "unknown secret key encoding {e} (0 ternary, 1 i8, 2 i64)"
+                ))
+            }
+        };
+        Ok(SecretKey::from_coeffs(ctx, coeffs))
+    }
+}
+
+/// Reads the `b` of a seed-compressed pair and re-expands `a` from `(seed, stream)`.
+fn read_compressed_pair(
+    r: &mut Reader<'_>,
+    ctx: &RingContext,
+    seed: &Seed,
+    stream: u64,
+    what: &str,
+) -> Result<[Poly; 2]> {
+    let b = Poly::read_body(r, ctx)?;
+    if b.form() != Form::Ntt {
+        return err(format!("{what}: b must be in NTT form"));
+    }
+    if b.p_limbs() != 0 && b.p_limbs() != ctx.p_len() {
+        return err(format!(
+            "{what}: b has {} special limbs; expected 0 or all {}",
+            b.p_limbs(),
+            ctx.p_len()
+        ));
+    }
+    let a = expand_uniform(ctx, seed, stream, b.q_limbs(), b.p_limbs());
+    Ok([b, a])
+}
+
+impl Serialize for PublicKey {
+    type Context = RingContext;
+    const TAG: ObjectTag = ObjectTag::PublicKey;
+
+    fn write_body(&self, w: &mut Writer, ctx: &RingContext) {
+        debug_assert!(
+            self.a.q_limbs() == self.b.q_limbs() && self.a.p_limbs() == self.b.p_limbs(),
+            "a and b of a public key have different shapes"
+        );
+        w.write_bytes(&self.seed);
+        self.b.write_body(w, ctx);
+    }
+}
+
+impl Deserialize for PublicKey {
+    fn read_body(r: &mut Reader<'_>, ctx: &RingContext) -> Result<Self> {
+        let seed: Seed = r.read_array("public key seed")?;
+        let [b, a] = read_compressed_pair(r, ctx, &seed, 0, "public key")?;
+        Ok(PublicKey { b, a, seed })
+    }
+}
+
+impl Serialize for HybridKey {
+    type Context = RingContext;
+    const TAG: ObjectTag = ObjectTag::HybridKey;
+
+    fn write_body(&self, w: &mut Writer, ctx: &RingContext) {
+        w.write_bytes(&self.seed);
+        w.write_u16(self.digits.len() as u16);
+        for [b, a] in &self.digits {
+            debug_assert!(
+                a.q_limbs() == b.q_limbs() && a.p_limbs() == b.p_limbs(),
+                "a and b of a switching-key digit have different shapes"
+            );
+            b.write_body(w, ctx);
+        }
+    }
+}
+
+impl Deserialize for HybridKey {
+    fn read_body(r: &mut Reader<'_>, ctx: &RingContext) -> Result<Self> {
+        let seed: Seed = r.read_array("hybrid key seed")?;
+        let dnum = r.read_u16("hybrid key digit count")? as usize;
+        if dnum == 0 || dnum > ctx.q_len() {
+            return err(format!(
+                "hybrid key digit count {dnum} is not in [1, L + 1 = {}]",
+                ctx.q_len()
+            ));
+        }
+        let digits = (0..dnum)
+            .map(|j| read_compressed_pair(r, ctx, &seed, j as u64, "hybrid key digit"))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(HybridKey { digits, seed })
+    }
+}
