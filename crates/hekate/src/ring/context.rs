@@ -31,6 +31,26 @@ pub struct RingContext {
     permutations: Mutex<HashMap<usize, Arc<NttPermutation>>>,
 }
 
+/// 64-bit FNV-1a (offset basis `0xcbf29ce484222325`, prime `0x100000001b3`).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The fingerprint of the ring of degree `n` over the chain `q` and special primes `p`:
+/// [`fnv1a64`] of the little-endian `u64` words `n, |q|, |p|, q.., p..`. It identifies
+/// parameters; it is not a cryptographic commitment.
+pub fn ring_fingerprint(n: usize, q: &[u64], p: &[u64]) -> u64 {
+    let bytes: Vec<u8> = [n as u64, q.len() as u64, p.len() as u64]
+        .into_iter()
+        .chain(q.iter().copied())
+        .chain(p.iter().copied())
+        .flat_map(u64::to_le_bytes)
+        .collect();
+    fnv1a64(&bytes)
+}
+
 impl RingContext {
     /// A ring of degree `n` (a power of two in `[2^1, 2^17]`) over the primes `q` and `p`.
     pub fn new(n: usize, q: &[u64], p: &[u64]) -> Result<Arc<Self>> {
@@ -63,18 +83,7 @@ impl RingContext {
             })
             .collect();
         let extender = (!p.is_empty()).then(|| BasisExtender::new(&qb, &pb));
-        // FNV-1a over N, |Q|, the Q primes, |P|, the P primes (all little-endian u64).
-        let mut fingerprint = 0xcbf2_9ce4_8422_2325u64;
-        let words = [n as u64, q.len() as u64]
-            .into_iter()
-            .chain(q.iter().copied())
-            .chain([p.len() as u64])
-            .chain(p.iter().copied());
-        for w in words {
-            for byte in w.to_le_bytes() {
-                fingerprint = (fingerprint ^ byte as u64).wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
+        let fingerprint = ring_fingerprint(n, q, p);
         Ok(Arc::new(RingContext {
             fingerprint,
             n,
@@ -100,9 +109,8 @@ impl RingContext {
         self.log_n
     }
 
-    /// A 64-bit fingerprint of the ring parameters: FNV-1a over the little-endian words
-    /// `N, |Q|, q_0 .. q_L, |P|, p_0 .. p_{k-1}`. Objects made under different parameters
-    /// carry different fingerprints (with overwhelming probability).
+    /// The 64-bit [`ring_fingerprint`] of these parameters. Objects made under different
+    /// parameters carry different fingerprints (with overwhelming probability).
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
     }

@@ -10,7 +10,7 @@ mod poly;
 
 pub(crate) use poly::for_each_limb;
 
-pub use context::RingContext;
+pub use context::{fnv1a64, ring_fingerprint, RingContext};
 pub use poly::{Form, Poly};
 
 #[cfg(test)]

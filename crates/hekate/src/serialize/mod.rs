@@ -233,28 +233,7 @@ pub struct Header {
     pub fingerprint: u64,
 }
 
-/// 64-bit FNV-1a of `bytes` (offset basis `0xcbf29ce484222325`, prime `0x100000001b3`).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    bytes
-        .iter()
-        .fold(OFFSET, |h, &b| (h ^ u64::from(b)).wrapping_mul(PRIME))
-}
-
-/// The fingerprint of the ring of degree `n` over the chain `q` and special primes `p`:
-/// [`fnv1a64`] of the little-endian `u64` words `n, |q|, |p|, q.., p..`.
-pub fn ring_fingerprint(n: usize, q: &[u64], p: &[u64]) -> u64 {
-    let mut bytes = Vec::with_capacity(8 * (3 + q.len() + p.len()));
-    for w in [n as u64, q.len() as u64, p.len() as u64]
-        .into_iter()
-        .chain(q.iter().copied())
-        .chain(p.iter().copied())
-    {
-        bytes.extend_from_slice(&w.to_le_bytes());
-    }
-    fnv1a64(&bytes)
-}
+pub use crate::ring::{fnv1a64, ring_fingerprint};
 
 /// Parameters an object is serialized under, identified by a 64-bit fingerprint stored in
 /// the header (so that loading under other parameters is refused).
@@ -264,11 +243,9 @@ pub trait ParameterFingerprint {
 }
 
 impl ParameterFingerprint for RingContext {
-    /// [`ring_fingerprint`] of `N`, `Q` and `P`.
+    /// [`ring_fingerprint`] of `N`, `Q` and `P` (computed once, at construction).
     fn fingerprint(&self) -> u64 {
-        let q: Vec<u64> = self.q().moduli().iter().map(|m| m.value()).collect();
-        let p: Vec<u64> = self.p().moduli().iter().map(|m| m.value()).collect();
-        ring_fingerprint(self.n(), &q, &p)
+        RingContext::fingerprint(self)
     }
 }
 
