@@ -6,9 +6,7 @@ use hekate::rlwe::{
     HybridKey, HybridKeySwitcher, KeySwitcher, PublicKey, SecretDistribution, SecretKey,
 };
 use hekate::serialize::testing::check_contract;
-use hekate::serialize::{
-    peek_header, Deserialize, ObjectTag, ParameterFingerprint, Serialize, HEADER_LEN,
-};
+use hekate::serialize::{peek_header, Deserialize, ObjectTag, Serialize, HEADER_LEN};
 use hekate::Error;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
