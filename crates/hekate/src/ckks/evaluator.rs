@@ -375,6 +375,7 @@ impl Evaluator {
                     .into(),
             )
         })?;
+        self.check_key(&rlk.0)?;
         let [u0, u1] = self.ctx.keyswitcher().switch(&ct.parts[2], &rlk.0);
         let mut out = ct.clone();
         out.parts.truncate(2);
@@ -426,13 +427,24 @@ impl Evaluator {
         Ok(self.at_level(ct, ct.level() - levels).into_owned())
     }
 
+    fn check_key(&self, key: &crate::rlwe::HybridKey) -> Result<()> {
+        if key.ring_id != self.ring().fingerprint() || key.digits.len() != self.ctx.dnum() {
+            return Err(Error::ParameterMismatch(
+                "evaluation key does not belong to these parameters".into(),
+            ));
+        }
+        Ok(())
+    }
+
     fn galois_key(&self, g: usize, what: &str) -> Result<&GaloisKey> {
-        self.galois.get(g).ok_or_else(|| {
+        let key = self.galois.get(g).ok_or_else(|| {
             Error::MissingKey(format!(
                 "no Galois key for {what} (Galois element {g}): include it in \
                  CkksContext::generate_galois_keys"
             ))
-        })
+        })?;
+        self.check_key(&key.key)?;
+        Ok(key)
     }
 
     /// Applies the automorphism `g` to `(c0 + u0, u1)`.
@@ -486,6 +498,7 @@ impl Evaluator {
         for cand in [steps, r, r - n] {
             let g = galois_element_for_rotation(cand, big_n);
             if let Some(k) = self.galois.get(g) {
+                self.check_key(&k.key)?;
                 return Ok(Some((g, k)));
             }
         }

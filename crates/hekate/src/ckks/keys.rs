@@ -229,10 +229,7 @@ impl CkksContext {
         rng: &mut R,
     ) -> Result<Ciphertext> {
         self.check_plaintext(pt)?;
-        if pk.b.n() != self.n()
-            || pk.b.q_limbs() != self.max_level() + 1
-            || pk.b.p_limbs() != self.ring().p_len()
-        {
+        if pk.ring_id != self.ring().fingerprint() {
             return Err(Error::ParameterMismatch(
                 "public key does not belong to these parameters".into(),
             ));
@@ -278,10 +275,7 @@ impl CkksContext {
     }
 
     fn check_secret(&self, sk: &SecretKey) -> Result<()> {
-        if sk.ntt().n() != self.n()
-            || sk.ntt().q_limbs() != self.max_level() + 1
-            || sk.ntt().p_limbs() != self.ring().p_len()
-        {
+        if sk.ring_id() != self.ring().fingerprint() {
             return Err(Error::ParameterMismatch(
                 "secret key does not belong to these parameters".into(),
             ));

@@ -49,6 +49,7 @@ impl SecretDistribution {
 ///
 /// Zeroized on drop; `Debug` prints no key material.
 pub struct SecretKey {
+    ring_id: u64,
     coeffs: Vec<i64>,
     ntt: Poly,
 }
@@ -81,7 +82,16 @@ impl SecretKey {
     pub fn from_coeffs(ctx: &RingContext, coeffs: Vec<i64>) -> Self {
         let mut ntt = ctx.from_signed(&coeffs, ctx.q_len(), ctx.p_len());
         ntt.ntt(ctx);
-        SecretKey { coeffs, ntt }
+        SecretKey {
+            ring_id: ctx.fingerprint(),
+            coeffs,
+            ntt,
+        }
+    }
+
+    /// The [fingerprint](RingContext::fingerprint) of the ring the key belongs to.
+    pub fn ring_id(&self) -> u64 {
+        self.ring_id
     }
 
     /// The coefficients of `s`.
@@ -109,6 +119,8 @@ impl SecretKey {
 /// `σ^2 (1 + 4N/3)`: about 4 bits of precision).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PublicKey {
+    /// The [fingerprint](RingContext::fingerprint) of the ring the key belongs to.
+    pub ring_id: u64,
     /// `b = -a s + e` (NTT form).
     pub b: Poly,
     /// `a` (NTT form), expanded from `seed`.
@@ -127,7 +139,12 @@ impl PublicKey {
         let mut seed = [0u8; 32];
         rng.fill_bytes(&mut seed);
         let [b, a] = encrypt_zero_sk(ctx, sk, ctx.q_len(), ctx.p_len(), &seed, 0, rng);
-        PublicKey { b, a, seed }
+        PublicKey {
+            ring_id: ctx.fingerprint(),
+            b,
+            a,
+            seed,
+        }
     }
 }
 

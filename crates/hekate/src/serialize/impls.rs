@@ -244,7 +244,12 @@ impl Deserialize for PublicKey {
     fn read_body(r: &mut Reader<'_>, ctx: &RingContext) -> Result<Self> {
         let seed: Seed = r.read_array("public key seed")?;
         let [b, a] = read_compressed_pair(r, ctx, &seed, 0, "public key")?;
-        Ok(PublicKey { b, a, seed })
+        Ok(PublicKey {
+            ring_id: ctx.fingerprint(),
+            b,
+            a,
+            seed,
+        })
     }
 }
 
@@ -278,6 +283,10 @@ impl Deserialize for HybridKey {
         let digits = (0..dnum)
             .map(|j| read_compressed_pair(r, ctx, &seed, j as u64, "hybrid key digit"))
             .collect::<Result<Vec<_>>>()?;
-        Ok(HybridKey { digits, seed })
+        Ok(HybridKey {
+            ring_id: ctx.fingerprint(),
+            digits,
+            seed,
+        })
     }
 }

@@ -38,6 +38,8 @@ use std::sync::Arc;
 /// A hybrid switching key: `dnum` RLWE pairs over all of `Q ∪ P`, NTT form.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HybridKey {
+    /// The [fingerprint](RingContext::fingerprint) of the ring the key belongs to.
+    pub ring_id: u64,
     /// `(b_j, a_j)` for each digit `j`.
     pub digits: Vec<[Poly; 2]>,
     /// The seed every `a_j` is expanded from (stream `j`).
@@ -164,7 +166,11 @@ impl KeySwitcher for HybridKeySwitcher {
                 [b, a]
             })
             .collect();
-        HybridKey { digits, seed }
+        HybridKey {
+            ring_id: ctx.fingerprint(),
+            digits,
+            seed,
+        }
     }
 
     fn decompose(&self, c: &Poly) -> HybridDecomposition {
