@@ -4,6 +4,7 @@
 //! is made of.
 
 pub mod fft;
+pub mod kernels;
 pub mod modulus;
 pub mod ntt;
 pub mod primes;

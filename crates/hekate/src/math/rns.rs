@@ -339,11 +339,7 @@ impl BasisExtender {
     /// Linear, so it applies in coefficient and NTT form alike (with `conv` in the same form).
     #[inline]
     pub fn mod_down_limb(&self, i: usize, x: &mut [u64], conv: &[u64]) {
-        let (q, w, ws) = (&self.c[i], self.p_inv[i], self.p_inv_shoup[i]);
-        let qv = q.value();
-        for (x, &t) in x.iter_mut().zip(conv) {
-            *x = q.mul_shoup(*x + qv - t, w, ws);
-        }
+        super::kernels::sub_mul_scalar_assign(x, conv, self.p_inv[i], self.p_inv_shoup[i], &self.c[i]);
     }
 }
 

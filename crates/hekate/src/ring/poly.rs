@@ -2,6 +2,7 @@
 
 use super::automorphism::automorphism_coeff;
 use super::context::RingContext;
+use crate::math::kernels;
 use crate::math::Modulus;
 use zeroize::Zeroize;
 
@@ -163,47 +164,43 @@ impl Poly {
 
     fn zip_limbs<F>(&mut self, other: &Poly, ctx: &RingContext, f: F)
     where
-        F: Fn(&Modulus, &mut u64, u64) + Sync + Send,
+        F: Fn(&mut [u64], &[u64], &Modulus) + Sync + Send,
     {
         self.assert_compatible(other);
         let ql = self.q_limbs;
         let n = self.n;
         for_each_limb(&mut self.data, n, |i, limb| {
-            let m = ctx.modulus(i, ql);
-            for (a, &b) in limb.iter_mut().zip(other.limb(i)) {
-                f(m, a, b);
-            }
+            f(limb, other.limb(i), ctx.modulus(i, ql))
         });
     }
 
     /// `self += other`.
     pub fn add_assign(&mut self, other: &Poly, ctx: &RingContext) {
-        self.zip_limbs(other, ctx, |m, a, b| *a = m.add(*a, b));
+        self.zip_limbs(other, ctx, kernels::add_assign);
     }
 
     /// `self -= other`.
     pub fn sub_assign(&mut self, other: &Poly, ctx: &RingContext) {
-        self.zip_limbs(other, ctx, |m, a, b| *a = m.sub(*a, b));
+        self.zip_limbs(other, ctx, kernels::sub_assign);
     }
 
     /// `self = other - self`.
     pub fn rsub_assign(&mut self, other: &Poly, ctx: &RingContext) {
-        self.zip_limbs(other, ctx, |m, a, b| *a = m.sub(b, *a));
+        self.zip_limbs(other, ctx, kernels::rsub_assign);
     }
 
     /// `self = -self`.
     pub fn neg_assign(&mut self, ctx: &RingContext) {
         let ql = self.q_limbs;
         for_each_limb(&mut self.data, self.n, |i, limb| {
-            let m = ctx.modulus(i, ql);
-            limb.iter_mut().for_each(|a| *a = m.neg(*a));
+            kernels::neg_assign(limb, ctx.modulus(i, ql))
         });
     }
 
     /// `self *= other` coefficient-wise (both in NTT form: the ring product).
     pub fn mul_assign(&mut self, other: &Poly, ctx: &RingContext) {
         debug_assert_eq!(self.form, Form::Ntt);
-        self.zip_limbs(other, ctx, |m, a, b| *a = m.mul(*a, b));
+        self.zip_limbs(other, ctx, kernels::mul_assign);
     }
 
     /// `self += a * b` coefficient-wise (NTT form).
@@ -214,10 +211,17 @@ impl Poly {
         let ql = self.q_limbs;
         let n = self.n;
         for_each_limb(&mut self.data, n, |i, limb| {
-            let m = ctx.modulus(i, ql);
-            for ((o, &x), &y) in limb.iter_mut().zip(a.limb(i)).zip(b.limb(i)) {
-                *o = m.add(*o, m.mul(x, y));
-            }
+            kernels::mul_add_assign(limb, a.limb(i), b.limb(i), ctx.modulus(i, ql))
+        });
+    }
+
+    /// `out = a * b` coefficient-wise (NTT form), overwriting `out`.
+    pub fn mul_into(a: &Poly, b: &Poly, out: &mut Poly, ctx: &RingContext) {
+        a.assert_compatible(b);
+        a.assert_compatible(out);
+        let ql = a.q_limbs;
+        for_each_limb(&mut out.data, a.n, |i, limb| {
+            kernels::mul(a.limb(i), b.limb(i), limb, ctx.modulus(i, ql))
         });
     }
 
@@ -227,10 +231,7 @@ impl Poly {
         assert_eq!(scalars.len(), self.num_limbs());
         let ql = self.q_limbs;
         for_each_limb(&mut self.data, self.n, |i, limb| {
-            let m = ctx.modulus(i, ql);
-            let w = scalars[i];
-            let ws = m.shoup(w);
-            limb.iter_mut().for_each(|a| *a = m.mul_shoup(*a, w, ws));
+            kernels::mul_scalar_assign(limb, scalars[i], ctx.modulus(i, ql))
         });
     }
 
@@ -409,10 +410,7 @@ impl Poly {
                 ctx.ntt_plan(i, l).forward(&mut t);
             }
             let (w, ws) = consts[i];
-            let qv = qi.value();
-            for (a, &b) in limb.iter_mut().zip(&t) {
-                *a = qi.mul_shoup(*a + qv - b, w, ws);
-            }
+            kernels::sub_mul_scalar_assign(limb, &t, w, ws, qi);
         });
     }
 }

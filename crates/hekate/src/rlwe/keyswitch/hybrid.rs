@@ -28,6 +28,7 @@
 //! `P` is at least as large as every digit `Q_j`.
 
 use super::KeySwitcher;
+use crate::math::kernels;
 use crate::math::rns::{BaseConverter, RnsBasis};
 use crate::math::sample::Seed;
 use crate::ring::{Form, Poly, RingContext};
@@ -239,16 +240,10 @@ impl KeySwitcher for HybridKeySwitcher {
         debug_assert!(beta <= key.digits.len() && beta < 64);
         for (half, out) in acc.iter_mut().enumerate() {
             crate::ring::for_each_limb(out.data_mut(), n, |t, limb| {
-                let m = ctx.modulus(t, ql);
                 let kt = self.key_limb(t, ql);
-                for (idx, o) in limb.iter_mut().enumerate() {
-                    let mut s: u128 = *o as u128;
-                    for j in 0..beta {
-                        s += d.digits[j].data()[t * n + idx] as u128
-                            * key.digits[j][half].data()[kt * n + idx] as u128;
-                    }
-                    *o = m.reduce_u128(s);
-                }
+                let a: Vec<&[u64]> = d.digits.iter().map(|p| p.limb(t)).collect();
+                let b: Vec<&[u64]> = key.digits[..beta].iter().map(|k| k[half].limb(kt)).collect();
+                kernels::inner_product_add_assign(limb, &a, &b, ctx.modulus(t, ql));
             });
         }
     }
