@@ -340,13 +340,12 @@ impl Evaluator {
         let level = a.level().min(b.level());
         let (a, b) = (self.at_level(a, level), self.at_level(b, level));
         let ring = self.ring();
-        let mut d0 = a.parts[0].clone();
-        d0.mul_assign(&b.parts[0], ring);
-        let mut d1 = a.parts[0].clone();
-        d1.mul_assign(&b.parts[1], ring);
+        let ql = level + 1;
+        let [mut d0, mut d1, mut d2] = [0, 1, 2].map(|_| ring.scratch_poly(ql, 0, Form::Ntt));
+        Poly::mul_into(&a.parts[0], &b.parts[0], &mut d0, ring);
+        Poly::mul_into(&a.parts[0], &b.parts[1], &mut d1, ring);
         d1.mul_add_assign(&a.parts[1], &b.parts[0], ring);
-        let mut d2 = a.parts[1].clone();
-        d2.mul_assign(&b.parts[1], ring);
+        Poly::mul_into(&a.parts[1], &b.parts[1], &mut d2, ring);
         Ok(Ciphertext {
             ring_id: a.ring_id,
             parts: vec![d0, d1, d2],
@@ -358,9 +357,13 @@ impl Evaluator {
 
     /// Relinearizes a degree-2 ciphertext back to degree 1.
     pub fn relinearize(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        self.ctx.check_ciphertext(ct)?;
+        self.relinearize_owned(ct.clone())
+    }
+
+    fn relinearize_owned(&self, mut ct: Ciphertext) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(&ct)?;
         if ct.degree() == 1 {
-            return Ok(ct.clone());
+            return Ok(ct);
         }
         if ct.degree() != 2 {
             return Err(Error::ParameterMismatch(format!(
@@ -376,17 +379,28 @@ impl Evaluator {
             )
         })?;
         self.check_key(&rlk.0)?;
-        let [u0, u1] = self.ctx.keyswitcher().switch(&ct.parts[2], &rlk.0);
-        let mut out = ct.clone();
-        out.parts.truncate(2);
-        out.parts[0].add_assign(&u0, self.ring());
-        out.parts[1].add_assign(&u1, self.ring());
-        Ok(out)
+        let ring = self.ring();
+        let c2 = ct.parts.pop().expect("degree 2");
+        let [u0, u1] = self.ctx.keyswitcher().switch(&c2, &rlk.0);
+        ring.recycle(c2);
+        ct.parts[0].add_assign(&u0, ring);
+        ct.parts[1].add_assign(&u1, ring);
+        ring.recycle(u0);
+        ring.recycle(u1);
+        ct.seed = None;
+        Ok(ct)
     }
 
     /// `a * b`, relinearized (scales multiply; rescale afterwards).
     pub fn mul(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
-        self.relinearize(&self.mul_no_relin(a, b)?)
+        if self.relin.is_none() {
+            return Err(Error::MissingKey(
+                "no relinearization key: build the Evaluator with \
+                 CkksContext::generate_relinearization_key"
+                    .into(),
+            ));
+        }
+        self.relinearize_owned(self.mul_no_relin(a, b)?)
     }
 
     /// `a^2`, relinearized.
@@ -452,10 +466,12 @@ impl Evaluator {
         let ring = self.ring();
         let [mut u0, u1] = u;
         u0.add_assign(&ct.parts[0], ring);
-        let mut out0 = ring.zero(u0.q_limbs(), 0, Form::Ntt);
-        let mut out1 = ring.zero(u0.q_limbs(), 0, Form::Ntt);
+        let ql = u0.q_limbs();
+        let [mut out0, mut out1] = [0, 1].map(|_| ring.scratch_poly(ql, 0, Form::Ntt));
         u0.automorphism(g, ring, &mut out0);
         u1.automorphism(g, ring, &mut out1);
+        ring.recycle(u0);
+        ring.recycle(u1);
         Ciphertext {
             ring_id: ct.ring_id,
             parts: vec![out0, out1],
@@ -543,7 +559,7 @@ impl Evaluator {
             .collect::<Result<Vec<_>>>()?;
         let ks = self.ctx.keyswitcher();
         let d = ks.decompose(&ct.parts[1]);
-        Ok(keys
+        let out = keys
             .into_iter()
             .map(|key| match key {
                 None => ct.clone(),
@@ -553,6 +569,8 @@ impl Evaluator {
                     self.finish_automorphism(ct, g, ks.mod_down(acc))
                 }
             })
-            .collect())
+            .collect();
+        ks.recycle(d);
+        Ok(out)
     }
 }

@@ -339,7 +339,13 @@ impl BasisExtender {
     /// Linear, so it applies in coefficient and NTT form alike (with `conv` in the same form).
     #[inline]
     pub fn mod_down_limb(&self, i: usize, x: &mut [u64], conv: &[u64]) {
-        super::kernels::sub_mul_scalar_assign(x, conv, self.p_inv[i], self.p_inv_shoup[i], &self.c[i]);
+        super::kernels::sub_mul_scalar_assign(
+            x,
+            conv,
+            self.p_inv[i],
+            self.p_inv_shoup[i],
+            &self.c[i],
+        );
     }
 }
 

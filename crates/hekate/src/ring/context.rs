@@ -2,6 +2,7 @@
 
 use super::automorphism::NttPermutation;
 use super::poly::{Form, Poly};
+use super::pool::BufferPool;
 use crate::math::rns::{BasisExtender, CrtReconstructor, RnsBasis};
 use crate::math::{Modulus, NttPlan};
 use crate::{Error, Result};
@@ -28,6 +29,7 @@ pub struct RingContext {
     extender: Option<BasisExtender>,
     crt: CrtReconstructor,
     fingerprint: u64,
+    pool: BufferPool,
     permutations: Mutex<HashMap<usize, Arc<NttPermutation>>>,
 }
 
@@ -86,6 +88,7 @@ impl RingContext {
         let fingerprint = ring_fingerprint(n, q, p);
         Ok(Arc::new(RingContext {
             fingerprint,
+            pool: BufferPool::default(),
             n,
             log_n: n.trailing_zeros(),
             crt: CrtReconstructor::new(&qb),
@@ -197,6 +200,23 @@ impl RingContext {
     /// `(q_l^-1 mod q_i, Shoup companion)` for `i < l`: the constants of dividing by `q_l`.
     pub fn rescale_constants(&self, l: usize) -> &[(u64, u64)] {
         &self.rescale[l]
+    }
+
+    /// The pool of scratch buffers shared by this ring's hot paths.
+    pub fn pool(&self) -> &BufferPool {
+        &self.pool
+    }
+
+    /// A polynomial with **unspecified contents** from the pool (callers overwrite every
+    /// limb); give it back with [`RingContext::recycle`] when done.
+    pub fn scratch_poly(&self, q_limbs: usize, p_limbs: usize, form: Form) -> Poly {
+        let data = self.pool.take(self.n * (q_limbs + p_limbs));
+        Poly::from_raw(self.n, q_limbs, p_limbs, form, data)
+    }
+
+    /// Returns a polynomial's memory to the pool.
+    pub fn recycle(&self, p: Poly) {
+        self.pool.recycle(p.into_data());
     }
 
     /// The NTT-form index permutation of `X -> X^k` (cached per `k`).

@@ -7,11 +7,13 @@
 pub mod automorphism;
 mod context;
 mod poly;
+mod pool;
 
 pub(crate) use poly::for_each_limb;
 
 pub use context::{fnv1a64, ring_fingerprint, RingContext};
 pub use poly::{Form, Poly};
+pub use pool::BufferPool;
 
 #[cfg(test)]
 mod tests;

@@ -55,6 +55,30 @@ where
     }
 }
 
+/// Runs `f(limb_index, a_limb, b_limb)` over the limbs of two equally shaped buffers, in
+/// parallel like [`for_each_limb`].
+#[inline]
+pub(crate) fn for_each_limb_pair<F>(a: &mut [u64], b: &mut [u64], n: usize, f: F)
+where
+    F: Fn(usize, &mut [u64], &mut [u64]) + Sync + Send,
+{
+    debug_assert_eq!(a.len(), b.len());
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if a.len() >= 1 << 14 && a.len() > n && rayon::current_num_threads() > 1 {
+            a.par_chunks_mut(n)
+                .zip(b.par_chunks_mut(n))
+                .enumerate()
+                .for_each(|(i, (x, y))| f(i, x, y));
+            return;
+        }
+    }
+    for (i, (x, y)) in a.chunks_mut(n).zip(b.chunks_mut(n)).enumerate() {
+        f(i, x, y);
+    }
+}
+
 impl Poly {
     /// The zero polynomial.
     pub fn zero(n: usize, q_limbs: usize, p_limbs: usize, form: Form) -> Self {
@@ -102,6 +126,10 @@ impl Poly {
     /// Declares the representation (for code that transforms limbs by hand).
     pub fn set_form(&mut self, form: Form) {
         self.form = form;
+    }
+    /// The residues, limb-major, by value.
+    pub fn into_data(self) -> Vec<u64> {
+        self.data
     }
     /// All residues, limb-major.
     pub fn data(&self) -> &[u64] {
@@ -361,25 +389,28 @@ impl Poly {
         let ext = ctx.extender().expect("ModDown needs special primes");
         let (ql, k, n) = (self.q_limbs, self.p_limbs, self.n);
         assert_eq!(k, ctx.p_len(), "ModDown needs all special limbs");
-        let mut p_part = self.data[ql * n..(ql + k) * n].to_vec();
+        let pool = ctx.pool();
+        let mut p_part = pool.take(k * n);
+        p_part.copy_from_slice(&self.data[ql * n..(ql + k) * n]);
         if self.form == Form::Ntt {
-            for (j, limb) in p_part.chunks_exact_mut(n).enumerate() {
-                ctx.ntt_plan(ql + j, ql).inverse(limb);
-            }
+            for_each_limb(&mut p_part, n, |j, limb| {
+                ctx.ntt_plan(ql + j, ql).inverse(limb)
+            });
         }
-        let mut conv = vec![0u64; ql * n];
-        let mut scratch = vec![0u64; (k + 1) * n];
+        let mut conv = pool.take(ql * n);
+        let mut scratch = pool.take((k + 1) * n);
         ext.b_to_c().convert(&p_part, &mut conv, n, &mut scratch);
         self.truncate(ql);
         let form = self.form;
-        let conv = &conv;
-        for_each_limb(&mut self.data, n, |i, limb| {
-            let mut t = conv[i * n..(i + 1) * n].to_vec();
+        for_each_limb_pair(&mut self.data, &mut conv, n, |i, limb, t| {
             if form == Form::Ntt {
-                ctx.ntt_plan(i, ql).forward(&mut t);
+                ctx.ntt_plan(i, ql).forward(t);
             }
-            ext.mod_down_limb(i, limb, &t);
+            ext.mod_down_limb(i, limb, t);
         });
+        pool.recycle(p_part);
+        pool.recycle(conv);
+        pool.recycle(scratch);
         self
     }
 
@@ -394,7 +425,9 @@ impl Poly {
         let n = self.n;
         let l = self.q_limbs - 1;
         let ql = *ctx.modulus(l, l + 1);
-        let mut last = self.limb(l).to_vec();
+        let pool = ctx.pool();
+        let mut last = pool.take(n);
+        last.copy_from_slice(self.limb(l));
         if self.form == Form::Ntt {
             ctx.ntt_plan(l, l + 1).inverse(&mut last);
         }
@@ -402,15 +435,20 @@ impl Poly {
         let consts = ctx.rescale_constants(l);
         self.data.truncate(l * n);
         self.q_limbs = l;
-        let last = &last;
-        for_each_limb(&mut self.data, n, |i, limb| {
+        let mut lifted = pool.take(l * n);
+        let last_ref = &last;
+        for_each_limb_pair(&mut self.data, &mut lifted, n, |i, limb, t| {
             let qi = ctx.modulus(i, l);
-            let mut t: Vec<u64> = last.iter().map(|&x| qi.reduce_i64(ql.center(x))).collect();
+            for (o, &x) in t.iter_mut().zip(last_ref) {
+                *o = qi.reduce_i64(ql.center(x));
+            }
             if form == Form::Ntt {
-                ctx.ntt_plan(i, l).forward(&mut t);
+                ctx.ntt_plan(i, l).forward(t);
             }
             let (w, ws) = consts[i];
-            kernels::sub_mul_scalar_assign(limb, &t, w, ws, qi);
+            kernels::sub_mul_scalar_assign(limb, t, w, ws, qi);
         });
+        pool.recycle(last);
+        pool.recycle(lifted);
     }
 }

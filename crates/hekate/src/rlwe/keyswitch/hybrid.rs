@@ -31,7 +31,7 @@ use super::KeySwitcher;
 use crate::math::kernels;
 use crate::math::rns::{BaseConverter, RnsBasis};
 use crate::math::sample::Seed;
-use crate::ring::{Form, Poly, RingContext};
+use crate::ring::{for_each_limb, Form, Poly, RingContext};
 use crate::rlwe::keys::{encrypt_zero_sk, SecretKey};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 use std::sync::Arc;
@@ -178,9 +178,12 @@ impl KeySwitcher for HybridKeySwitcher {
         let ctx = &*self.ctx;
         let (ql, k, n) = (c.q_limbs(), ctx.p_len(), ctx.n());
         debug_assert!(c.form() == Form::Ntt && c.p_limbs() == 0);
-        let mut coeff = c.clone();
-        coeff.intt(ctx);
+        let pool = ctx.pool();
+        let mut coeff = pool.take(ql * n);
+        coeff.copy_from_slice(c.data());
+        for_each_limb(&mut coeff, n, |i, limb| ctx.ntt_plan(i, ql).inverse(limb));
         let beta = self.digits_at(ql);
+        let coeff_ref = &coeff;
         let build = |j: usize| {
             let start = j * self.alpha;
             let end = ((j + 1) * self.alpha).min(ql);
@@ -188,30 +191,23 @@ impl KeySwitcher for HybridKeySwitcher {
             let conv = &self.converters[j][size - 1];
             // Targets: P, then chain primes below the digit, then those above it (up to l).
             let others = k + ql - size;
-            let mut lifted = vec![0u64; others * n];
-            let mut scratch = vec![0u64; (size + 1) * n];
-            conv.convert(
-                &coeff.data()[start * n..end * n],
-                &mut lifted,
-                n,
-                &mut scratch,
-            );
-            let mut d = ctx.zero(ql, k, Form::Ntt);
-            d.data_mut()[start * n..end * n].copy_from_slice(&c.data()[start * n..end * n]);
-            let dst_of = |t: usize| -> usize {
-                if t < k {
-                    ql + t
-                } else if t - k < start {
-                    t - k
-                } else {
-                    t - k + size
+            let mut lifted = pool.take(others * n);
+            let mut scratch = pool.take((size + 1) * n);
+            conv.convert(&coeff_ref[start * n..end * n], &mut lifted, n, &mut scratch);
+            let mut d = ctx.scratch_poly(ql, k, Form::Ntt);
+            let data = d.data_mut();
+            data[start * n..end * n].copy_from_slice(&c.data()[start * n..end * n]);
+            data[ql * n..(ql + k) * n].copy_from_slice(&lifted[..k * n]);
+            data[..start * n].copy_from_slice(&lifted[k * n..(k + start) * n]);
+            data[end * n..ql * n].copy_from_slice(&lifted[(k + start) * n..]);
+            pool.recycle(lifted);
+            pool.recycle(scratch);
+            // NTT every limb except the digit's own (already in NTT form).
+            for_each_limb(d.data_mut(), n, |t, limb| {
+                if !(start..end).contains(&t) {
+                    ctx.ntt_plan(t, ql).forward(limb);
                 }
-            };
-            for (t, limb) in lifted.chunks_exact_mut(n).enumerate() {
-                let dst = dst_of(t);
-                ctx.ntt_plan(dst, ql).forward(limb);
-                d.limb_mut(dst).copy_from_slice(limb);
-            }
+            });
             d
         };
         #[cfg(feature = "parallel")]
@@ -221,15 +217,21 @@ impl KeySwitcher for HybridKeySwitcher {
         };
         #[cfg(not(feature = "parallel"))]
         let digits = (0..beta).map(build).collect();
+        pool.recycle(coeff);
         HybridDecomposition { digits }
     }
 
     fn zero_accumulator(&self, q_limbs: usize) -> [Poly; 2] {
         let k = self.ctx.p_len();
-        [
-            self.ctx.zero(q_limbs, k, Form::Ntt),
-            self.ctx.zero(q_limbs, k, Form::Ntt),
-        ]
+        [0, 1].map(|_| {
+            let mut p = self.ctx.scratch_poly(q_limbs, k, Form::Ntt);
+            p.data_mut().fill(0);
+            p
+        })
+    }
+
+    fn recycle(&self, d: HybridDecomposition) {
+        d.digits.into_iter().for_each(|p| self.ctx.recycle(p));
     }
 
     fn multiply_add(&self, d: &HybridDecomposition, key: &HybridKey, acc: &mut [Poly; 2]) {
@@ -242,7 +244,10 @@ impl KeySwitcher for HybridKeySwitcher {
             crate::ring::for_each_limb(out.data_mut(), n, |t, limb| {
                 let kt = self.key_limb(t, ql);
                 let a: Vec<&[u64]> = d.digits.iter().map(|p| p.limb(t)).collect();
-                let b: Vec<&[u64]> = key.digits[..beta].iter().map(|k| k[half].limb(kt)).collect();
+                let b: Vec<&[u64]> = key.digits[..beta]
+                    .iter()
+                    .map(|k| k[half].limb(kt))
+                    .collect();
                 kernels::inner_product_add_assign(limb, &a, &b, ctx.modulus(t, ql));
             });
         }

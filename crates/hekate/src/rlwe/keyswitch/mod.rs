@@ -49,6 +49,11 @@ pub trait KeySwitcher: Send + Sync {
     /// Step 3: `(u0, u1)` over `Q_l` in NTT form.
     fn mod_down(&self, acc: Self::Accumulator) -> [Poly; 2];
 
+    /// Gives a decomposition's memory back for reuse (dropping it is also fine).
+    fn recycle(&self, d: Self::Decomposition) {
+        drop(d);
+    }
+
     /// Applies the automorphism `X -> X^k` to an accumulator (NTT form: a permutation).
     fn permute(&self, acc: &Self::Accumulator, k: usize) -> Self::Accumulator;
 
@@ -57,6 +62,7 @@ pub trait KeySwitcher: Send + Sync {
         let d = self.decompose(c);
         let mut acc = self.zero_accumulator(c.q_limbs());
         self.multiply_add(&d, key, &mut acc);
+        self.recycle(d);
         self.mod_down(acc)
     }
 }

@@ -1,0 +1,66 @@
+//! Recycled word buffers for the temporaries of hot paths.
+//!
+//! Key switching at N = 2^16 allocates and frees on the order of 100 MiB of temporaries
+//! per operation; fresh large allocations come from the kernel as zeroed pages, and the page
+//! faults alone cost a noticeable share of the operation. The pool hands buffers back out
+//! instead. Buffers are plain `Vec<u64>`s: safe to take, fill and drop (a dropped buffer is
+//! simply not recycled).
+
+use std::sync::Mutex;
+
+/// The most memory the pool keeps for reuse (beyond it, recycled buffers are freed).
+const MAX_POOLED_WORDS: usize = 1 << 27; // 1 GiB
+
+/// A pool of `Vec<u64>` buffers.
+#[derive(Debug, Default)]
+pub struct BufferPool {
+    bufs: Mutex<Vec<Vec<u64>>>,
+}
+
+impl BufferPool {
+    /// A buffer of length `len` whose contents are **unspecified** (stale data from an
+    /// earlier use, or zeros): callers overwrite it completely.
+    pub fn take(&self, len: usize) -> Vec<u64> {
+        let found = {
+            let mut bufs = self.bufs.lock().expect("buffer pool poisoned");
+            // Best fit: the smallest buffer that is large enough.
+            let best = bufs
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.capacity() >= len)
+                .min_by_key(|(_, b)| b.capacity())
+                .map(|(i, _)| i);
+            best.map(|i| bufs.swap_remove(i))
+        };
+        match found {
+            Some(mut b) => {
+                if b.len() >= len {
+                    b.truncate(len);
+                } else {
+                    b.resize(len, 0);
+                }
+                b
+            }
+            None => vec![0; len],
+        }
+    }
+
+    /// A zeroed buffer of length `len`.
+    pub fn take_zeroed(&self, len: usize) -> Vec<u64> {
+        let mut b = self.take(len);
+        b.fill(0);
+        b
+    }
+
+    /// Returns a buffer for reuse.
+    pub fn recycle(&self, buf: Vec<u64>) {
+        if buf.capacity() == 0 {
+            return;
+        }
+        let mut bufs = self.bufs.lock().expect("buffer pool poisoned");
+        let held: usize = bufs.iter().map(|b| b.capacity()).sum();
+        if held + buf.capacity() <= MAX_POOLED_WORDS {
+            bufs.push(buf);
+        }
+    }
+}
