@@ -69,6 +69,16 @@ impl Scale {
         Scale(&self.0 * BigRational::from_integer(BigInt::from(k)))
     }
 
+    /// The exact value, as a reduced rational (for serialization).
+    pub(crate) fn as_ratio(&self) -> &BigRational {
+        &self.0
+    }
+
+    /// The scale equal to the rational `r`, if it is positive (for deserialization).
+    pub(crate) fn from_ratio(r: BigRational) -> Option<Scale> {
+        (r > BigRational::zero()).then_some(Scale(r))
+    }
+
     /// If `self / other` is a positive integer that fits a `u64`, that integer.
     pub fn integer_ratio(&self, other: &Scale) -> Option<u64> {
         let r = &self.0 / &other.0;

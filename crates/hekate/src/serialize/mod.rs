@@ -3,7 +3,9 @@
 //! The format is small and explicit (no serde, no self-description): an object is a fixed
 //! 16-byte header followed by a type-specific body. Reading needs the parameters the
 //! object was made under (a [`RingContext`] for the ring-level
-//! types), checks that they are the writer's (by fingerprint), and validates every field:
+//! types, a [`CkksContext`](crate::ckks::CkksContext) for CKKS plaintexts, ciphertexts and
+//! evaluation keys; CKKS parameters are self-contained and need nothing), checks that they
+//! are the writer's (by fingerprint), and validates every field:
 //! a reader never panics, never allocates before checking that the input holds the data
 //! the allocation is for, and rejects truncated, corrupt, trailing or foreign bytes with
 //! [`Error::Deserialize`] and a message saying what was wrong.
@@ -31,8 +33,8 @@
 //! | 6  | 2 | object tag, `u16` ([`ObjectTag`]) |
 //! | 8  | 8 | parameter fingerprint, `u64` ([`ParameterFingerprint`]) |
 //!
-//! Object tags: 1 `Poly`, 2 `SecretKey`, 3 `PublicKey`, 4 `HybridKey`; reserved for the
-//! CKKS layer: 16 parameters, 17 plaintext, 18 ciphertext, 19 relinearization key,
+//! Object tags: 1 `Poly`, 2 `SecretKey`, 3 `PublicKey`, 4 `HybridKey`; for the CKKS
+//! layer: 16 parameters, 17 plaintext, 18 ciphertext, 19 relinearization key,
 //! 20 Galois keys. A reader refuses another magic, another version, an unknown tag, a tag
 //! other than the type asked for, a fingerprint other than its context's, and any byte
 //! after the body.
@@ -118,18 +120,118 @@
 //! `a_j` is re-expanded as `expand_uniform(ctx, seed, j, q_limbs, p_limbs)` with the
 //! shape of `b_j`.
 //!
+//! ## CKKS objects
+//!
+//! Plaintexts, ciphertexts and evaluation keys are read under a
+//! [`CkksContext`](crate::ckks::CkksContext), whose fingerprint is its ring's
+//! ([`ring_fingerprint`] of `N`, `Q` and `P`); the ring-level bodies inside them (`Poly`,
+//! `HybridKey`) are read under its [`ring`](crate::ckks::CkksContext::ring). A plaintext or
+//! ciphertext read gets the context's ring fingerprint as its parameter identity.
+//!
+//! ### Scale (part of several bodies)
+//!
+//! A scale is an exact positive rational `a / b` in lowest terms:
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 2 | length of `a` in bytes, `u16`, in `[1, 2048]` ([`MAX_SCALE_BYTES`]) |
+//! | … | `a`, little-endian, its last (most significant) byte non-zero |
+//! | 2 | length of `b` in bytes, `u16`, in `[1, 2048]` |
+//! | … | `b`, little-endian, its last byte non-zero |
+//!
+//! `a` and `b` must be coprime, so every scale has exactly one encoding (`2^30` is
+//! `04 00 | 00 00 00 40 | 01 00 | 01`). 2048 bytes hold the product of the largest chain
+//! the format accepts, so every scale reachable by rescaling fits; writing a scale with a
+//! larger numerator or denominator panics.
+//!
+//! ### CKKS parameters (tag 16), self-contained
+//!
+//! Written by [`ckks_context_to_bytes`] (or `ctx.to_bytes(&())`), read by
+//! [`ckks_context_from_bytes`] (or `CkksContext::from_bytes(bytes, &())`) without any
+//! context. The header's fingerprint is the [`ring_fingerprint`] of the `N` and primes in
+//! the body (the fingerprint every object made under these parameters carries), and is
+//! checked against them.
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 4 | `N`, `u32`, a power of two in `[2, 2^17]` |
+//! | 2 | `L + 1`, `u16`: chain primes, in `[1, 256]` |
+//! | 2 | `k`, `u16`: special primes, in `[1, 256]` |
+//! | 8(L+1) | `q_0 .. q_L`, `u64` each |
+//! | 8k | `p_0 .. p_{k-1}`, `u64` each |
+//! | 2 | `dnum`, `u16`, in `[1, L + 1]` |
+//! | 1 | secret distribution, `u8`: 0 ternary, 1 Hamming weight, 2 Gaussian |
+//! | 0 or 4 | for a Hamming weight only: `h`, `u32`, in `[1, N]` |
+//! | 1 | security level, `u8`: 0 128-bit, 1 192-bit, 2 256-bit, 3 not checked |
+//! | … | the default scale (a scale as above that is exactly an `f64`) |
+//!
+//! Every prime must be a prime below `2^62` with `q = 1 mod 2N`, distinct from every
+//! other; this, the caps and the fingerprint are checked before anything is built. The
+//! context is then built with [`CkksParameters`](crate::ckks::CkksParameters) and the
+//! explicit primes, so every check of the builder runs again: the security check against
+//! the stored level, and that `P` covers the largest key-switching digit. A failure of the
+//! builder is reported as [`Error::Deserialize`] naming the builder's error.
+//!
+//! ### CKKS `Plaintext` (tag 17)
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | … | the scale |
+//! | 4 | slot count, `u32`, a power of two in `[1, N/2]` |
+//! | … | the polynomial, a `Poly` body: NTT form, at least one chain limb, no special limb |
+//!
+//! The level is the chain limb count minus one.
+//!
+//! ### CKKS `Ciphertext` (tag 18)
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 1 | degree `d`, `u8`: 1, or 2 (after a product without relinearization) |
+//! | 1 | storage, `u8`: 0 every part, 1 seed-compressed (only for `d = 1`) |
+//! | … | the scale |
+//! | 4 | slot count, `u32`, a power of two in `[1, N/2]` |
+//! | … | storage 0: `c_0 .. c_d`, `Poly` bodies; storage 1: the 32-byte seed of `c_1`, then `c_0` |
+//!
+//! Every part is in NTT form with no special limb and the same (non-zero) number of
+//! chain limbs. A fresh secret-key encryption
+//! ([`encrypt_symmetric`](crate::ckks::CkksContext::encrypt_symmetric), whose
+//! [`seed`](crate::ckks::Ciphertext::seed) is set) is written seed-compressed, about half
+//! the size; the reader re-expands
+//! `c_1 = `[`expand_uniform`](crate::rlwe::keys::expand_uniform)`(ring, seed, 0, l + 1, 0)`
+//! with the chain limbs `l + 1` of `c_0`, and the ciphertext keeps its seed. Every other
+//! ciphertext (the seed is cleared by every operation) is written with every part.
+//!
+//! ### `RelinearizationKey` (tag 19)
+//!
+//! A `HybridKey` body, which must have the context's `dnum` digits, each over all of
+//! `Q` and `P`.
+//!
+//! ### `GaloisKeys` (tag 20)
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 4 | key count `c`, `u32`, `<= N` |
+//! | … | `c` times: the Galois element `g`, `u32` (odd, `< 2N`), then its key, a `HybridKey` body as in tag 19 |
+//!
+//! The keys are written in increasing order of `g`, and a reader refuses any other order
+//! (or a repeated element), so that the encoding of a set does not depend on its hash map.
+//!
 //! # Contract
 //!
 //! Every type implementing [`Serialize`] and [`Deserialize`] round-trips exactly,
 //! serializes deterministically, has a unique encoding (any byte string a reader accepts
 //! re-serializes to itself), and rejects every truncation, trailing data and another
-//! context's parameters. [`testing::check_contract`] checks all of it for one object.
+//! context's parameters. [`testing::check_contract`] checks all of it for one object
+//! ([`testing::check_contract_standalone`] for self-contained objects, which have no other
+//! parameters to be read under: CKKS parameters).
 
 mod buffer;
+mod ckks;
 mod impls;
 pub mod testing;
 
 pub use buffer::{packed_len, Reader, Writer};
+pub use ckks::{ckks_context_from_bytes, ckks_context_to_bytes, MAX_SCALE_BYTES};
 
 use crate::ring::RingContext;
 use crate::{Error, Result};
@@ -161,15 +263,15 @@ pub enum ObjectTag {
     PublicKey,
     /// A seed-compressed [`HybridKey`](crate::rlwe::HybridKey).
     HybridKey,
-    /// CKKS parameters (reserved).
+    /// CKKS parameters (a [`CkksContext`](crate::ckks::CkksContext)).
     CkksParameters,
-    /// A CKKS plaintext (reserved).
+    /// A CKKS [`Plaintext`](crate::ckks::Plaintext).
     CkksPlaintext,
-    /// A CKKS ciphertext (reserved).
+    /// A CKKS [`Ciphertext`](crate::ckks::Ciphertext).
     CkksCiphertext,
-    /// A relinearization key (reserved).
+    /// A [`RelinearizationKey`](crate::ckks::RelinearizationKey).
     RelinearizationKey,
-    /// A set of Galois (rotation / conjugation) keys (reserved).
+    /// A set of [`GaloisKeys`](crate::ckks::GaloisKeys) (rotation / conjugation).
     GaloisKeys,
 }
 
