@@ -15,6 +15,7 @@ use crate::{Error, Result};
 use num_complex::Complex64;
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 use std::collections::HashMap;
+use zeroize::Zeroizing;
 
 /// The relinearization key: a switching key from `s^2` to `s`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,7 +87,7 @@ impl CkksContext {
         sk: &SecretKey,
         rng: &mut R,
     ) -> RelinearizationKey {
-        let mut s2 = sk.ntt().clone();
+        let mut s2 = Zeroizing::new(sk.ntt().clone());
         s2.mul_assign(sk.ntt(), self.ring());
         RelinearizationKey(self.keyswitcher().generate_key(&s2, sk, rng))
     }
@@ -103,7 +104,7 @@ impl CkksContext {
         let g = g % (2 * n);
         // Target secret s(X^(g^-1)); source secret s.
         let g_inv = galois_inverse(g, n);
-        let mut permuted = vec![0i64; n];
+        let mut permuted = Zeroizing::new(vec![0i64; n]);
         for (i, &c) in sk.coeffs().iter().enumerate() {
             let e = i * g_inv % (2 * n);
             if e < n {
@@ -112,7 +113,7 @@ impl CkksContext {
                 permuted[e - n] = -c;
             }
         }
-        let target = SecretKey::from_coeffs(ring, permuted);
+        let target = SecretKey::from_coeffs(ring, std::mem::take(&mut *permuted));
         GaloisKey {
             galois_element: g,
             key: self.keyswitcher().generate_key(sk.ntt(), &target, rng),

@@ -4,7 +4,7 @@ use crate::math::sample::{self, DiscreteGaussian, Seed};
 use crate::ring::{Form, Poly, RingContext};
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 /// Standard deviation of fresh encryption noise (HomomorphicEncryption.org standard).
 pub const NOISE_SIGMA: f64 = 3.2;
@@ -104,9 +104,10 @@ impl SecretKey {
         &self.ntt
     }
 
-    /// `s` in NTT form over the first `q_limbs` chain primes (and `p_limbs` special primes).
-    pub fn ntt_at(&self, q_limbs: usize, p_limbs: usize) -> Poly {
-        self.ntt.restricted(q_limbs, p_limbs)
+    /// `s` in NTT form over the first `q_limbs` chain primes (and `p_limbs` special primes),
+    /// as a copy that is zeroized when dropped.
+    pub fn ntt_at(&self, q_limbs: usize, p_limbs: usize) -> Zeroizing<Poly> {
+        Zeroizing::new(self.ntt.restricted(q_limbs, p_limbs))
     }
 }
 
