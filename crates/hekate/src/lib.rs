@@ -24,3 +24,7 @@ pub mod rlwe;
 pub mod serialize;
 
 pub use error::{Error, Result};
+
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
