@@ -6,7 +6,7 @@
 //! switching with `dnum` digits and `ceil(max digit bits / 61)` special primes of 61 bits,
 //! every operation at the top level with all `L` limbs active.
 
-use super::{fmt_mib, fmt_ms, header, init_threads, measure, time_once, Stats, Table};
+use super::{fmt_mib, fmt_ms, header, init_threads, measure, time_once, try_measure, Stats, Table};
 use crate::rng::{precision_bits, SplitMix64};
 use crate::Outcome;
 use clap::Args;
@@ -21,7 +21,9 @@ use std::time::Instant;
 /// Rotations per [`Evaluator::rotate_hoisted`] call in the hoisted-rotation column.
 const HOISTED: usize = 16;
 
-/// Options of `hekate bench ckks`.
+/// Options of `hekate bench ckks`. The default grid at N = 2^16 takes tens of minutes on a
+/// small machine (the L = 47, dnum = max cell alone holds two 2.3 GB keys and runs minutes);
+/// progress goes to stderr, the table to stdout.
 #[derive(Debug, Args)]
 pub struct CkksArgs {
     /// log2 of the ring degree N [default: 16; 13 with --quick]
@@ -181,7 +183,13 @@ pub fn run(args: CkksArgs) -> Result<Outcome, Box<dyn Error>> {
         let t = Instant::now();
         // Everything of the cell (context, keys, ciphertexts) is dropped when it returns.
         let cell = run_cell(cfg.log_n, l, d, cfg.reps)?;
-        eprintln!("{:.1} s", t.elapsed().as_secs_f64());
+        eprintln!(
+            "{:.1} s (mul+relin {} ms, rotate {} ms, precision {:.1} bits)",
+            t.elapsed().as_secs_f64(),
+            fmt_ms(cell.mul_relin.ms()),
+            fmt_ms(cell.rotate.ms()),
+            cell.precision
+        );
         cells.push(cell);
     }
     let total = start.elapsed().as_secs_f64();
@@ -300,12 +308,6 @@ fn special_primes(limbs: usize, dnum: usize) -> usize {
     max_digit_bits.div_ceil(61)
 }
 
-/// Times `f`, which must succeed (it is run once first to surface any error).
-fn try_measure<R, E>(reps: usize, mut f: impl FnMut() -> Result<R, E>) -> Result<Stats, E> {
-    f()?;
-    Ok(measure(reps, || f().ok()))
-}
-
 /// Builds the parameters of one cell, times every operation and drops it all.
 fn run_cell(log_n: u32, limbs: usize, dnum: usize, reps: usize) -> Result<Cell, Box<dyn Error>> {
     let mut log_q = vec![60u32];
@@ -348,29 +350,28 @@ fn run_cell(log_n: u32, limbs: usize, dnum: usize, reps: usize) -> Result<Cell, 
     let slots = ctx.max_slots();
     let xv = rng.complexes(slots);
     let yv = rng.complexes(slots);
-    let encode = try_measure(reps, || ctx.encode(&xv))?;
-    let pt_x = ctx.encode(&xv)?;
+    let (encode, pt_x) = try_measure(reps, || ctx.encode(&xv))?;
     let pt_y = ctx.encode(&yv)?;
-    let encrypt = try_measure(reps, || ctx.encrypt(&pt_x, &pk))?;
-    let cx = ctx.encrypt(&pt_x, &pk)?;
+    let (encrypt, cx) = try_measure(reps, || ctx.encrypt(&pt_x, &pk))?;
     let cy = ctx.encrypt(&pt_y, &pk)?;
     let ct_bytes = cx.size_bytes();
     drop((pt_x, pt_y));
-    let decrypt = try_measure(reps, || ctx.decrypt_decode(&cx, &sk))?;
+    let (decrypt, _) = try_measure(reps, || ctx.decrypt_decode(&cx, &sk))?;
 
     // Evaluation.
-    let add = try_measure(reps, || eval.add(&cx, &cy))?;
-    let mul_relin = try_measure(reps, || eval.mul(&cx, &cy))?;
-    let prod = eval.mul(&cx, &cy)?;
-    let rescale = try_measure(reps, || eval.rescale(&prod))?;
+    let (add, _) = try_measure(reps, || eval.add(&cx, &cy))?;
+    let (mul_relin, prod) = try_measure(reps, || eval.mul(&cx, &cy))?;
+    let (rescale, prod) = try_measure(reps, || eval.rescale(&prod))?;
     let precision = {
-        let got = ctx.decrypt_decode(&eval.rescale(&prod)?, &sk)?;
+        let got = ctx.decrypt_decode(&prod, &sk)?;
         let want: Vec<Complex64> = xv.iter().zip(&yv).map(|(a, b)| a * b).collect();
         precision_bits(&got, &want)
     };
-    let rotate = try_measure(reps, || eval.rotate(&cx, 1))?;
+    drop(prod);
+    let (rotate, _) = try_measure(reps, || eval.rotate(&cx, 1))?;
     let steps = [1i64; HOISTED];
-    let hoisted = try_measure(reps, || eval.rotate_hoisted(&cx, &steps))?.per(HOISTED as u32);
+    let (hoisted, _) = try_measure(reps, || eval.rotate_hoisted(&cx, &steps))?;
+    let hoisted = hoisted.per(HOISTED as u32);
 
     Ok(Cell {
         limbs,

@@ -17,7 +17,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 #[derive(Debug, Subcommand)]
 pub enum BenchArea {
     /// CKKS primitive operations (encode, encrypt, add, mult+relin, rescale, rotations, ...)
-    /// over a grid of chain lengths and key-switching digit counts.
+    /// over a grid of chain lengths and key-switching digit counts. The default grid at
+    /// N = 2^16 takes tens of minutes and up to ~7 GB of memory; try --quick first.
     Ckks(ckks::CkksArgs),
 }
 
@@ -90,6 +91,22 @@ impl Stats {
 /// through [`black_box`] and dropped outside the timed region.
 pub fn measure<R>(reps: usize, mut f: impl FnMut() -> R) -> Stats {
     drop(black_box(f()));
+    timed_reps(reps, f)
+}
+
+/// Times `f`, which returns a `Result`: the untimed warm-up call surfaces any error, then
+/// `reps` timed calls follow as in [`measure`]. Returns the warm-up call's result too, for
+/// later steps to use.
+pub fn try_measure<R, E>(
+    reps: usize,
+    mut f: impl FnMut() -> Result<R, E>,
+) -> Result<(Stats, R), E> {
+    let first = f()?;
+    Ok((timed_reps(reps, || f().ok()), first))
+}
+
+/// `reps` (at least one) timed calls of `f`, without warm-up.
+fn timed_reps<R>(reps: usize, mut f: impl FnMut() -> R) -> Stats {
     let times = (0..reps.max(1))
         .map(|_| {
             let start = Instant::now();
@@ -218,7 +235,8 @@ pub fn cpu_info() -> (String, Option<bool>) {
     }
 }
 
-/// The short git commit of the working directory, if `git` is there and it is a checkout.
+/// The short git commit of the working directory (`-dirty` if tracked files have
+/// uncommitted changes), if `git` is there and it is a checkout.
 pub fn git_commit() -> Option<String> {
     let out = std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
@@ -228,7 +246,15 @@ pub fn git_commit() -> Option<String> {
         return None;
     }
     let s = String::from_utf8(out.stdout).ok()?.trim().to_string();
-    (!s.is_empty()).then_some(s)
+    if s.is_empty() {
+        return None;
+    }
+    // Uncommitted changes to tracked files: the binary may not be that commit.
+    let dirty = std::process::Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
+    Some(if dirty { format!("{s}-dirty") } else { s })
 }
 
 /// Today's date and time (UTC) as `YYYY-MM-DD HH:MM UTC`.
