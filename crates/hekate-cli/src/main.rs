@@ -1,2 +1,99 @@
-//! The `hekate` command-line tool.
-fn main() {}
+//! The `hekate` command-line tool: a guided CKKS demo and benchmarks.
+//!
+//! ```text
+//! hekate demo                      # walk-through of CKKS, doubles as a smoke test
+//! hekate bench ckks                # CKKS primitive operations, N = 2^16, markdown table
+//! hekate bench ckks --quick        # the same at N = 2^13 with small chains (< 1 minute)
+//! ```
+
+mod bench;
+mod demo;
+mod rng;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// The command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "hekate",
+    version,
+    about = "hekate: lattice homomorphic encryption (CKKS) — demo and benchmarks"
+)]
+struct Cli {
+    /// What to run.
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Top-level subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Walk through CKKS: parameters, keys, encryption, a small polynomial with rotations,
+    /// decryption and precision. Exits non-zero if the precision is too low.
+    Demo,
+    /// Benchmarks, by area. Prints a markdown table.
+    Bench {
+        /// The area to benchmark.
+        #[command(subcommand)]
+        area: bench::BenchArea,
+    },
+}
+
+/// How a command ended when it did not fail with an error.
+pub enum Outcome {
+    /// Everything worked.
+    Success,
+    /// The command ran but its check failed (e.g. the demo's precision is too low).
+    CheckFailed(String),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Demo => demo::run(),
+        Command::Bench { area } => bench::run(area),
+    };
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::CheckFailed(msg)) => {
+            eprintln!("hekate: check failed: {msg}");
+            ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!("hekate: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn parses_bench_options() {
+        let cli = Cli::try_parse_from([
+            "hekate", "bench", "ckks", "--quick", "--dnum", "1,max", "--limbs", "4,8",
+        ])
+        .unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Bench {
+                area: bench::BenchArea::Ckks(_)
+            }
+        ));
+        assert!(Cli::try_parse_from(["hekate", "bench", "ckks", "--dnum", "zero"]).is_err());
+    }
+
+    #[test]
+    fn demo_passes() {
+        assert!(matches!(demo::run(), Ok(Outcome::Success)));
+    }
+}
