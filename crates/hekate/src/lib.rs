@@ -25,6 +25,13 @@ pub mod serialize;
 
 pub use error::{Error, Result};
 
+/// The CSPRNG crates hekate's `*_with` functions accept generators from (re-exported so
+/// callers can seed one, e.g. `rand_chacha::ChaCha20Rng::seed_from_u64`, without adding
+/// matching versions themselves).
+pub use rand_chacha;
+/// See [`rand_chacha`].
+pub use rand_core;
+
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;

@@ -463,6 +463,12 @@ fn precision_at_scale_2_40() {
     // FIXEDMANUAL, uniform inputs in [-1, 1]) measured on this machine kind: fresh 23.1 and
     // 23.2 bits, mult+relin+rescale 21.6 and 21.7 bits (two seeds; BENCHMARKS.md gives the
     // command). hekate must be at least as precise.
-    assert!(fresh_bits >= 23.2, "fresh precision {fresh_bits:.1} bits is below OpenFHE's 23.2");
-    assert!(mul_bits >= 21.7, "mult precision {mul_bits:.1} bits is below OpenFHE's 21.7");
+    assert!(
+        fresh_bits >= 23.2,
+        "fresh precision {fresh_bits:.1} bits is below OpenFHE's 23.2"
+    );
+    assert!(
+        mul_bits >= 21.7,
+        "mult precision {mul_bits:.1} bits is below OpenFHE's 21.7"
+    );
 }

@@ -403,34 +403,93 @@ impl CrtReconstructor {
     /// The centered representatives (in `[-Q/2, Q/2]`) of the residues, as `f64`, for the
     /// first `residues.len() / n` primes. `digits` is scratch of `residues.len()` words.
     ///
-    /// Accuracy: the result is the correctly computed integer rounded once per Horner step
-    /// (relative error below `l * 2^-53`), whatever the size of `Q`.
+    /// Fast exact path: the centered value `v` of the first two limbs (an `i128`) is checked
+    /// against every other limb (`v mod q_i == x_i`); if all agree, `v` is the answer by CRT
+    /// uniqueness (`|v| < q_0 q_1 / 2 <= Q/2`). That costs `O(l)` per coefficient, and CKKS
+    /// messages pass it unless they exceed `q_0 q_1 / 2` (about `2^110` in practice).
+    /// Coefficients that fail it go through Garner's mixed-radix reconstruction, `O(l^2)`.
+    ///
+    /// Accuracy: the result is the exact integer rounded once per Horner step (relative
+    /// error below `l * 2^-53`), whatever the size of `Q`.
     pub fn centered_f64(&self, residues: &[u64], digits: &mut [u64], n: usize, out: &mut [f64]) {
         let limbs = residues.len() / n;
-        self.mixed_radix(residues, digits, n);
-        for (k, o) in out.iter_mut().enumerate().take(n) {
-            // (Q-1)/2 has mixed-radix digits (q_i - 1)/2: compare from the top digit.
-            let mut negative = false;
-            for i in (0..limbs).rev() {
-                let half = (self.moduli[i].value() - 1) / 2;
-                let a = digits[i * n + k];
-                if a != half {
-                    negative = a > half;
-                    break;
+        if limbs < 3 {
+            self.mixed_radix(residues, digits, n);
+            for (k, o) in out.iter_mut().enumerate().take(n) {
+                *o = self.centered_from_digits(digits, n, limbs, k);
+            }
+            return;
+        }
+        let (q0, q1) = (&self.moduli[0], &self.moduli[1]);
+        let q01 = q0.value() as i128 * q1.value() as i128;
+        let (w, ws) = (
+            self.inv[self.moduli.len()],
+            self.inv_shoup[self.moduli.len()],
+        );
+        let mut fast_ok = vec![true; n];
+        let mut v = vec![0i128; n];
+        for k in 0..n {
+            let (x0, x1) = (residues[k], residues[n + k]);
+            // v = x0 + q0 * [(x1 - x0) q0^-1]_{q1}, then centered.
+            let t = q1.mul_shoup(x1 + q1.value() - q1.reduce(x0), w, ws);
+            let mut val = x0 as i128 + q0.value() as i128 * t as i128;
+            if 2 * val > q01 {
+                val -= q01;
+            }
+            v[k] = val;
+        }
+        for i in 2..limbs {
+            let qi = &self.moduli[i];
+            let row = &residues[i * n..(i + 1) * n];
+            for k in 0..n {
+                if qi.reduce_i128(v[k]) != row[k] {
+                    fast_ok[k] = false;
                 }
             }
-            // Q - x has digits (q_i - 1 - a_i) plus one.
-            let mut acc = 0.0f64;
-            for i in (0..limbs).rev() {
-                let a = digits[i * n + k];
-                let d = if negative {
-                    self.moduli[i].value() - 1 - a
-                } else {
-                    a
-                };
-                acc = acc * self.moduli[i].value() as f64 + d as f64;
+        }
+        let mut column = vec![0u64; limbs];
+        let mut col_digits = vec![0u64; limbs];
+        for k in 0..n {
+            if fast_ok[k] {
+                out[k] = v[k] as f64;
+            } else {
+                for i in 0..limbs {
+                    column[i] = residues[i * n + k];
+                }
+                self.mixed_radix(&column, &mut col_digits, 1);
+                out[k] = self.centered_from_digits(&col_digits, 1, limbs, 0);
             }
-            *o = if negative { -(acc + 1.0) } else { acc };
+        }
+        let _ = digits;
+    }
+
+    /// The centered value of coefficient `k` from its mixed-radix digits.
+    fn centered_from_digits(&self, digits: &[u64], n: usize, limbs: usize, k: usize) -> f64 {
+        // (Q-1)/2 has mixed-radix digits (q_i - 1)/2: compare from the top digit.
+        let mut negative = false;
+        for i in (0..limbs).rev() {
+            let half = (self.moduli[i].value() - 1) / 2;
+            let a = digits[i * n + k];
+            if a != half {
+                negative = a > half;
+                break;
+            }
+        }
+        // Q - x has digits (q_i - 1 - a_i) plus one.
+        let mut acc = 0.0f64;
+        for i in (0..limbs).rev() {
+            let a = digits[i * n + k];
+            let d = if negative {
+                self.moduli[i].value() - 1 - a
+            } else {
+                a
+            };
+            acc = acc * self.moduli[i].value() as f64 + d as f64;
+        }
+        if negative {
+            -(acc + 1.0)
+        } else {
+            acc
         }
     }
 }
