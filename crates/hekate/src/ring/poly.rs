@@ -383,6 +383,25 @@ impl Poly {
         }
     }
 
+    /// Extends a polynomial over `Q_l` with the special primes `P` (exact ModUp of its
+    /// centered representative; either form). The inverse of dropping the `P` limbs.
+    pub fn extend_to_p(&self, ctx: &RingContext) -> Poly {
+        assert_eq!(self.p_limbs, 0, "already extended");
+        let (ql, k, n) = (self.q_limbs, ctx.p_len(), self.n);
+        let conv = crate::math::rns::BaseConverter::new(&ctx.q().slice(0..ql), ctx.p());
+        let mut coeff = self.clone();
+        coeff.intt(ctx);
+        let mut out = Poly::zero(n, ql, k, Form::Coeff);
+        let mut scratch = ctx.pool().take((ql + 1) * n);
+        conv.convert(&coeff.data, &mut out.data[ql * n..], n, &mut scratch);
+        ctx.pool().recycle(scratch);
+        out.data[..ql * n].copy_from_slice(&coeff.data);
+        if self.form == Form::Ntt {
+            out.ntt(ctx);
+        }
+        out
+    }
+
     /// ModDown: divides a polynomial over `Q_l ∪ P` by `P` with rounding, leaving it over
     /// `Q_l` (either form; in NTT form `k` inverse and `l + 1` forward NTTs).
     pub fn mod_down_by_p(mut self, ctx: &RingContext) -> Poly {

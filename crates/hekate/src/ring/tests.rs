@@ -117,3 +117,26 @@ fn rescale_is_rounded_division_in_both_forms() {
         }
     }
 }
+
+#[test]
+fn extending_to_p_then_mod_down_multiplies_by_p_inverse_exactly() {
+    // ModDown(ModUp(a) * P) = a: extension is exact, and dropping P again is lossless.
+    let ctx = ring(32, &[50, 40, 40], &[60, 55]);
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let a = random_poly(&ctx, 2, &mut rng);
+    let ext = a.extend_to_p(&ctx);
+    assert_eq!(ext.p_limbs(), 2);
+    assert_eq!(ext.truncated(2), a);
+    let mut scaled = ext.clone();
+    let p_res: Vec<u64> = (0..4)
+        .map(|i| ctx.p().product_mod(ctx.modulus(i, 2)))
+        .collect();
+    scaled.mul_scalar_assign(&p_res, &ctx);
+    assert_eq!(scaled.mod_down_by_p(&ctx), a);
+    // NTT form agrees with coefficient form.
+    let mut a_ntt = a.clone();
+    a_ntt.ntt(&ctx);
+    let mut e_ntt = a_ntt.extend_to_p(&ctx);
+    e_ntt.intt(&ctx);
+    assert_eq!(e_ntt, ext);
+}
