@@ -271,6 +271,18 @@ fn multiplicative_operations() {
             predicted,
             false,
         );
+        // Scales that drifted apart are brought together exactly with rescale_to.
+        let xy = e.rescale(&e.mul(&cx, &cy).unwrap()).unwrap();
+        assert!(e.add(&xy, &cx).is_err());
+        let x_aligned = e.rescale_to(&cx, xy.scale()).unwrap();
+        assert_eq!(x_aligned.scale(), xy.scale());
+        let sum: Vec<_> = prod.iter().zip(&x).map(|(p, a)| p + a).collect();
+        let (_, max) = error_stats(&decrypt(&f, &e.add(&xy, &x_aligned).unwrap()), &sum);
+        assert!(
+            bits(max) > 24.0,
+            "rescale_to precision {:.1} bits",
+            bits(max)
+        );
         // Depth 3: ((x y) x) y, rescaling after each product.
         let mut acc = e.rescale(&e.mul(&cx, &cy).unwrap()).unwrap();
         acc = e.rescale(&e.mul(&acc, &cx).unwrap()).unwrap();

@@ -429,6 +429,42 @@ impl Evaluator {
         Ok(out)
     }
 
+    /// Brings `ct` to exactly the scale `target` at the next level down.
+    ///
+    /// Multiplies by the constant 1 encoded at scale `X = target · q_l / Δ` (that is, by
+    /// the integer `round(X)`) and rescales by `q_l`: the new scale is `target` exactly, and,
+    /// as with any encoding, rounding `X` perturbs the message by a relative
+    /// `|round(X) - X| / X <= 1 / (2X)`. Use it to add ciphertexts whose scales drifted apart
+    /// (e.g. `x·y` at `Δ^2/q` and `y` at `Δ`). Refused unless `X >= 2^20` (a smaller `X`
+    /// would lose precision): then rescale first, or pick another target.
+    pub fn rescale_to(&self, ct: &Ciphertext, target: &Scale) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        if ct.level() == 0 {
+            return Err(Error::OutOfLevels(
+                "rescale_to needs a level to consume; this ciphertext is at level 0".into(),
+            ));
+        }
+        let q_last = self.ring().q().moduli()[ct.level()].value();
+        let x = target.mul_integer(q_last).div(&ct.scale);
+        let xf = x.to_f64();
+        if !(xf >= (1u64 << 20) as f64) {
+            return Err(Error::ScaleMismatch(format!(
+                "cannot reach scale {target} from {} in one level: the multiplier would be \
+                 {xf:.3e} < 2^20; rescale first or choose a larger target",
+                ct.scale
+            )));
+        }
+        let ql = ct.level() + 1;
+        let c = self.constant_residues(xf, ql)?;
+        let mut out = ct.clone();
+        out.seed = None;
+        out.parts
+            .iter_mut()
+            .for_each(|p| p.mul_scalar_assign(&c, self.ring()));
+        out.scale = ct.scale.mul(&x);
+        self.rescale(&out)
+    }
+
     /// Drops `levels` levels (exact: removes limbs without changing the message).
     pub fn drop_level(&self, ct: &Ciphertext, levels: usize) -> Result<Ciphertext> {
         self.ctx.check_ciphertext(ct)?;

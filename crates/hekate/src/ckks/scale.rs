@@ -59,6 +59,11 @@ impl Scale {
         Scale(&self.0 * &other.0)
     }
 
+    /// `self / other`.
+    pub fn div(&self, other: &Scale) -> Scale {
+        Scale(&self.0 / &other.0)
+    }
+
     /// `self / q` for a positive integer `q`.
     pub fn div_integer(&self, q: u64) -> Scale {
         Scale(&self.0 / BigRational::from_integer(BigInt::from(q)))
