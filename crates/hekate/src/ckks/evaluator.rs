@@ -447,7 +447,7 @@ impl Evaluator {
         let q_last = self.ring().q().moduli()[ct.level()].value();
         let x = target.mul_integer(q_last).div(&ct.scale);
         let xf = x.to_f64();
-        if !(xf >= (1u64 << 20) as f64) {
+        if xf.is_nan() || xf < (1u64 << 20) as f64 {
             return Err(Error::ScaleMismatch(format!(
                 "cannot reach scale {target} from {} in one level: the multiplier would be \
                  {xf:.3e} < 2^20; rescale first or choose a larger target",
