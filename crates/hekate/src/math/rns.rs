@@ -210,6 +210,13 @@ impl BaseConverter {
         self.convert_impl::<false>(input, output, n, scratch)
     }
 
+    /// Coefficients per block: the block's `y` rows and `v` (`(l + 1) * block` words) stay
+    /// in L1 while every output limb of the block is produced. A multiple of 8 (one vector).
+    fn block_len(l: usize, n: usize) -> usize {
+        let b = (CONVERT_BLOCK_WORDS / (l + 1)).max(64) & !7;
+        b.min(n)
+    }
+
     fn convert_impl<const EXACT: bool>(
         &self,
         input: &[u64],
@@ -218,16 +225,47 @@ impl BaseConverter {
         scratch: &mut [u64],
     ) {
         let l = self.from.len();
-        let out_limbs = output.len() / n;
+        let out_limbs = output.len().checked_div(n).unwrap_or(0);
         assert!(
             input.len() == l * n && output.len() == out_limbs * n && out_limbs <= self.to.len()
         );
-        let (y, v) = scratch[..(l + 1) * n].split_at_mut(l * n);
+        assert!(
+            scratch.len() >= (l + 1) * n,
+            "scratch must hold (from_len() + 1) * n words"
+        );
+        if n == 0 || out_limbs == 0 {
+            return;
+        }
+        let bl = Self::block_len(l, n);
+        let mut k0 = 0;
+        while k0 < n {
+            let len = bl.min(n - k0);
+            self.convert_block_scalar::<EXACT>(input, output, n, out_limbs, k0, len, scratch);
+            k0 += len;
+        }
+    }
+
+    /// Coefficients `k0 .. k0 + len` of every output limb: `y` rows and `v` for the block
+    /// in the first `(l + 1) * len` scratch words, then the outputs limb by limb.
+    #[allow(clippy::too_many_arguments)]
+    fn convert_block_scalar<const EXACT: bool>(
+        &self,
+        input: &[u64],
+        output: &mut [u64],
+        n: usize,
+        out_limbs: usize,
+        k0: usize,
+        len: usize,
+        scratch: &mut [u64],
+    ) {
+        let l = self.from.len();
+        let (y, rest) = scratch.split_at_mut(l * len);
+        let v = &mut rest[..len];
         // y_i = [x_i * (Q/q_i)^-1]_{q_i}
         for i in 0..l {
             let (q, w, ws) = (&self.from[i], self.q_hat_inv[i], self.q_hat_inv_shoup[i]);
-            let (src, dst) = (&input[i * n..(i + 1) * n], &mut y[i * n..(i + 1) * n]);
-            for (d, &s) in dst.iter_mut().zip(src) {
+            let src = &input[i * n + k0..i * n + k0 + len];
+            for (d, &s) in y[i * len..(i + 1) * len].iter_mut().zip(src) {
                 *d = q.mul_shoup(s, w, ws);
             }
         }
@@ -237,7 +275,7 @@ impl BaseConverter {
             v.fill(0f64.to_bits());
             for i in 0..l {
                 let inv = self.inv_q[i];
-                for (a, &yi) in v.iter_mut().zip(&y[i * n..(i + 1) * n]) {
+                for (a, &yi) in v.iter_mut().zip(&y[i * len..(i + 1) * len]) {
                     *a = (f64::from_bits(*a) + yi as f64 * inv).to_bits();
                 }
             }
@@ -249,7 +287,7 @@ impl BaseConverter {
             let p = &self.to[j];
             let row = &self.q_hat_mod_p[j * l..(j + 1) * l];
             let neg_vq = &self.neg_vq_mod_p[j * (l + 1)..(j + 1) * (l + 1)];
-            let out = &mut output[j * n..(j + 1) * n];
+            let out = &mut output[j * n + k0..j * n + k0 + len];
             if l <= self.max_terms {
                 for (k, o) in out.iter_mut().enumerate() {
                     let mut acc: u128 = if EXACT {
@@ -258,7 +296,7 @@ impl BaseConverter {
                         0
                     };
                     for i in 0..l {
-                        acc += y[i * n + k] as u128 * row[i] as u128;
+                        acc += y[i * len + k] as u128 * row[i] as u128;
                     }
                     *o = p.reduce_u128(acc);
                 }
@@ -266,7 +304,7 @@ impl BaseConverter {
                 for (k, o) in out.iter_mut().enumerate() {
                     let mut r = if EXACT { neg_vq[v[k] as usize] } else { 0 };
                     for i in 0..l {
-                        r = p.add(r, p.mul(y[i * n + k], row[i]));
+                        r = p.add(r, p.mul(y[i * len + k], row[i]));
                     }
                     *o = r;
                 }
@@ -274,6 +312,10 @@ impl BaseConverter {
         }
     }
 }
+
+/// Target size, in words, of one conversion block's scratch (`y` rows and `v`): 32 KiB,
+/// so that the block stays in L1 next to the output stream.
+const CONVERT_BLOCK_WORDS: usize = 4096;
 
 /// ModUp / ModDown between `C` and `C ∪ B`, with the constants of both directions.
 #[derive(Clone, Debug)]
@@ -339,7 +381,13 @@ impl BasisExtender {
     /// Linear, so it applies in coefficient and NTT form alike (with `conv` in the same form).
     #[inline]
     pub fn mod_down_limb(&self, i: usize, x: &mut [u64], conv: &[u64]) {
-        super::kernels::sub_mul_scalar_assign(x, conv, self.p_inv[i], self.p_inv_shoup[i], &self.c[i]);
+        super::kernels::sub_mul_scalar_assign(
+            x,
+            conv,
+            self.p_inv[i],
+            self.p_inv_shoup[i],
+            &self.c[i],
+        );
     }
 }
 
@@ -512,6 +560,104 @@ mod tests {
                     });
                     assert!(found, "approximate conversion is x + uQ, 0 <= u < l");
                 }
+            }
+        }
+    }
+
+    /// The conversion as first written (unblocked, strided, u128 accumulation): the
+    /// reference every faster path must match bit for bit.
+    fn reference_convert(
+        conv: &BaseConverter,
+        exact: bool,
+        input: &[u64],
+        output: &mut [u64],
+        n: usize,
+    ) {
+        let l = conv.from.len();
+        let out_limbs = output.len() / n;
+        let mut y = vec![0u64; l * n];
+        let mut v = vec![0u64; n];
+        for i in 0..l {
+            let (q, w, ws) = (&conv.from[i], conv.q_hat_inv[i], conv.q_hat_inv_shoup[i]);
+            for k in 0..n {
+                y[i * n + k] = q.mul_shoup(input[i * n + k], w, ws);
+            }
+        }
+        if exact {
+            for (k, vk) in v.iter_mut().enumerate() {
+                let mut a = 0f64;
+                for i in 0..l {
+                    a += y[i * n + k] as f64 * conv.inv_q[i];
+                }
+                *vk = a.round() as u64;
+            }
+        }
+        for j in 0..out_limbs {
+            let p = &conv.to[j];
+            for k in 0..n {
+                let mut r = if exact {
+                    conv.neg_vq_mod_p[j * (l + 1) + v[k] as usize]
+                } else {
+                    0
+                };
+                for i in 0..l {
+                    r = p.add(r, p.mul(y[i * n + k], conv.q_hat_mod_p[j * l + i]));
+                }
+                output[j * n + k] = r;
+            }
+        }
+    }
+
+    /// Random bases of mixed 50/60/61-bit primes (and a few small ones), random reduced
+    /// inputs: every conversion path agrees with [`reference_convert`].
+    #[test]
+    fn convert_matches_reference_on_many_shapes() {
+        use rand_chacha::rand_core::RngCore;
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut g = PrimeGenerator::new(1 << 12).unwrap();
+        let sizes = [50u32, 50, 50, 60, 61, 49, 36, 51];
+        let mut shapes = vec![(1usize, 1usize, 16usize), (3, 60, 64), (20, 7, 4096)];
+        for _ in 0..14 {
+            let from = 1 + (rng.next_u32() % 20) as usize;
+            let to = 1 + (rng.next_u32() % 60) as usize;
+            let n = 16usize << (rng.next_u32() % 9);
+            shapes.push((from, to, n));
+        }
+        for (from, to, n) in shapes {
+            let mut pick = |count: usize| -> Vec<u64> {
+                (0..count)
+                    .map(|_| g.next_prime(sizes[(rng.next_u32() % 8) as usize]).unwrap())
+                    .collect()
+            };
+            let c = RnsBasis::new(&pick(from)).unwrap();
+            let b = RnsBasis::new(&pick(to)).unwrap();
+            let conv = BaseConverter::new(&c, &b);
+            let input: Vec<u64> = c
+                .moduli()
+                .iter()
+                .flat_map(|m| {
+                    let q = m.value();
+                    let mut v: Vec<u64> = (0..n).map(|_| rng.next_u64() % q).collect();
+                    v[0] = 0;
+                    v[n - 1] = q - 1;
+                    v
+                })
+                .collect();
+            let outs = 1 + (rng.next_u32() as usize % to);
+            for exact in [true, false] {
+                let mut want = vec![0u64; outs * n];
+                reference_convert(&conv, exact, &input, &mut want, n);
+                let mut got = vec![0u64; outs * n];
+                let mut scratch = vec![0u64; (from + 1) * n];
+                if exact {
+                    conv.convert(&input, &mut got, n, &mut scratch);
+                } else {
+                    conv.convert_approx(&input, &mut got, n, &mut scratch);
+                }
+                assert_eq!(
+                    got, want,
+                    "{from} -> {outs}/{to} limbs, n = {n}, exact {exact}"
+                );
             }
         }
     }
