@@ -38,6 +38,7 @@
 //! exactly as mixed-radix digits) with Garner's algorithm, `O(l^2)` word products per
 //! coefficient and no big integers.
 
+use super::kernels::{Isa, LaneConsts};
 use super::modulus::Modulus;
 use crate::{Error, Result};
 
@@ -127,6 +128,27 @@ pub struct BaseConverter {
     inv_q: Vec<f64>,
     /// How many 128-bit products can be summed before a reduction is needed.
     max_terms: usize,
+    /// Tables of the SIMD paths (`math/kernels/avx512.rs`).
+    simd: SimdTables,
+}
+
+/// The constants of the SIMD conversion, next to the scalar ones.
+#[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct SimdTables {
+    /// Whether every modulus suits the SIMD lanes (odd, at most 61 bits).
+    ok: bool,
+    from: Vec<LaneConsts>,
+    to: Vec<LaneConsts>,
+    /// 52-bit companions of `q_hat_inv` (for `q_i < 2^50`, else 0).
+    q_hat_inv_shoup52: Vec<u64>,
+    /// `q_hat_mod_p` with the 32-bit halves of each word swapped.
+    q_hat_mod_p_sw: Vec<u64>,
+    /// `[(Q/q_i) 2^50]_{p_j}`, same layout as `q_hat_mod_p`.
+    q_hat_mod_p_split: Vec<u64>,
+    /// `[-Q]_{p_j}`, and with halves swapped.
+    neg_q: Vec<u64>,
+    neg_q_sw: Vec<u64>,
 }
 
 impl BaseConverter {
@@ -176,7 +198,53 @@ impl BaseConverter {
             .unwrap_or(1);
         // Each product is below 2^(2 max_bits); keep one slot for the v*Q term.
         let max_terms = (1usize << (128 - 2 * max_bits).min(30)) - 1;
+        let swap = |x: &u64| x.rotate_left(32);
+        let neg_q: Vec<u64> = to
+            .moduli
+            .iter()
+            .map(|p| p.neg(from.product_mod(p)))
+            .collect();
+        let mut q_hat_mod_p_split = Vec::with_capacity(q_hat_mod_p.len());
+        for (j, p) in to.moduli.iter().enumerate() {
+            let two50 = p.reduce(1 << 50);
+            for i in 0..l {
+                q_hat_mod_p_split.push(p.mul(q_hat_mod_p[j * l + i], two50));
+            }
+        }
+        let simd = SimdTables {
+            ok: from
+                .moduli
+                .iter()
+                .chain(&to.moduli)
+                .all(|m| super::kernels::simd_takes(m.value())),
+            from: from
+                .moduli
+                .iter()
+                .map(|m| LaneConsts::new(m.value()))
+                .collect(),
+            to: to
+                .moduli
+                .iter()
+                .map(|m| LaneConsts::new(m.value()))
+                .collect(),
+            q_hat_inv_shoup52: q_hat_inv
+                .iter()
+                .zip(&from.moduli)
+                .map(|(&w, q)| {
+                    if q.value() < super::kernels::IFMA_MAX_Q {
+                        super::kernels::shoup(w, q.value(), 52)
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
+            q_hat_mod_p_sw: q_hat_mod_p.iter().map(swap).collect(),
+            q_hat_mod_p_split,
+            neg_q_sw: neg_q.iter().map(swap).collect(),
+            neg_q,
+        };
         BaseConverter {
+            simd,
             from: from.moduli.clone(),
             to: to.moduli.clone(),
             q_hat_inv,
@@ -202,12 +270,32 @@ impl BaseConverter {
     /// `n` reduced residues; `output` receives the first `output.len() / n` limbs of the
     /// target basis. `scratch` must hold `(from_len() + 1) * n` words.
     pub fn convert(&self, input: &[u64], output: &mut [u64], n: usize, scratch: &mut [u64]) {
-        self.convert_impl::<true>(input, output, n, scratch)
+        self.convert_using(Isa::detect(), true, input, output, n, scratch)
     }
 
     /// Approximate conversion (no correction): outputs `x + u Q` with `0 <= u < from_len()`.
     pub fn convert_approx(&self, input: &[u64], output: &mut [u64], n: usize, scratch: &mut [u64]) {
-        self.convert_impl::<false>(input, output, n, scratch)
+        self.convert_using(Isa::detect(), false, input, output, n, scratch)
+    }
+
+    /// [`convert`](Self::convert) (`exact`) or [`convert_approx`](Self::convert_approx) on
+    /// a chosen instruction set, for tests and benchmarks: every choice gives the same
+    /// words. A SIMD `isa` the CPU lacks, or moduli the SIMD lanes do not take (even, or
+    /// above 61 bits), run the best supported path instead.
+    pub fn convert_using(
+        &self,
+        isa: Isa,
+        exact: bool,
+        input: &[u64],
+        output: &mut [u64],
+        n: usize,
+        scratch: &mut [u64],
+    ) {
+        if exact {
+            self.convert_impl::<true>(isa, input, output, n, scratch)
+        } else {
+            self.convert_impl::<false>(isa, input, output, n, scratch)
+        }
     }
 
     /// Coefficients per block: the block's `y` rows and `v` (`(l + 1) * block` words) stay
@@ -219,6 +307,7 @@ impl BaseConverter {
 
     fn convert_impl<const EXACT: bool>(
         &self,
+        isa: Isa,
         input: &[u64],
         output: &mut [u64],
         n: usize,
@@ -237,6 +326,51 @@ impl BaseConverter {
             return;
         }
         let bl = Self::block_len(l, n);
+        #[cfg(target_arch = "x86_64")]
+        if self.simd.ok && l > 0 {
+            use super::kernels::{avx512, Lanes};
+            let t = avx512::ConvTables {
+                from: &self.simd.from,
+                q_hat_inv: &self.q_hat_inv,
+                q_hat_inv_shoup: &self.q_hat_inv_shoup,
+                q_hat_inv_shoup52: &self.simd.q_hat_inv_shoup52,
+                inv_q: &self.inv_q,
+                to: &self.simd.to,
+                c: &self.q_hat_mod_p,
+                c_sw: &self.simd.q_hat_mod_p_sw,
+                c_split: &self.simd.q_hat_mod_p_split,
+                neg_q: &self.simd.neg_q,
+                neg_q_sw: &self.simd.neg_q_sw,
+            };
+            // `lanes(3)` tells which lanes `isa` offers on this CPU (3 is odd, < 2^50).
+            match isa.lanes(3) {
+                // SAFETY: the CPU supports the chosen features (`Isa::lanes`), every
+                // modulus is odd and at most 61 bits (`simd.ok`), the lengths were
+                // checked above and `bl` is a multiple of 8 or `n` itself.
+                Some(Lanes::Ifma) => unsafe {
+                    avx512::convert_ifma(&t, EXACT, input, output, n, out_limbs, bl, scratch)
+                },
+                Some(Lanes::Wide) => unsafe {
+                    avx512::convert_wide(&t, EXACT, input, output, n, out_limbs, bl, scratch)
+                },
+                None => {
+                    self.convert_blocks_scalar::<EXACT>(input, output, n, out_limbs, bl, scratch)
+                }
+            }
+            return;
+        }
+        self.convert_blocks_scalar::<EXACT>(input, output, n, out_limbs, bl, scratch)
+    }
+
+    fn convert_blocks_scalar<const EXACT: bool>(
+        &self,
+        input: &[u64],
+        output: &mut [u64],
+        n: usize,
+        out_limbs: usize,
+        bl: usize,
+        scratch: &mut [u64],
+    ) {
         let mut k0 = 0;
         while k0 < n {
             let len = bl.min(n - k0);
@@ -616,7 +750,15 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
         let mut g = PrimeGenerator::new(1 << 12).unwrap();
         let sizes = [50u32, 50, 50, 60, 61, 49, 36, 51];
-        let mut shapes = vec![(1usize, 1usize, 16usize), (3, 60, 64), (20, 7, 4096)];
+        // (from, to, n); 70 input limbs exceed one lazy sum of 61-bit products.
+        let mut shapes = vec![
+            (1usize, 1usize, 16usize),
+            (3, 60, 64),
+            (20, 7, 4096),
+            (70, 3, 24),
+            (6, 22, 100),
+            (5, 9, 1),
+        ];
         for _ in 0..14 {
             let from = 1 + (rng.next_u32() % 20) as usize;
             let to = 1 + (rng.next_u32() % 60) as usize;
@@ -647,8 +789,16 @@ mod tests {
             for exact in [true, false] {
                 let mut want = vec![0u64; outs * n];
                 reference_convert(&conv, exact, &input, &mut want, n);
-                let mut got = vec![0u64; outs * n];
                 let mut scratch = vec![0u64; (from + 1) * n];
+                for isa in [Isa::Scalar, Isa::Avx512, Isa::Avx512Ifma] {
+                    let mut got = vec![0u64; outs * n];
+                    conv.convert_using(isa, exact, &input, &mut got, n, &mut scratch);
+                    assert_eq!(
+                        got, want,
+                        "{from} -> {outs}/{to} limbs, n = {n}, exact {exact}, {isa:?}"
+                    );
+                }
+                let mut got = vec![0u64; outs * n];
                 if exact {
                     conv.convert(&input, &mut got, n, &mut scratch);
                 } else {
