@@ -129,6 +129,7 @@ pub struct BaseConverter {
     /// How many 128-bit products can be summed before a reduction is needed.
     max_terms: usize,
     /// Tables of the SIMD paths (`math/kernels/avx512.rs`).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     simd: SimdTables,
 }
 
@@ -326,6 +327,8 @@ impl BaseConverter {
             return;
         }
         let bl = Self::block_len(l, n);
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = isa;
         #[cfg(target_arch = "x86_64")]
         if self.simd.ok && l > 0 {
             use super::kernels::{avx512, Lanes};

@@ -99,18 +99,26 @@ unsafe fn st(p: *mut u64, m: __mmask8, v: __m512i) {
     _mm512_mask_storeu_epi64(p as *mut i64, m, v)
 }
 
-/// Calls `f(k, mask)` for `k = 0, 8, 16, ...` covering `len` lanes; the last chunk is
-/// masked when `len` is not a multiple of 8.
-#[inline(always)]
-unsafe fn chunks(len: usize, mut f: impl FnMut(usize, __mmask8)) {
-    let mut k = 0;
-    while k + 8 <= len {
-        f(k, 0xff);
-        k += 8;
-    }
-    if k < len {
-        f(k, ((1u32 << (len - k)) - 1) as u8);
-    }
+/// Runs `body` with `k = 0, 8, 16, ...` covering `len` lanes and `m` the lane mask: all
+/// ones, except in the last chunk when `len` is not a multiple of 8.
+///
+/// A macro rather than a function taking a closure: closures do not inherit the
+/// `#[target_feature]`s of the entry point, and an outlined closure would pass every
+/// vector through memory.
+macro_rules! chunks {
+    ($len:expr, |$k:ident, $m:ident| $body:block) => {{
+        let len: usize = $len;
+        let mut $k = 0usize;
+        while $k + 8 <= len {
+            let $m: __mmask8 = 0xff;
+            $body
+            $k += 8;
+        }
+        if $k < len {
+            let $m: __mmask8 = ((1u32 << (len - $k)) - 1) as u8;
+            $body
+        }
+    }};
 }
 
 /// Lane arithmetic modulo one `q` (see the module documentation for the bounds).
@@ -417,7 +425,7 @@ impl Arith for Ifma {
 unsafe fn add_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
     let q = bcast(c.q);
     let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
-    chunks(a.len(), |k, m| {
+    chunks!(a.len(), |k, m| {
         let s = _mm512_add_epi64(ld(pa.add(k), m), ld(pb.add(k), m));
         st(pa.add(k), m, csub(s, q));
     });
@@ -434,7 +442,7 @@ unsafe fn sub_mod(x: __m512i, y: __m512i, q: __m512i) -> __m512i {
 unsafe fn sub_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
     let q = bcast(c.q);
     let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
-    chunks(a.len(), |k, m| {
+    chunks!(a.len(), |k, m| {
         st(pa.add(k), m, sub_mod(ld(pa.add(k), m), ld(pb.add(k), m), q));
     });
 }
@@ -443,7 +451,7 @@ unsafe fn sub_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
 unsafe fn rsub_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
     let q = bcast(c.q);
     let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
-    chunks(a.len(), |k, m| {
+    chunks!(a.len(), |k, m| {
         st(pa.add(k), m, sub_mod(ld(pb.add(k), m), ld(pa.add(k), m), q));
     });
 }
@@ -452,7 +460,7 @@ unsafe fn rsub_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
 unsafe fn neg_assign(c: &LaneConsts, a: &mut [u64]) {
     let q = bcast(c.q);
     let pa = a.as_mut_ptr();
-    chunks(a.len(), |k, m| {
+    chunks!(a.len(), |k, m| {
         // q - 0 = q becomes 0.
         st(pa.add(k), m, csub(_mm512_sub_epi64(q, ld(pa.add(k), m)), q));
     });
@@ -461,7 +469,7 @@ unsafe fn neg_assign(c: &LaneConsts, a: &mut [u64]) {
 #[inline(always)]
 unsafe fn mul_assign<A: Arith>(ar: A, a: &mut [u64], b: &[u64]) {
     let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
-    chunks(a.len(), |k, m| {
+    chunks!(a.len(), |k, m| {
         st(pa.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
     });
 }
@@ -469,7 +477,7 @@ unsafe fn mul_assign<A: Arith>(ar: A, a: &mut [u64], b: &[u64]) {
 #[inline(always)]
 unsafe fn mul<A: Arith>(ar: A, a: &[u64], b: &[u64], out: &mut [u64]) {
     let (pa, pb, po) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr());
-    chunks(out.len(), |k, m| {
+    chunks!(out.len(), |k, m| {
         st(po.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
     });
 }
@@ -477,7 +485,7 @@ unsafe fn mul<A: Arith>(ar: A, a: &[u64], b: &[u64], out: &mut [u64]) {
 #[inline(always)]
 unsafe fn mul_add_assign<A: Arith>(ar: A, acc: &mut [u64], a: &[u64], b: &[u64]) {
     let (pc, pa, pb) = (acc.as_mut_ptr(), a.as_ptr(), b.as_ptr());
-    chunks(acc.len(), |k, m| {
+    chunks!(acc.len(), |k, m| {
         let r = ar.mul_add(ld(pc.add(k), m), ld(pa.add(k), m), ld(pb.add(k), m));
         st(pc.add(k), m, r);
     });
@@ -487,7 +495,7 @@ unsafe fn mul_add_assign<A: Arith>(ar: A, acc: &mut [u64], a: &[u64], b: &[u64])
 unsafe fn inner_product_add_assign<A: Arith>(ar: A, acc: &mut [u64], a: &[&[u64]], b: &[&[u64]]) {
     let beta = a.len();
     let pc = acc.as_mut_ptr();
-    chunks(acc.len(), |k, m| {
+    chunks!(acc.len(), |k, m| {
         let mut r = ld(pc.add(k), m);
         let mut j = 0;
         while j < beta {
@@ -517,7 +525,7 @@ unsafe fn mul_scalar_assign<A: Arith>(ar: A, c: &LaneConsts, a: &mut [u64], w: u
     let ws = bcast(A::companion(c, w, ws));
     let w = bcast(w);
     let pa = a.as_mut_ptr();
-    chunks(a.len(), |k, m| {
+    chunks!(a.len(), |k, m| {
         st(pa.add(k), m, ar.mul_shoup(ld(pa.add(k), m), w, ws));
     });
 }
@@ -535,7 +543,7 @@ unsafe fn sub_mul_scalar_assign<A: Arith>(
     let w = bcast(w);
     let q = ar.q();
     let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
-    chunks(a.len(), |k, m| {
+    chunks!(a.len(), |k, m| {
         let x = _mm512_sub_epi64(_mm512_add_epi64(ld(pa.add(k), m), q), ld(pb.add(k), m));
         st(pa.add(k), m, ar.mul_shoup(x, w, ws));
     });
@@ -736,7 +744,7 @@ unsafe fn convert<const IFMA: bool, const EXACT: bool>(
         let (py, pv) = (y.as_mut_ptr(), rest.as_mut_ptr());
         // y_i = [x_i (Q/q_i)^-1]_{q_i}, and v = round(sum_i y_i / q_i) summed in the
         // scalar order (mul then add, no fma) for bit-identical rounding.
-        chunks(len, |kk, m| {
+        chunks!(len, |kk, m| {
             let mut s = _mm512_setzero_pd();
             for i in 0..l {
                 let fi = t.from.get_unchecked(i);
@@ -798,7 +806,7 @@ unsafe fn convert_out_wide<const EXACT: bool>(
     let l = t.from.len();
     let c = t.c.as_ptr().add(j * l);
     let c_sw = t.c_sw.as_ptr().add(j * l);
-    chunks(len, |kk, m| {
+    chunks!(len, |kk, m| {
         let mut s = ar.acc_new(_mm512_setzero_si512());
         let mut terms = 0;
         if EXACT {
@@ -842,7 +850,7 @@ unsafe fn convert_out_ifma<const EXACT: bool>(
     let c = t.c.as_ptr().add(j * l);
     let c_split = t.c_split.as_ptr().add(j * l);
     let m50 = bcast((1u64 << SPLIT) - 1);
-    chunks(len, |kk, m| {
+    chunks!(len, |kk, m| {
         let mut s = ar.acc_new(_mm512_setzero_si512());
         let mut terms = 0;
         if EXACT {

@@ -82,6 +82,7 @@ impl Isa {
     /// The lane arithmetic this instruction set uses for `q` (`None`: scalar code). Never
     /// returns a SIMD path the CPU lacks: a SIMD `self` is only honoured up to
     /// [`Isa::detect`].
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn lanes(self, q: u64) -> Option<Lanes> {
         let isa = match (self, Isa::detect()) {
             (Isa::Scalar, _) | (_, Isa::Scalar) => return None,
@@ -112,6 +113,7 @@ pub(crate) const IFMA_MAX_Q: u64 = 1 << 50;
 
 /// The lane arithmetic chosen for one modulus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) enum Lanes {
     /// 64-bit lanes.
     Wide,

@@ -24,6 +24,7 @@ fn moduli() -> Vec<u64> {
     qs
 }
 
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const LENS: [usize; 14] = [0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 64, 100, 1000, 1027];
 
 /// Reduced random values with 0 and q - 1 sprinkled in (and runs of them).
@@ -53,6 +54,7 @@ fn simd_paths(q: u64) -> Vec<Lanes> {
 }
 
 #[cfg(not(target_arch = "x86_64"))]
+#[allow(dead_code)]
 fn simd_paths(_: u64) -> Vec<()> {
     Vec::new()
 }
