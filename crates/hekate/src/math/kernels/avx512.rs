@@ -777,104 +777,170 @@ unsafe fn convert<const IFMA: bool, const EXACT: bool>(
                 st(pv.add(kk), m, round_pos(s));
             }
         });
-        // out_j = [sum_i y_i [Q/q_i]_{p_j} + v [-Q]_{p_j}]_{p_j}.
-        for j in 0..out_limbs {
-            let to = t.to.get_unchecked(j);
+        // out_j = [sum_i y_i [Q/q_i]_{p_j} + v [-Q]_{p_j}]_{p_j}, two output limbs of the
+        // same lane kind at a time (shared loads of y, two independent dependency chains).
+        let mut j = 0;
+        while j < out_limbs {
+            let ifma_at = |j: usize| IFMA && t.to.get_unchecked(j).q < super::IFMA_MAX_Q;
             let out = output.as_mut_ptr().add(j * n + k0);
-            if IFMA && to.q < super::IFMA_MAX_Q {
-                convert_out_ifma::<EXACT>(t, Ifma::new(to), j, py, pv, len, out);
-            } else {
-                convert_out_wide::<EXACT>(t, Wide::new(to), j, py, pv, len, out);
+            let pair = j + 1 < out_limbs && ifma_at(j) == ifma_at(j + 1);
+            let (t0, t1) = (
+                t.to.get_unchecked(j),
+                t.to.get_unchecked((j + 1).min(out_limbs - 1)),
+            );
+            match (ifma_at(j), pair) {
+                (true, true) => convert_out_ifma::<EXACT, 2>(
+                    t,
+                    [Ifma::new(t0), Ifma::new(t1)],
+                    j,
+                    py,
+                    pv,
+                    len,
+                    out,
+                    n,
+                ),
+                (true, false) => {
+                    convert_out_ifma::<EXACT, 1>(t, [Ifma::new(t0)], j, py, pv, len, out, n)
+                }
+                (false, true) => convert_out_wide::<EXACT, 2>(
+                    t,
+                    [Wide::new(t0), Wide::new(t1)],
+                    j,
+                    py,
+                    pv,
+                    len,
+                    out,
+                    n,
+                ),
+                (false, false) => {
+                    convert_out_wide::<EXACT, 1>(t, [Wide::new(t0)], j, py, pv, len, out, n)
+                }
             }
+            j += 1 + pair as usize;
         }
         k0 += len;
     }
 }
 
-/// One output limb of a block with 64-bit lanes (the `y_i` and constants are below
-/// `2^61`, `v` below `2^7`: [`Wide`]'s accumulator bounds hold).
+/// `J` output limbs `j0..j0 + J` of a block with 64-bit lanes (the `y_i` and constants
+/// are below `2^61`, `v` below `2^7`: [`Wide`]'s accumulator bounds hold). `out` points
+/// at limb `j0` of the block, limbs `n` words apart.
 #[inline(always)]
-unsafe fn convert_out_wide<const EXACT: bool>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn convert_out_wide<const EXACT: bool, const J: usize>(
     t: &ConvTables,
-    ar: Wide,
-    j: usize,
+    ar: [Wide; J],
+    j0: usize,
     py: *const u64,
     pv: *const u64,
     len: usize,
     out: *mut u64,
+    n: usize,
 ) {
     let l = t.from.len();
-    let c = t.c.as_ptr().add(j * l);
-    let c_sw = t.c_sw.as_ptr().add(j * l);
+    let zero = _mm512_setzero_si512();
     chunks!(len, |kk, m| {
-        let mut s = ar.acc_new(_mm512_setzero_si512());
+        let mut s = [[zero; 4]; J];
         let mut terms = 0;
         if EXACT {
             let v = ld(pv.add(kk), m);
-            let nq = bcast(*t.neg_q.get_unchecked(j));
-            let nq_sw = bcast(*t.neg_q_sw.get_unchecked(j));
-            ar.acc_mul_sw(&mut s, v, swap32(v), nq, nq_sw);
+            let v_sw = swap32(v);
+            for u in 0..J {
+                let nq = bcast(*t.neg_q.get_unchecked(j0 + u));
+                let nq_sw = bcast(*t.neg_q_sw.get_unchecked(j0 + u));
+                ar[u].acc_mul_sw(&mut s[u], v, v_sw, nq, nq_sw);
+            }
             terms = 1;
         }
         for i in 0..l {
             if terms == Wide::TERMS {
-                let r = ar.acc_reduce(s);
-                s = ar.acc_new(r);
+                for u in 0..J {
+                    let r = ar[u].acc_reduce(s[u]);
+                    s[u] = ar[u].acc_new(r);
+                }
                 terms = 0;
             } else if terms > 0 && terms % Wide::FOLD == 0 {
-                ar.acc_fold(&mut s);
+                for u in 0..J {
+                    ar[u].acc_fold(&mut s[u]);
+                }
             }
             let y = ld(py.add(i * len + kk), m);
-            ar.acc_mul_sw(&mut s, y, swap32(y), bcast(*c.add(i)), bcast(*c_sw.add(i)));
+            let y_sw = swap32(y);
+            for u in 0..J {
+                let at = (j0 + u) * l + i;
+                let (c, c_sw) = (
+                    bcast(*t.c.get_unchecked(at)),
+                    bcast(*t.c_sw.get_unchecked(at)),
+                );
+                ar[u].acc_mul_sw(&mut s[u], y, y_sw, c, c_sw);
+            }
             terms += 1;
         }
-        st(out.add(kk), m, ar.acc_reduce(s));
+        for u in 0..J {
+            st(out.add(u * n + kk), m, ar[u].acc_reduce(s[u]));
+        }
     });
 }
 
-/// One output limb of a block with 52-bit lanes (`p_j < 2^50`). Operands `y_i` of primes
-/// at or above `2^50` are split as `(y_i mod 2^50) + 2^50 (y_i >> 50)`, two terms with
-/// constants `[Q/q_i]_{p_j}` and `[(Q/q_i) 2^50]_{p_j}`: every operand is then below
-/// `2^50`, as [`Ifma`]'s accumulator bounds require.
+/// `J` output limbs of a block with 52-bit lanes (`p_j < 2^50`; arguments as
+/// [`convert_out_wide`]). Operands `y_i` of primes at or above `2^50` are split as
+/// `(y_i mod 2^50) + 2^50 (y_i >> 50)`, two terms with constants `[Q/q_i]_{p_j}` and
+/// `[(Q/q_i) 2^50]_{p_j}`: every operand is then below `2^50`, as [`Ifma`]'s accumulator
+/// bounds require.
 #[inline(always)]
-unsafe fn convert_out_ifma<const EXACT: bool>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn convert_out_ifma<const EXACT: bool, const J: usize>(
     t: &ConvTables,
-    ar: Ifma,
-    j: usize,
+    ar: [Ifma; J],
+    j0: usize,
     py: *const u64,
     pv: *const u64,
     len: usize,
     out: *mut u64,
+    n: usize,
 ) {
     let l = t.from.len();
-    let c = t.c.as_ptr().add(j * l);
-    let c_split = t.c_split.as_ptr().add(j * l);
+    let zero = _mm512_setzero_si512();
     let m50 = bcast((1u64 << SPLIT) - 1);
     chunks!(len, |kk, m| {
-        let mut s = ar.acc_new(_mm512_setzero_si512());
+        let mut s = [[zero; 2]; J];
         let mut terms = 0;
         if EXACT {
-            ar.acc_mul(&mut s, ld(pv.add(kk), m), bcast(*t.neg_q.get_unchecked(j)));
+            let v = ld(pv.add(kk), m);
+            for u in 0..J {
+                ar[u].acc_mul(&mut s[u], v, bcast(*t.neg_q.get_unchecked(j0 + u)));
+            }
             terms = 1;
         }
         for i in 0..l {
             let split = t.from.get_unchecked(i).q >= super::IFMA_MAX_Q;
             let need = 1 + split as usize;
             if terms + need > Ifma::TERMS {
-                let r = ar.acc_reduce(s);
-                s = ar.acc_new(r);
+                for u in 0..J {
+                    let r = ar[u].acc_reduce(s[u]);
+                    s[u] = ar[u].acc_new(r);
+                }
                 terms = 0;
             }
             let y = ld(py.add(i * len + kk), m);
             if split {
-                ar.acc_mul(&mut s, _mm512_and_si512(y, m50), bcast(*c.add(i)));
-                ar.acc_mul(&mut s, _mm512_srli_epi64::<50>(y), bcast(*c_split.add(i)));
+                let (y_lo, y_hi) = (_mm512_and_si512(y, m50), _mm512_srli_epi64::<50>(y));
+                for u in 0..J {
+                    let at = (j0 + u) * l + i;
+                    ar[u].acc_mul(&mut s[u], y_lo, bcast(*t.c.get_unchecked(at)));
+                    ar[u].acc_mul(&mut s[u], y_hi, bcast(*t.c_split.get_unchecked(at)));
+                }
             } else {
-                ar.acc_mul(&mut s, y, bcast(*c.add(i)));
+                for u in 0..J {
+                    let at = (j0 + u) * l + i;
+                    ar[u].acc_mul(&mut s[u], y, bcast(*t.c.get_unchecked(at)));
+                }
             }
             terms += need;
         }
-        st(out.add(kk), m, ar.acc_reduce(s));
+        for u in 0..J {
+            st(out.add(u * n + kk), m, ar[u].acc_reduce(s[u]));
+        }
     });
 }
 
