@@ -24,6 +24,18 @@
 //! approximate variant ([`BaseConverter::convert_approx`], `v = 0`, output `x + u Q` with
 //! `0 <= u < l`) is offered for callers whose algebra absorbs multiples of `Q`.
 //!
+//! # Implementation
+//!
+//! The conversion runs over blocks of coefficients sized so that the block's `y` rows and
+//! `v` stay in L1 while every output limb of the block is produced (inputs and outputs are
+//! each streamed once). On x86-64 with AVX-512 the block is vectorized
+//! (`math/kernels/avx512.rs`): the `y_i` Shoup products, the `f64` sum for `v` (same
+//! operation order as the scalar code, so the same rounding), and the output sums with lazy
+//! reduction — 52-bit IFMA accumulators for output primes below `2^50` (larger input
+//! residues split into two terms), 64-bit lanes otherwise, with `v [-Q]_{p_j}` as one
+//! more term of the sum. Every path returns the same words as the scalar one
+//! ([`BaseConverter::convert_using`] selects one explicitly).
+//!
 //! # ModUp and ModDown
 //!
 //! `ModUp` (extend `x` from `C` to `C ∪ B`) is `Conv_{C -> B}` next to the unchanged
