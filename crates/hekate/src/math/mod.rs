@@ -10,6 +10,8 @@ pub mod ntt;
 pub mod primes;
 pub mod rns;
 pub mod sample;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod simd;
 
 pub use modulus::Modulus;
 pub use ntt::{NttBackend, NttPlan};

@@ -24,6 +24,18 @@
 //! approximate variant ([`BaseConverter::convert_approx`], `v = 0`, output `x + u Q` with
 //! `0 <= u < l`) is offered for callers whose algebra absorbs multiples of `Q`.
 //!
+//! # Implementation
+//!
+//! The conversion runs over blocks of coefficients sized so that the block's `y` rows and
+//! `v` stay in L1 while every output limb of the block is produced (inputs and outputs are
+//! each streamed once). On x86-64 with AVX-512 the block is vectorized
+//! (`math/kernels/avx512.rs`): the `y_i` Shoup products, the `f64` sum for `v` (same
+//! operation order as the scalar code, so the same rounding), and the output sums with lazy
+//! reduction — 52-bit IFMA accumulators for output primes below `2^50` (larger input
+//! residues split into two terms), 64-bit lanes otherwise, with `v [-Q]_{p_j}` as one
+//! more term of the sum. Every path returns the same words as the scalar one
+//! ([`BaseConverter::convert_using`] selects one explicitly).
+//!
 //! # ModUp and ModDown
 //!
 //! `ModUp` (extend `x` from `C` to `C ∪ B`) is `Conv_{C -> B}` next to the unchanged
@@ -38,6 +50,7 @@
 //! exactly as mixed-radix digits) with Garner's algorithm, `O(l^2)` word products per
 //! coefficient and no big integers.
 
+use super::kernels::{Isa, LaneConsts};
 use super::modulus::Modulus;
 use crate::{Error, Result};
 
@@ -127,6 +140,28 @@ pub struct BaseConverter {
     inv_q: Vec<f64>,
     /// How many 128-bit products can be summed before a reduction is needed.
     max_terms: usize,
+    /// Tables of the SIMD paths (`math/kernels/avx512.rs`).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    simd: SimdTables,
+}
+
+/// The constants of the SIMD conversion, next to the scalar ones.
+#[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct SimdTables {
+    /// Whether every modulus suits the SIMD lanes (odd, at most 61 bits).
+    ok: bool,
+    from: Vec<LaneConsts>,
+    to: Vec<LaneConsts>,
+    /// 52-bit companions of `q_hat_inv` (for `q_i < 2^50`, else 0).
+    q_hat_inv_shoup52: Vec<u64>,
+    /// `q_hat_mod_p` with the 32-bit halves of each word swapped.
+    q_hat_mod_p_sw: Vec<u64>,
+    /// `[(Q/q_i) 2^50]_{p_j}`, same layout as `q_hat_mod_p`.
+    q_hat_mod_p_split: Vec<u64>,
+    /// `[-Q]_{p_j}`, and with halves swapped.
+    neg_q: Vec<u64>,
+    neg_q_sw: Vec<u64>,
 }
 
 impl BaseConverter {
@@ -176,7 +211,53 @@ impl BaseConverter {
             .unwrap_or(1);
         // Each product is below 2^(2 max_bits); keep one slot for the v*Q term.
         let max_terms = (1usize << (128 - 2 * max_bits).min(30)) - 1;
+        let swap = |x: &u64| x.rotate_left(32);
+        let neg_q: Vec<u64> = to
+            .moduli
+            .iter()
+            .map(|p| p.neg(from.product_mod(p)))
+            .collect();
+        let mut q_hat_mod_p_split = Vec::with_capacity(q_hat_mod_p.len());
+        for (j, p) in to.moduli.iter().enumerate() {
+            let two50 = p.reduce(1 << 50);
+            for i in 0..l {
+                q_hat_mod_p_split.push(p.mul(q_hat_mod_p[j * l + i], two50));
+            }
+        }
+        let simd = SimdTables {
+            ok: from
+                .moduli
+                .iter()
+                .chain(&to.moduli)
+                .all(|m| super::kernels::simd_takes(m.value())),
+            from: from
+                .moduli
+                .iter()
+                .map(|m| LaneConsts::new(m.value()))
+                .collect(),
+            to: to
+                .moduli
+                .iter()
+                .map(|m| LaneConsts::new(m.value()))
+                .collect(),
+            q_hat_inv_shoup52: q_hat_inv
+                .iter()
+                .zip(&from.moduli)
+                .map(|(&w, q)| {
+                    if q.value() < super::kernels::IFMA_MAX_Q {
+                        super::kernels::shoup(w, q.value(), 52)
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
+            q_hat_mod_p_sw: q_hat_mod_p.iter().map(swap).collect(),
+            q_hat_mod_p_split,
+            neg_q_sw: neg_q.iter().map(swap).collect(),
+            neg_q,
+        };
         BaseConverter {
+            simd,
             from: from.moduli.clone(),
             to: to.moduli.clone(),
             q_hat_inv,
@@ -202,32 +283,138 @@ impl BaseConverter {
     /// `n` reduced residues; `output` receives the first `output.len() / n` limbs of the
     /// target basis. `scratch` must hold `(from_len() + 1) * n` words.
     pub fn convert(&self, input: &[u64], output: &mut [u64], n: usize, scratch: &mut [u64]) {
-        self.convert_impl::<true>(input, output, n, scratch)
+        self.convert_using(Isa::detect(), true, input, output, n, scratch)
     }
 
     /// Approximate conversion (no correction): outputs `x + u Q` with `0 <= u < from_len()`.
     pub fn convert_approx(&self, input: &[u64], output: &mut [u64], n: usize, scratch: &mut [u64]) {
-        self.convert_impl::<false>(input, output, n, scratch)
+        self.convert_using(Isa::detect(), false, input, output, n, scratch)
+    }
+
+    /// [`convert`](Self::convert) (`exact`) or [`convert_approx`](Self::convert_approx) on
+    /// a chosen instruction set, for tests and benchmarks: every choice gives the same
+    /// words. A SIMD `isa` the CPU lacks, or moduli the SIMD lanes do not take (even, or
+    /// above 61 bits), run the best supported path instead.
+    pub fn convert_using(
+        &self,
+        isa: Isa,
+        exact: bool,
+        input: &[u64],
+        output: &mut [u64],
+        n: usize,
+        scratch: &mut [u64],
+    ) {
+        if exact {
+            self.convert_impl::<true>(isa, input, output, n, scratch)
+        } else {
+            self.convert_impl::<false>(isa, input, output, n, scratch)
+        }
+    }
+
+    /// Coefficients per block: the block's `y` rows and `v` (`(l + 1) * block` words) stay
+    /// in L1 while every output limb of the block is produced. A multiple of 8 (one vector).
+    fn block_len(l: usize, n: usize) -> usize {
+        let b = (CONVERT_BLOCK_WORDS / (l + 1)).max(64) & !7;
+        b.min(n)
     }
 
     fn convert_impl<const EXACT: bool>(
         &self,
+        isa: Isa,
         input: &[u64],
         output: &mut [u64],
         n: usize,
         scratch: &mut [u64],
     ) {
         let l = self.from.len();
-        let out_limbs = output.len() / n;
+        let out_limbs = output.len().checked_div(n).unwrap_or(0);
         assert!(
             input.len() == l * n && output.len() == out_limbs * n && out_limbs <= self.to.len()
         );
-        let (y, v) = scratch[..(l + 1) * n].split_at_mut(l * n);
+        assert!(
+            scratch.len() >= (l + 1) * n,
+            "scratch must hold (from_len() + 1) * n words"
+        );
+        if n == 0 || out_limbs == 0 {
+            return;
+        }
+        let bl = Self::block_len(l, n);
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = isa;
+        #[cfg(target_arch = "x86_64")]
+        if self.simd.ok && l > 0 {
+            use super::kernels::{avx512, Lanes};
+            let t = avx512::ConvTables {
+                from: &self.simd.from,
+                q_hat_inv: &self.q_hat_inv,
+                q_hat_inv_shoup: &self.q_hat_inv_shoup,
+                q_hat_inv_shoup52: &self.simd.q_hat_inv_shoup52,
+                inv_q: &self.inv_q,
+                to: &self.simd.to,
+                c: &self.q_hat_mod_p,
+                c_sw: &self.simd.q_hat_mod_p_sw,
+                c_split: &self.simd.q_hat_mod_p_split,
+                neg_q: &self.simd.neg_q,
+                neg_q_sw: &self.simd.neg_q_sw,
+            };
+            // `lanes(3)` tells which lanes `isa` offers on this CPU (3 is odd, < 2^50).
+            match isa.lanes(3) {
+                // SAFETY: the CPU supports the chosen features (`Isa::lanes`), every
+                // modulus is odd and at most 61 bits (`simd.ok`), the lengths were
+                // checked above and `bl` is a multiple of 8 or `n` itself.
+                Some(Lanes::Ifma) => unsafe {
+                    avx512::convert_ifma(&t, EXACT, input, output, n, out_limbs, bl, scratch)
+                },
+                Some(Lanes::Wide) => unsafe {
+                    avx512::convert_wide(&t, EXACT, input, output, n, out_limbs, bl, scratch)
+                },
+                None => {
+                    self.convert_blocks_scalar::<EXACT>(input, output, n, out_limbs, bl, scratch)
+                }
+            }
+            return;
+        }
+        self.convert_blocks_scalar::<EXACT>(input, output, n, out_limbs, bl, scratch)
+    }
+
+    fn convert_blocks_scalar<const EXACT: bool>(
+        &self,
+        input: &[u64],
+        output: &mut [u64],
+        n: usize,
+        out_limbs: usize,
+        bl: usize,
+        scratch: &mut [u64],
+    ) {
+        let mut k0 = 0;
+        while k0 < n {
+            let len = bl.min(n - k0);
+            self.convert_block_scalar::<EXACT>(input, output, n, out_limbs, k0, len, scratch);
+            k0 += len;
+        }
+    }
+
+    /// Coefficients `k0 .. k0 + len` of every output limb: `y` rows and `v` for the block
+    /// in the first `(l + 1) * len` scratch words, then the outputs limb by limb.
+    #[allow(clippy::too_many_arguments)]
+    fn convert_block_scalar<const EXACT: bool>(
+        &self,
+        input: &[u64],
+        output: &mut [u64],
+        n: usize,
+        out_limbs: usize,
+        k0: usize,
+        len: usize,
+        scratch: &mut [u64],
+    ) {
+        let l = self.from.len();
+        let (y, rest) = scratch.split_at_mut(l * len);
+        let v = &mut rest[..len];
         // y_i = [x_i * (Q/q_i)^-1]_{q_i}
         for i in 0..l {
             let (q, w, ws) = (&self.from[i], self.q_hat_inv[i], self.q_hat_inv_shoup[i]);
-            let (src, dst) = (&input[i * n..(i + 1) * n], &mut y[i * n..(i + 1) * n]);
-            for (d, &s) in dst.iter_mut().zip(src) {
+            let src = &input[i * n + k0..i * n + k0 + len];
+            for (d, &s) in y[i * len..(i + 1) * len].iter_mut().zip(src) {
                 *d = q.mul_shoup(s, w, ws);
             }
         }
@@ -237,7 +424,7 @@ impl BaseConverter {
             v.fill(0f64.to_bits());
             for i in 0..l {
                 let inv = self.inv_q[i];
-                for (a, &yi) in v.iter_mut().zip(&y[i * n..(i + 1) * n]) {
+                for (a, &yi) in v.iter_mut().zip(&y[i * len..(i + 1) * len]) {
                     *a = (f64::from_bits(*a) + yi as f64 * inv).to_bits();
                 }
             }
@@ -249,7 +436,7 @@ impl BaseConverter {
             let p = &self.to[j];
             let row = &self.q_hat_mod_p[j * l..(j + 1) * l];
             let neg_vq = &self.neg_vq_mod_p[j * (l + 1)..(j + 1) * (l + 1)];
-            let out = &mut output[j * n..(j + 1) * n];
+            let out = &mut output[j * n + k0..j * n + k0 + len];
             if l <= self.max_terms {
                 for (k, o) in out.iter_mut().enumerate() {
                     let mut acc: u128 = if EXACT {
@@ -258,7 +445,7 @@ impl BaseConverter {
                         0
                     };
                     for i in 0..l {
-                        acc += y[i * n + k] as u128 * row[i] as u128;
+                        acc += y[i * len + k] as u128 * row[i] as u128;
                     }
                     *o = p.reduce_u128(acc);
                 }
@@ -266,7 +453,7 @@ impl BaseConverter {
                 for (k, o) in out.iter_mut().enumerate() {
                     let mut r = if EXACT { neg_vq[v[k] as usize] } else { 0 };
                     for i in 0..l {
-                        r = p.add(r, p.mul(y[i * n + k], row[i]));
+                        r = p.add(r, p.mul(y[i * len + k], row[i]));
                     }
                     *o = r;
                 }
@@ -274,6 +461,10 @@ impl BaseConverter {
         }
     }
 }
+
+/// Target size, in words, of one conversion block's scratch (`y` rows and `v`): 32 KiB,
+/// so that the block stays in L1 next to the output stream.
+const CONVERT_BLOCK_WORDS: usize = 4096;
 
 /// ModUp / ModDown between `C` and `C ∪ B`, with the constants of both directions.
 #[derive(Clone, Debug)]
@@ -577,6 +768,120 @@ mod tests {
                     });
                     assert!(found, "approximate conversion is x + uQ, 0 <= u < l");
                 }
+            }
+        }
+    }
+
+    /// The conversion as first written (unblocked, strided, u128 accumulation): the
+    /// reference every faster path must match bit for bit.
+    fn reference_convert(
+        conv: &BaseConverter,
+        exact: bool,
+        input: &[u64],
+        output: &mut [u64],
+        n: usize,
+    ) {
+        let l = conv.from.len();
+        let out_limbs = output.len() / n;
+        let mut y = vec![0u64; l * n];
+        let mut v = vec![0u64; n];
+        for i in 0..l {
+            let (q, w, ws) = (&conv.from[i], conv.q_hat_inv[i], conv.q_hat_inv_shoup[i]);
+            for k in 0..n {
+                y[i * n + k] = q.mul_shoup(input[i * n + k], w, ws);
+            }
+        }
+        if exact {
+            for (k, vk) in v.iter_mut().enumerate() {
+                let mut a = 0f64;
+                for i in 0..l {
+                    a += y[i * n + k] as f64 * conv.inv_q[i];
+                }
+                *vk = a.round() as u64;
+            }
+        }
+        for j in 0..out_limbs {
+            let p = &conv.to[j];
+            for k in 0..n {
+                let mut r = if exact {
+                    conv.neg_vq_mod_p[j * (l + 1) + v[k] as usize]
+                } else {
+                    0
+                };
+                for i in 0..l {
+                    r = p.add(r, p.mul(y[i * n + k], conv.q_hat_mod_p[j * l + i]));
+                }
+                output[j * n + k] = r;
+            }
+        }
+    }
+
+    /// Random bases of mixed 50/60/61-bit primes (and a few small ones), random reduced
+    /// inputs: every conversion path agrees with [`reference_convert`].
+    #[test]
+    fn convert_matches_reference_on_many_shapes() {
+        use rand_chacha::rand_core::RngCore;
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut g = PrimeGenerator::new(1 << 12).unwrap();
+        let sizes = [50u32, 50, 50, 60, 61, 49, 36, 51];
+        // (from, to, n); 70 input limbs exceed one lazy sum of 61-bit products.
+        let mut shapes = vec![
+            (1usize, 1usize, 16usize),
+            (3, 60, 64),
+            (20, 7, 4096),
+            (70, 3, 24),
+            (6, 22, 100),
+            (5, 9, 1),
+        ];
+        for _ in 0..14 {
+            let from = 1 + (rng.next_u32() % 20) as usize;
+            let to = 1 + (rng.next_u32() % 60) as usize;
+            let n = 16usize << (rng.next_u32() % 9);
+            shapes.push((from, to, n));
+        }
+        for (from, to, n) in shapes {
+            let mut pick = |count: usize| -> Vec<u64> {
+                (0..count)
+                    .map(|_| g.next_prime(sizes[(rng.next_u32() % 8) as usize]).unwrap())
+                    .collect()
+            };
+            let c = RnsBasis::new(&pick(from)).unwrap();
+            let b = RnsBasis::new(&pick(to)).unwrap();
+            let conv = BaseConverter::new(&c, &b);
+            let input: Vec<u64> = c
+                .moduli()
+                .iter()
+                .flat_map(|m| {
+                    let q = m.value();
+                    let mut v: Vec<u64> = (0..n).map(|_| rng.next_u64() % q).collect();
+                    v[0] = 0;
+                    v[n - 1] = q - 1;
+                    v
+                })
+                .collect();
+            let outs = 1 + (rng.next_u32() as usize % to);
+            for exact in [true, false] {
+                let mut want = vec![0u64; outs * n];
+                reference_convert(&conv, exact, &input, &mut want, n);
+                let mut scratch = vec![0u64; (from + 1) * n];
+                for isa in [Isa::Scalar, Isa::Avx512, Isa::Avx512Ifma] {
+                    let mut got = vec![0u64; outs * n];
+                    conv.convert_using(isa, exact, &input, &mut got, n, &mut scratch);
+                    assert_eq!(
+                        got, want,
+                        "{from} -> {outs}/{to} limbs, n = {n}, exact {exact}, {isa:?}"
+                    );
+                }
+                let mut got = vec![0u64; outs * n];
+                if exact {
+                    conv.convert(&input, &mut got, n, &mut scratch);
+                } else {
+                    conv.convert_approx(&input, &mut got, n, &mut scratch);
+                }
+                assert_eq!(
+                    got, want,
+                    "{from} -> {outs}/{to} limbs, n = {n}, exact {exact}"
+                );
             }
         }
     }

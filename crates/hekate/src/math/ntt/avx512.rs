@@ -1,7 +1,9 @@
 //! AVX-512 NTT kernels, generic over the lane multiplication ([`LaneMul`]).
 //!
 //! Two lane multiplications exist: [`Wide`] (this file, 64-bit lanes, Shoup with `2^64`,
-//! the high product emulated with four `vpmuludq`) and `ifma::Ifma` (52-bit IFMA lanes).
+//! the high product emulated with four `vpmuludq`) and `ifma::Ifma` (52-bit IFMA lanes);
+//! both are thin wrappers of the Shoup products in `math/simd.rs`, which the element-wise
+//! kernels share.
 //! The butterflies, stage merging and data movement are shared and written once here; the
 //! entry points (`#[target_feature]` functions) instantiate them for one multiplication, so
 //! everything below inlines into one function per (backend, direction, reduced/lazy).
@@ -26,6 +28,7 @@
 //! `y * w mod q` in `[0, 2q)` for any `y < 4q`. Additions never overflow 64 bits because
 //! `4q < 2^64`.
 
+use crate::math::simd::{csub, shoup_mul_wide};
 use core::arch::x86_64::*;
 
 /// Coefficients per depth-first block: `4096 * 8` bytes of data plus the twiddles it
@@ -68,28 +71,6 @@ impl Wide {
     }
 }
 
-/// High 64 bits of the 128-bit lane products `a * b` (four 32x32 products).
-#[inline(always)]
-unsafe fn mulhi_u64(a: __m512i, b: __m512i) -> __m512i {
-    let lo_mask = _mm512_set1_epi64(0xffff_ffff);
-    // Swapping the 32-bit halves (rather than shifting) moves the high halves where
-    // `vpmuludq` reads them, and keeps LLVM from recognising a 64x64 high product, which
-    // it would scalarise (there is no vector instruction for it).
-    let a_hi = _mm512_shuffle_epi32::<0b10_11_00_01>(a);
-    let b_hi = _mm512_shuffle_epi32::<0b10_11_00_01>(b);
-    let ll = _mm512_mul_epu32(a, b);
-    let lh = _mm512_mul_epu32(a, b_hi);
-    let hl = _mm512_mul_epu32(a_hi, b);
-    let hh = _mm512_mul_epu32(a_hi, b_hi);
-    // lh + (ll >> 32) < 2^64: (2^32 - 1)^2 + 2^32 - 1 < 2^64.
-    let mid = _mm512_add_epi64(lh, _mm512_srli_epi64::<32>(ll));
-    let mid2 = _mm512_add_epi64(hl, _mm512_and_si512(mid, lo_mask));
-    _mm512_add_epi64(
-        _mm512_add_epi64(hh, _mm512_srli_epi64::<32>(mid)),
-        _mm512_srli_epi64::<32>(mid2),
-    )
-}
-
 impl LaneMul for Wide {
     #[inline(always)]
     fn q(self) -> __m512i {
@@ -102,8 +83,7 @@ impl LaneMul for Wide {
     #[inline(always)]
     unsafe fn mul(self, y: __m512i, w: __m512i, ws: __m512i) -> __m512i {
         // Shoup: quo = floor(y * w' / 2^64), r = y*w - quo*q in [0, 2q) for any y < 2^64.
-        let quo = mulhi_u64(y, ws);
-        _mm512_sub_epi64(_mm512_mullo_epi64(y, w), _mm512_mullo_epi64(quo, self.q))
+        shoup_mul_wide(y, w, ws, self.q)
     }
 }
 
@@ -131,12 +111,6 @@ unsafe fn st(p: *mut u64, v: __m512i) {
 #[inline(always)]
 unsafe fn bc(p: *const u64) -> __m512i {
     _mm512_set1_epi64(*p as i64)
-}
-
-/// `x` minus `c` where `x >= c`: one unsigned min (the wrapped difference is huge).
-#[inline(always)]
-unsafe fn csub(x: __m512i, c: __m512i) -> __m512i {
-    _mm512_min_epu64(x, _mm512_sub_epi64(x, c))
 }
 
 /// Cooley-Tukey butterfly: `x, y` in `[0, 4q)` to `x + wy, x - wy` in `[0, 4q)`.

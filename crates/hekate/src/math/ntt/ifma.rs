@@ -25,6 +25,7 @@
 //! are handled in 64-bit arithmetic.
 
 use super::avx512::{InvLast, LaneMul};
+use crate::math::simd::shoup_mul_ifma;
 use core::arch::x86_64::*;
 
 /// The largest modulus (exclusive) the IFMA backend accepts: `4q <= 2^52`.
@@ -68,12 +69,7 @@ impl LaneMul for Ifma {
     }
     #[inline(always)]
     unsafe fn mul(self, y: __m512i, w: __m512i, ws: __m512i) -> __m512i {
-        let zero = _mm512_setzero_si512();
-        let quo = _mm512_madd52hi_epu64(zero, y, ws);
-        let lo = _mm512_madd52lo_epu64(zero, y, w);
-        // lo52(y w) + lo52(-quo q) is r or r + 2^52; the mask keeps r.
-        let r = _mm512_madd52lo_epu64(lo, quo, self.neg_q);
-        _mm512_and_si512(r, self.mask52)
+        shoup_mul_ifma(y, w, ws, self.neg_q, self.mask52)
     }
 }
 

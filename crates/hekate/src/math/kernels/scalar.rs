@@ -1,10 +1,8 @@
-//! Element-wise modular kernels on limbs: the loops every polynomial operation is made of.
-//!
-//! One place for them, so that the SIMD versions (chosen at run time, with this scalar code
-//! as the fallback the tests also run) serve every caller. All inputs and outputs are
-//! reduced (`[0, q)`) unless stated.
+//! The portable scalar kernels: the fallback of the dispatching functions in
+//! [`super`], and the reference the SIMD versions are tested against (bit-identical
+//! outputs). Same contracts as their namesakes in [`super`].
 
-use super::modulus::Modulus;
+use crate::math::modulus::Modulus;
 
 /// `a[k] = a[k] + b[k] mod q`.
 #[inline]

@@ -1,0 +1,257 @@
+//! Kernel benchmark at N = 2^16: the scalar kernels against the dispatched (SIMD) ones for
+//! the Hadamard product and the key-switching inner product, and the base conversion
+//! (`BaseConverter::convert`) on every instruction set, plus the unblocked strided
+//! conversion hekate had before (as a baseline), for 50- and 61-bit primes.
+//!
+//! All variants of one row are timed interleaved (one call of each per round, many
+//! rounds) and the median is reported, so that noise from other processes hits every
+//! variant alike. Run with `cargo bench -p hekate --bench kernels`; `KERNEL_BENCH_ROUNDS`
+//! sets the round count.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use hekate::math::kernels::{self, scalar, Isa};
+use hekate::math::rns::{BaseConverter, RnsBasis};
+use hekate::math::{Modulus, PrimeGenerator};
+
+const N: usize = 1 << 16;
+
+/// Deterministic pseudo-random values in `[0, q)` (splitmix64).
+fn random_vec(n: usize, q: u64, seed: u64) -> Vec<u64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (z ^ (z >> 31)) % q
+        })
+        .collect()
+}
+
+/// Times the closures interleaved; returns the median seconds per call of each.
+fn time(rounds: usize, runs: &mut [Box<dyn FnMut() + '_>]) -> Vec<f64> {
+    for r in runs.iter_mut() {
+        for _ in 0..3 {
+            r();
+        }
+    }
+    let mut samples = vec![Vec::with_capacity(rounds); runs.len()];
+    for _ in 0..rounds {
+        for (r, s) in runs.iter_mut().zip(samples.iter_mut()) {
+            let t = Instant::now();
+            r();
+            s.push(t.elapsed().as_secs_f64());
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut s| {
+            s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            s[s.len() / 2]
+        })
+        .collect()
+}
+
+/// The conversion as hekate had it before blocking: strided, one output limb at a time
+/// over all `n` coefficients (constants recomputed here from the public API).
+struct UnblockedConvert {
+    from: Vec<Modulus>,
+    to: Vec<Modulus>,
+    q_hat_inv: Vec<(u64, u64)>,
+    q_hat_mod_p: Vec<u64>,
+    neg_vq: Vec<u64>,
+    inv_q: Vec<f64>,
+}
+
+impl UnblockedConvert {
+    fn new(from: &RnsBasis, to: &RnsBasis) -> Self {
+        let l = from.len();
+        let fm = from.moduli();
+        let mut q_hat_inv = Vec::new();
+        for (i, qi) in fm.iter().enumerate() {
+            let h = (0..l)
+                .filter(|&k| k != i)
+                .fold(1, |a, k| qi.mul(a, qi.reduce(fm[k].value())));
+            let w = qi.inv(h).unwrap();
+            q_hat_inv.push((w, qi.shoup(w)));
+        }
+        let (mut q_hat_mod_p, mut neg_vq) = (Vec::new(), Vec::new());
+        for p in to.moduli() {
+            for i in 0..l {
+                q_hat_mod_p.push(
+                    (0..l)
+                        .filter(|&k| k != i)
+                        .fold(1, |a, k| p.mul(a, p.reduce(fm[k].value()))),
+                );
+            }
+            let qm = from.product_mod(p);
+            for v in 0..=l as u64 {
+                neg_vq.push(p.neg(p.mul(v, qm)));
+            }
+        }
+        UnblockedConvert {
+            from: fm.to_vec(),
+            to: to.moduli().to_vec(),
+            q_hat_inv,
+            q_hat_mod_p,
+            neg_vq,
+            inv_q: fm.iter().map(|q| 1.0 / q.value() as f64).collect(),
+        }
+    }
+
+    fn convert(&self, input: &[u64], output: &mut [u64], n: usize, scratch: &mut [u64]) {
+        let l = self.from.len();
+        let (y, v) = scratch[..(l + 1) * n].split_at_mut(l * n);
+        for i in 0..l {
+            let (q, (w, ws)) = (&self.from[i], self.q_hat_inv[i]);
+            for k in 0..n {
+                y[i * n + k] = q.mul_shoup(input[i * n + k], w, ws);
+            }
+        }
+        v.fill(0f64.to_bits());
+        for i in 0..l {
+            for k in 0..n {
+                v[k] = (f64::from_bits(v[k]) + y[i * n + k] as f64 * self.inv_q[i]).to_bits();
+            }
+        }
+        for a in v.iter_mut() {
+            *a = f64::from_bits(*a).round() as u64;
+        }
+        for j in 0..output.len() / n {
+            let p = &self.to[j];
+            let row = &self.q_hat_mod_p[j * l..(j + 1) * l];
+            for k in 0..n {
+                let mut acc = self.neg_vq[j * (l + 1) + v[k] as usize] as u128;
+                for i in 0..l {
+                    acc += y[i * n + k] as u128 * row[i] as u128;
+                }
+                output[j * n + k] = p.reduce_u128(acc);
+            }
+        }
+    }
+}
+
+fn main() {
+    let rounds: usize = std::env::var("KERNEL_BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(41);
+    println!("N = {N}, detected instruction set: {:?}", Isa::detect());
+    println!("rounds per row: {rounds} (median of interleaved calls)\n");
+
+    println!("## Element-wise kernels (one limb of 2^16 words)\n");
+    println!("| kernel | prime bits | scalar µs | SIMD µs | speedup |");
+    println!("|---|---|---|---|---|");
+    for bits in [50u32, 61] {
+        let q = PrimeGenerator::new(N).unwrap().next_prime(bits).unwrap();
+        let m = Modulus::new(q);
+        let a0 = random_vec(N, q, 1);
+        let b = random_vec(N, q, 2);
+        let (mut a1, mut a2) = (a0.clone(), a0.clone());
+        let t = time(
+            rounds,
+            &mut [
+                Box::new(|| scalar::mul_assign(black_box(&mut a1), &b, &m)),
+                Box::new(|| kernels::mul_assign(black_box(&mut a2), &b, &m)),
+            ],
+        );
+        row("mul_assign", bits, &t);
+        for beta in [3usize, 12] {
+            let ops: Vec<Vec<u64>> = (0..2 * beta)
+                .map(|j| random_vec(N, q, 10 + j as u64))
+                .collect();
+            let a: Vec<&[u64]> = ops[..beta].iter().map(|v| &v[..]).collect();
+            let bb: Vec<&[u64]> = ops[beta..].iter().map(|v| &v[..]).collect();
+            let (mut acc1, mut acc2) = (a0.clone(), a0.clone());
+            let t = time(
+                rounds,
+                &mut [
+                    Box::new(|| {
+                        scalar::inner_product_add_assign(black_box(&mut acc1), &a, &bb, &m)
+                    }),
+                    Box::new(|| {
+                        kernels::inner_product_add_assign(black_box(&mut acc2), &a, &bb, &m)
+                    }),
+                ],
+            );
+            row(&format!("inner_product β={beta}"), bits, &t);
+        }
+    }
+
+    println!("\n## Base conversion `convert` (exact), N = 2^16\n");
+    println!(
+        "| shape | primes | unblocked scalar µs | blocked scalar µs | AVX-512 µs | AVX-512+IFMA µs \
+         | speedup vs unblocked | speedup vs blocked scalar |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    // (label, from sizes, to sizes)
+    let shapes: Vec<(&str, &str, Vec<u32>, Vec<u32>)> = vec![
+        ("ModUp α=6 → 22", "50-bit", vec![50; 6], vec![50; 22]),
+        ("ModUp α=6 → 22", "61-bit", vec![61; 6], vec![61; 22]),
+        ("ModDown 6 → 16", "50-bit", vec![50; 6], vec![50; 16]),
+        ("ModDown 6 → 16", "61-bit", vec![61; 6], vec![61; 16]),
+        ("ModUp α=6 → 22", "50 → 6×61 + 16×50", vec![50; 6], {
+            let mut v = vec![61; 6];
+            v.extend([50; 16]);
+            v
+        }),
+        ("ModDown 6 → 16", "6×61 → 60 + 15×50", vec![61; 6], {
+            let mut v = vec![60];
+            v.extend([50; 15]);
+            v
+        }),
+    ];
+    for (label, primes, fb, tb) in shapes {
+        let mut g = PrimeGenerator::new(N).unwrap();
+        let from: Vec<u64> = fb.iter().map(|&b| g.next_prime(b).unwrap()).collect();
+        let to: Vec<u64> = tb.iter().map(|&b| g.next_prime(b).unwrap()).collect();
+        let (c, b) = (RnsBasis::new(&from).unwrap(), RnsBasis::new(&to).unwrap());
+        let conv = BaseConverter::new(&c, &b);
+        let old = UnblockedConvert::new(&c, &b);
+        let input: Vec<u64> = from
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &q)| random_vec(N, q, 100 + i as u64))
+            .collect();
+        let l = from.len();
+        let mut outs = vec![vec![0u64; to.len() * N]; 4];
+        let mut scr = vec![vec![0u64; (l + 1) * N]; 4];
+        let [(o0, s0), (o1, s1), (o2, s2), (o3, s3)] = {
+            let mut it = outs.iter_mut().zip(scr.iter_mut());
+            [(); 4].map(|_| it.next().unwrap())
+        };
+        let inp = &input;
+        let t = time(
+            rounds.div_ceil(2),
+            &mut [
+                Box::new(|| old.convert(inp, black_box(o0), N, s0)),
+                Box::new(|| conv.convert_using(Isa::Scalar, true, inp, black_box(o1), N, s1)),
+                Box::new(|| conv.convert_using(Isa::Avx512, true, inp, black_box(o2), N, s2)),
+                Box::new(|| conv.convert_using(Isa::Avx512Ifma, true, inp, black_box(o3), N, s3)),
+            ],
+        );
+        assert!(outs.iter().all(|o| *o == outs[0]), "all paths agree");
+        let best = t[2].min(t[3]);
+        println!(
+            "| {label} | {primes} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1}× | {:.1}× |",
+            t[0] * 1e6,
+            t[1] * 1e6,
+            t[2] * 1e6,
+            t[3] * 1e6,
+            t[0] / best,
+            t[1] / best
+        );
+    }
+}
+
+fn row(name: &str, bits: u32, t: &[f64]) {
+    println!(
+        "| {name} | {bits} | {:.1} | {:.1} | {:.2}× |",
+        t[0] * 1e6,
+        t[1] * 1e6,
+        t[0] / t[1]
+    );
+}

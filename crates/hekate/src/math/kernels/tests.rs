@@ -1,0 +1,271 @@
+//! Every SIMD kernel against the scalar reference, on random and edge inputs.
+
+use super::*;
+use crate::math::primes::PrimeGenerator;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Primes of the sizes the SIMD reductions distinguish, plus odd edge moduli.
+fn moduli() -> Vec<u64> {
+    let mut g = PrimeGenerator::new(1 << 10).unwrap();
+    let mut qs: Vec<u64> = [20u32, 36, 49, 50, 51, 60, 61]
+        .iter()
+        .map(|&b| g.next_prime(b).unwrap())
+        .collect();
+    // The largest odd moduli below 2^50 and 2^61, and tiny ones.
+    qs.extend([
+        (1 << 50) - 1,
+        (1 << 61) - 1,
+        3,
+        5,
+        (1 << 49) + 1,
+        (1 << 60) + 1,
+    ]);
+    qs
+}
+
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const LENS: [usize; 14] = [0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 64, 100, 1000, 1027];
+
+/// Reduced random values with 0 and q - 1 sprinkled in (and runs of them).
+fn values(len: usize, q: u64, rng: &mut ChaCha8Rng) -> Vec<u64> {
+    (0..len)
+        .map(|k| match rng.next_u32() % 8 {
+            0 => 0,
+            1 => q - 1,
+            2 if k % 3 == 0 => q - 1,
+            _ => rng.next_u64() % q,
+        })
+        .collect()
+}
+
+/// The SIMD arithmetics this CPU offers for `q` (the wide one for every q it takes, the
+/// IFMA one where it applies).
+#[cfg(target_arch = "x86_64")]
+fn simd_paths(q: u64) -> Vec<Lanes> {
+    let mut v = Vec::new();
+    if Isa::Avx512.lanes(q).is_some() {
+        v.push(Lanes::Wide);
+    }
+    if Isa::Avx512Ifma.lanes(q) == Some(Lanes::Ifma) {
+        v.push(Lanes::Ifma);
+    }
+    v
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[allow(dead_code)]
+fn simd_paths(_: u64) -> Vec<()> {
+    Vec::new()
+}
+
+/// Runs the named entry point of `lanes`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! simd {
+    ($lanes:expr, $q:expr, $f:ident($($arg:expr),*)) => {{
+        let c = LaneConsts::new($q);
+        unsafe {
+            match $lanes {
+                Lanes::Wide => avx512::wide::$f(&c, $($arg),*),
+                Lanes::Ifma => avx512::ifma::$f(&c, $($arg),*),
+            }
+        }
+    }};
+}
+
+#[test]
+fn isa_detection_is_stable() {
+    assert_eq!(Isa::detect(), Isa::detect());
+    assert_eq!(Isa::Scalar.lanes(12289), None);
+    assert_eq!(
+        Isa::detect().lanes(1 << 20),
+        None,
+        "even moduli stay scalar"
+    );
+    assert_eq!(Isa::detect().lanes((1 << 61) + 1), None);
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn elementwise_kernels_match_scalar() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    for q in moduli() {
+        let m = Modulus::new(q);
+        for len in LENS {
+            let a = values(len, q, &mut rng);
+            let b = values(len, q, &mut rng);
+            let c = values(len, q, &mut rng);
+            let w = rng.next_u64() % q;
+            let ws = m.shoup(w);
+            for lanes in simd_paths(q) {
+                let ctx = format!("q = {q}, len = {len}, {lanes:?}");
+                // Binary in-place kernels.
+                type Bin = fn(&mut [u64], &[u64], &Modulus);
+                let bins: [(&str, Bin); 4] = [
+                    ("add", scalar::add_assign),
+                    ("sub", scalar::sub_assign),
+                    ("rsub", scalar::rsub_assign),
+                    ("mul", scalar::mul_assign),
+                ];
+                for (name, f) in bins {
+                    let mut want = a.clone();
+                    f(&mut want, &b, &m);
+                    let mut got = a.clone();
+                    match name {
+                        "add" => simd!(lanes, q, add_assign(&mut got, &b)),
+                        "sub" => simd!(lanes, q, sub_assign(&mut got, &b)),
+                        "rsub" => simd!(lanes, q, rsub_assign(&mut got, &b)),
+                        _ => simd!(lanes, q, mul_assign(&mut got, &b)),
+                    }
+                    assert_eq!(got, want, "{name}: {ctx}");
+                }
+                let mut want = a.clone();
+                scalar::neg_assign(&mut want, &m);
+                let mut got = a.clone();
+                simd!(lanes, q, neg_assign(&mut got));
+                assert_eq!(got, want, "neg: {ctx}");
+
+                let mut want = vec![0; len];
+                scalar::mul(&a, &b, &mut want, &m);
+                let mut got = vec![0; len];
+                simd!(lanes, q, mul(&a, &b, &mut got));
+                assert_eq!(got, want, "mul: {ctx}");
+
+                let mut want = c.clone();
+                scalar::mul_add_assign(&mut want, &a, &b, &m);
+                let mut got = c.clone();
+                simd!(lanes, q, mul_add_assign(&mut got, &a, &b));
+                assert_eq!(got, want, "mul_add: {ctx}");
+
+                for w in [w, 0, 1, q - 1] {
+                    let ws = m.shoup(w);
+                    let mut want = a.clone();
+                    scalar::mul_scalar_assign(&mut want, w, &m);
+                    let mut got = a.clone();
+                    simd!(lanes, q, mul_scalar_assign(&mut got, w, ws));
+                    assert_eq!(got, want, "mul_scalar w = {w}: {ctx}");
+
+                    let mut want = a.clone();
+                    scalar::sub_mul_scalar_assign(&mut want, &b, w, ws, &m);
+                    let mut got = a.clone();
+                    simd!(lanes, q, sub_mul_scalar_assign(&mut got, &b, w, ws));
+                    assert_eq!(got, want, "sub_mul_scalar w = {w}: {ctx}");
+                }
+                let _ = ws;
+            }
+            // The dispatching functions agree too.
+            let mut want = a.clone();
+            scalar::mul_add_assign(&mut want, &b, &c, &m);
+            let mut got = a.clone();
+            mul_add_assign(&mut got, &b, &c, &m);
+            assert_eq!(got, want, "dispatched mul_add: q = {q}, len = {len}");
+        }
+    }
+}
+
+#[test]
+fn dispatched_kernels_match_scalar() {
+    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    for q in moduli().into_iter().chain([12, 1 << 40]) {
+        let m = Modulus::new(q);
+        for len in [0usize, 5, 8, 33] {
+            let a = values(len, q, &mut rng);
+            let b = values(len, q, &mut rng);
+            let w = rng.next_u64() % q;
+            let (mut x, mut y) = (a.clone(), a.clone());
+            add_assign(&mut x, &b, &m);
+            scalar::add_assign(&mut y, &b, &m);
+            sub_assign(&mut x, &b, &m);
+            scalar::sub_assign(&mut y, &b, &m);
+            rsub_assign(&mut x, &b, &m);
+            scalar::rsub_assign(&mut y, &b, &m);
+            neg_assign(&mut x, &m);
+            scalar::neg_assign(&mut y, &m);
+            mul_assign(&mut x, &b, &m);
+            scalar::mul_assign(&mut y, &b, &m);
+            mul_scalar_assign(&mut x, w, &m);
+            scalar::mul_scalar_assign(&mut y, w, &m);
+            sub_mul_scalar_assign(&mut x, &b, w, m.shoup(w), &m);
+            scalar::sub_mul_scalar_assign(&mut y, &b, w, m.shoup(w), &m);
+            let (mut o1, mut o2) = (vec![0; len], vec![0; len]);
+            mul(&x, &b, &mut o1, &m);
+            scalar::mul(&y, &b, &mut o2, &m);
+            inner_product_add_assign(&mut x, &[&a, &b], &[&b, &o1], &m);
+            scalar::inner_product_add_assign(&mut y, &[&a, &b], &[&b, &o2], &m);
+            assert_eq!((x, o1), (y, o2), "q = {q}, len = {len}");
+        }
+    }
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn inner_product_matches_scalar() {
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    for q in moduli() {
+        let m = Modulus::new(q);
+        for len in [1usize, 8, 13, 64] {
+            let terms: Vec<(Vec<u64>, Vec<u64>)> = (0..63)
+                .map(|_| (values(len, q, &mut rng), values(len, q, &mut rng)))
+                .collect();
+            // All-maximal operands: the largest sums the bounds allow.
+            let top = vec![q - 1; len];
+            for beta in (0..=63).filter(|b| *b <= 20 || b % 7 == 0 || *b == 63) {
+                let a: Vec<&[u64]> = terms[..beta].iter().map(|t| &t.0[..]).collect();
+                let b: Vec<&[u64]> = terms[..beta].iter().map(|t| &t.1[..]).collect();
+                let tops: Vec<&[u64]> = vec![&top[..]; beta];
+                let acc0 = values(len, q, &mut rng);
+                for (a, b, init) in [(&a, &b, acc0.clone()), (&tops, &tops, top.clone())] {
+                    let mut want = init.clone();
+                    scalar::inner_product_add_assign(&mut want, a, b, &m);
+                    for lanes in simd_paths(q) {
+                        let mut got = init.clone();
+                        simd!(lanes, q, inner_product_add_assign(&mut got, a, b));
+                        assert_eq!(got, want, "q = {q}, len = {len}, beta = {beta}, {lanes:?}");
+                    }
+                    let mut got = init.clone();
+                    inner_product_add_assign(&mut got, a, b, &m);
+                    assert_eq!(got, want, "dispatched: q = {q}, len = {len}, beta = {beta}");
+                }
+            }
+        }
+    }
+}
+
+/// More terms than one lazy sum holds (the SIMD entry points accept any count): against
+/// a sum of scalar inner products of at most 63 terms.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn long_inner_products_reduce_in_chunks() {
+    let mut rng = ChaCha8Rng::seed_from_u64(24);
+    for q in moduli() {
+        let m = Modulus::new(q);
+        let len = 19;
+        let top = vec![q - 1; len];
+        let ops: Vec<Vec<u64>> = (0..150).map(|_| values(len, q, &mut rng)).collect();
+        for beta in [64usize, 100, 150] {
+            for maximal in [false, true] {
+                let a: Vec<&[u64]> = (0..beta)
+                    .map(|j| if maximal { &top[..] } else { &ops[j][..] })
+                    .collect();
+                let b: Vec<&[u64]> = (0..beta)
+                    .map(|j| {
+                        if maximal {
+                            &top[..]
+                        } else {
+                            &ops[(j * 7) % 150][..]
+                        }
+                    })
+                    .collect();
+                let mut want = top.clone();
+                for (ca, cb) in a.chunks(63).zip(b.chunks(63)) {
+                    scalar::inner_product_add_assign(&mut want, ca, cb, &m);
+                }
+                for lanes in simd_paths(q) {
+                    let mut got = top.clone();
+                    simd!(lanes, q, inner_product_add_assign(&mut got, &a, &b));
+                    assert_eq!(got, want, "q = {q}, beta = {beta}, {lanes:?}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! AVX-512 lane arithmetic shared by the NTT backends and the element-wise kernels: the
+//! one implementation of the emulated 64x64-bit lane product and of the Shoup products
+//! (64-bit lanes and 52-bit IFMA lanes).
+//!
+//! Everything here is `#[inline(always)]` and has no `#[target_feature]` of its own: the
+//! callers' entry points carry the features (AVX-512F/DQ, plus IFMA for the 52-bit
+//! helpers), and these bodies inline into them.
+
+use core::arch::x86_64::*;
+
+/// Swaps the 32-bit halves of every 64-bit lane.
+///
+/// This (rather than a shift) is how the high halves are moved where `vpmuludq` reads
+/// them: a shuffle runs on the port the multiplier does not use, and it keeps LLVM from
+/// recognising a 64x64 high product, which it would scalarise (there is no vector
+/// instruction for it).
+#[inline(always)]
+pub(crate) unsafe fn swap32(a: __m512i) -> __m512i {
+    _mm512_shuffle_epi32::<0b10_11_00_01>(a)
+}
+
+/// The four 32x32-bit partial products of the lanes `a * b`: `(lo*lo, lo*hi, hi*lo,
+/// hi*hi)`, given `a` and `b` with their halves swapped ([`swap32`]) as well, so that a
+/// constant operand swaps once.
+#[inline(always)]
+pub(crate) unsafe fn partial_products(
+    a: __m512i,
+    a_sw: __m512i,
+    b: __m512i,
+    b_sw: __m512i,
+) -> [__m512i; 4] {
+    [
+        _mm512_mul_epu32(a, b),
+        _mm512_mul_epu32(a, b_sw),
+        _mm512_mul_epu32(a_sw, b),
+        _mm512_mul_epu32(a_sw, b_sw),
+    ]
+}
+
+/// High 64 bits of the 128-bit lane products `a * b`, given the swapped halves too.
+#[inline(always)]
+pub(crate) unsafe fn mulhi_u64_sw(a: __m512i, a_sw: __m512i, b: __m512i, b_sw: __m512i) -> __m512i {
+    let lo_mask = _mm512_set1_epi64(0xffff_ffff);
+    let [ll, lh, hl, hh] = partial_products(a, a_sw, b, b_sw);
+    // lh + (ll >> 32) < 2^64: (2^32 - 1)^2 + 2^32 - 1 < 2^64.
+    let mid = _mm512_add_epi64(lh, _mm512_srli_epi64::<32>(ll));
+    let mid2 = _mm512_add_epi64(hl, _mm512_and_si512(mid, lo_mask));
+    _mm512_add_epi64(
+        _mm512_add_epi64(hh, _mm512_srli_epi64::<32>(mid)),
+        _mm512_srli_epi64::<32>(mid2),
+    )
+}
+
+/// High 64 bits of the 128-bit lane products `a * b` (four `vpmuludq`).
+#[inline(always)]
+pub(crate) unsafe fn mulhi_u64(a: __m512i, b: __m512i) -> __m512i {
+    mulhi_u64_sw(a, swap32(a), b, swap32(b))
+}
+
+/// The full 128-bit lane products `a * b` as `(low, high)` words (four `vpmuludq`; the low
+/// word is assembled from the partial products rather than recomputed with `vpmullq`).
+#[inline(always)]
+pub(crate) unsafe fn mul_u64_wide(a: __m512i, b: __m512i) -> (__m512i, __m512i) {
+    let lo_mask = _mm512_set1_epi64(0xffff_ffff);
+    let [ll, lh, hl, hh] = partial_products(a, swap32(a), b, swap32(b));
+    // a b = (ll & m) + 2^32 mid2 + 2^64 (hh + mid >> 32), with mid = lh + ll >> 32 and
+    // mid2 = hl + (mid & m), neither of which overflows (see `mulhi_u64_sw`).
+    let mid = _mm512_add_epi64(lh, _mm512_srli_epi64::<32>(ll));
+    let mid2 = _mm512_add_epi64(hl, _mm512_and_si512(mid, lo_mask));
+    let hi = _mm512_add_epi64(
+        _mm512_add_epi64(hh, _mm512_srli_epi64::<32>(mid)),
+        _mm512_srli_epi64::<32>(mid2),
+    );
+    // Even 32-bit elements (low halves) from ll, odd ones from mid2's low half.
+    let lo = _mm512_mask_blend_epi32(0x5555, _mm512_slli_epi64::<32>(mid2), ll);
+    (lo, hi)
+}
+
+/// Shoup product with 64-bit companions: `y * w mod q` in `[0, 2q)` for any lane `y`,
+/// `w < q` and `ws = floor(w 2^64 / q)`. Exactly [`Modulus::mul_shoup_lazy`]
+/// (`quo = floor(y ws / 2^64)`, `r = y w - quo q`).
+///
+/// [`Modulus::mul_shoup_lazy`]: super::modulus::Modulus::mul_shoup_lazy
+#[inline(always)]
+pub(crate) unsafe fn shoup_mul_wide(y: __m512i, w: __m512i, ws: __m512i, q: __m512i) -> __m512i {
+    let quo = mulhi_u64(y, ws);
+    _mm512_sub_epi64(_mm512_mullo_epi64(y, w), _mm512_mullo_epi64(quo, q))
+}
+
+/// Shoup product on 52-bit IFMA lanes: `y * w mod q` in `[0, 2q)` for lanes `y < 2^52`,
+/// `w < q < 2^51` and `ws = floor(w 2^52 / q)`; `neg_q = 2^52 - q`, `mask52 = 2^52 - 1`.
+///
+/// `quo = floor(y ws / 2^52)` satisfies `y w / q - 2 < quo <= y w / q` (proof in
+/// `ntt/ifma.rs`), so `r = y w - quo q` lies in `[0, 2q)`; being below `2^52` it is
+/// computed modulo `2^52` with no loss.
+#[inline(always)]
+pub(crate) unsafe fn shoup_mul_ifma(
+    y: __m512i,
+    w: __m512i,
+    ws: __m512i,
+    neg_q: __m512i,
+    mask52: __m512i,
+) -> __m512i {
+    let zero = _mm512_setzero_si512();
+    let quo = _mm512_madd52hi_epu64(zero, y, ws);
+    let lo = _mm512_madd52lo_epu64(zero, y, w);
+    // lo52(y w) + lo52(-quo q) is r or r + 2^52; the mask keeps r.
+    let r = _mm512_madd52lo_epu64(lo, quo, neg_q);
+    _mm512_and_si512(r, mask52)
+}
+
+/// `x - c` where `x >= c`, else `x`: one unsigned min (when `x < c` the wrapped difference
+/// `2^64 + x - c` exceeds `x`). Exact for all lanes.
+#[inline(always)]
+pub(crate) unsafe fn csub(x: __m512i, c: __m512i) -> __m512i {
+    _mm512_min_epu64(x, _mm512_sub_epi64(x, c))
+}
