@@ -339,23 +339,67 @@ impl BaseConverter {
             return;
         }
         let bl = Self::block_len(l, n);
+        #[cfg(feature = "parallel")]
+        let ways = rayon::current_num_threads();
+        #[cfg(not(feature = "parallel"))]
+        let ways = 1;
+        self.convert_outputs::<EXACT>(isa, input, output, 0, n, bl, scratch, ways);
+    }
+
+    /// Output limbs `j0 .. j0 + output.len() / n`. With `ways > 1` threads and enough work,
+    /// the output limbs are split in two contiguous halves converted in parallel (each
+    /// half recomputes the cheap `y`/`v` step of every block, in its own half of
+    /// `scratch`); the results are the same words either way.
+    #[allow(clippy::too_many_arguments)]
+    fn convert_outputs<const EXACT: bool>(
+        &self,
+        isa: Isa,
+        input: &[u64],
+        output: &mut [u64],
+        j0: usize,
+        n: usize,
+        bl: usize,
+        scratch: &mut [u64],
+        ways: usize,
+    ) {
+        let l = self.from.len();
+        let out_limbs = output.len() / n;
+        #[cfg(feature = "parallel")]
+        if ways > 1
+            && out_limbs >= 4
+            && l * out_limbs * n >= 1 << 21
+            && scratch.len() >= 2 * (l + 1) * bl
+        {
+            let h = out_limbs.div_ceil(2);
+            let (oa, ob) = output.split_at_mut(h * n);
+            let half = scratch.len() / 2;
+            let (sa, sb) = scratch.split_at_mut(half);
+            let w = ways / 2;
+            rayon::join(
+                || self.convert_outputs::<EXACT>(isa, input, oa, j0, n, bl, sa, w),
+                || self.convert_outputs::<EXACT>(isa, input, ob, j0 + h, n, bl, sb, ways - w),
+            );
+            return;
+        }
+        let _ = ways;
         #[cfg(not(target_arch = "x86_64"))]
         let _ = isa;
         #[cfg(target_arch = "x86_64")]
         if self.simd.ok && l > 0 {
             use super::kernels::{avx512, Lanes};
+            // The tables of output limbs j0.. (every per-output table is indexed by j).
             let t = avx512::ConvTables {
                 from: &self.simd.from,
                 q_hat_inv: &self.q_hat_inv,
                 q_hat_inv_shoup: &self.q_hat_inv_shoup,
                 q_hat_inv_shoup52: &self.simd.q_hat_inv_shoup52,
                 inv_q: &self.inv_q,
-                to: &self.simd.to,
-                c: &self.q_hat_mod_p,
-                c_sw: &self.simd.q_hat_mod_p_sw,
-                c_split: &self.simd.q_hat_mod_p_split,
-                neg_q: &self.simd.neg_q,
-                neg_q_sw: &self.simd.neg_q_sw,
+                to: &self.simd.to[j0..],
+                c: &self.q_hat_mod_p[j0 * l..],
+                c_sw: &self.simd.q_hat_mod_p_sw[j0 * l..],
+                c_split: &self.simd.q_hat_mod_p_split[j0 * l..],
+                neg_q: &self.simd.neg_q[j0..],
+                neg_q_sw: &self.simd.neg_q_sw[j0..],
             };
             // `lanes(3)` tells which lanes `isa` offers on this CPU (3 is odd, < 2^50).
             match isa.lanes(3) {
@@ -368,19 +412,20 @@ impl BaseConverter {
                 Some(Lanes::Wide) => unsafe {
                     avx512::convert_wide(&t, EXACT, input, output, n, out_limbs, bl, scratch)
                 },
-                None => {
-                    self.convert_blocks_scalar::<EXACT>(input, output, n, out_limbs, bl, scratch)
-                }
+                None => self
+                    .convert_blocks_scalar::<EXACT>(input, output, j0, n, out_limbs, bl, scratch),
             }
             return;
         }
-        self.convert_blocks_scalar::<EXACT>(input, output, n, out_limbs, bl, scratch)
+        self.convert_blocks_scalar::<EXACT>(input, output, j0, n, out_limbs, bl, scratch)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn convert_blocks_scalar<const EXACT: bool>(
         &self,
         input: &[u64],
         output: &mut [u64],
+        j0: usize,
         n: usize,
         out_limbs: usize,
         bl: usize,
@@ -389,7 +434,7 @@ impl BaseConverter {
         let mut k0 = 0;
         while k0 < n {
             let len = bl.min(n - k0);
-            self.convert_block_scalar::<EXACT>(input, output, n, out_limbs, k0, len, scratch);
+            self.convert_block_scalar::<EXACT>(input, output, j0, n, out_limbs, k0, len, scratch);
             k0 += len;
         }
     }
@@ -401,6 +446,7 @@ impl BaseConverter {
         &self,
         input: &[u64],
         output: &mut [u64],
+        j0: usize,
         n: usize,
         out_limbs: usize,
         k0: usize,
@@ -433,9 +479,10 @@ impl BaseConverter {
             }
         }
         for j in 0..out_limbs {
-            let p = &self.to[j];
-            let row = &self.q_hat_mod_p[j * l..(j + 1) * l];
-            let neg_vq = &self.neg_vq_mod_p[j * (l + 1)..(j + 1) * (l + 1)];
+            let jj = j0 + j;
+            let p = &self.to[jj];
+            let row = &self.q_hat_mod_p[jj * l..(jj + 1) * l];
+            let neg_vq = &self.neg_vq_mod_p[jj * (l + 1)..(jj + 1) * (l + 1)];
             let out = &mut output[j * n + k0..j * n + k0 + len];
             if l <= self.max_terms {
                 for (k, o) in out.iter_mut().enumerate() {
@@ -954,5 +1001,44 @@ mod tests {
                 assert!((o - want).abs() <= tol, "limbs {limbs}: {o} vs {want}");
             }
         }
+    }
+
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn parallel_split_over_output_limbs_gives_the_same_words() {
+        let n = 1 << 13;
+        let mut g = PrimeGenerator::new(n).unwrap();
+        let from: Vec<u64> = (0..11)
+            .map(|i| g.next_prime(if i == 0 { 60 } else { 50 }).unwrap())
+            .collect();
+        let to: Vec<u64> = (0..31)
+            .map(|i| g.next_prime(if i < 10 { 61 } else { 50 }).unwrap())
+            .collect();
+        let (c, b) = (RnsBasis::new(&from).unwrap(), RnsBasis::new(&to).unwrap());
+        let conv = BaseConverter::new(&c, &b);
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        let input: Vec<u64> = c
+            .moduli()
+            .iter()
+            .flat_map(|m| {
+                (0..n)
+                    .map(|_| rand::Rng::gen_range(&mut rng, 0..m.value()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut out = vec![0u64; b.len() * n];
+            let mut scratch = vec![0u64; (c.len() + 1) * n];
+            pool.install(|| conv.convert(&input, &mut out, n, &mut scratch));
+            out
+        };
+        let one = run(1);
+        assert_eq!(one, run(2));
+        assert_eq!(one, run(3));
+        assert_eq!(one, run(8));
     }
 }

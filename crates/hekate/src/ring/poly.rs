@@ -410,17 +410,18 @@ impl Poly {
         assert_eq!(k, ctx.p_len(), "ModDown needs all special limbs");
         let pool = ctx.pool();
         let mut p_part = pool.take(k * n);
-        p_part.copy_from_slice(&self.data[ql * n..(ql + k) * n]);
-        if self.form == Form::Ntt {
-            for_each_limb(&mut p_part, n, |j, limb| {
-                ctx.ntt_plan(ql + j, ql).inverse(limb)
-            });
-        }
+        let form = self.form;
+        let src = &self.data[ql * n..(ql + k) * n];
+        for_each_limb(&mut p_part, n, |j, limb| {
+            limb.copy_from_slice(&src[j * n..(j + 1) * n]);
+            if form == Form::Ntt {
+                ctx.ntt_plan(ql + j, ql).inverse(limb);
+            }
+        });
         let mut conv = pool.take(ql * n);
         let mut scratch = pool.take((k + 1) * n);
         ext.b_to_c().convert(&p_part, &mut conv, n, &mut scratch);
         self.truncate(ql);
-        let form = self.form;
         for_each_limb_pair(&mut self.data, &mut conv, n, |i, limb, t| {
             if form == Form::Ntt {
                 ctx.ntt_plan(i, ql).forward(t);

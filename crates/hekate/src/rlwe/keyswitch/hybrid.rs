@@ -180,8 +180,10 @@ impl KeySwitcher for HybridKeySwitcher {
         debug_assert!(c.form() == Form::Ntt && c.p_limbs() == 0);
         let pool = ctx.pool();
         let mut coeff = pool.take(ql * n);
-        coeff.copy_from_slice(c.data());
-        for_each_limb(&mut coeff, n, |i, limb| ctx.ntt_plan(i, ql).inverse(limb));
+        for_each_limb(&mut coeff, n, |i, limb| {
+            limb.copy_from_slice(c.limb(i));
+            ctx.ntt_plan(i, ql).inverse(limb)
+        });
         let beta = self.digits_at(ql);
         let coeff_ref = &coeff;
         let build = |j: usize| {
@@ -194,20 +196,27 @@ impl KeySwitcher for HybridKeySwitcher {
             let mut lifted = pool.take(others * n);
             let mut scratch = pool.take((size + 1) * n);
             conv.convert(&coeff_ref[start * n..end * n], &mut lifted, n, &mut scratch);
-            let mut d = ctx.scratch_poly(ql, k, Form::Ntt);
-            let data = d.data_mut();
-            data[start * n..end * n].copy_from_slice(&c.data()[start * n..end * n]);
-            data[ql * n..(ql + k) * n].copy_from_slice(&lifted[..k * n]);
-            data[..start * n].copy_from_slice(&lifted[k * n..(k + start) * n]);
-            data[end * n..ql * n].copy_from_slice(&lifted[(k + start) * n..]);
-            pool.recycle(lifted);
             pool.recycle(scratch);
-            // NTT every limb except the digit's own (already in NTT form).
+            // The digit's own limbs are the input's NTT limbs; every other limb is a lifted
+            // limb (stored P first, then the chain below and above the digit), transformed.
+            let mut d = ctx.scratch_poly(ql, k, Form::Ntt);
+            let lifted_ref = &lifted;
             for_each_limb(d.data_mut(), n, |t, limb| {
-                if !(start..end).contains(&t) {
-                    ctx.ntt_plan(t, ql).forward(limb);
+                if (start..end).contains(&t) {
+                    limb.copy_from_slice(c.limb(t));
+                    return;
                 }
+                let src = if t >= ql {
+                    t - ql
+                } else if t < start {
+                    k + t
+                } else {
+                    k + t - size
+                };
+                limb.copy_from_slice(&lifted_ref[src * n..(src + 1) * n]);
+                ctx.ntt_plan(t, ql).forward(limb);
             });
+            pool.recycle(lifted);
             d
         };
         #[cfg(feature = "parallel")]
