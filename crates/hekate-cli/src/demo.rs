@@ -54,7 +54,7 @@ pub fn run() -> Result<Outcome, Box<dyn Error>> {
         CkksParameters::new(LOG_N)
             .log_q(&LOG_Q)
             .log_scale(LOG_SCALE)
-            .build() // default: 128-bit security check, dnum = 3, 61-bit special primes
+            .build() // default: 128-bit security check, dnum = 3, 50-bit special primes
     });
     let ctx = ctx?;
     print_parameters(&ctx);

@@ -3,7 +3,7 @@
 //! The parameter shape matches the peer harnesses in `shared/peers/` (OpenFHE, Lattigo), so
 //! that the figures can be set side by side: `N = 2^log_n`, `L` chain limbs (one 60-bit
 //! prime then `L - 1` 50-bit primes), scale `2^50`, dense ternary secret, hybrid key
-//! switching with `dnum` digits and `ceil(max digit bits / 61)` special primes of 61 bits,
+//! switching with `dnum` digits and the default special primes (50-bit, covering the digit),
 //! every operation at the top level with all `L` limbs active.
 
 use super::{fmt_mib, fmt_ms, header, init_threads, measure, time_once, try_measure, Stats, Table};
@@ -198,7 +198,8 @@ pub fn run(args: CkksArgs) -> Result<Outcome, Box<dyn Error>> {
     println!();
     println!(
         "N = 2^{} ({n}), chain = one 60-bit prime + (L-1) 50-bit primes, scale 2^50, dense \
-         ternary secret, hybrid key switching, special primes of 61 bits; every op at the top \
+         ternary secret, hybrid key switching, special primes of 50 bits (the library default: \
+         IFMA-friendly); every op at the top \
          level. Times are medians of {} reps after 1 warm-up, in ms unless noted.",
         cfg.log_n, cfg.reps
     );
@@ -207,8 +208,8 @@ pub fn run(args: CkksArgs) -> Result<Outcome, Box<dyn Error>> {
     println!();
     println!("Notes:");
     println!(
-        "- #P: special primes, ceil(largest digit bits / 61) (Lattigo's harness uses \
-         ceil(L/3) at dnum = 3, OpenFHE picks its own). dnum = L ('max') is one chain prime \
+        "- #P: special primes of 50 bits, as many as cover the largest digit (Lattigo's \
+         harness uses ceil(L/3) 61-bit ones at dnum = 3, OpenFHE picks its own ~60-bit ones). dnum = L ('max') is one chain prime \
          per digit; dnum = 1 is a single digit covering all of Q."
     );
     println!(
@@ -300,22 +301,14 @@ fn table(cells: &[Cell]) -> Table {
     t
 }
 
-/// Special primes of 61 bits covering the largest digit of a chain of `limbs` primes (the
-/// first of 60 bits, the rest of 50) split into `dnum` digits.
-fn special_primes(limbs: usize, dnum: usize) -> usize {
-    let alpha = limbs.div_ceil(dnum);
-    let max_digit_bits = 60 + 50 * (alpha - 1);
-    max_digit_bits.div_ceil(61)
-}
-
 /// Builds the parameters of one cell, times every operation and drops it all.
 fn run_cell(log_n: u32, limbs: usize, dnum: usize, reps: usize) -> Result<Cell, Box<dyn Error>> {
     let mut log_q = vec![60u32];
     log_q.extend(std::iter::repeat_n(50, limbs - 1));
-    let special = special_primes(limbs, dnum);
+    // Special primes: the library default (DEFAULT_SPECIAL_PRIME_BITS-bit primes covering
+    // the largest digit).
     let ctx = CkksParameters::new(log_n)
         .log_q(&log_q)
-        .log_p(&vec![61; special])
         .dnum(dnum)
         .log_scale(50)
         .security(SecurityLevel::NotChecked)
@@ -376,7 +369,7 @@ fn run_cell(log_n: u32, limbs: usize, dnum: usize, reps: usize) -> Result<Cell, 
     Ok(Cell {
         limbs,
         dnum,
-        special,
+        special: ctx.p_primes().len(),
         log_qp,
         secure128,
         ntt,
@@ -402,16 +395,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn special_prime_counts() {
-        // dnum = L: one prime per digit, the 60-bit first one is the largest.
-        assert_eq!(special_primes(47, 47), 1);
-        // dnum = 3 at L = 16: digits of 6 primes, 60 + 5 * 50 = 310 bits.
-        assert_eq!(special_primes(16, 3), 6);
-        // dnum = 1 at L = 47: 60 + 46 * 50 = 2360 bits.
-        assert_eq!(special_primes(47, 1), 39);
-    }
-
-    #[test]
     fn dnum_parses() {
         assert_eq!("max".parse::<Dnum>(), Ok(Dnum::Max));
         assert_eq!("3".parse::<Dnum>(), Ok(Dnum::Fixed(3)));
@@ -422,7 +405,8 @@ mod tests {
     #[test]
     fn small_cell_runs() {
         let cell = run_cell(12, 3, 1, 1).unwrap();
-        assert_eq!((cell.limbs, cell.dnum, cell.special), (3, 1, 3));
+        // One digit of 60 + 50 + 50 = 160 bits: four 50-bit special primes cover it.
+        assert_eq!((cell.limbs, cell.dnum, cell.special), (3, 1, 4));
         assert!(cell.precision > 20.0, "precision {}", cell.precision);
         assert!(cell.rlk_bytes > 0 && cell.gk_bytes == cell.rlk_bytes);
         assert_eq!(table(&[cell]).to_markdown().lines().count(), 3);

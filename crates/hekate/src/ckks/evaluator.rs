@@ -600,8 +600,7 @@ impl Evaluator {
             .map(|key| match key {
                 None => ct.clone(),
                 Some((g, key)) => {
-                    let mut acc = ks.zero_accumulator(ct.level() + 1);
-                    ks.multiply_add(&d, &key.key, &mut acc);
+                    let acc = ks.multiply(&d, &key.key, ct.level() + 1);
                     self.finish_automorphism(ct, g, ks.mod_down(acc))
                 }
             })

@@ -30,5 +30,5 @@ pub use ciphertext::{Ciphertext, Plaintext};
 pub use encoder::Encoder;
 pub use evaluator::Evaluator;
 pub use keys::{GaloisKey, GaloisKeys, RelinearizationKey};
-pub use params::{CkksContext, CkksParameters};
+pub use params::{CkksContext, CkksParameters, DEFAULT_SPECIAL_PRIME_BITS};
 pub use scale::Scale;

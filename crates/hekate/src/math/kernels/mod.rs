@@ -269,6 +269,20 @@ pub fn inner_product_add_assign(acc: &mut [u64], a: &[&[u64]], b: &[&[u64]], q: 
     )
 }
 
+/// `out[k] = sum_j a[j][k] * b[j][k] mod q`, overwriting `out` (same term limit and
+/// reductions as [`inner_product_add_assign`]).
+#[inline]
+pub fn inner_product(out: &mut [u64], a: &[&[u64]], b: &[&[u64]], q: &Modulus) {
+    assert!(a.len() == b.len() && a.len() < 64);
+    let n = out.len();
+    assert!(a.iter().chain(b).all(|x| x.len() == n));
+    dispatch!(
+        q,
+        inner_product(out, a, b),
+        scalar::inner_product(out, a, b, q)
+    )
+}
+
 /// `a[k] = a[k] * w mod q` for a reduced constant `w`.
 #[inline]
 pub fn mul_scalar_assign(a: &mut [u64], w: u64, q: &Modulus) {

@@ -81,6 +81,19 @@ pub fn inner_product_add_assign(acc: &mut [u64], a: &[&[u64]], b: &[&[u64]], q: 
     }
 }
 
+/// `out[k] = sum_j a[j][k] * b[j][k] mod q` (overwrites `out`), summed in 128 bits.
+#[inline]
+pub fn inner_product(out: &mut [u64], a: &[&[u64]], b: &[&[u64]], q: &Modulus) {
+    debug_assert!(a.len() == b.len() && a.len() < 64);
+    for (k, o) in out.iter_mut().enumerate() {
+        let mut s = 0u128;
+        for (x, y) in a.iter().zip(b) {
+            s += x[k] as u128 * y[k] as u128;
+        }
+        *o = q.reduce_u128(s);
+    }
+}
+
 /// `a[k] = a[k] * w mod q` for a reduced constant `w`.
 #[inline]
 pub fn mul_scalar_assign(a: &mut [u64], w: u64, q: &Modulus) {

@@ -225,6 +225,20 @@ fn inner_product_matches_scalar() {
                     let mut got = init.clone();
                     inner_product_add_assign(&mut got, a, b, &m);
                     assert_eq!(got, want, "dispatched: q = {q}, len = {len}, beta = {beta}");
+                    // The overwriting variant ignores (and never reads) the output's contents.
+                    let mut fresh = vec![0u64; len];
+                    scalar::inner_product(&mut fresh, a, b, &m);
+                    let mut zero_init = vec![0u64; len];
+                    scalar::inner_product_add_assign(&mut zero_init, a, b, &m);
+                    assert_eq!(fresh, zero_init);
+                    for lanes in simd_paths(q) {
+                        let mut got = vec![u64::MAX; len];
+                        simd!(lanes, q, inner_product(&mut got, a, b));
+                        assert_eq!(got, fresh, "overwrite: q = {q}, len = {len}, beta = {beta}");
+                    }
+                    let mut got = vec![u64::MAX; len];
+                    inner_product(&mut got, a, b, &m);
+                    assert_eq!(got, fresh, "overwrite dispatched: q = {q}, beta = {beta}");
                 }
             }
         }

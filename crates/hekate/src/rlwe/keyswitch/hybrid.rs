@@ -127,6 +127,35 @@ impl HybridKeySwitcher {
             self.ctx.q_len() + (t - q_limbs)
         }
     }
+
+    /// `acc [+]= <d, key>` over `Q_l ∪ P` (`ACC = false` overwrites `acc`).
+    fn inner_product<const ACC: bool>(
+        &self,
+        d: &HybridDecomposition,
+        key: &HybridKey,
+        acc: &mut [Poly; 2],
+    ) {
+        let ctx = &*self.ctx;
+        let ql = acc[0].q_limbs();
+        let n = ctx.n();
+        let beta = d.digits.len();
+        debug_assert!(beta <= key.digits.len() && beta < 64);
+        for (half, out) in acc.iter_mut().enumerate() {
+            crate::ring::for_each_limb(out.data_mut(), n, |t, limb| {
+                let kt = self.key_limb(t, ql);
+                let a: Vec<&[u64]> = d.digits.iter().map(|p| p.limb(t)).collect();
+                let b: Vec<&[u64]> = key.digits[..beta]
+                    .iter()
+                    .map(|k| k[half].limb(kt))
+                    .collect();
+                if ACC {
+                    kernels::inner_product_add_assign(limb, &a, &b, ctx.modulus(t, ql));
+                } else {
+                    kernels::inner_product(limb, &a, &b, ctx.modulus(t, ql));
+                }
+            });
+        }
+    }
 }
 
 /// The digits of a hybrid decomposition: `d_j` over `Q_l ∪ P`, NTT form.
@@ -191,32 +220,29 @@ impl KeySwitcher for HybridKeySwitcher {
             let end = ((j + 1) * self.alpha).min(ql);
             let size = end - start;
             let conv = &self.converters[j][size - 1];
-            // Targets: P, then chain primes below the digit, then those above it (up to l).
-            let others = k + ql - size;
-            let mut lifted = pool.take(others * n);
+            // Targets: P, then chain primes below the digit, then those above it (up to
+            // l): three target ranges converted straight into their places in `d`.
             let mut scratch = pool.take((size + 1) * n);
-            conv.convert(&coeff_ref[start * n..end * n], &mut lifted, n, &mut scratch);
-            pool.recycle(scratch);
-            // The digit's own limbs are the input's NTT limbs; every other limb is a lifted
-            // limb (stored P first, then the chain below and above the digit), transformed.
+            let input = &coeff_ref[start * n..end * n];
             let mut d = ctx.scratch_poly(ql, k, Form::Ntt);
-            let lifted_ref = &lifted;
+            {
+                let data = d.data_mut();
+                let (below, rest) = data.split_at_mut(start * n);
+                let (_, above_and_p) = rest.split_at_mut(size * n);
+                let (above, p_limbs) = above_and_p.split_at_mut((ql - end) * n);
+                conv.convert_range(input, p_limbs, 0, n, &mut scratch);
+                conv.convert_range(input, below, k, n, &mut scratch);
+                conv.convert_range(input, above, k + start, n, &mut scratch);
+            }
+            pool.recycle(scratch);
+            // The digit's own limbs are the input's NTT limbs; the others are transformed.
             for_each_limb(d.data_mut(), n, |t, limb| {
                 if (start..end).contains(&t) {
                     limb.copy_from_slice(c.limb(t));
-                    return;
-                }
-                let src = if t >= ql {
-                    t - ql
-                } else if t < start {
-                    k + t
                 } else {
-                    k + t - size
-                };
-                limb.copy_from_slice(&lifted_ref[src * n..(src + 1) * n]);
-                ctx.ntt_plan(t, ql).forward(limb);
+                    ctx.ntt_plan(t, ql).forward(limb);
+                }
             });
-            pool.recycle(lifted);
             d
         };
         #[cfg(feature = "parallel")]
@@ -243,23 +269,15 @@ impl KeySwitcher for HybridKeySwitcher {
         d.digits.into_iter().for_each(|p| self.ctx.recycle(p));
     }
 
+    fn multiply(&self, d: &HybridDecomposition, key: &HybridKey, q_limbs: usize) -> [Poly; 2] {
+        let k = self.ctx.p_len();
+        let mut acc = [0, 1].map(|_| self.ctx.scratch_poly(q_limbs, k, Form::Ntt));
+        self.inner_product::<false>(d, key, &mut acc);
+        acc
+    }
+
     fn multiply_add(&self, d: &HybridDecomposition, key: &HybridKey, acc: &mut [Poly; 2]) {
-        let ctx = &*self.ctx;
-        let ql = acc[0].q_limbs();
-        let n = ctx.n();
-        let beta = d.digits.len();
-        debug_assert!(beta <= key.digits.len() && beta < 64);
-        for (half, out) in acc.iter_mut().enumerate() {
-            crate::ring::for_each_limb(out.data_mut(), n, |t, limb| {
-                let kt = self.key_limb(t, ql);
-                let a: Vec<&[u64]> = d.digits.iter().map(|p| p.limb(t)).collect();
-                let b: Vec<&[u64]> = key.digits[..beta]
-                    .iter()
-                    .map(|k| k[half].limb(kt))
-                    .collect();
-                kernels::inner_product_add_assign(limb, &a, &b, ctx.modulus(t, ql));
-            });
-        }
+        self.inner_product::<true>(d, key, acc);
     }
 
     fn mod_down(&self, acc: [Poly; 2]) -> [Poly; 2] {

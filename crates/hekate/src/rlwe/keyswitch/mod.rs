@@ -43,6 +43,18 @@ pub trait KeySwitcher: Send + Sync {
     /// A zero accumulator for inputs with `q_limbs` chain limbs.
     fn zero_accumulator(&self, q_limbs: usize) -> Self::Accumulator;
 
+    /// Step 2 into a fresh accumulator: `<decomposition, key>` (may skip zeroing).
+    fn multiply(
+        &self,
+        d: &Self::Decomposition,
+        key: &Self::Key,
+        q_limbs: usize,
+    ) -> Self::Accumulator {
+        let mut acc = self.zero_accumulator(q_limbs);
+        self.multiply_add(d, key, &mut acc);
+        acc
+    }
+
     /// Step 2: `acc += <decomposition, key>`.
     fn multiply_add(&self, d: &Self::Decomposition, key: &Self::Key, acc: &mut Self::Accumulator);
 
@@ -60,8 +72,7 @@ pub trait KeySwitcher: Send + Sync {
     /// The whole key switch of `c`.
     fn switch(&self, c: &Poly, key: &Self::Key) -> [Poly; 2] {
         let d = self.decompose(c);
-        let mut acc = self.zero_accumulator(c.q_limbs());
-        self.multiply_add(&d, key, &mut acc);
+        let acc = self.multiply(&d, key, c.q_limbs());
         self.recycle(d);
         self.mod_down(acc)
     }
