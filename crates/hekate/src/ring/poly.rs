@@ -18,13 +18,28 @@ pub enum Form {
 /// A polynomial of `Z[X]/(X^N + 1)` over `q_limbs` chain primes and `p_limbs` special
 /// primes: `data[i * N + k]` is coefficient (or evaluation) `k` modulo limb `i`'s prime,
 /// always reduced into `[0, q)`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Poly {
     n: usize,
     q_limbs: usize,
     p_limbs: usize,
     form: Form,
     data: Vec<u64>,
+}
+
+impl Clone for Poly {
+    /// Copies into a buffer from the process-wide pool (no fresh pages to fault in).
+    fn clone(&self) -> Self {
+        let mut data = super::pool::global().take(self.data.len());
+        data.copy_from_slice(&self.data);
+        Poly {
+            n: self.n,
+            q_limbs: self.q_limbs,
+            p_limbs: self.p_limbs,
+            form: self.form,
+            data,
+        }
+    }
 }
 
 impl Drop for Poly {
@@ -366,12 +381,14 @@ impl Poly {
     /// A copy over the first `q_limbs` chain limbs only.
     pub fn truncated(&self, q_limbs: usize) -> Poly {
         assert!(q_limbs <= self.q_limbs);
+        let mut data = super::pool::global().take(q_limbs * self.n);
+        data.copy_from_slice(&self.data[..q_limbs * self.n]);
         Poly {
             n: self.n,
             q_limbs,
             p_limbs: 0,
             form: self.form,
-            data: self.data[..q_limbs * self.n].to_vec(),
+            data,
         }
     }
 
@@ -380,9 +397,10 @@ impl Poly {
     pub fn restricted(&self, q_limbs: usize, p_limbs: usize) -> Poly {
         assert!(q_limbs <= self.q_limbs && p_limbs <= self.p_limbs);
         let n = self.n;
-        let mut data = Vec::with_capacity((q_limbs + p_limbs) * n);
-        data.extend_from_slice(&self.data[..q_limbs * n]);
-        data.extend_from_slice(&self.data[self.q_limbs * n..(self.q_limbs + p_limbs) * n]);
+        let mut data = super::pool::global().take((q_limbs + p_limbs) * n);
+        data[..q_limbs * n].copy_from_slice(&self.data[..q_limbs * n]);
+        data[q_limbs * n..]
+            .copy_from_slice(&self.data[self.q_limbs * n..(self.q_limbs + p_limbs) * n]);
         Poly {
             n,
             q_limbs,
