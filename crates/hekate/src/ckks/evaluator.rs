@@ -500,11 +500,10 @@ impl Evaluator {
     /// Applies the automorphism `g` to `(c0 + u0, u1)`.
     fn finish_automorphism(&self, ct: &Ciphertext, g: usize, u: [Poly; 2]) -> Ciphertext {
         let ring = self.ring();
-        let [mut u0, u1] = u;
-        u0.add_assign(&ct.parts[0], ring);
+        let [u0, u1] = u;
         let ql = u0.q_limbs();
         let [mut out0, mut out1] = [0, 1].map(|_| ring.scratch_poly(ql, 0, Form::Ntt));
-        u0.automorphism(g, ring, &mut out0);
+        u0.add_then_automorphism(&ct.parts[0], g, ring, &mut out0);
         u1.automorphism(g, ring, &mut out1);
         ring.recycle(u0);
         ring.recycle(u1);

@@ -40,6 +40,15 @@ impl NttPermutation {
         self.k
     }
 
+    /// `out[j] = a[π(j)] + b[π(j)] mod q` for reduced `a`, `b`.
+    #[inline]
+    pub fn apply_add(&self, a: &[u64], b: &[u64], out: &mut [u64], q: u64) {
+        for (o, &i) in out.iter_mut().zip(&self.index) {
+            let s = a[i as usize] + b[i as usize];
+            *o = if s >= q { s - q } else { s };
+        }
+    }
+
     /// Applies the permutation to one limb: `out[j] = input[π(j)]`.
     #[inline]
     pub fn apply(&self, input: &[u64], out: &mut [u64]) {

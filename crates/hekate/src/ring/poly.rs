@@ -350,6 +350,19 @@ impl Poly {
         });
     }
 
+    /// `out = (self + other)(X^k)` in NTT form: the sum and the permutation in one pass.
+    pub fn add_then_automorphism(&self, other: &Poly, k: usize, ctx: &RingContext, out: &mut Poly) {
+        self.assert_compatible(other);
+        self.assert_compatible(out);
+        assert_eq!(self.form, Form::Ntt, "fused automorphism needs NTT form");
+        let ql = self.q_limbs;
+        let perm = ctx.ntt_permutation(k);
+        for_each_limb(&mut out.data, self.n, |i, limb| {
+            let m = ctx.modulus(i, ql);
+            perm.apply_add(self.limb(i), other.limb(i), limb, m.value());
+        });
+    }
+
     /// `out = self(X^k)`, in the current form (`k` odd, taken mod 2N).
     pub fn automorphism(&self, k: usize, ctx: &RingContext, out: &mut Poly) {
         self.assert_compatible(out);

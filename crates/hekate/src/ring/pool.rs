@@ -37,13 +37,21 @@ impl BufferPool {
     pub fn take(&self, len: usize) -> Vec<u64> {
         let found = {
             let mut bufs = self.bufs.lock().expect("buffer pool poisoned");
-            // Best fit: the smallest buffer that is large enough.
-            let best = bufs
+            // Best fit: the smallest buffer already long enough (no zero-fill needed), else
+            // the smallest with enough capacity.
+            let long_enough = bufs
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| b.capacity() >= len)
-                .min_by_key(|(_, b)| b.capacity())
+                .filter(|(_, b)| b.len() >= len)
+                .min_by_key(|(_, b)| b.len())
                 .map(|(i, _)| i);
+            let best = long_enough.or_else(|| {
+                bufs.iter()
+                    .enumerate()
+                    .filter(|(_, b)| b.capacity() >= len)
+                    .min_by_key(|(_, b)| b.capacity())
+                    .map(|(i, _)| i)
+            });
             best.map(|i| bufs.swap_remove(i))
         };
         match found {
