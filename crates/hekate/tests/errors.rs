@@ -70,6 +70,17 @@ fn insecure_parameters_are_refused_unless_opted_out() {
         msg(&e)
     );
     assert!(p.security(SecurityLevel::NotChecked).build().is_ok());
+    // Sparse secrets are outside the table: only with the explicit opt-out.
+    let sparse = CkksParameters::new(13)
+        .log_q(&[50, 40, 40])
+        .log_p(&[60])
+        .secret(SecretDistribution::HammingWeight(64));
+    let e = sparse.clone().build().unwrap_err();
+    assert!(
+        matches!(e, Error::Insecure(ref m) if m.contains("Hamming weight 64")),
+        "{e:?}"
+    );
+    assert!(sparse.security(SecurityLevel::NotChecked).build().is_ok());
     // 192-bit is stricter than 128-bit.
     let p = CkksParameters::new(13).log_q(&[50, 40, 40]).log_p(&[60]);
     assert!(p.clone().build().is_ok());

@@ -261,6 +261,16 @@ impl CkksContext {
                     "Hamming weight h = {h} must be in [1, N = {n}]"
                 )));
             }
+            // The table is for uniform ternary and Gaussian secrets; sparse secrets are
+            // open to hybrid attacks it does not account for.
+            if p.security != SecurityLevel::NotChecked {
+                return Err(Error::Insecure(format!(
+                    "the HomomorphicEncryption.org table covers uniform ternary and Gaussian \
+                     secrets only; a secret of Hamming weight {h} needs its own estimate (e.g. \
+                     with the lattice estimator): use SecretDistribution::Ternary, or opt in \
+                     with SecurityLevel::NotChecked"
+                )));
+            }
         }
         let ring = RingContext::new(n, &q, &pp)?;
         let keyswitcher = HybridKeySwitcher::new(ring.clone(), dnum);

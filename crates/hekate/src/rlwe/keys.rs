@@ -16,7 +16,9 @@ pub const NOISE_TAIL: f64 = 6.0;
 pub enum SecretDistribution {
     /// Uniform over `{-1, 0, 1}` (dense; the default, and what seed 003 bootstraps).
     Ternary,
-    /// Exactly `h` coefficients in `{-1, 1}`, the rest zero (sparse).
+    /// Exactly `h` coefficients in `{-1, 1}`, the rest zero (sparse). The
+    /// HomomorphicEncryption.org table does not cover sparse secrets, so CKKS parameters
+    /// with this distribution require `SecurityLevel::NotChecked`.
     HammingWeight(usize),
     /// Discrete Gaussian with `σ = 3.2` cut at `6σ`.
     Gaussian,
