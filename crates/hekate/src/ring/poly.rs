@@ -449,18 +449,17 @@ impl Poly {
         let (ql, k, n) = (self.q_limbs, self.p_limbs, self.n);
         assert_eq!(k, ctx.p_len(), "ModDown needs all special limbs");
         let pool = ctx.pool();
-        let mut p_part = pool.take(k * n);
+        // The P limbs are consumed: bring them to coefficient form in place.
         let form = self.form;
-        let src = &self.data[ql * n..(ql + k) * n];
-        for_each_limb(&mut p_part, n, |j, limb| {
-            limb.copy_from_slice(&src[j * n..(j + 1) * n]);
-            if form == Form::Ntt {
-                ctx.ntt_plan(ql + j, ql).inverse(limb);
-            }
-        });
+        if form == Form::Ntt {
+            for_each_limb(&mut self.data[ql * n..(ql + k) * n], n, |j, limb| {
+                ctx.ntt_plan(ql + j, ql).inverse(limb)
+            });
+        }
         let mut conv = pool.take(ql * n);
         let mut scratch = pool.take((k + 1) * n);
-        ext.b_to_c().convert(&p_part, &mut conv, n, &mut scratch);
+        ext.b_to_c()
+            .convert(&self.data[ql * n..(ql + k) * n], &mut conv, n, &mut scratch);
         self.truncate(ql);
         for_each_limb_pair(&mut self.data, &mut conv, n, |i, limb, t| {
             if form == Form::Ntt {
@@ -468,7 +467,6 @@ impl Poly {
             }
             ext.mod_down_limb(i, limb, t);
         });
-        pool.recycle(p_part);
         pool.recycle(conv);
         pool.recycle(scratch);
         self
