@@ -8,6 +8,8 @@
 //! variant alike. Run with `cargo bench -p hekate --bench kernels`; `KERNEL_BENCH_ROUNDS`
 //! sets the round count.
 
+mod common;
+use common::random_residues;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -16,20 +18,6 @@ use hekate::math::rns::{BaseConverter, RnsBasis};
 use hekate::math::{Modulus, PrimeGenerator};
 
 const N: usize = 1 << 16;
-
-/// Deterministic pseudo-random values in `[0, q)` (splitmix64).
-fn random_vec(n: usize, q: u64, seed: u64) -> Vec<u64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) % q
-        })
-        .collect()
-}
 
 /// Times the closures interleaved; returns the median seconds per call of each.
 fn time(rounds: usize, runs: &mut [Box<dyn FnMut() + '_>]) -> Vec<f64> {
@@ -148,8 +136,8 @@ fn main() {
     for bits in [50u32, 61] {
         let q = PrimeGenerator::new(N).unwrap().next_prime(bits).unwrap();
         let m = Modulus::new(q);
-        let a0 = random_vec(N, q, 1);
-        let b = random_vec(N, q, 2);
+        let a0 = random_residues(N, q, 1);
+        let b = random_residues(N, q, 2);
         let (mut a1, mut a2) = (a0.clone(), a0.clone());
         let t = time(
             rounds,
@@ -161,7 +149,7 @@ fn main() {
         row("mul_assign", bits, &t);
         for beta in [3usize, 12] {
             let ops: Vec<Vec<u64>> = (0..2 * beta)
-                .map(|j| random_vec(N, q, 10 + j as u64))
+                .map(|j| random_residues(N, q, 10 + j as u64))
                 .collect();
             let a: Vec<&[u64]> = ops[..beta].iter().map(|v| &v[..]).collect();
             let bb: Vec<&[u64]> = ops[beta..].iter().map(|v| &v[..]).collect();
@@ -214,7 +202,7 @@ fn main() {
         let input: Vec<u64> = from
             .iter()
             .enumerate()
-            .flat_map(|(i, &q)| random_vec(N, q, 100 + i as u64))
+            .flat_map(|(i, &q)| random_residues(N, q, 100 + i as u64))
             .collect();
         let l = from.len();
         let mut outs = vec![vec![0u64; to.len() * N]; 4];

@@ -7,6 +7,8 @@
 //! `cargo bench -p hekate --bench ntt`; set `NTT_BENCH_ROUNDS` to change the round count and
 //! `NTT_BENCH_BITS` (e.g. `60` or `36,50`) to restrict the prime sizes.
 
+mod common;
+use common::random_residues;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -16,20 +18,6 @@ use hekate::math::{NttBackend, NttPlan, PrimeGenerator};
 fn median_us(samples: &mut [f64]) -> f64 {
     samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
     samples[samples.len() / 2] * 1e6
-}
-
-/// Deterministic pseudo-random values in `[0, q)` (splitmix64).
-fn random_poly(n: usize, q: u64, seed: u64) -> Vec<u64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) % q
-        })
-        .collect()
 }
 
 fn feature_line() -> String {
@@ -90,7 +78,7 @@ fn main() {
             let mut scalar = plan.clone();
             scalar.set_backend(NttBackend::Scalar).unwrap();
             let tfhe = tfhe_ntt::prime64::Plan::try_new(n, q);
-            let input = random_poly(n, q, 0x5eed ^ (n as u64) ^ q);
+            let input = random_residues(n, q, 0x5eed ^ (n as u64) ^ q);
 
             let (mut b_fwd, mut b_lazy, mut b_inv) = (input.clone(), input.clone(), input.clone());
             let (mut b_scalar, mut b_tf, mut b_ti) = (input.clone(), input.clone(), input.clone());

@@ -310,15 +310,7 @@ fn rotations_conjugation_and_hoisting() {
         };
         let slots = f.ctx.max_slots();
         let delta = f.ctx.default_scale().to_f64();
-        // Digits of dnum = 2 over 4 primes: {q0, q1}, {q2, q3}.
-        let lq: Vec<f64> = f
-            .ctx
-            .q_primes()
-            .iter()
-            .map(|&q| (q as f64).log2())
-            .collect();
-        let log_p: f64 = f.ctx.p_primes().iter().map(|&p| (p as f64).log2()).sum();
-        let ks = noise.key_switch(&[lq[0] + lq[1], lq[2] + lq[3]], log_p);
+        let ks = noise.key_switch_of(&f.ctx);
         let predicted = noise.slot_ms(noise.fresh_pk() + ks, slots, delta);
         let x = random_values(slots, 10);
         let cx = encrypt(&mut f, &x);
@@ -368,14 +360,7 @@ fn key_switching_noise_matches_the_formula_after_rotation() {
     let before = decrypt(&f, &cx);
     let want: Vec<_> = (0..slots).map(|j| before[(j + 3) % slots]).collect();
     let got = decrypt(&f, &f.eval.rotate(&cx, 3).unwrap());
-    let lq: Vec<f64> = f
-        .ctx
-        .q_primes()
-        .iter()
-        .map(|&q| (q as f64).log2())
-        .collect();
-    let log_p: f64 = f.ctx.p_primes().iter().map(|&p| (p as f64).log2()).sum();
-    let ks = noise.key_switch(&[lq[0] + lq[1], lq[2] + lq[3]], log_p);
+    let ks = noise.key_switch_of(&f.ctx);
     check(
         "key-switch noise alone",
         &got,
@@ -402,14 +387,7 @@ fn sparse_packing() {
     let delta = scale.to_f64();
     let fresh = noise.slot_ms(noise.fresh_pk(), slots, delta);
     check("sparse encrypt", &decrypt(&f, &cx), &x, fresh, true);
-    let lq: Vec<f64> = f
-        .ctx
-        .q_primes()
-        .iter()
-        .map(|&q| (q as f64).log2())
-        .collect();
-    let log_p: f64 = f.ctx.p_primes().iter().map(|&p| (p as f64).log2()).sum();
-    let ks = noise.key_switch(&[lq[0] + lq[1], lq[2] + lq[3]], log_p);
+    let ks = noise.key_switch_of(&f.ctx);
     for r in [1i64, -4] {
         let want: Vec<_> = (0..slots)
             .map(|j| x[(j as i64 + r).rem_euclid(slots as i64) as usize])

@@ -297,23 +297,7 @@ impl BaseConverter {
         n: usize,
         scratch: &mut [u64],
     ) {
-        let l = self.from.len();
-        let out_limbs = output.len().checked_div(n).unwrap_or(0);
-        assert!(input.len() == l * n && output.len() == out_limbs * n);
-        assert!(j0 + out_limbs <= self.to.len(), "target limbs out of range");
-        assert!(
-            scratch.len() >= (l + 1) * n,
-            "scratch must hold (from_len() + 1) * n words"
-        );
-        if n == 0 || out_limbs == 0 {
-            return;
-        }
-        #[cfg(feature = "parallel")]
-        let ways = rayon::current_num_threads();
-        #[cfg(not(feature = "parallel"))]
-        let ways = 1;
-        let bl = Self::block_len(l, n);
-        self.convert_outputs::<true>(Isa::detect(), input, output, j0, n, bl, scratch, ways);
+        self.convert_range_impl::<true>(Isa::detect(), input, output, j0, n, scratch)
     }
 
     /// Approximate conversion (no correction): outputs `x + u Q` with `0 <= u < from_len()`.
@@ -356,11 +340,24 @@ impl BaseConverter {
         n: usize,
         scratch: &mut [u64],
     ) {
+        self.convert_range_impl::<EXACT>(isa, input, output, 0, n, scratch)
+    }
+
+    /// Target limbs `j0 .. j0 + output.len() / n`: checks the shapes, then converts (in
+    /// parallel over output limbs when worth it).
+    fn convert_range_impl<const EXACT: bool>(
+        &self,
+        isa: Isa,
+        input: &[u64],
+        output: &mut [u64],
+        j0: usize,
+        n: usize,
+        scratch: &mut [u64],
+    ) {
         let l = self.from.len();
         let out_limbs = output.len().checked_div(n).unwrap_or(0);
-        assert!(
-            input.len() == l * n && output.len() == out_limbs * n && out_limbs <= self.to.len()
-        );
+        assert!(input.len() == l * n && output.len() == out_limbs * n);
+        assert!(j0 + out_limbs <= self.to.len(), "target limbs out of range");
         assert!(
             scratch.len() >= (l + 1) * n,
             "scratch must hold (from_len() + 1) * n words"
@@ -373,7 +370,7 @@ impl BaseConverter {
         let ways = rayon::current_num_threads();
         #[cfg(not(feature = "parallel"))]
         let ways = 1;
-        self.convert_outputs::<EXACT>(isa, input, output, 0, n, bl, scratch, ways);
+        self.convert_outputs::<EXACT>(isa, input, output, j0, n, bl, scratch, ways);
     }
 
     /// Output limbs `j0 .. j0 + output.len() / n`. With `ways > 1` threads and enough work,

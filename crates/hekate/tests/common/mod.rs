@@ -120,6 +120,14 @@ impl Noise {
             .sum();
         self.n * SIGMA * SIGMA * s + self.rounding()
     }
+    /// Key-switching variance for a fixture (4 chain primes, dnum 2: digits {q0, q1},
+    /// {q2, q3}).
+    pub fn key_switch_of(&self, ctx: &CkksContext) -> f64 {
+        let lq: Vec<f64> = ctx.q_primes().iter().map(|&q| (q as f64).log2()).collect();
+        let log_p: f64 = ctx.p_primes().iter().map(|&p| (p as f64).log2()).sum();
+        self.key_switch(&[lq[0] + lq[1], lq[2] + lq[3]], log_p)
+    }
+
     /// Slot mean-square error of a coefficient variance `v` at scale `delta` with `slots`.
     pub fn slot_ms(&self, v: f64, slots: usize, delta: f64) -> f64 {
         2.0 * slots as f64 * v / (delta * delta)
