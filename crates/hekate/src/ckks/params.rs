@@ -5,12 +5,15 @@ use super::scale::Scale;
 use crate::math::PrimeGenerator;
 use crate::params::security::{self, SecurityLevel};
 use crate::ring::RingContext;
+use crate::rlwe::keys::NOISE_SIGMA;
 use crate::rlwe::keyswitch::HybridKeySwitcher;
 use crate::rlwe::SecretDistribution;
 use crate::{Error, Result};
 use std::sync::Arc;
 
-/// Size of the special primes when [`CkksParameters::log_p`] is not given: 50 bits, so
+/// Size of the special primes when [`CkksParameters::log_p`] is not given (as many as
+/// exceed the largest key-switching digit by `log2(σ sqrt(1.5 dnum)) + 1` bits, so that
+/// key-switching noise stays at the level of rounding noise): 50 bits, so
 /// that every limb of `P` takes the AVX-512 IFMA paths (NTT, base conversion, products —
 /// primes below 2^50), which on CPUs with IFMA makes key switching about 1.3x faster than
 /// with fewer 61-bit primes, at the price of one or two more primes. `log(QP)` stays about
@@ -70,8 +73,11 @@ impl CkksParameters {
     }
 
     /// Bit sizes of the special primes `P` (each in `[20, 61]`). If not set, enough
-    /// [`DEFAULT_SPECIAL_PRIME_BITS`]-bit primes to cover the largest key-switching digit are
-    /// used.
+    /// [`DEFAULT_SPECIAL_PRIME_BITS`]-bit primes to exceed the largest key-switching digit
+    /// by the noise margin are used. An explicit `P` smaller than the largest digit is
+    /// refused; one only just above it works but key switching then adds up to
+    /// `N σ² dnum (Q_j/P)² / 12` of noise variance, more than rounding unless `P` exceeds
+    /// the digit by `log2(σ sqrt(1.5 dnum))` bits.
     pub fn log_p(mut self, bits: &[u32]) -> Self {
         self.log_p = Some(bits.to_vec());
         self
@@ -221,10 +227,16 @@ impl CkksContext {
                     .collect::<Result<Vec<_>>>()?
             }
             (None, None) => {
-                // Enough DEFAULT_SPECIAL_PRIME_BITS-bit primes to cover the largest digit.
+                // Enough DEFAULT_SPECIAL_PRIME_BITS-bit primes to exceed the largest digit
+                // by the margin that keeps key-switching noise at the rounding level:
+                // N σ² dnum Q_j² / (12 P²) <= (1 + 2N/3) / 12 holds once
+                // P >= Q_j σ sqrt(1.5 dnum) (about 3 bits for dnum = 3); one bit more for
+                // slack.
+                let margin = (NOISE_SIGMA * (1.5 * dnum as f64).sqrt()).log2() + 1.0;
+                let target = max_digit + margin;
                 let mut pp = Vec::new();
                 let mut log_p = 0.0;
-                while log_p < max_digit || pp.is_empty() {
+                while log_p < target || pp.is_empty() {
                     let p = gen.next_prime(DEFAULT_SPECIAL_PRIME_BITS)?;
                     log_p += (p as f64).log2();
                     pp.push(p);
@@ -348,5 +360,43 @@ impl CkksContext {
     /// The encoder.
     pub fn encoder(&self) -> &Encoder {
         &self.encoder
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default special primes exceed every digit by the noise margin, whatever the
+    /// chain and dnum (the N = 2^17 regression: 6 x 50-bit primes against a 300-bit digit
+    /// made key switching 16x noisier than rounding).
+    #[test]
+    fn default_special_modulus_keeps_the_noise_margin() {
+        for (log_n, chain, dnum) in [
+            (13u32, vec![60u32, 40, 40, 40, 40, 40, 40], 3usize),
+            (14, vec![60, 40, 40, 40, 40, 40, 40, 40, 40, 40], 2),
+            (17, [vec![60], vec![40; 20]].concat(), 3),
+            (15, vec![59, 41, 50, 50], 1),
+            (16, [vec![60], vec![50; 15]].concat(), 16),
+        ] {
+            let ctx = CkksParameters::new(log_n)
+                .log_q(&chain)
+                .dnum(dnum)
+                .security(SecurityLevel::NotChecked)
+                .build()
+                .unwrap();
+            let q: Vec<f64> = ctx.q_primes().iter().map(|&x| (x as f64).log2()).collect();
+            let alpha = q.len().div_ceil(dnum);
+            let max_digit = q
+                .chunks(alpha)
+                .map(|c| c.iter().sum::<f64>())
+                .fold(0.0, f64::max);
+            let log_p: f64 = ctx.p_primes().iter().map(|&x| (x as f64).log2()).sum();
+            let margin = (NOISE_SIGMA * (1.5 * dnum as f64).sqrt()).log2();
+            assert!(
+                log_p >= max_digit + margin,
+                "N = 2^{log_n}, dnum {dnum}: log P {log_p:.2} < digit {max_digit:.2} + {margin:.2}"
+            );
+        }
     }
 }
