@@ -114,27 +114,38 @@ impl Evaluator {
         let level = a.level().min(b.level());
         let (a, b) = (self.at_level(a, level), self.at_level(b, level));
         let (ka, kb) = Self::scale_factor(&a.scale, &b.scale)?;
-        let mut out_parts: Vec<Poly> = a.parts.clone();
-        self.mul_integer_parts(&mut out_parts, ka);
+        let mut ap: Cow<[Poly]> = Cow::Borrowed(&a.parts);
+        if ka != 1 {
+            self.mul_integer_parts(ap.to_mut(), ka);
+        }
         let mut bp: Cow<[Poly]> = Cow::Borrowed(&b.parts);
         if kb != 1 {
             self.mul_integer_parts(bp.to_mut(), kb);
         }
         let ring = self.ring();
-        for (i, p) in bp.iter().enumerate() {
-            if i < out_parts.len() {
-                if sub {
-                    out_parts[i].sub_assign(p, ring);
-                } else {
-                    out_parts[i].add_assign(p, ring);
+        let len = ap.len().max(bp.len());
+        let mut out_parts = Vec::with_capacity(len);
+        for i in 0..len {
+            out_parts.push(match (ap.get(i), bp.get(i)) {
+                (Some(x), Some(y)) => {
+                    let mut o = ring.scratch_poly(x.q_limbs(), 0, x.form());
+                    if sub {
+                        Poly::sub_into(x, y, &mut o, ring);
+                    } else {
+                        Poly::add_into(x, y, &mut o, ring);
+                    }
+                    o
                 }
-            } else {
-                let mut p = p.clone();
-                if sub {
-                    p.neg_assign(ring);
+                (Some(x), None) => x.clone(),
+                (None, Some(y)) => {
+                    let mut p = y.clone();
+                    if sub {
+                        p.neg_assign(ring);
+                    }
+                    p
                 }
-                out_parts.push(p);
-            }
+                (None, None) => unreachable!("i < max of the lengths"),
+            });
         }
         Ok(Ciphertext {
             ring_id: a.ring_id,

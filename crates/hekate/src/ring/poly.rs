@@ -267,6 +267,26 @@ impl Poly {
         });
     }
 
+    /// `out = a + b` (one pass), overwriting `out`.
+    pub fn add_into(a: &Poly, b: &Poly, out: &mut Poly, ctx: &RingContext) {
+        a.assert_compatible(b);
+        a.assert_compatible(out);
+        let ql = a.q_limbs;
+        for_each_limb(&mut out.data, a.n, |i, limb| {
+            kernels::add(a.limb(i), b.limb(i), limb, ctx.modulus(i, ql))
+        });
+    }
+
+    /// `out = a - b` (one pass), overwriting `out`.
+    pub fn sub_into(a: &Poly, b: &Poly, out: &mut Poly, ctx: &RingContext) {
+        a.assert_compatible(b);
+        a.assert_compatible(out);
+        let ql = a.q_limbs;
+        for_each_limb(&mut out.data, a.n, |i, limb| {
+            kernels::sub(a.limb(i), b.limb(i), limb, ctx.modulus(i, ql))
+        });
+    }
+
     /// `out = a * b` coefficient-wise (NTT form), overwriting `out`.
     pub fn mul_into(a: &Poly, b: &Poly, out: &mut Poly, ctx: &RingContext) {
         a.assert_compatible(b);

@@ -283,3 +283,28 @@ fn long_inner_products_reduce_in_chunks() {
         }
     }
 }
+
+/// The one-pass `add` / `sub` agree with the in-place scalar kernels, edges included.
+#[test]
+fn one_pass_add_and_sub_match_the_in_place_kernels() {
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    for q in moduli() {
+        let m = Modulus::new(q);
+        for len in [0usize, 1, 7, 64, 1027] {
+            let mut a = values(len, q, &mut rng);
+            let mut b = values(len, q, &mut rng);
+            if len > 1 {
+                (a[0], b[0], a[1], b[1]) = (q - 1, q - 1, 0, q - 1);
+            }
+            let mut out = vec![u64::MAX; len];
+            add(&a, &b, &mut out, &m);
+            let mut want = a.clone();
+            scalar::add_assign(&mut want, &b, &m);
+            assert_eq!(out, want, "add, q = {q}");
+            sub(&a, &b, &mut out, &m);
+            let mut want = a.clone();
+            scalar::sub_assign(&mut want, &b, &m);
+            assert_eq!(out, want, "sub, q = {q}");
+        }
+    }
+}
