@@ -200,7 +200,7 @@ impl RingContext {
         &self.rescale[l]
     }
 
-    /// The pool of scratch buffers (process-wide, see [`super::pool`]).
+    /// The process-wide pool of scratch buffers ([`BufferPool`]); `Poly` drops feed it.
     pub fn pool(&self) -> &'static BufferPool {
         super::pool::global()
     }
