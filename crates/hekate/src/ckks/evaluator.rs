@@ -489,7 +489,8 @@ impl Evaluator {
     }
 
     fn check_key(&self, key: &crate::rlwe::HybridKey) -> Result<()> {
-        if key.ring_id != self.ring().fingerprint() || key.digits.len() != self.ctx.dnum() {
+        self.ctx.check_ring_id(key.ring_id, "evaluation key")?;
+        if key.digits.len() != self.ctx.dnum() {
             return Err(Error::ParameterMismatch(
                 "evaluation key does not belong to these parameters".into(),
             ));

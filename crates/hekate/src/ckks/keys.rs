@@ -208,13 +208,18 @@ impl CkksContext {
         Ok(())
     }
 
-    pub(crate) fn check_plaintext(&self, pt: &Plaintext) -> Result<()> {
-        if pt.ring_id != self.ring().fingerprint() {
-            return Err(Error::ParameterMismatch(
-                "plaintext does not belong to these parameters".into(),
-            ));
+    /// Refuses an object made under other parameters (by its ring fingerprint).
+    pub(crate) fn check_ring_id(&self, ring_id: u64, what: &str) -> Result<()> {
+        if ring_id != self.ring().fingerprint() {
+            return Err(Error::ParameterMismatch(format!(
+                "{what} does not belong to these parameters"
+            )));
         }
         Ok(())
+    }
+
+    pub(crate) fn check_plaintext(&self, pt: &Plaintext) -> Result<()> {
+        self.check_ring_id(pt.ring_id, "plaintext")
     }
 
     /// Public-key encryption of `pt` (at its level).
@@ -230,11 +235,7 @@ impl CkksContext {
         rng: &mut R,
     ) -> Result<Ciphertext> {
         self.check_plaintext(pt)?;
-        if pk.ring_id != self.ring().fingerprint() {
-            return Err(Error::ParameterMismatch(
-                "public key does not belong to these parameters".into(),
-            ));
-        }
+        self.check_ring_id(pk.ring_id, "public key")?;
         let [mut c0, c1] = encrypt_zero_pk(self.ring(), pk, pt.poly.q_limbs(), rng);
         c0.add_assign(&pt.poly, self.ring());
         Ok(Ciphertext {
@@ -276,21 +277,11 @@ impl CkksContext {
     }
 
     fn check_secret(&self, sk: &SecretKey) -> Result<()> {
-        if sk.ring_id() != self.ring().fingerprint() {
-            return Err(Error::ParameterMismatch(
-                "secret key does not belong to these parameters".into(),
-            ));
-        }
-        Ok(())
+        self.check_ring_id(sk.ring_id(), "secret key")
     }
 
     pub(crate) fn check_ciphertext(&self, ct: &Ciphertext) -> Result<()> {
-        if ct.ring_id != self.ring().fingerprint() {
-            return Err(Error::ParameterMismatch(
-                "ciphertext does not belong to these parameters".into(),
-            ));
-        }
-        Ok(())
+        self.check_ring_id(ct.ring_id, "ciphertext")
     }
 
     /// Decryption: `c_0 + c_1 s (+ c_2 s^2)` as a plaintext.

@@ -678,7 +678,8 @@ impl CrtReconstructor {
     /// error below `l * 2^-53`), whatever the size of `Q`.
     pub fn centered_f64(&self, residues: &[u64], digits: &mut [u64], n: usize, out: &mut [f64]) {
         let limbs = residues.len() / n;
-        if limbs < 3 {
+        // (The slow path below uses 2 * limbs words of `digits`: n >= 2 guarantees them.)
+        if limbs < 3 || n < 2 {
             self.mixed_radix(residues, digits, n);
             for (k, o) in out.iter_mut().enumerate().take(n) {
                 *o = self.centered_from_digits(digits, n, limbs, k);
@@ -712,8 +713,8 @@ impl CrtReconstructor {
                 }
             }
         }
-        let mut column = vec![0u64; limbs];
-        let mut col_digits = vec![0u64; limbs];
+        // Slow path, per coefficient, in the first 2 * limbs words of `digits`.
+        let (column, col_digits) = digits[..2 * limbs].split_at_mut(limbs);
         for k in 0..n {
             if fast_ok[k] {
                 out[k] = v[k] as f64;
@@ -721,11 +722,10 @@ impl CrtReconstructor {
                 for i in 0..limbs {
                     column[i] = residues[i * n + k];
                 }
-                self.mixed_radix(&column, &mut col_digits, 1);
-                out[k] = self.centered_from_digits(&col_digits, 1, limbs, 0);
+                self.mixed_radix(column, col_digits, 1);
+                out[k] = self.centered_from_digits(col_digits, 1, limbs, 0);
             }
         }
-        let _ = digits;
     }
 
     /// The centered value of coefficient `k` from its mixed-radix digits.
