@@ -208,11 +208,7 @@ impl KeySwitcher for HybridKeySwitcher {
         let (ql, k, n) = (c.q_limbs(), ctx.p_len(), ctx.n());
         debug_assert!(c.form() == Form::Ntt && c.p_limbs() == 0);
         let pool = ctx.pool();
-        let mut coeff = pool.take(ql * n);
-        for_each_limb(&mut coeff, n, |i, limb| {
-            limb.copy_from_slice(c.limb(i));
-            ctx.ntt_plan(i, ql).inverse(limb)
-        });
+        let coeff = super::inverse_ntt_copy(ctx, c);
         let beta = self.digits_at(ql);
         let coeff_ref = &coeff;
         let build = |j: usize| {

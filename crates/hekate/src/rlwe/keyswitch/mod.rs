@@ -13,10 +13,14 @@
 //! slots, which [`KeySwitcher::permute`] applies.
 
 mod hybrid;
+mod klss;
 
-pub use hybrid::{HybridKey, HybridKeySwitcher};
+pub use hybrid::{HybridDecomposition, HybridKey, HybridKeySwitcher};
+pub use klss::{
+    KeyStorage, KlssAccumulator, KlssBound, KlssConfig, KlssDecomposition, KlssKey, KlssKeySwitcher,
+};
 
-use crate::ring::Poly;
+use crate::ring::{for_each_limb, Poly, RingContext};
 use crate::rlwe::keys::SecretKey;
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 
@@ -76,6 +80,18 @@ pub trait KeySwitcher: Send + Sync {
         self.recycle(d);
         self.mod_down(acc)
     }
+}
+
+/// The coefficient form of `c` (NTT form over `Q_l`) in a pooled buffer: the first step of
+/// every engine's decomposition.
+fn inverse_ntt_copy(ctx: &RingContext, c: &Poly) -> Vec<u64> {
+    let (ql, n) = (c.q_limbs(), ctx.n());
+    let mut coeff = ctx.pool().take(ql * n);
+    for_each_limb(&mut coeff, n, |i, limb| {
+        limb.copy_from_slice(c.limb(i));
+        ctx.ntt_plan(i, ql).inverse(limb)
+    });
+    coeff
 }
 
 #[cfg(test)]

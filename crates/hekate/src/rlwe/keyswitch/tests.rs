@@ -6,6 +6,7 @@ use crate::ring::{Form, RingContext};
 use crate::rlwe::keys::SecretDistribution;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
+use std::sync::Arc;
 
 /// Max |centered coefficient| of `u0 + u1 s - c s'` over Q_l.
 fn switch_error(
@@ -118,4 +119,114 @@ fn hybrid_noise_variance_matches_the_analysis() {
     // N = 4096 samples of a (near-Gaussian) sum: the estimator's relative deviation is
     // about sqrt(2/N) = 2.2%; allow 10%.
     assert!((0.9..1.1).contains(&ratio), "ratio {ratio}");
+}
+
+/// A ring with mixed prime sizes (a 55-bit first prime, 40-bit chain, 58-bit specials).
+fn mixed_ring(n: usize) -> Arc<RingContext> {
+    let mut g = PrimeGenerator::new(n).unwrap();
+    let q: Vec<u64> = [55u32, 40, 40, 40, 40, 40]
+        .iter()
+        .map(|&b| g.next_prime(b).unwrap())
+        .collect();
+    let p: Vec<u64> = [58u32, 58]
+        .iter()
+        .map(|&b| g.next_prime(b).unwrap())
+        .collect();
+    RingContext::new(n, &q, &p).unwrap()
+}
+
+fn random_ntt(ctx: &RingContext, ql: usize, rng: &mut ChaCha20Rng) -> Poly {
+    let mut c = ctx.zero(ql, 0, Form::Ntt);
+    for (i, limb) in c.limbs_mut().enumerate() {
+        let q = ctx.modulus(i, ql).value();
+        limb.iter_mut().for_each(|x| *x = rng.next_u64() % q);
+    }
+    c
+}
+
+/// KLSS computes the hybrid engine's `<b, u>` exactly (same key, same centered digits), so
+/// its outputs are the same words, for every r̃, bound, level and dnum: the strongest
+/// check there is (any overflow of B' or wrong recombination changes words).
+#[test]
+fn klss_and_linear_equal_hybrid_word_for_word() {
+    let ctx = mixed_ring(1 << 10);
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let other = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    for dnum in [6usize, 3, 2] {
+        let hybrid = HybridKeySwitcher::new(ctx.clone(), dnum);
+        let key = hybrid.generate_key(other.ntt(), &sk, &mut rng);
+        for (r_tilde, bound) in [
+            (1, KlssBound::WorstCase),
+            (1, KlssBound::Heuristic),
+            (2, KlssBound::WorstCase),
+            (3, KlssBound::WorstCase),
+            (8, KlssBound::WorstCase),
+        ] {
+            let config = KlssConfig::klss(r_tilde).with_bound(bound);
+            let klss = KlssKeySwitcher::new(ctx.clone(), dnum, config).unwrap();
+            let ek = klss.expand(&key, KeyStorage::Expanded).unwrap();
+            for ql in [6usize, 4, 1] {
+                let c = random_ntt(&ctx, ql, &mut rng);
+                let want = hybrid.switch(&c, &key);
+                let got = klss.switch(&c, &ek);
+                assert!(
+                    want == got,
+                    "dnum {dnum} r̃ {r_tilde} {bound:?} r' {} level {ql}: outputs differ",
+                    klss.r_prime()
+                );
+            }
+        }
+    }
+}
+
+/// Sums of products in B' (double hoisting), across the recombination threshold, with a
+/// permutation of the accumulator: equal to the hybrid engine's.
+#[test]
+fn klss_accumulation_and_permutation_equal_hybrid() {
+    let ctx = mixed_ring(1 << 10);
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let other = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let hybrid = HybridKeySwitcher::new(ctx.clone(), 3);
+    let keys: Vec<HybridKey> = (0..5)
+        .map(|_| hybrid.generate_key(other.ntt(), &sk, &mut rng))
+        .collect();
+    let mut config = KlssConfig::klss(3);
+    config.accumulation = 2;
+    let klss = KlssKeySwitcher::new(ctx.clone(), 3, config).unwrap();
+    let ek: Vec<KlssKey> = keys
+        .iter()
+        .map(|k| klss.expand(k, KeyStorage::Compact).unwrap())
+        .collect();
+    let ql = 5;
+    let c = random_ntt(&ctx, ql, &mut rng);
+    let (dh, dk) = (hybrid.decompose(&c), klss.decompose(&c));
+    let mut ah = hybrid.zero_accumulator(ql);
+    let mut ak = klss.zero_accumulator(ql);
+    for (h, k) in keys.iter().zip(&ek) {
+        hybrid.multiply_add(&dh, h, &mut ah);
+        klss.multiply_add(&dk, k, &mut ak);
+    }
+    let g = 5usize;
+    let (ph, pk) = (hybrid.permute(&ah, g), klss.permute(&ak, g));
+    assert!(hybrid.mod_down(ph) == klss.mod_down(pk));
+    assert!(hybrid.mod_down(ah) == klss.mod_down(ak));
+}
+
+/// Eq. (5) and the explicit-r' check: a too-small r' is refused with an error.
+#[test]
+fn klss_r_prime_is_checked_against_the_bound() {
+    let ctx = mixed_ring(1 << 10);
+    let ok = KlssKeySwitcher::new(ctx.clone(), 6, KlssConfig::linear()).unwrap();
+    let (need, have) = ok.bound_bits();
+    assert!(have > need);
+    // 55-bit and 58-bit digits: 1 + log2(N) + ... > 122 bits: r' = 3 under the worst case.
+    assert_eq!(ok.r_prime(), 3);
+    let err = KlssKeySwitcher::new(ctx.clone(), 6, KlssConfig::linear().with_r_prime(2));
+    assert!(matches!(err, Err(crate::Error::InvalidParameters(_))));
+    let heur = KlssConfig::linear()
+        .with_bound(KlssBound::Heuristic)
+        .with_r_prime(2);
+    assert_eq!(KlssKeySwitcher::new(ctx, 6, heur).unwrap().r_prime(), 2);
 }
