@@ -254,7 +254,7 @@ impl KlssKeySwitcher {
         }
         let pq = pq_order(&ctx);
         let d_tilde = lt.div_ceil(config.r_tilde);
-        let log_bound = Self::log_bound(&ctx, &hybrid, &config, &pq);
+        let log_bound = log_bound(&ctx, dnum, &config);
         let mut gen = PrimeGenerator::new(n)?;
         gen.exclude(&pq.iter().map(|m| m.value()).collect::<Vec<_>>());
         let mut b_primes = Vec::new();
@@ -334,50 +334,6 @@ impl KlssKeySwitcher {
             log_bound,
             id,
         })
-    }
-
-    /// `log2` of the bound `B'` has to exceed (twice the largest inner-product sum).
-    fn log_bound(
-        ctx: &RingContext,
-        hybrid: &HybridKeySwitcher,
-        config: &KlssConfig,
-        pq: &[crate::math::Modulus],
-    ) -> f64 {
-        let l1 = ctx.q_len();
-        let alpha = hybrid.alpha();
-        let q = ctx.q().moduli();
-        let lg = |ms: &[crate::math::Modulus]| -> f64 {
-            ms.iter().map(|m| (m.value() as f64).log2()).sum()
-        };
-        // log2 B_j = log2(D_j / 2), log2 B̃ = max_i log2(D̃_i / 2).
-        let log_bj: Vec<f64> = (0..hybrid.dnum())
-            .map(|j| lg(&q[j * alpha..((j + 1) * alpha).min(l1)]) - 1.0)
-            .collect();
-        let log_bt = pq
-            .chunks(config.r_tilde)
-            .map(|c| lg(c) - 1.0)
-            .fold(f64::MIN, f64::max);
-        let log_n = ctx.n() as f64;
-        let acc = config.accumulation as f64;
-        match config.bound {
-            KlssBound::WorstCase => {
-                // B' > 2 · acc · N · Σ_j B_j · B̃  (Eq. (5), with the sum over the digits
-                // instead of d · max B_j); Σ_j 2^(b_j) computed as 2^min · Σ 2^(b_j - min).
-                let min_b = log_bj.iter().copied().fold(f64::MAX, f64::min);
-                let s: f64 = log_bj.iter().map(|&b| 2f64.powf(b - min_b)).sum();
-                1.0 + acc.log2() + log_n.log2() + min_b + s.log2() + log_bt
-            }
-            KlssBound::Heuristic => {
-                // |Σ| < t with P <= 2 exp(-2 t² / Σ range²) = 2^-64, range = 2 B_j B̃ for each
-                // of the acc · N terms per digit; B' > 2 t.
-                let max_b = log_bj.iter().copied().fold(f64::MIN, f64::max);
-                let s: f64 = log_bj.iter().map(|&b| 2f64.powf(2.0 * (b - max_b))).sum();
-                let log_sum_range2 =
-                    2.0 + acc.log2() + log_n.log2() + 2.0 * (max_b + log_bt) + s.log2();
-                let log_t = 0.5 * (log_sum_range2 + (65.0 * std::f64::consts::LN_2 / 2.0).log2());
-                1.0 + log_t
-            }
-        }
     }
 
     /// The configuration.
@@ -567,6 +523,45 @@ impl KlssKeySwitcher {
         }
         acc.recombined = Some(out);
         acc.count = 0;
+    }
+}
+
+/// `log2` of the bound `B'` has to exceed (twice the largest inner-product sum).
+pub(super) fn log_bound(ctx: &RingContext, dnum: usize, config: &KlssConfig) -> f64 {
+    let pq = pq_order(ctx);
+    let l1 = ctx.q_len();
+    let alpha = l1.div_ceil(dnum);
+    let q = ctx.q().moduli();
+    let lg =
+        |ms: &[crate::math::Modulus]| -> f64 { ms.iter().map(|m| (m.value() as f64).log2()).sum() };
+    // log2 B_j = log2(D_j / 2), log2 B̃ = max_i log2(D̃_i / 2).
+    let log_bj: Vec<f64> = (0..dnum)
+        .map(|j| lg(&q[j * alpha..((j + 1) * alpha).min(l1)]) - 1.0)
+        .collect();
+    let log_bt = pq
+        .chunks(config.r_tilde)
+        .map(|c| lg(c) - 1.0)
+        .fold(f64::MIN, f64::max);
+    let log_n = ctx.n() as f64;
+    let acc = config.accumulation as f64;
+    match config.bound {
+        KlssBound::WorstCase => {
+            // B' > 2 · acc · N · Σ_j B_j · B̃  (Eq. (5), with the sum over the digits
+            // instead of d · max B_j); Σ_j 2^(b_j) computed as 2^min · Σ 2^(b_j - min).
+            let min_b = log_bj.iter().copied().fold(f64::MAX, f64::min);
+            let s: f64 = log_bj.iter().map(|&b| 2f64.powf(b - min_b)).sum();
+            1.0 + acc.log2() + log_n.log2() + min_b + s.log2() + log_bt
+        }
+        KlssBound::Heuristic => {
+            // |Σ| < t with P <= 2 exp(-2 t² / Σ range²) = 2^-64, range = 2 B_j B̃ for each
+            // of the acc · N terms per digit; B' > 2 t.
+            let max_b = log_bj.iter().copied().fold(f64::MIN, f64::max);
+            let s: f64 = log_bj.iter().map(|&b| 2f64.powf(2.0 * (b - max_b))).sum();
+            let log_sum_range2 =
+                2.0 + acc.log2() + log_n.log2() + 2.0 * (max_b + log_bt) + s.log2();
+            let log_t = 0.5 * (log_sum_range2 + (65.0 * std::f64::consts::LN_2 / 2.0).log2());
+            1.0 + log_t
+        }
     }
 }
 

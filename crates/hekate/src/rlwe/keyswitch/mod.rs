@@ -12,9 +12,14 @@
 //! (hoisting), and in NTT form an automorphism of the digits is a permutation of their
 //! slots, which [`KeySwitcher::permute`] applies.
 
+pub mod cost;
+mod engine;
 mod hybrid;
 mod klss;
 
+pub use engine::{
+    EngineAccumulator, EngineDecomposition, KeySwitchEngine, KeySwitchMethod, SwitchingKey,
+};
 pub use hybrid::{HybridDecomposition, HybridKey, HybridKeySwitcher};
 pub use klss::{
     KeyStorage, KlssAccumulator, KlssBound, KlssConfig, KlssDecomposition, KlssKey, KlssKeySwitcher,

@@ -1,0 +1,290 @@
+//! The cost model behind [`KeySwitchMethod::Auto`]: operation counts per engine (seed 000
+//! Table 1, seed 001 Tables II / IV, counted for hekate's implementation) weighted by unit
+//! costs measured once at start-up ([`UnitCosts::calibrate`]).
+//!
+//! Counts at `l + 1` chain limbs, `k` special primes, `d_l` digits of sizes `s_j`,
+//! for one key switch (unit = one operation on `N` words):
+//!
+//! | engine | NTTs | Hadamard (inner product) | base-conversion products |
+//! | --- | --- | --- | --- |
+//! | hybrid | `(l+1) + Σ_j (l+1+k-s_j) + 2k + 2(l+1)` | `2 d_l (l+1+k)` | `Σ_j s_j (l+1+k-s_j) + 2k(l+1)` |
+//! | KLSS | `(l+1) + d_l r' + 2 d̃_l r' + 2(l+1)` | `2 d_l d̃_l r'` | `Σ_j s_j r'` (0 for copy lifts) `+ 2 r' (k+l+1) + 2k(l+1)` |
+//!
+//! An NTT costs [`UnitCosts::ntt_narrow`] for primes below `2^50` (the IFMA lanes) and
+//! [`UnitCosts::ntt_wide`] above. The inner product streams the key from memory, so its
+//! unit cost is measured on buffers far larger than the caches.
+
+use super::{KeySwitchMethod, KlssBound, KlssConfig};
+use crate::math::kernels;
+use crate::math::rns::{BaseConverter, RnsBasis};
+use crate::math::{Modulus, NttPlan, PrimeGenerator};
+use crate::ring::RingContext;
+use crate::{Error, Result};
+use std::hint::black_box;
+use std::time::Instant;
+
+/// Measured unit costs, in seconds per operation on `N` words.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UnitCosts {
+    /// Ring degree the costs were measured at.
+    pub n: usize,
+    /// One forward NTT, prime below `2^50`.
+    pub ntt_narrow: f64,
+    /// One forward NTT, prime of 50 bits or more.
+    pub ntt_wide: f64,
+    /// One term of an inner product streamed from memory (`N` multiply-adds).
+    pub hadamard: f64,
+    /// One (input limb, output limb) pair of a fast base conversion.
+    pub conversion: f64,
+}
+
+impl UnitCosts {
+    /// Times each unit operation at degree `n` (a few tens of milliseconds at `2^16`).
+    pub fn calibrate(n: usize) -> UnitCosts {
+        let mut g = PrimeGenerator::new(n).expect("power-of-two degree");
+        let narrow = g.next_prime(49).expect("prime");
+        let wide = g.next_prime(61).expect("prime");
+        let time_ntt = |p: u64| {
+            let plan = NttPlan::new(n, p).expect("NTT-friendly prime");
+            let mut a: Vec<u64> = (0..n as u64).map(|i| i * 7 % p).collect();
+            plan.forward(&mut a);
+            best_of(5, || plan.forward(black_box(&mut a)))
+        };
+        let ntt_narrow = time_ntt(narrow);
+        let ntt_wide = time_ntt(wide);
+        // Inner products: 8 terms from a 64 MiB "key" walked once, as a key switch does.
+        let m = Modulus::new(wide);
+        let terms = 8;
+        let key_words = (64usize << 20) / 8;
+        let windows = (key_words / (terms * n)).max(1);
+        let key: Vec<u64> = (0..windows * terms * n).map(|i| i as u64 % wide).collect();
+        let digits: Vec<u64> = (0..terms * n).map(|i| i as u64 * 3 % wide).collect();
+        let mut out = vec![0u64; n];
+        let a: Vec<&[u64]> = digits.chunks(n).collect();
+        let start = Instant::now();
+        for w in 0..windows {
+            let b: Vec<&[u64]> = key[w * terms * n..(w + 1) * terms * n].chunks(n).collect();
+            kernels::inner_product(&mut out, &a, &b, &m);
+        }
+        let hadamard = start.elapsed().as_secs_f64() / (windows * terms) as f64;
+        // Conversion: 4 primes to 8.
+        let from: Vec<u64> = (0..4).map(|_| g.next_prime(49).expect("prime")).collect();
+        let to: Vec<u64> = (0..8).map(|_| g.next_prime(49).expect("prime")).collect();
+        let conv = BaseConverter::new(
+            &RnsBasis::new(&from).expect("distinct"),
+            &RnsBasis::new(&to).expect("distinct"),
+        );
+        let input: Vec<u64> = (0..4 * n).map(|i| i as u64 % from[0]).collect();
+        let mut output = vec![0u64; 8 * n];
+        let mut scratch = vec![0u64; 5 * n];
+        let conversion = best_of(3, || {
+            conv.convert(black_box(&input), &mut output, n, &mut scratch)
+        }) / 32.0;
+        UnitCosts {
+            n,
+            ntt_narrow,
+            ntt_wide,
+            hadamard,
+            conversion,
+        }
+    }
+}
+
+fn best_of(reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min)
+}
+
+/// Operation counts of one key switch.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct OpCounts {
+    /// NTTs over primes below `2^50`.
+    pub ntt_narrow: f64,
+    /// NTTs over wider primes.
+    pub ntt_wide: f64,
+    /// Inner-product terms (unit Hadamard products).
+    pub hadamard: f64,
+    /// Base-conversion (input, output) limb pairs.
+    pub conversion: f64,
+}
+
+impl OpCounts {
+    /// Predicted seconds.
+    pub fn seconds(&self, c: &UnitCosts) -> f64 {
+        self.ntt_narrow * c.ntt_narrow
+            + self.ntt_wide * c.ntt_wide
+            + self.hadamard * c.hadamard
+            + self.conversion * c.conversion
+    }
+
+    /// All NTTs.
+    pub fn ntts(&self) -> f64 {
+        self.ntt_narrow + self.ntt_wide
+    }
+}
+
+/// A method with its predicted time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prediction {
+    /// The method (never `Auto`).
+    pub method: KeySwitchMethod,
+    /// Its operation counts.
+    pub counts: OpCounts,
+    /// Predicted seconds per key switch.
+    pub seconds: f64,
+}
+
+/// Predicts key-switch times for one ring and `dnum`.
+#[derive(Debug)]
+pub struct CostModel<'a> {
+    ctx: &'a RingContext,
+    dnum: usize,
+    costs: &'a UnitCosts,
+}
+
+impl<'a> CostModel<'a> {
+    /// The model for `ctx` with `dnum` digits and measured `costs`.
+    pub fn new(ctx: &'a RingContext, dnum: usize, costs: &'a UnitCosts) -> Self {
+        CostModel { ctx, dnum, costs }
+    }
+
+    fn wide(m: &Modulus) -> bool {
+        m.value() >= 1 << 50
+    }
+
+    /// Counts for `method` at `q_limbs` chain limbs (`Auto` is refused).
+    pub fn counts(&self, method: &KeySwitchMethod, q_limbs: usize) -> Result<OpCounts> {
+        let ctx = self.ctx;
+        let (l1, k) = (ctx.q_len(), ctx.p_len());
+        let ql = q_limbs.clamp(1, l1);
+        let alpha = l1.div_ceil(self.dnum);
+        let q = &ctx.q().moduli()[..ql];
+        let p = ctx.p().moduli();
+        let sizes: Vec<usize> = (0..ql.div_ceil(alpha))
+            .map(|j| ((j + 1) * alpha).min(ql) - j * alpha)
+            .collect();
+        let count = |ms: &[Modulus], times: f64, c: &mut OpCounts| {
+            for m in ms {
+                if Self::wide(m) {
+                    c.ntt_wide += times;
+                } else {
+                    c.ntt_narrow += times;
+                }
+            }
+        };
+        let mut c = OpCounts::default();
+        count(q, 3.0, &mut c); // input INTT, output NTTs of both halves
+        let (qf, kf) = (ql as f64, k as f64);
+        let dl = sizes.len() as f64;
+        match method {
+            KeySwitchMethod::Hybrid => {
+                for (j, &s) in sizes.iter().enumerate() {
+                    // Forward NTTs of every limb outside the digit.
+                    let outside: Vec<Modulus> = q[..j * alpha]
+                        .iter()
+                        .chain(&q[j * alpha + s..])
+                        .chain(p)
+                        .copied()
+                        .collect();
+                    count(&outside, 1.0, &mut c);
+                    c.conversion += (s * (ql + k - s)) as f64;
+                }
+                count(p, 2.0, &mut c);
+                c.hadamard += 2.0 * dl * (qf + kf);
+                c.conversion += 2.0 * kf * qf;
+            }
+            KeySwitchMethod::Klss(cfg) => self.klss_counts(cfg, ql, &sizes, &mut c)?,
+            KeySwitchMethod::Linear(bound) => {
+                self.klss_counts(&KlssConfig::linear().with_bound(*bound), ql, &sizes, &mut c)?
+            }
+            KeySwitchMethod::Auto => {
+                return Err(Error::InvalidParameters(
+                    "the cost model counts concrete methods, not Auto".into(),
+                ))
+            }
+        }
+        Ok(c)
+    }
+
+    fn klss_counts(
+        &self,
+        cfg: &KlssConfig,
+        ql: usize,
+        sizes: &[usize],
+        c: &mut OpCounts,
+    ) -> Result<()> {
+        let ctx = self.ctx;
+        let k = ctx.p_len();
+        let rp = match cfg.r_prime {
+            Some(r) => r,
+            None => {
+                let need = super::klss::log_bound(ctx, self.dnum, cfg);
+                // B' primes sit just below 2^bits.
+                (need / (cfg.b_prime_bits as f64 - 0.01)).floor() as usize + 1
+            }
+        };
+        let used = k + ql;
+        let dtl = used.div_ceil(cfg.r_tilde) as f64;
+        let dl = sizes.len() as f64;
+        let rpf = rp as f64;
+        let b_wide = cfg.b_prime_bits >= 50;
+        let b_ntts = dl * rpf + 2.0 * dtl * rpf;
+        if b_wide {
+            c.ntt_wide += b_ntts;
+        } else {
+            c.ntt_narrow += b_ntts;
+        }
+        c.hadamard += 2.0 * dl * dtl * rpf;
+        let copy_lift = sizes.iter().all(|&s| s == 1);
+        if !copy_lift {
+            c.conversion += sizes.iter().map(|&s| (s * rp) as f64).sum::<f64>();
+        }
+        c.conversion += 2.0 * rpf * used as f64 + 2.0 * (k * ql) as f64;
+        Ok(())
+    }
+
+    /// The candidates `Auto` chooses among: hybrid, and KLSS with `r̃` = 1..=8 (worst-case
+    /// bound).
+    pub fn candidates(&self) -> Vec<KeySwitchMethod> {
+        let lt = self.ctx.q_len() + self.ctx.p_len();
+        std::iter::once(KeySwitchMethod::Hybrid)
+            .chain((1..=8.min(lt)).map(|rt| KeySwitchMethod::Klss(KlssConfig::klss(rt))))
+            .collect()
+    }
+
+    /// The prediction for `method` at `q_limbs` chain limbs.
+    pub fn predict(&self, method: &KeySwitchMethod, q_limbs: usize) -> Result<Prediction> {
+        let counts = self.counts(method, q_limbs)?;
+        Ok(Prediction {
+            method: *method,
+            counts,
+            seconds: counts.seconds(self.costs),
+        })
+    }
+
+    /// The candidate predicted fastest at `q_limbs` chain limbs.
+    pub fn best(&self, q_limbs: usize) -> Result<Prediction> {
+        let mut best: Option<Prediction> = None;
+        for m in self.candidates() {
+            let p = self.predict(&m, q_limbs)?;
+            if best.is_none_or(|b| p.seconds < b.seconds) {
+                best = Some(p);
+            }
+        }
+        best.ok_or_else(|| Error::InvalidParameters("no key-switching candidate".into()))
+    }
+}
+
+/// Whether a bound is the worst-case one (for labels).
+pub fn bound_name(b: KlssBound) -> &'static str {
+    match b {
+        KlssBound::WorstCase => "worst-case",
+        KlssBound::Heuristic => "heuristic",
+    }
+}

@@ -1,0 +1,281 @@
+//! One engine type for the schemes: the hybrid or the KLSS / linear engine, chosen per
+//! parameter set ([`KeySwitchMethod`]), behind the same [`KeySwitcher`] interface.
+
+use super::cost::{CostModel, UnitCosts};
+use super::{
+    HybridDecomposition, HybridKey, HybridKeySwitcher, KeyStorage, KeySwitcher, KlssAccumulator,
+    KlssBound, KlssConfig, KlssDecomposition, KlssKey, KlssKeySwitcher,
+};
+use crate::ring::{Poly, RingContext};
+use crate::rlwe::keys::SecretKey;
+use crate::Result;
+use rand_chacha::rand_core::{CryptoRng, RngCore};
+use std::sync::Arc;
+
+/// Which key-switching method a parameter set uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum KeySwitchMethod {
+    /// Hybrid (GHS / Han-Ki): ModUp of every digit to `PQ`.
+    #[default]
+    Hybrid,
+    /// KLSS (seed 000) with the given key decomposition.
+    Klss(KlssConfig),
+    /// Linear key switching (seed 001): KLSS with `r̃ = 1`, `B'` sized by the bound.
+    Linear(KlssBound),
+    /// Hybrid or KLSS (`r̃` in 1..=8), whichever the calibrated cost model predicts fastest
+    /// for the parameter set at its top level.
+    Auto,
+}
+
+impl KeySwitchMethod {
+    /// A short name for tables and errors.
+    pub fn name(&self) -> String {
+        match self {
+            KeySwitchMethod::Hybrid => "hybrid".into(),
+            KeySwitchMethod::Klss(c) => format!("klss(r̃={})", c.r_tilde),
+            KeySwitchMethod::Linear(KlssBound::WorstCase) => "linear".into(),
+            KeySwitchMethod::Linear(KlssBound::Heuristic) => "linear(heuristic)".into(),
+            KeySwitchMethod::Auto => "auto".into(),
+        }
+    }
+}
+
+/// A key-switching engine of either kind.
+#[derive(Debug)]
+pub enum KeySwitchEngine {
+    /// The hybrid engine.
+    Hybrid(HybridKeySwitcher),
+    /// The KLSS / linear engine.
+    Klss(KlssKeySwitcher),
+}
+
+/// A switching key of either engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SwitchingKey {
+    /// A hybrid key.
+    Hybrid(HybridKey),
+    /// An expanded KLSS key.
+    Klss(KlssKey),
+}
+
+/// A decomposition of either engine.
+#[derive(Debug)]
+pub enum EngineDecomposition {
+    /// Hybrid digits over `Q_l ∪ P`.
+    Hybrid(HybridDecomposition),
+    /// KLSS digits over `B'`.
+    Klss(KlssDecomposition),
+}
+
+/// An accumulator of either engine.
+#[derive(Debug)]
+pub enum EngineAccumulator {
+    /// Over `Q_l ∪ P`, NTT form.
+    Hybrid([Poly; 2]),
+    /// Over `B'` (and `Q̃`).
+    Klss(KlssAccumulator),
+}
+
+impl SwitchingKey {
+    /// The fingerprint of the ring the key belongs to.
+    pub fn ring_id(&self) -> u64 {
+        match self {
+            SwitchingKey::Hybrid(k) => k.ring_id,
+            SwitchingKey::Klss(k) => k.ring_id,
+        }
+    }
+
+    /// Size in memory, bytes.
+    pub fn size_bytes(&self) -> usize {
+        match self {
+            SwitchingKey::Hybrid(k) => k.size_bytes(),
+            SwitchingKey::Klss(k) => k.size_bytes(),
+        }
+    }
+
+    /// The ordinary (hybrid) key, when the key is or keeps one.
+    pub fn ordinary(&self) -> Option<&HybridKey> {
+        match self {
+            SwitchingKey::Hybrid(k) => Some(k),
+            SwitchingKey::Klss(k) => k.compact.as_ref(),
+        }
+    }
+}
+
+impl KeySwitchEngine {
+    /// The engine of `method` for `ctx` and `dnum` (`Auto` is resolved with `costs`, or a
+    /// start-up measurement when `None`).
+    pub fn new(
+        ctx: Arc<RingContext>,
+        dnum: usize,
+        method: KeySwitchMethod,
+        costs: Option<&UnitCosts>,
+    ) -> Result<Self> {
+        Ok(match method {
+            KeySwitchMethod::Hybrid => KeySwitchEngine::Hybrid(HybridKeySwitcher::new(ctx, dnum)),
+            KeySwitchMethod::Klss(config) => {
+                KeySwitchEngine::Klss(KlssKeySwitcher::new(ctx, dnum, config)?)
+            }
+            KeySwitchMethod::Linear(bound) => KeySwitchEngine::Klss(KlssKeySwitcher::new(
+                ctx,
+                dnum,
+                KlssConfig::linear().with_bound(bound),
+            )?),
+            KeySwitchMethod::Auto => {
+                let owned;
+                let costs = match costs {
+                    Some(c) => c,
+                    None => {
+                        owned = UnitCosts::calibrate(ctx.n());
+                        &owned
+                    }
+                };
+                let model = CostModel::new(&ctx, dnum, costs);
+                let best = model.best(ctx.q_len())?;
+                return Self::new(ctx, dnum, best.method, Some(costs));
+            }
+        })
+    }
+
+    /// The method this engine runs (never `Auto`).
+    pub fn method(&self) -> KeySwitchMethod {
+        match self {
+            KeySwitchEngine::Hybrid(_) => KeySwitchMethod::Hybrid,
+            KeySwitchEngine::Klss(k) => KeySwitchMethod::Klss(*k.config()),
+        }
+    }
+
+    /// An identifier of the engine's shape; keys carry the same.
+    pub fn owns(&self, key: &SwitchingKey) -> bool {
+        match (self, key) {
+            (KeySwitchEngine::Hybrid(e), SwitchingKey::Hybrid(k)) => k.digits.len() == e.dnum(),
+            (KeySwitchEngine::Klss(e), SwitchingKey::Klss(k)) => e.owns(k),
+            _ => false,
+        }
+    }
+
+    /// Brings an ordinary key to this engine's form (expands it for KLSS).
+    pub fn adopt(&self, key: HybridKey, storage: KeyStorage) -> Result<SwitchingKey> {
+        Ok(match self {
+            KeySwitchEngine::Hybrid(_) => SwitchingKey::Hybrid(key),
+            KeySwitchEngine::Klss(e) => SwitchingKey::Klss(e.expand(&key, storage)?),
+        })
+    }
+
+    /// Generates a key from `s_from` to `sk`, kept as `storage` says (KLSS only).
+    pub fn generate_key_with_storage<R: RngCore + CryptoRng>(
+        &self,
+        s_from: &Poly,
+        sk: &SecretKey,
+        storage: KeyStorage,
+        rng: &mut R,
+    ) -> SwitchingKey {
+        match self {
+            KeySwitchEngine::Hybrid(e) => SwitchingKey::Hybrid(e.generate_key(s_from, sk, rng)),
+            KeySwitchEngine::Klss(e) => {
+                SwitchingKey::Klss(e.generate_key_with_storage(s_from, sk, storage, rng))
+            }
+        }
+    }
+}
+
+const MISMATCH: &str = "key, decomposition or accumulator of another engine (checked by callers)";
+
+impl KeySwitcher for KeySwitchEngine {
+    type Key = SwitchingKey;
+    type Decomposition = EngineDecomposition;
+    type Accumulator = EngineAccumulator;
+
+    fn generate_key<R: RngCore + CryptoRng>(
+        &self,
+        s_from: &Poly,
+        sk: &SecretKey,
+        rng: &mut R,
+    ) -> SwitchingKey {
+        self.generate_key_with_storage(s_from, sk, KeyStorage::Expanded, rng)
+    }
+
+    fn decompose(&self, c: &Poly) -> EngineDecomposition {
+        match self {
+            KeySwitchEngine::Hybrid(e) => EngineDecomposition::Hybrid(e.decompose(c)),
+            KeySwitchEngine::Klss(e) => EngineDecomposition::Klss(e.decompose(c)),
+        }
+    }
+
+    fn zero_accumulator(&self, q_limbs: usize) -> EngineAccumulator {
+        match self {
+            KeySwitchEngine::Hybrid(e) => EngineAccumulator::Hybrid(e.zero_accumulator(q_limbs)),
+            KeySwitchEngine::Klss(e) => EngineAccumulator::Klss(e.zero_accumulator(q_limbs)),
+        }
+    }
+
+    fn multiply(
+        &self,
+        d: &EngineDecomposition,
+        key: &SwitchingKey,
+        q_limbs: usize,
+    ) -> EngineAccumulator {
+        match (self, d, key) {
+            (
+                KeySwitchEngine::Hybrid(e),
+                EngineDecomposition::Hybrid(d),
+                SwitchingKey::Hybrid(k),
+            ) => EngineAccumulator::Hybrid(e.multiply(d, k, q_limbs)),
+            (KeySwitchEngine::Klss(e), EngineDecomposition::Klss(d), SwitchingKey::Klss(k)) => {
+                EngineAccumulator::Klss(e.multiply(d, k, q_limbs))
+            }
+            _ => panic!("{MISMATCH}"),
+        }
+    }
+
+    fn multiply_add(
+        &self,
+        d: &EngineDecomposition,
+        key: &SwitchingKey,
+        acc: &mut EngineAccumulator,
+    ) {
+        match (self, d, key, acc) {
+            (
+                KeySwitchEngine::Hybrid(e),
+                EngineDecomposition::Hybrid(d),
+                SwitchingKey::Hybrid(k),
+                EngineAccumulator::Hybrid(a),
+            ) => e.multiply_add(d, k, a),
+            (
+                KeySwitchEngine::Klss(e),
+                EngineDecomposition::Klss(d),
+                SwitchingKey::Klss(k),
+                EngineAccumulator::Klss(a),
+            ) => e.multiply_add(d, k, a),
+            _ => panic!("{MISMATCH}"),
+        }
+    }
+
+    fn mod_down(&self, acc: EngineAccumulator) -> [Poly; 2] {
+        match (self, acc) {
+            (KeySwitchEngine::Hybrid(e), EngineAccumulator::Hybrid(a)) => e.mod_down(a),
+            (KeySwitchEngine::Klss(e), EngineAccumulator::Klss(a)) => e.mod_down(a),
+            _ => panic!("{MISMATCH}"),
+        }
+    }
+
+    fn recycle(&self, d: EngineDecomposition) {
+        match (self, d) {
+            (KeySwitchEngine::Hybrid(e), EngineDecomposition::Hybrid(d)) => e.recycle(d),
+            (KeySwitchEngine::Klss(e), EngineDecomposition::Klss(d)) => e.recycle(d),
+            _ => panic!("{MISMATCH}"),
+        }
+    }
+
+    fn permute(&self, acc: &EngineAccumulator, k: usize) -> EngineAccumulator {
+        match (self, acc) {
+            (KeySwitchEngine::Hybrid(e), EngineAccumulator::Hybrid(a)) => {
+                EngineAccumulator::Hybrid(e.permute(a, k))
+            }
+            (KeySwitchEngine::Klss(e), EngineAccumulator::Klss(a)) => {
+                EngineAccumulator::Klss(e.permute(a, k))
+            }
+            _ => panic!("{MISMATCH}"),
+        }
+    }
+}
