@@ -4,6 +4,7 @@
 use hekate::ckks::{Ciphertext, CkksContext, CkksParameters, Evaluator, GaloisKeys, Plaintext};
 use hekate::params::SecurityLevel;
 use hekate::ring::{ring_fingerprint, Form};
+use hekate::rlwe::keyswitch::SwitchingKey;
 use hekate::rlwe::{SecretDistribution, SecretKey};
 use hekate::serialize::testing::{check_contract, check_contract_standalone};
 use hekate::serialize::{
@@ -308,6 +309,8 @@ fn param_blob(
     w.write_bytes(secret);
     w.write_u8(security);
     w.write_bytes(scale);
+    w.write_u8(0); // hybrid key switching
+    w.write_u8(0); // expanded key storage
     w.into_bytes()
 }
 
@@ -514,7 +517,9 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
         w.write_u32(count);
         for &e in elements {
             w.write_u32(e);
-            key.key.write_body(&mut w, ctx.ring());
+            ctx.keyswitcher()
+                .ordinary_key(&key.key)
+                .write_body(&mut w, ctx.ring());
         }
         deserialize_err(GaloisKeys::from_bytes(&w.into_bytes(), &ctx))
     };
@@ -528,9 +533,11 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
     assert!(galois(&[g], 2).contains("truncated"));
 
     // A switching key of another shape: one digit instead of dnum = 2.
-    let mut one_digit = key.key.clone();
+    let SwitchingKey::Hybrid(mut one_digit) = key.key.clone() else {
+        panic!("a hybrid context's key")
+    };
     one_digit.digits.truncate(1);
-    let rlk = hekate::ckks::RelinearizationKey(one_digit);
+    let rlk = hekate::ckks::RelinearizationKey(SwitchingKey::Hybrid(one_digit));
     let m = deserialize_err(hekate::ckks::RelinearizationKey::from_bytes(
         &rlk.to_bytes(&ctx),
         &ctx,

@@ -19,7 +19,7 @@ use super::params::CkksContext;
 use super::scale::Scale;
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
 use crate::ring::{Form, Poly};
-use crate::rlwe::keyswitch::KeySwitcher;
+use crate::rlwe::keyswitch::{KeySwitcher, SwitchingKey};
 use crate::{Error, Result};
 use num_complex::Complex64;
 use std::borrow::Cow;
@@ -488,12 +488,15 @@ impl Evaluator {
         Ok(self.at_level(ct, ct.level() - levels).into_owned())
     }
 
-    fn check_key(&self, key: &crate::rlwe::HybridKey) -> Result<()> {
-        self.ctx.check_ring_id(key.ring_id, "evaluation key")?;
-        if key.digits.len() != self.ctx.dnum() {
-            return Err(Error::ParameterMismatch(
-                "evaluation key does not belong to these parameters".into(),
-            ));
+    fn check_key(&self, key: &SwitchingKey) -> Result<()> {
+        self.ctx.check_ring_id(key.ring_id(), "evaluation key")?;
+        if !self.ctx.keyswitcher().owns(key) {
+            return Err(Error::ParameterMismatch(format!(
+                "evaluation key does not belong to these parameters' key-switching engine \
+                 ({}, dnum {}): generate it with this context",
+                self.ctx.key_switch_method().name(),
+                self.ctx.dnum()
+            )));
         }
         Ok(())
     }

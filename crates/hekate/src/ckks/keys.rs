@@ -9,7 +9,7 @@ use crate::ring::automorphism::{
 };
 use crate::ring::Poly;
 use crate::rlwe::keys::{encrypt_zero_pk, encrypt_zero_sk};
-use crate::rlwe::keyswitch::{HybridKey, KeySwitcher};
+use crate::rlwe::keyswitch::SwitchingKey;
 use crate::rlwe::{PublicKey, SecretKey};
 use crate::{Error, Result};
 use num_complex::Complex64;
@@ -19,7 +19,7 @@ use zeroize::Zeroizing;
 
 /// The relinearization key: a switching key from `s^2` to `s`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RelinearizationKey(pub HybridKey);
+pub struct RelinearizationKey(pub SwitchingKey);
 
 /// A rotation (or conjugation) key for the Galois element `g`, pre-permuted for hoisting
 /// (seed 003 Alg. 4): a switching key from `s` to `s(X^(g^-1))`, so that the automorphism is
@@ -29,7 +29,7 @@ pub struct GaloisKey {
     /// The Galois element `g` (`X -> X^g`).
     pub galois_element: usize,
     /// The switching key.
-    pub key: HybridKey,
+    pub key: SwitchingKey,
 }
 
 /// A set of Galois keys, by Galois element.
@@ -89,7 +89,12 @@ impl CkksContext {
     ) -> RelinearizationKey {
         let mut s2 = Zeroizing::new(sk.ntt().clone());
         s2.mul_assign(sk.ntt(), self.ring());
-        RelinearizationKey(self.keyswitcher().generate_key(&s2, sk, rng))
+        RelinearizationKey(self.keyswitcher().generate_key_with_storage(
+            &s2,
+            sk,
+            self.key_storage(),
+            rng,
+        ))
     }
 
     /// The Galois key for element `g` (odd, taken mod 2N).
@@ -116,7 +121,12 @@ impl CkksContext {
         let target = SecretKey::from_coeffs(ring, std::mem::take(&mut *permuted));
         GaloisKey {
             galois_element: g,
-            key: self.keyswitcher().generate_key(sk.ntt(), &target, rng),
+            key: self.keyswitcher().generate_key_with_storage(
+                sk.ntt(),
+                &target,
+                self.key_storage(),
+                rng,
+            ),
         }
     }
 

@@ -6,7 +6,7 @@ use crate::math::PrimeGenerator;
 use crate::params::security::{self, SecurityLevel};
 use crate::ring::RingContext;
 use crate::rlwe::keys::NOISE_SIGMA;
-use crate::rlwe::keyswitch::HybridKeySwitcher;
+use crate::rlwe::keyswitch::{KeyStorage, KeySwitchEngine, KeySwitchMethod};
 use crate::rlwe::SecretDistribution;
 use crate::{Error, Result};
 use std::sync::Arc;
@@ -45,6 +45,8 @@ pub struct CkksParameters {
     secret: SecretDistribution,
     scale: f64,
     security: SecurityLevel,
+    key_switching: KeySwitchMethod,
+    key_storage: KeyStorage,
 }
 
 impl CkksParameters {
@@ -63,7 +65,26 @@ impl CkksParameters {
             secret: SecretDistribution::Ternary,
             scale: 0.0,
             security: SecurityLevel::Bits128,
+            key_switching: KeySwitchMethod::Hybrid,
+            key_storage: KeyStorage::Expanded,
         }
+    }
+
+    /// The key-switching method (default [`KeySwitchMethod::Hybrid`]): KLSS (seed 000),
+    /// linear (seed 001), or `Auto` (the calibrated cost model's pick at the top level).
+    /// Every key-switching operation (relinearization, rotations, conjugation, hoisting)
+    /// runs on it; all methods give the same results word for word.
+    pub fn key_switching(mut self, method: KeySwitchMethod) -> Self {
+        self.key_switching = method;
+        self
+    }
+
+    /// How KLSS keys are kept in memory (default [`KeyStorage::Expanded`]; `Compact` also
+    /// keeps the ordinary key). Serialized keys are always in the ordinary, seed-compressed
+    /// form and are expanded on load.
+    pub fn key_storage(mut self, storage: KeyStorage) -> Self {
+        self.key_storage = storage;
+        self
     }
 
     /// Bit sizes of the chain primes `q_0, ..., q_L` (each in `[20, 61]`).
@@ -142,7 +163,8 @@ pub struct CkksContext {
     secret: SecretDistribution,
     default_scale: Scale,
     security: SecurityLevel,
-    keyswitcher: HybridKeySwitcher,
+    keyswitcher: KeySwitchEngine,
+    key_storage: KeyStorage,
     encoder: Encoder,
 }
 
@@ -285,7 +307,7 @@ impl CkksContext {
             }
         }
         let ring = RingContext::new(n, &q, &pp)?;
-        let keyswitcher = HybridKeySwitcher::new(ring.clone(), dnum);
+        let keyswitcher = KeySwitchEngine::new(ring.clone(), dnum, p.key_switching, None)?;
         Ok(Arc::new(CkksContext {
             encoder: Encoder::new(ring.clone()),
             ring,
@@ -294,6 +316,7 @@ impl CkksContext {
             default_scale: scale,
             security: p.security,
             keyswitcher,
+            key_storage: p.key_storage,
         }))
     }
 
@@ -353,8 +376,18 @@ impl CkksContext {
     }
 
     /// The key-switching engine.
-    pub fn keyswitcher(&self) -> &HybridKeySwitcher {
+    pub fn keyswitcher(&self) -> &KeySwitchEngine {
         &self.keyswitcher
+    }
+
+    /// The key-switching method in use (`Auto` resolved).
+    pub fn key_switch_method(&self) -> KeySwitchMethod {
+        self.keyswitcher.method()
+    }
+
+    /// How KLSS keys are kept in memory.
+    pub fn key_storage(&self) -> KeyStorage {
+        self.key_storage
     }
 
     /// The encoder.

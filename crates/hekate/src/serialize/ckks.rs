@@ -13,6 +13,7 @@ use crate::math::sample::Seed;
 use crate::params::SecurityLevel;
 use crate::ring::{ring_fingerprint, Form, Poly, RingContext};
 use crate::rlwe::keys::expand_uniform;
+use crate::rlwe::keyswitch::{KeyStorage, KeySwitchMethod, KlssBound, KlssConfig, SwitchingKey};
 use crate::rlwe::{HybridKey, SecretDistribution};
 use crate::{Error, Result};
 use num_bigint::{BigInt, BigUint, Sign};
@@ -204,6 +205,24 @@ impl Serialize for CkksContext {
         }
         w.write_u8(security_code(self.security()));
         write_scale(w, self.default_scale());
+        match self.key_switch_method() {
+            KeySwitchMethod::Klss(c) => {
+                w.write_u8(1);
+                w.write_u16(c.r_tilde as u16);
+                w.write_u16(c.r_prime.unwrap_or(0) as u16);
+                w.write_u8(match c.bound {
+                    KlssBound::WorstCase => 0,
+                    KlssBound::Heuristic => 1,
+                });
+                w.write_u8(c.b_prime_bits as u8);
+                w.write_u32(c.accumulation as u32);
+            }
+            _ => w.write_u8(0),
+        }
+        w.write_u8(match self.key_storage() {
+            KeyStorage::Expanded => 0,
+            KeyStorage::Compact => 1,
+        });
     }
 
     /// Header (with the ring fingerprint of these parameters) and body.
@@ -222,6 +241,8 @@ struct ParsedParameters {
     secret: SecretDistribution,
     security: SecurityLevel,
     scale: f64,
+    key_switching: KeySwitchMethod,
+    key_storage: KeyStorage,
 }
 
 fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
@@ -291,6 +312,52 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
             "CKKS parameters: the default scale {scale} is not exactly an f64 value"
         ));
     }
+    let key_switching = match r.read_u8("CKKS key-switching method")? {
+        0 => KeySwitchMethod::Hybrid,
+        1 => {
+            let r_tilde = r.read_u16("KLSS r̃")? as usize;
+            if !(1..=l1 + k).contains(&r_tilde) {
+                return err(format!(
+                    "CKKS parameters: KLSS r̃ = {r_tilde} is not in [1, {}]",
+                    l1 + k
+                ));
+            }
+            let r_prime = match r.read_u16("KLSS r'")? as usize {
+                0 => None,
+                x if x <= 64 => Some(x),
+                x => return err(format!("CKKS parameters: KLSS r' = {x} is above 64")),
+            };
+            let bound = match r.read_u8("KLSS bound")? {
+                0 => KlssBound::WorstCase,
+                1 => KlssBound::Heuristic,
+                c => return err(format!("CKKS parameters: unknown KLSS bound {c}")),
+            };
+            let b_prime_bits = r.read_u8("KLSS B' prime size")? as u32;
+            let accumulation = r.read_u32("KLSS accumulation")? as usize;
+            if !(1..=1 << 16).contains(&accumulation) {
+                return err(format!(
+                    "CKKS parameters: KLSS accumulation {accumulation} is not in [1, 2^16]"
+                ));
+            }
+            KeySwitchMethod::Klss(KlssConfig {
+                r_tilde,
+                r_prime,
+                bound,
+                b_prime_bits,
+                accumulation,
+            })
+        }
+        c => {
+            return err(format!(
+                "CKKS parameters: unknown key-switching method {c} (0 hybrid, 1 KLSS)"
+            ))
+        }
+    };
+    let key_storage = match r.read_u8("CKKS key storage")? {
+        0 => KeyStorage::Expanded,
+        1 => KeyStorage::Compact,
+        c => return err(format!("CKKS parameters: unknown key storage {c}")),
+    };
     Ok(ParsedParameters {
         n,
         q,
@@ -299,6 +366,8 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
         secret,
         security,
         scale: f,
+        key_switching,
+        key_storage,
     })
 }
 
@@ -365,6 +434,8 @@ fn build(p: ParsedParameters) -> Result<Arc<CkksContext>> {
         .secret(p.secret)
         .scale(p.scale)
         .security(p.security)
+        .key_switching(p.key_switching)
+        .key_storage(p.key_storage)
         .build()
         .map_err(|e| {
             Error::Deserialize(format!(
@@ -533,7 +604,7 @@ impl Deserialize for Ciphertext {
 
 /// Reads a hybrid key and checks it has the context's shape: `dnum` digits over all of
 /// `Q ∪ P`.
-fn read_switching_key(r: &mut Reader<'_>, ctx: &CkksContext, what: &str) -> Result<HybridKey> {
+fn read_switching_key(r: &mut Reader<'_>, ctx: &CkksContext, what: &str) -> Result<SwitchingKey> {
     let ring = ctx.ring();
     let key = HybridKey::read_body(r, ring)?;
     if key.digits.len() != ctx.dnum() {
@@ -554,7 +625,8 @@ fn read_switching_key(r: &mut Reader<'_>, ctx: &CkksContext, what: &str) -> Resu
             ));
         }
     }
-    Ok(key)
+    // A KLSS context expands the ordinary key once, here.
+    ctx.keyswitcher().adopt(key, ctx.key_storage())
 }
 
 impl Serialize for RelinearizationKey {
@@ -562,7 +634,9 @@ impl Serialize for RelinearizationKey {
     const TAG: ObjectTag = ObjectTag::RelinearizationKey;
 
     fn write_body(&self, w: &mut Writer, ctx: &CkksContext) {
-        self.0.write_body(w, ctx.ring());
+        ctx.keyswitcher()
+            .ordinary_key(&self.0)
+            .write_body(w, ctx.ring());
     }
 }
 
@@ -587,7 +661,9 @@ impl Serialize for GaloisKeys {
                 "Galois key stored under another element"
             );
             w.write_u32(g as u32);
-            key.key.write_body(w, ctx.ring());
+            ctx.keyswitcher()
+                .ordinary_key(&key.key)
+                .write_body(w, ctx.ring());
         }
     }
 }

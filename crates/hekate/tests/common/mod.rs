@@ -4,6 +4,7 @@
 
 use hekate::ckks::{CkksContext, CkksParameters, Evaluator};
 use hekate::params::SecurityLevel;
+use hekate::rlwe::keyswitch::KeySwitchMethod;
 use hekate::rlwe::{PublicKey, SecretKey};
 use num_complex::Complex64;
 use rand_chacha::rand_core::SeedableRng;
@@ -24,12 +25,19 @@ pub struct Fixture {
 }
 
 pub fn fixture(log_n: u32, seed: u64, rotations: &[i64]) -> Fixture {
+    fixture_with(log_n, seed, rotations, KeySwitchMethod::Hybrid)
+}
+
+/// [`fixture`] with another key-switching method (same primes, same seeds: the keys are
+/// the same ordinary keys, expanded for KLSS).
+pub fn fixture_with(log_n: u32, seed: u64, rotations: &[i64], method: KeySwitchMethod) -> Fixture {
     let ctx = CkksParameters::new(log_n)
         .log_q(&[55, 40, 40, 40])
         .log_p(&[60, 60])
         .dnum(2)
         .log_scale(40)
         .security(SecurityLevel::NotChecked)
+        .key_switching(method)
         .build()
         .unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(seed);

@@ -154,6 +154,20 @@ impl KeySwitchEngine {
         }
     }
 
+    /// The ordinary (hybrid) form of a key of this engine: what serialization writes.
+    pub fn ordinary_key<'k>(&self, key: &'k SwitchingKey) -> std::borrow::Cow<'k, HybridKey> {
+        match (self, key) {
+            (_, SwitchingKey::Hybrid(k)) => std::borrow::Cow::Borrowed(k),
+            (KeySwitchEngine::Klss(e), SwitchingKey::Klss(k)) => {
+                std::borrow::Cow::Owned(e.contract(k))
+            }
+            (KeySwitchEngine::Hybrid(_), SwitchingKey::Klss(k)) => match &k.compact {
+                Some(c) => std::borrow::Cow::Borrowed(c),
+                None => panic!("{MISMATCH}"),
+            },
+        }
+    }
+
     /// Brings an ordinary key to this engine's form (expands it for KLSS).
     pub fn adopt(&self, key: HybridKey, storage: KeyStorage) -> Result<SwitchingKey> {
         Ok(match self {

@@ -73,8 +73,10 @@ use super::hybrid::{HybridKey, HybridKeySwitcher};
 use super::KeySwitcher;
 use crate::math::kernels;
 use crate::math::rns::{BaseConverter, RnsBasis};
+use crate::math::sample::Seed;
 use crate::math::PrimeGenerator;
 use crate::ring::{for_each_limb, Form, Poly, RingContext};
+use crate::rlwe::keys::expand_uniform;
 use crate::rlwe::keys::SecretKey;
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
@@ -164,6 +166,8 @@ pub struct KlssKey {
     pub n: usize,
     /// `v_{h,j,i}` at `((h d̃ + i) d + j) r' N`: limb `t` of it at `+ t N`.
     pub data: Vec<u64>,
+    /// The seed of the ordinary key's `a` parts (to serialize it seed-compressed).
+    pub seed: Seed,
     /// The ordinary key, kept under [`KeyStorage::Compact`].
     pub compact: Option<HybridKey>,
 }
@@ -458,8 +462,48 @@ impl KlssKeySwitcher {
             r_prime: rp,
             n,
             data,
+            seed: key.seed,
             compact: (storage == KeyStorage::Compact).then(|| key.clone()),
         })
+    }
+
+    /// The ordinary key an expanded key came from (the kept one, or recovered exactly:
+    /// `[u_{0,j}]_{D̃_i}` recombined from `v_{0,j,i}` as in a key switch, and `a_j` from the
+    /// seed). This is what serialization writes.
+    pub fn contract(&self, key: &KlssKey) -> HybridKey {
+        if let Some(k) = &key.compact {
+            return k.clone();
+        }
+        let ctx = &*self.ctx;
+        let (n, rp, rt) = (ctx.n(), self.r_prime, self.config.r_tilde);
+        let (l1, k) = (ctx.q_len(), ctx.p_len());
+        let lt = l1 + k;
+        let mut scratch = vec![0u64; (rp + 1) * n];
+        let digits = (0..key.dnum)
+            .map(|j| {
+                let mut b = ctx.zero(l1, k, Form::Coeff);
+                for i in 0..self.d_tilde {
+                    let range = i * rt..((i + 1) * rt).min(lt);
+                    let mut v = key.v(0, i, j).to_vec();
+                    for (t, limb) in v.chunks_mut(n).enumerate() {
+                        self.aux.ntt_plan(t, rp).inverse(limb);
+                    }
+                    let mut conv = vec![0u64; range.len() * n];
+                    self.recombine[i].convert(&v, &mut conv, n, &mut scratch);
+                    for (s, t) in range.enumerate() {
+                        let limb = if t < k { l1 + t } else { t - k };
+                        b.limb_mut(limb).copy_from_slice(&conv[s * n..(s + 1) * n]);
+                    }
+                }
+                b.ntt(ctx);
+                [b, expand_uniform(ctx, &key.seed, j as u64, l1, k)]
+            })
+            .collect();
+        HybridKey {
+            ring_id: key.ring_id,
+            digits,
+            seed: key.seed,
+        }
     }
 
     /// Generates an ordinary key and expands it.
