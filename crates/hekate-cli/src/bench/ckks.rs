@@ -13,6 +13,7 @@ use clap::Args;
 use hekate::ckks::{CkksParameters, Evaluator};
 use hekate::params::security;
 use hekate::params::SecurityLevel;
+use hekate::rlwe::keyswitch::{KeySwitchMethod, KlssBound, KlssConfig};
 use num_complex::Complex64;
 use std::error::Error;
 use std::str::FromStr;
@@ -47,6 +48,27 @@ pub struct CkksArgs {
     /// A fast smoke run: N = 2^13, limbs 4,8, dnum 1,max, 3 reps (explicit options still win)
     #[arg(long)]
     quick: bool,
+    /// Key-switching methods, comma separated: hybrid, klss:R̃ (KLSS with R̃ primes per key
+    /// digit), linear, linear-heuristic, auto [default: hybrid]
+    #[arg(long, value_delimiter = ',', value_name = "M,...", value_parser = parse_method)]
+    key_switching: Option<Vec<KeySwitchMethod>>,
+}
+
+/// Parses a `--key-switching` entry.
+pub fn parse_method(s: &str) -> Result<KeySwitchMethod, String> {
+    match s {
+        "hybrid" => Ok(KeySwitchMethod::Hybrid),
+        "linear" => Ok(KeySwitchMethod::Linear(KlssBound::WorstCase)),
+        "linear-heuristic" => Ok(KeySwitchMethod::Linear(KlssBound::Heuristic)),
+        "auto" => Ok(KeySwitchMethod::Auto),
+        _ => match s.strip_prefix("klss:").map(str::parse::<usize>) {
+            Some(Ok(r)) if r >= 1 => Ok(KeySwitchMethod::Klss(KlssConfig::klss(r))),
+            _ => Err(format!(
+                "unknown key-switching method {s:?}: use hybrid, klss:R (R >= 1), linear, \
+                 linear-heuristic or auto"
+            )),
+        },
+    }
 }
 
 /// A `--dnum` entry: a number of digits, or `max` (one chain prime per digit).
@@ -88,6 +110,7 @@ struct Config {
     dnums: Vec<Dnum>,
     reps: usize,
     threads: usize,
+    methods: Vec<KeySwitchMethod>,
 }
 
 impl CkksArgs {
@@ -111,12 +134,16 @@ impl CkksArgs {
             }),
             reps: self.reps.unwrap_or(if q { 3 } else { 5 }),
             threads: self.threads,
+            methods: self
+                .key_switching
+                .unwrap_or_else(|| vec![KeySwitchMethod::Hybrid]),
         }
     }
 }
 
 /// The figures of one (L, dnum) cell.
 struct Cell {
+    method: String,
     limbs: usize,
     dnum: usize,
     special: usize,
@@ -151,15 +178,19 @@ pub fn run(args: CkksArgs) -> Result<Outcome, Box<dyn Error>> {
     init_threads(cfg.threads)?;
 
     // The grid, skipping dnum > L and duplicates (e.g. `3,max` at L = 3).
-    let mut grid: Vec<(usize, usize)> = Vec::new();
+    let mut grid: Vec<(usize, usize, KeySwitchMethod)> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
     for &l in &cfg.limbs {
         for d in &cfg.dnums {
             let dnum = d.resolve(l);
             if dnum > l {
                 skipped.push(format!("L = {l}, dnum = {dnum} (dnum > L)"));
-            } else if !grid.contains(&(l, dnum)) {
-                grid.push((l, dnum));
+            } else {
+                for &m in &cfg.methods {
+                    if !grid.contains(&(l, dnum, m)) {
+                        grid.push((l, dnum, m));
+                    }
+                }
             }
         }
     }
@@ -174,15 +205,16 @@ pub fn run(args: CkksArgs) -> Result<Outcome, Box<dyn Error>> {
     );
     let start = Instant::now();
     let mut cells = Vec::with_capacity(grid.len());
-    for (i, &(l, d)) in grid.iter().enumerate() {
+    for (i, &(l, d, m)) in grid.iter().enumerate() {
         eprint!(
-            "  [{}/{}] L = {l:>2}, dnum = {d:>2} ... ",
+            "  [{}/{}] L = {l:>2}, dnum = {d:>2}, {} ... ",
             i + 1,
-            grid.len()
+            grid.len(),
+            m.name()
         );
         let t = Instant::now();
         // Everything of the cell (context, keys, ciphertexts) is dropped when it returns.
-        let cell = run_cell(cfg.log_n, l, d, cfg.reps)?;
+        let cell = run_cell(cfg.log_n, l, d, m, cfg.reps)?;
         eprintln!(
             "{:.1} s (mul+relin {} ms, rotate {} ms, precision {:.1} bits)",
             t.elapsed().as_secs_f64(),
@@ -198,7 +230,7 @@ pub fn run(args: CkksArgs) -> Result<Outcome, Box<dyn Error>> {
     println!();
     println!(
         "N = 2^{} ({n}), chain = one 60-bit prime + (L-1) 50-bit primes, scale 2^50, dense \
-         ternary secret, hybrid key switching, special primes of 50 bits (the library default: \
+         ternary secret, key switching as in the first column (auto: the cost model's pick), special primes of 50 bits (the library default: \
          IFMA-friendly); every op at the top \
          level. Times are medians of {} reps after 1 warm-up, in ms unless noted.",
         cfg.log_n, cfg.reps
@@ -251,6 +283,7 @@ pub fn run(args: CkksArgs) -> Result<Outcome, Box<dyn Error>> {
 fn table(cells: &[Cell]) -> Table {
     let mut t = Table::new(
         [
+            "key switching",
             "L",
             "dnum",
             "#P",
@@ -272,10 +305,11 @@ fn table(cells: &[Cell]) -> Table {
             "ct MiB",
             "prec (bits)",
         ],
-        0,
+        1,
     );
     for c in cells {
         t.push(vec![
+            c.method.clone(),
             c.limbs.to_string(),
             c.dnum.to_string(),
             c.special.to_string(),
@@ -302,7 +336,13 @@ fn table(cells: &[Cell]) -> Table {
 }
 
 /// Builds the parameters of one cell, times every operation and drops it all.
-fn run_cell(log_n: u32, limbs: usize, dnum: usize, reps: usize) -> Result<Cell, Box<dyn Error>> {
+fn run_cell(
+    log_n: u32,
+    limbs: usize,
+    dnum: usize,
+    method: KeySwitchMethod,
+    reps: usize,
+) -> Result<Cell, Box<dyn Error>> {
     let mut log_q = vec![60u32];
     log_q.extend(std::iter::repeat_n(50, limbs - 1));
     // Special primes: the library default (DEFAULT_SPECIAL_PRIME_BITS-bit primes covering
@@ -312,6 +352,7 @@ fn run_cell(log_n: u32, limbs: usize, dnum: usize, reps: usize) -> Result<Cell, 
         .dnum(dnum)
         .log_scale(50)
         .security(SecurityLevel::NotChecked)
+        .key_switching(method)
         .build()?;
     let n = ctx.n();
     let log_qp = ctx.log_qp();
@@ -367,6 +408,7 @@ fn run_cell(log_n: u32, limbs: usize, dnum: usize, reps: usize) -> Result<Cell, 
     let hoisted = hoisted.per(HOISTED as u32);
 
     Ok(Cell {
+        method: ctx.key_switch_method().name(),
         limbs,
         dnum,
         special: ctx.p_primes().len(),
@@ -404,7 +446,7 @@ mod tests {
 
     #[test]
     fn small_cell_runs() {
-        let cell = run_cell(12, 3, 1, 1).unwrap();
+        let cell = run_cell(12, 3, 1, KeySwitchMethod::Klss(KlssConfig::klss(2)), 1).unwrap();
         // One digit of 60 + 50 + 50 = 160 bits: four 50-bit special primes cover it.
         assert_eq!((cell.limbs, cell.dnum, cell.special), (3, 1, 4));
         assert!(cell.precision > 20.0, "precision {}", cell.precision);
