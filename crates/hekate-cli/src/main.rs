@@ -4,6 +4,8 @@
 //! hekate demo                      # walk-through of CKKS, doubles as a smoke test
 //! hekate bench ckks                # CKKS primitive operations, N = 2^16, markdown table
 //! hekate bench ckks --quick        # the same at N = 2^13 with small chains (< 1 minute)
+//! hekate bench keyswitch           # hybrid vs KLSS / linear on seed 000's and 001's grids
+//! hekate bench keyswitch --quick   # the same at N = 2^12 with small chains (seconds)
 //! ```
 
 mod bench;
@@ -90,6 +92,24 @@ mod tests {
             }
         ));
         assert!(Cli::try_parse_from(["hekate", "bench", "ckks", "--dnum", "zero"]).is_err());
+        let cli = Cli::try_parse_from([
+            "hekate",
+            "bench",
+            "keyswitch",
+            "--table",
+            "t3,t8",
+            "--r-tilde",
+            "3,4",
+            "--quick",
+        ])
+        .unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Bench {
+                area: bench::BenchArea::Keyswitch(_)
+            }
+        ));
+        assert!(Cli::try_parse_from(["hekate", "bench", "keyswitch", "--table", "t9"]).is_err());
     }
 
     #[test]

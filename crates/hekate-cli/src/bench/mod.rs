@@ -6,6 +6,7 @@
 //! `shared/peers/` do) and print one [`Table`] under [`header`].
 
 pub mod ckks;
+pub mod keyswitch;
 
 use crate::Outcome;
 use clap::Subcommand;
@@ -20,12 +21,17 @@ pub enum BenchArea {
     /// over a grid of chain lengths and key-switching digit counts. The default grid at
     /// N = 2^16 takes tens of minutes and up to ~7 GB of memory; try --quick first.
     Ckks(ckks::CkksArgs),
+    /// Key switching: hybrid against KLSS (seed 000 Tables 3-4) and linear (seed 001 Table
+    /// VIII, CKKS rows) on the papers' grids, with the cost model's predictions and picks.
+    /// The full run takes tens of minutes and up to ~7 GB at N = 2^16; try --quick first.
+    Keyswitch(keyswitch::KeyswitchArgs),
 }
 
 /// Runs one benchmark area.
 pub fn run(area: BenchArea) -> Result<Outcome, Box<dyn Error>> {
     match area {
         BenchArea::Ckks(args) => ckks::run(args),
+        BenchArea::Keyswitch(args) => keyswitch::run(args),
     }
 }
 
