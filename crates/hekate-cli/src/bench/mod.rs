@@ -6,6 +6,7 @@
 //! `shared/peers/` do) and print one [`Table`] under [`header`].
 
 pub mod ckks;
+pub mod fhew;
 
 use crate::Outcome;
 use clap::Subcommand;
@@ -20,12 +21,16 @@ pub enum BenchArea {
     /// over a grid of chain lengths and key-switching digit counts. The default grid at
     /// N = 2^16 takes tens of minutes and up to ~7 GB of memory; try --quick first.
     Ckks(ckks::CkksArgs),
+    /// FHEW NAND gate bootstrapping per preset and blind-rotation method: NAND time, key
+    /// sizes, key generation, measured σ_acc^2, failure probability (try --quick first).
+    Fhew(fhew::FhewArgs),
 }
 
 /// Runs one benchmark area.
 pub fn run(area: BenchArea) -> Result<Outcome, Box<dyn Error>> {
     match area {
         BenchArea::Ckks(args) => ckks::run(args),
+        BenchArea::Fhew(args) => fhew::run(args),
     }
 }
 
