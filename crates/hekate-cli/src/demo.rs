@@ -192,7 +192,8 @@ pub fn run() -> Result<Outcome, Box<dyn Error>> {
         )));
     }
     println!("  OK (at least {MIN_PRECISION_BITS} bits)");
-    Ok(Outcome::Success)
+    println!();
+    crate::demo_fhew::run()
 }
 
 /// Prints the parameter set.

@@ -1,7 +1,8 @@
 //! The `hekate` command-line tool: a guided CKKS demo and benchmarks.
 //!
 //! ```text
-//! hekate demo                      # walk-through of CKKS, doubles as a smoke test
+//! hekate demo                      # walk-through of CKKS and FHEW gates, a smoke test
+//! hekate bench fhew --quick        # FHEW NAND per preset and blind-rotation method
 //! hekate bench ckks                # CKKS primitive operations, N = 2^16, markdown table
 //! hekate bench ckks --quick        # the same at N = 2^13 with small chains (< 1 minute)
 //! hekate bench keyswitch           # hybrid vs KLSS / linear on seed 000's and 001's grids
@@ -10,6 +11,7 @@
 
 mod bench;
 mod demo;
+mod demo_fhew;
 mod rng;
 
 use clap::{Parser, Subcommand};

@@ -10,6 +10,8 @@
 //! * [`ring`]: RNS polynomials over a prefix of a modulus chain, in coefficient or NTT form.
 //! * [`rlwe`]: secret keys, gadget (switching) keys and the key-switching engines.
 //! * [`ckks`]: the CKKS scheme: parameters, encoder, keys, encryption, evaluation.
+//! * [`fhew`]: FHEW gate bootstrapping with AP, GINX and automorphism-based (LMKCDEY)
+//!   blind rotation.
 //!
 //! Start with [`ckks`]; `crates/hekate-cli/src/demo.rs` is a complete walk-through.
 
@@ -17,6 +19,7 @@
 
 pub mod ckks;
 mod error;
+pub mod fhew;
 pub mod math;
 pub mod params;
 pub mod ring;

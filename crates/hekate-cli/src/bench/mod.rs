@@ -6,6 +6,7 @@
 //! `shared/peers/` do) and print one [`Table`] under [`header`].
 
 pub mod ckks;
+pub mod fhew;
 pub mod keyswitch;
 
 use crate::Outcome;
@@ -25,6 +26,9 @@ pub enum BenchArea {
     /// VIII, CKKS rows) on the papers' grids, with the cost model's predictions and picks.
     /// The full run takes tens of minutes and up to ~7 GB at N = 2^16; try --quick first.
     Keyswitch(keyswitch::KeyswitchArgs),
+    /// FHEW NAND gate bootstrapping per preset and blind-rotation method: NAND time, key
+    /// sizes, key generation, measured σ_acc^2, failure probability (try --quick first).
+    Fhew(fhew::FhewArgs),
 }
 
 /// Runs one benchmark area.
@@ -32,6 +36,7 @@ pub fn run(area: BenchArea) -> Result<Outcome, Box<dyn Error>> {
     match area {
         BenchArea::Ckks(args) => ckks::run(args),
         BenchArea::Keyswitch(args) => keyswitch::run(args),
+        BenchArea::Fhew(args) => fhew::run(args),
     }
 }
 

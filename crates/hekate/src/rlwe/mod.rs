@@ -5,7 +5,11 @@
 //! `s'` under `s`). Relinearization (`s' = s^2`), rotations (`s' = s(X^k)`) and
 //! conjugation are all instances. The [`keyswitch::KeySwitcher`] interface exposes the
 //! steps separately so hoisting and double hoisting can share or postpone them.
+//!
+//! [`gsw`] holds the single-prime gadget encryptions (RLWE', RGSW, external products,
+//! automorphism keys) that FHEW blind rotation is made of.
 
+pub mod gsw;
 pub mod keys;
 pub mod keyswitch;
 

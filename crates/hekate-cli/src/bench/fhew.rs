@@ -1,0 +1,164 @@
+//! `hekate bench fhew`: FHEW NAND gate bootstrapping per preset and blind-rotation method
+//! (seed 002 Tables 3 and 4): NAND time, blind-rotation key size, key-generation time,
+//! measured `σ_acc^2`, the decryption-failure probability it implies, and the ratio to
+//! GINX from the same run.
+
+use super::{fmt_mib, fmt_ms, header, init_threads, measure, time_once, Table};
+use crate::Outcome;
+use clap::Args;
+use hekate::fhew::params::{FhewParams, Method, MethodConfig};
+use hekate::fhew::{test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate};
+use hekate::rand_chacha::ChaCha20Rng;
+use hekate::rand_core::{RngCore, SeedableRng};
+use std::error::Error;
+use std::sync::Arc;
+
+/// Options of `hekate bench fhew`.
+#[derive(Debug, Args)]
+pub struct FhewArgs {
+    /// Presets, comma-separated (MEDIUM, STD128, STD128_AP, STD192, STD256, STD128Q,
+    /// STD192Q, STD256Q, OPENFHE_STD128, OPENFHE_STD128_LMKCDEY, OPENFHE_MEDIUM,
+    /// OPENFHE_STD192, TOY).
+    #[arg(long, default_value = "OPENFHE_STD128,STD128", value_delimiter = ',')]
+    presets: Vec<String>,
+    /// Methods, comma-separated: AP, GINX, Alg3, Alg4, Alg5, each optionally with
+    /// `+ALTMULT` (e.g. `Alg5+ALTMULT`). Methods that do not apply to a preset's q are
+    /// skipped.
+    #[arg(
+        long,
+        default_value = "GINX,AP,Alg3,Alg4,Alg5,GINX+ALTMULT,Alg4+ALTMULT,Alg5+ALTMULT",
+        value_delimiter = ','
+    )]
+    methods: Vec<String>,
+    /// Blind rotations whose error is measured for σ_acc^2 (the paper uses 500).
+    #[arg(long, default_value_t = 500)]
+    trials: usize,
+    /// Timed NAND gates per method (median reported).
+    #[arg(long, default_value_t = 15)]
+    gates: usize,
+    /// Worker threads (1 matches the single-thread peers).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// A short run: TOY and OPENFHE_STD128 with GINX and Alg4, 20 trials, 5 gates.
+    #[arg(long)]
+    quick: bool,
+}
+
+fn parse_method(s: &str) -> Result<MethodConfig, Box<dyn Error>> {
+    let (name, alt) = match s.split_once('+') {
+        Some((n, "ALTMULT")) => (n, true),
+        None => (s, false),
+        _ => return Err(format!("unknown method modifier in {s}").into()),
+    };
+    let m = Method::ALL
+        .into_iter()
+        .find(|m| m.name().eq_ignore_ascii_case(name))
+        .ok_or_else(|| format!("unknown method {name} (AP, GINX, Alg3, Alg4, Alg5)"))?;
+    Ok(MethodConfig::new(m).with_alt_mult(alt))
+}
+
+/// Runs the benchmark.
+pub fn run(mut args: FhewArgs) -> Result<Outcome, Box<dyn Error>> {
+    init_threads(args.threads)?;
+    if args.quick {
+        args.presets = vec!["TOY".into(), "OPENFHE_STD128".into()];
+        args.methods = vec!["GINX".into(), "Alg4".into(), "Alg5".into()];
+        args.trials = args.trials.min(20);
+        args.gates = args.gates.min(5);
+    }
+    let methods: Vec<MethodConfig> = args
+        .methods
+        .iter()
+        .map(|s| parse_method(s))
+        .collect::<Result<_, _>>()?;
+    println!("{}", header("fhew", args.threads));
+    println!();
+    for name in &args.presets {
+        let p = FhewParams::by_name(name)?;
+        run_preset(p, &methods, &args)?;
+    }
+    Ok(Outcome::Success)
+}
+
+fn run_preset(
+    p: &FhewParams,
+    methods: &[MethodConfig],
+    args: &FhewArgs,
+) -> Result<(), Box<dyn Error>> {
+    let ctx = FhewContext::new(p)?;
+    let mut rng = ChaCha20Rng::seed_from_u64(2024);
+    let sk = FhewSecretKey::generate(&ctx, &mut rng)?;
+    println!(
+        "### {} (n = {}, q = {}, N = {}, log Q = {}, B_g = 2^{}, security: {}; {})",
+        p.name, p.n, p.q, p.big_n, p.log_big_q, p.log_bg, p.security, p.source
+    );
+    println!();
+    let mut table = Table::new(
+        [
+            "method",
+            "NAND ms",
+            "vs GINX",
+            "keygen s",
+            "brk+ak RLWE'",
+            "brk+ak MiB",
+            "LWE ksk MiB (in memory)",
+            "σ_acc^2",
+            "P_fail (gate)",
+        ],
+        1,
+    );
+    let mut ginx_ms = None;
+    let mut rows = Vec::new();
+    for &cfg in methods {
+        if !cfg.method.applies(p.q, p.big_n) {
+            continue;
+        }
+        let (key, t_key) = time_once(|| BootstrapKey::generate(&ctx, &sk, cfg, &mut rng));
+        let key = Arc::new(key?);
+        let mut ev = FhewEvaluator::new(ctx.clone(), key.clone())?;
+        let a = sk.encrypt_bit(&ctx, true, &mut rng)?;
+        let b = sk.encrypt_bit(&ctx, false, &mut rng)?;
+        let out = ev.gate(Gate::Nand, &a, &b)?;
+        if !sk.decrypt_bit(&out)? {
+            return Err(format!("{} {}: NAND(1, 0) decrypted wrongly", p.name, cfg.label()).into());
+        }
+        let st = measure(args.gates, || ev.gate(Gate::Nand, &a, &b));
+        let nand = st.median.as_secs_f64() * 1e3;
+        // σ_acc^2 over `trials` blind rotations of random messages.
+        let f = test_vector(&ctx, |u| (u as i64 % 7 - 3) * 1000);
+        let (mut sum, mut count) = (0f64, 0usize);
+        for _ in 0..args.trials {
+            let m = rng.next_u64() % p.q;
+            let ct = sk.lwe.encrypt(m, p.q, &ctx.noise, &mut rng)?;
+            let err = ev.blind_rotation_error(&ct, &f, &sk)?;
+            sum += err.iter().map(|&e| (e as f64) * (e as f64)).sum::<f64>();
+            count += err.len();
+        }
+        let var = if count > 0 {
+            sum / count as f64
+        } else {
+            f64::NAN
+        };
+        if cfg == MethodConfig::new(Method::Ginx) {
+            ginx_ms = Some(nand);
+        }
+        let ksk_bytes = key.ksk.a.len() * 2 + key.ksk.b.len() * 2;
+        rows.push((cfg, nand, t_key.as_secs_f64(), key, ksk_bytes, var));
+    }
+    for (cfg, nand, tk, key, ksk_bytes, var) in rows {
+        table.push(vec![
+            cfg.label(),
+            fmt_ms(nand),
+            ginx_ms.map_or("-".into(), |g| format!("{:.2}", nand / g)),
+            format!("{tk:.2}"),
+            key.brk.rlwe_prime_count().to_string(),
+            fmt_mib(key.brk.compressed_bytes()),
+            fmt_mib(ksk_bytes),
+            format!("{var:.3e}"),
+            format!("{:.1e}", p.failure_probability(var)),
+        ]);
+    }
+    print!("{}", table.to_markdown());
+    println!();
+    Ok(())
+}

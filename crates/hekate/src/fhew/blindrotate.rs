@@ -1,0 +1,536 @@
+//! Blind rotation (seed 002, Definition 1): from `LWE_{q,s}` ciphertext `(α, β)` and a
+//! test polynomial `f ∈ R_Q`, compute `RLWE_z(f · Y^(β + <α, s>))` with `Y = X^(2N/q)`.
+//!
+//! * AP (Alg. 1): keys `RGSW(Y^(v B_r^j s_i))`, `d_r (B_r - 1) n` of them; one product per
+//!   nonzero base-`B_r` digit of `α_i`. `σ_acc^2 = 2 d_r (1 - 1/B_r) n σ_⊙^2`.
+//! * GINX (Alg. 2): keys `RGSW(s_(i,j))` with `s_i = Σ_j s_(i,j) u_j`;
+//!   `acc += (Y^(α_i u_j) - 1) (acc ⊗ brk_(i,j))`. `σ_acc^2 = 4 |U| n σ_⊙^2`.
+//! * Alg. 3 / 4 (`q = 2N`) and Alg. 5 (`q < 2N`): one product by `RGSW(Y^(s_i))` (or
+//!   `RGSW(X^(s_i))`) per `i`, between automorphisms `EvalAuto_(ω_i ω'_(i+1))` that move
+//!   the rotation amount `ω_i` into the exponent; `σ_acc^2 = 5n σ_⊙^2` (Alg. 3) and
+//!   `(3n + 2) σ_⊙^2` (Alg. 4, 5).
+//!
+//! With ALTMULT (Alg. 6) every key is an `RLWE'` ciphertext and each product costs three
+//! `R ⊙ RLWE'` instead of two, with error `(‖z‖^2 + 2) σ_⊙^2`.
+//!
+//! Key layout of [`BlindRotationKey::keys`]: AP `(i d_r + j)(B_r - 1) + v - 1`; GINX
+//! `i |U| + j`; Alg. 3 `i`; Alg. 4 `i` (`Y^(s_i)`) and `n + i` (`Y^(s_i + s_(i+1 mod n))`);
+//! Alg. 5 `i` and `n` (`X^(-Σ s_i)`).
+
+use super::lwe::{LweCiphertext, LweSecretKey};
+use super::params::{AutoKeySet, FhewParams, Method, MethodConfig};
+use crate::math::sample::DiscreteGaussian;
+use crate::ring::automorphism::automorphism_coeff;
+use crate::ring::{Form, Poly, RingContext};
+use crate::rlwe::gsw::{
+    alt_mult_into, monomial_ntt, AutoKey, Gadget, GswScratch, Rgsw, RlweCiphertext, RlwePrime,
+};
+use crate::rlwe::SecretKey;
+use crate::{Error, Result};
+use rand_chacha::rand_core::{CryptoRng, RngCore};
+
+/// One blind-rotation key: an RGSW ciphertext, or an RLWE' ciphertext used with ALTMULT.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BrkElement {
+    /// `RGSW_z(m)`.
+    Rgsw(Rgsw),
+    /// `RLWE'_z(m)` (ALTMULT).
+    Prime(RlwePrime),
+}
+
+impl BrkElement {
+    fn encrypt<R: RngCore + CryptoRng>(
+        ctx: &RingContext,
+        z: &SecretKey,
+        m_ntt: &Poly,
+        gadget: Gadget,
+        alt: bool,
+        noise: &DiscreteGaussian,
+        rng: &mut R,
+    ) -> Result<Self> {
+        Ok(if alt {
+            BrkElement::Prime(RlwePrime::encrypt(ctx, z, m_ntt, gadget, noise, rng)?)
+        } else {
+            BrkElement::Rgsw(Rgsw::encrypt(ctx, z, m_ntt, gadget, noise, rng)?)
+        })
+    }
+
+    /// `out = acc · m` (NTT form) for `acc` in coefficient form; `z2 = RLWE'(z^2)` is
+    /// needed for ALTMULT.
+    pub fn mul_into(
+        &self,
+        acc: &RlweCiphertext,
+        ctx: &RingContext,
+        scratch: &mut GswScratch,
+        z2: Option<&RlwePrime>,
+        out: &mut RlweCiphertext,
+    ) {
+        match self {
+            BrkElement::Rgsw(k) => k.external_product_into(acc, ctx, scratch, out),
+            BrkElement::Prime(k) => alt_mult_into(
+                acc,
+                k,
+                z2.expect("ALTMULT keys carry RLWE'(z^2)"),
+                ctx,
+                scratch,
+                out,
+            ),
+        }
+    }
+
+    /// Number of RLWE' ciphertexts (Table 1's unit).
+    pub fn rlwe_prime_count(&self) -> usize {
+        match self {
+            BrkElement::Rgsw(_) => 2,
+            BrkElement::Prime(_) => 1,
+        }
+    }
+
+    /// Bytes of the seed-compressed key.
+    pub fn compressed_bytes(&self) -> usize {
+        match self {
+            BrkElement::Rgsw(k) => k.compressed_bytes(),
+            BrkElement::Prime(k) => k.compressed_bytes(),
+        }
+    }
+}
+
+/// The blind-rotation key set of one [`MethodConfig`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlindRotationKey {
+    /// Method, ALTMULT, automorphism key set.
+    pub config: MethodConfig,
+    /// LWE modulus `q`.
+    pub q: u64,
+    /// LWE dimension `n`.
+    pub n: usize,
+    /// `B_r` (AP).
+    pub b_r: u64,
+    /// `d_r` (AP).
+    pub d_r: usize,
+    /// GINX's `U`.
+    pub ginx_u: Vec<i64>,
+    /// The blind-rotation keys (layout in the module documentation).
+    pub keys: Vec<BrkElement>,
+    /// `RLWE'(z^2)` (ALTMULT only).
+    pub z2: Option<RlwePrime>,
+    /// Automorphism keys.
+    pub auto: Vec<AutoKey>,
+    /// `auto_slot[t / 2]` = 1 + index into `auto` of `ak_t`, or 0.
+    auto_slot: Vec<u32>,
+    /// `dlog[t / 2] = (e, neg)` with `t = ±5^e mod 2N`.
+    dlog: Vec<(u32, bool)>,
+}
+
+fn gadget_of(params: &FhewParams, big_q: u64, i: usize) -> Result<Gadget> {
+    Gadget::new(big_q, params.log_bg_of(i))
+}
+
+/// `U` for GINX: `{1}` (binary), `{1, -1}` (ternary), `{±2^j}` for wider secrets.
+fn ginx_set(s: &[i64]) -> Vec<i64> {
+    let max = s.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0);
+    let min = s.iter().copied().min().unwrap_or(0);
+    if min >= 0 && max <= 1 {
+        return vec![1];
+    }
+    let bits = 64 - max.leading_zeros();
+    (0..bits).flat_map(|j| [1i64 << j, -(1i64 << j)]).collect()
+}
+
+/// `s_(i,j) ∈ {0, 1}` with `s_i = Σ_j s_(i,j) u_j` for `U` from [`ginx_set`].
+fn ginx_bits(si: i64, u: &[i64]) -> Vec<i64> {
+    u.iter()
+        .map(|&uj| {
+            let mag = uj.unsigned_abs();
+            let want = if uj > 0 { si > 0 } else { si < 0 };
+            (want && si.unsigned_abs() & mag != 0) as i64
+        })
+        .collect()
+}
+
+impl BlindRotationKey {
+    /// Generates the keys of `config` for the LWE secret `s` and RLWE secret `z`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn generate<R: RngCore + CryptoRng>(
+        ctx: &RingContext,
+        params: &FhewParams,
+        config: MethodConfig,
+        s: &LweSecretKey,
+        z: &SecretKey,
+        noise: &DiscreteGaussian,
+        rng: &mut R,
+    ) -> Result<Self> {
+        let big_n = ctx.n();
+        let q = params.q;
+        if !config.method.applies(q, big_n) {
+            return Err(Error::InvalidParameters(format!(
+                "{} does not apply to q = {q}, N = {big_n} (Alg. 3/4 need q = 2N, Alg. 5 q < 2N)",
+                config.method.name()
+            )));
+        }
+        let n = s.dim();
+        let big_q = ctx.modulus(0, 1).value();
+        let alt = config.alt_mult;
+        let y = (2 * big_n as u64 / q) as i64; // Y = X^y
+        let sc = s.coeffs();
+        let mut keys = Vec::new();
+        let mut ginx_u = Vec::new();
+        let d_r = params.d_r();
+        match config.method {
+            Method::Ap => {
+                for (i, &si) in sc.iter().enumerate() {
+                    let g = gadget_of(params, big_q, i)?;
+                    let mut p = 1i64;
+                    for _ in 0..d_r {
+                        for v in 1..params.b_r as i64 {
+                            let m = monomial_ntt(ctx, y * ((v * p * si) % q as i64));
+                            keys.push(BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng)?);
+                        }
+                        p = p * params.b_r as i64 % q as i64;
+                    }
+                }
+            }
+            Method::Ginx => {
+                ginx_u = ginx_set(sc);
+                for (i, &si) in sc.iter().enumerate() {
+                    let g = gadget_of(params, big_q, i)?;
+                    for bit in ginx_bits(si, &ginx_u) {
+                        let mut c = vec![0i64; big_n];
+                        c[0] = bit;
+                        let mut m = ctx.from_signed(&c, 1, 0);
+                        m.ntt(ctx);
+                        keys.push(BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng)?);
+                    }
+                }
+            }
+            Method::Alg3 | Method::Alg4 | Method::Alg5 => {
+                let e = if config.method == Method::Alg5 { 1 } else { y };
+                for (i, &si) in sc.iter().enumerate() {
+                    let m = monomial_ntt(ctx, e * si);
+                    let g = gadget_of(params, big_q, i)?;
+                    keys.push(BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng)?);
+                }
+                if config.method == Method::Alg4 {
+                    for i in 0..n {
+                        let m = monomial_ntt(ctx, e * (sc[i] + sc[(i + 1) % n]));
+                        let g = gadget_of(params, big_q, i)?;
+                        keys.push(BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng)?);
+                    }
+                }
+                if config.method == Method::Alg5 {
+                    let sum: i64 = sc.iter().sum();
+                    let m = monomial_ntt(ctx, -sum);
+                    let g = Gadget::new(big_q, params.log_bg)?;
+                    keys.push(BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng)?);
+                }
+            }
+        }
+        let z2 = if alt {
+            let zn = z.ntt_at(1, 0);
+            let mut zz = (*zn).clone();
+            zz.mul_assign(&zn, ctx);
+            let g = Gadget::new(big_q, params.log_bg)?;
+            Some(RlwePrime::encrypt(ctx, z, &zz, g, noise, rng)?)
+        } else {
+            None
+        };
+        let two_n = 2 * big_n;
+        let mut dlog = vec![(0u32, false); big_n];
+        let mut t = 1usize;
+        for e in 0..big_n / 2 {
+            dlog[t / 2] = (e as u32, false);
+            dlog[(two_n - t) / 2] = (e as u32, true);
+            t = t * 5 % two_n;
+        }
+        let mut auto = Vec::new();
+        let mut auto_slot = vec![0u32; big_n];
+        let auto_method = matches!(config.method, Method::Alg3 | Method::Alg4 | Method::Alg5);
+        if auto_method {
+            let ag = Gadget::new(big_q, params.log_bg)?;
+            let exps: Vec<usize> = match config.auto_keys {
+                AutoKeySet::Full if config.method == Method::Alg5 => {
+                    (1..q as usize).map(|j| y as usize * j + 1).collect()
+                }
+                AutoKeySet::Full => (1..big_n).map(|j| 2 * j + 1).collect(),
+                AutoKeySet::PowersOfFive => {
+                    let mut v = vec![two_n - 1];
+                    let mut p = 5usize;
+                    let mut k = 1;
+                    while k < big_n / 2 {
+                        v.push(p);
+                        p = p * p % two_n;
+                        k *= 2;
+                    }
+                    v
+                }
+                AutoKeySet::Generators => vec![5, two_n - 1],
+            };
+            for t in exps {
+                auto_slot[t / 2] = auto.len() as u32 + 1;
+                auto.push(AutoKey::generate(ctx, z, t, ag, noise, rng)?);
+            }
+        }
+        Ok(BlindRotationKey {
+            config,
+            q,
+            n,
+            b_r: params.b_r,
+            d_r,
+            ginx_u,
+            keys,
+            z2,
+            auto,
+            auto_slot,
+            dlog,
+        })
+    }
+
+    /// Number of RLWE' ciphertexts in the key (`brk` and `ak`, seed 002 Table 1).
+    pub fn rlwe_prime_count(&self) -> usize {
+        self.keys
+            .iter()
+            .map(|k| k.rlwe_prime_count())
+            .sum::<usize>()
+            + self.auto.len()
+            + self.z2.is_some() as usize
+    }
+
+    /// Bytes of the seed-compressed key.
+    pub fn compressed_bytes(&self) -> usize {
+        self.keys
+            .iter()
+            .map(|k| k.compressed_bytes())
+            .sum::<usize>()
+            + self
+                .auto
+                .iter()
+                .map(|k| k.key.compressed_bytes())
+                .sum::<usize>()
+            + self.z2.as_ref().map_or(0, |k| k.compressed_bytes())
+    }
+
+    /// `acc ← EvalAuto_t(acc)` (NTT form) with the available keys: directly, or as a
+    /// product of `ak_(-1)` and powers of `ak_5` (seed 002 §3.4).
+    fn eval_auto(
+        &self,
+        acc: &mut RlweCiphertext,
+        t: usize,
+        ctx: &RingContext,
+        scratch: &mut GswScratch,
+    ) {
+        let two_n = 2 * ctx.n();
+        let t = t % two_n;
+        if t == 1 {
+            return;
+        }
+        let slot = self.auto_slot[t / 2];
+        if slot != 0 {
+            self.auto[slot as usize - 1].eval_auto(acc, ctx, scratch);
+            return;
+        }
+        let (e, neg) = self.dlog[t / 2];
+        if neg {
+            let s = self.auto_slot[(two_n - 1) / 2];
+            self.auto[s as usize - 1].eval_auto(acc, ctx, scratch);
+        }
+        match self.config.auto_keys {
+            AutoKeySet::Generators => {
+                let s = self.auto_slot[5 / 2] as usize - 1;
+                for _ in 0..e {
+                    self.auto[s].eval_auto(acc, ctx, scratch);
+                }
+            }
+            _ => {
+                let mut p = 5usize;
+                let mut bits = e;
+                while bits != 0 {
+                    if bits & 1 == 1 {
+                        let s = self.auto_slot[p / 2] as usize - 1;
+                        self.auto[s].eval_auto(acc, ctx, scratch);
+                    }
+                    bits >>= 1;
+                    p = p * p % two_n;
+                }
+            }
+        }
+    }
+
+    /// `acc = RLWE_z(f · Y^(β + <α, s>))` in coefficient form, for the test polynomial `f`
+    /// (coefficient form) and `ct` modulo `q`.
+    pub fn blind_rotate(
+        &self,
+        f: &Poly,
+        ct: &LweCiphertext,
+        ctx: &RingContext,
+        scratch: &mut GswScratch,
+        acc: &mut RlweCiphertext,
+    ) -> Result<()> {
+        if ct.q != self.q || ct.dim() != self.n {
+            return Err(Error::ParameterMismatch(format!(
+                "blind rotation keys are for (n, q) = ({}, {}), the ciphertext has ({}, {})",
+                self.n,
+                self.q,
+                ct.dim(),
+                ct.q
+            )));
+        }
+        let big_n = ctx.n();
+        let two_n = 2 * big_n;
+        let y = two_n / self.q as usize;
+        acc.a.data_mut().fill(0);
+        acc.a.set_form(Form::Coeff);
+        acc.b.set_form(Form::Coeff);
+        acc.b.data_mut().copy_from_slice(f.data());
+        acc.b.mul_monomial_assign(y * ct.b as usize, ctx);
+        let z2 = self.z2.as_ref();
+        let mut t = scratch.take_tmp(ctx);
+        let q = self.q as usize;
+        match self.config.method {
+            Method::Ap => {
+                let br = self.b_r as usize;
+                for (i, &ai) in ct.a.iter().enumerate() {
+                    let mut x = ai as usize;
+                    for j in 0..self.d_r {
+                        let v = x % br;
+                        x /= br;
+                        if v != 0 {
+                            let k = &self.keys[(i * self.d_r + j) * (br - 1) + v - 1];
+                            k.mul_into(acc, ctx, scratch, z2, &mut t);
+                            to_coeff(&mut t, ctx);
+                            std::mem::swap(acc, &mut t);
+                        }
+                    }
+                }
+            }
+            Method::Ginx => {
+                let u = &self.ginx_u;
+                let qm = ctx.modulus(0, 1).value();
+                for (i, &ai) in ct.a.iter().enumerate() {
+                    for (j, &uj) in u.iter().enumerate() {
+                        let k = (y as i64 * ai as i64 * uj).rem_euclid(two_n as i64) as usize;
+                        if k == 0 {
+                            continue;
+                        }
+                        self.keys[i * u.len() + j].mul_into(acc, ctx, scratch, z2, &mut t);
+                        to_coeff(&mut t, ctx);
+                        add_monomial_times(&mut acc.a, &t.a, k, qm);
+                        add_monomial_times(&mut acc.b, &t.b, k, qm);
+                    }
+                }
+            }
+            Method::Alg3 | Method::Alg4 | Method::Alg5 => {
+                self.rotate_auto(ct, ctx, scratch, acc, &mut t, q, y);
+            }
+        }
+        scratch.put_tmp(t);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn rotate_auto(
+        &self,
+        ct: &LweCiphertext,
+        ctx: &RingContext,
+        scratch: &mut GswScratch,
+        acc: &mut RlweCiphertext,
+        t: &mut RlweCiphertext,
+        q: usize,
+        y: usize,
+    ) {
+        let n = self.n;
+        let two_n = 2 * ctx.n();
+        let z2 = self.z2.as_ref();
+        let method = self.config.method;
+        // ω_i (odd, as an exponent mod 2N), and the indices still to fix at the end.
+        let mut omega: Vec<usize> = Vec::with_capacity(n);
+        let mut fix_even: Vec<usize> = Vec::new();
+        let mut order: Vec<usize> = (0..n).collect();
+        match method {
+            Method::Alg5 => omega.extend(ct.a.iter().map(|&a| (y * a as usize + 1) % two_n)),
+            Method::Alg3 => {
+                for (i, &a) in ct.a.iter().enumerate() {
+                    let a = a as usize;
+                    if a.is_multiple_of(2) {
+                        fix_even.push(i);
+                        omega.push((a + q - 1) % q);
+                    } else {
+                        omega.push(a);
+                    }
+                }
+            }
+            _ => {
+                omega.extend(ct.a.iter().map(|&a| a as usize));
+                match omega.iter().position(|w| w % 2 == 1) {
+                    Some(i0) => order.rotate_left(i0),
+                    None => {
+                        omega[0] = (omega[0] + q - 1) % q;
+                        fix_even.push(0);
+                    }
+                }
+            }
+        }
+        let inv = |w: usize| crate::ring::automorphism::galois_inverse(w, ctx.n());
+        // acc = (0, (f Y^β)(X^(ω'_0))).
+        let w0 = inv(omega[order[0]]);
+        automorphism_coeff(acc.b.data(), t.b.data_mut(), w0, ctx.modulus(0, 1).value());
+        std::mem::swap(&mut acc.b, &mut t.b);
+        for step in 0..n {
+            let i = order[step];
+            let next = (step + 1 < n).then(|| order[step + 1]);
+            let key = match (method, next) {
+                (Method::Alg4, Some(nx)) if omega[nx].is_multiple_of(2) => {
+                    omega[nx] = (omega[nx] + q - omega[i] % q) % q;
+                    &self.keys[n + i]
+                }
+                _ => &self.keys[i],
+            };
+            key.mul_into(acc, ctx, scratch, z2, t);
+            let e = match next {
+                Some(nx) => omega[i] * inv(omega[nx]) % two_n,
+                None => omega[i] % two_n,
+            };
+            self.eval_auto(t, e, ctx, scratch);
+            to_coeff(t, ctx);
+            std::mem::swap(acc, t);
+        }
+        let extra: Vec<usize> = if method == Method::Alg5 {
+            vec![n]
+        } else {
+            fix_even
+        };
+        for k in extra {
+            self.keys[k].mul_into(acc, ctx, scratch, z2, t);
+            to_coeff(t, ctx);
+            std::mem::swap(acc, t);
+        }
+    }
+}
+
+fn to_coeff(ct: &mut RlweCiphertext, ctx: &RingContext) {
+    ct.a.intt(ctx);
+    ct.b.intt(ctx);
+}
+
+/// `acc += (X^k - 1) · t` for coefficient-form `t` (`k` in `[1, 2N)`).
+fn add_monomial_times(acc: &mut Poly, t: &Poly, k: usize, q: u64) {
+    let n = t.n();
+    let (shift, flip) = if k >= n { (k - n, true) } else { (k, false) };
+    let acc = acc.data_mut();
+    let t = t.data();
+    // coefficient j of X^k t: t[j - shift] (sign flipped once per wrap and once if k >= N).
+    for (j, o) in acc.iter_mut().enumerate() {
+        let (src, wrapped) = if j >= shift {
+            (j - shift, false)
+        } else {
+            (j + n - shift, true)
+        };
+        let v = t[src];
+        let rot = if wrapped != flip && v != 0 { q - v } else { v };
+        let mut s = *o + rot + q - t[j]; // < 3q
+        s = s.min(s.wrapping_sub(q));
+        *o = s.min(s.wrapping_sub(q));
+    }
+}
+
+#[cfg(test)]
+mod tests;

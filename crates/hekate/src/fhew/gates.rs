@@ -1,0 +1,440 @@
+//! The FHEW pipeline: key generation, encryption of bits and small integers, gate
+//! bootstrapping and look-up tables.
+//!
+//! Bootstrapping an LWE ciphertext `(α, β)` modulo `q` with test polynomial `f`:
+//!
+//! 1. blind rotation → `RLWE_z(f · Y^u)`, `u = β + <α, s>` ([`BlindRotationKey`]);
+//! 2. extraction of the constant coefficient → `LWE_{Q,z}(f(u))` of dimension `N`
+//!    (`ā_0 = a_0`, `ā_i = -a_(N-i)`);
+//! 3. modulus switching `Q → Q_ks`, LWE key switching `z → s` (dimension `N → n`),
+//!    modulus switching `Q_ks → q`.
+//!
+//! The test polynomial realizes a negacyclic function `G: Z_q → Z_Q`
+//! (`G(u + q/2) = -G(u)`): the constant coefficient of `f · X^(k)` is `f_0` for `k = 0`
+//! and `f_(2N-k)` (k > N) or `-f_(N-k)` (0 < k <= N), so `f_0 = G(0)` and
+//! `f_j = G((2N - j)/(2N/q))`.
+//!
+//! Bits are encrypted as `m · q/4`. A two-input gate adds the inputs (XOR and XNOR add
+//! twice the sum) and a gate constant so that "1" falls in `[0, q/2)` with margin `q/8`,
+//! then bootstraps with `G = ±Q/8` and adds `Q/8`: the result encrypts the gate's output
+//! at `q/4` again. Integers `m ∈ Z_t` are encrypted as `m · q/(2t)` (the top half of
+//! `Z_q` is padding), and a table `F: Z_t → Z_t` is evaluated with
+//! `G(u) = F(floor(u 2t/q)) · Q/(2t)` after shifting the phase by `q/(4t)`.
+
+use super::blindrotate::BlindRotationKey;
+use super::lwe::{LweCiphertext, LweKeySwitchKey, LweSecretKey};
+use super::params::{FhewParams, MethodConfig};
+use crate::math::sample::DiscreteGaussian;
+use crate::ring::{Form, Poly, RingContext};
+use crate::rlwe::gsw::{GswScratch, RlweCiphertext};
+use crate::rlwe::{SecretDistribution, SecretKey};
+use crate::{Error, Result};
+use rand_chacha::rand_core::{CryptoRng, RngCore};
+use std::sync::Arc;
+
+/// Parameters with their ring (`N`, the prime `Q`) and noise sampler.
+#[derive(Debug)]
+pub struct FhewContext {
+    /// The parameter set.
+    pub params: FhewParams,
+    /// `R_Q` (one prime).
+    pub ring: Arc<RingContext>,
+    /// `Q`.
+    pub big_q: u64,
+    /// Error distribution (`σ`, cut at `6σ`).
+    pub noise: DiscreteGaussian,
+}
+
+impl FhewContext {
+    /// Validates `params` and builds the ring.
+    pub fn new(params: &FhewParams) -> Result<Arc<Self>> {
+        params.validate()?;
+        let big_q = params.big_q()?;
+        Ok(Arc::new(FhewContext {
+            params: params.clone(),
+            ring: RingContext::new(params.big_n, &[big_q], &[])?,
+            big_q,
+            noise: DiscreteGaussian::new(params.sigma, 6.0)?,
+        }))
+    }
+}
+
+/// The secret keys: LWE `s` (dimension `n`) and RLWE `z` (ternary, degree `N`).
+#[derive(Debug)]
+pub struct FhewSecretKey {
+    /// `s`.
+    pub lwe: LweSecretKey,
+    /// `z`.
+    pub rlwe: SecretKey,
+}
+
+impl FhewSecretKey {
+    /// Fresh keys.
+    pub fn generate<R: RngCore + CryptoRng>(ctx: &FhewContext, rng: &mut R) -> Result<Self> {
+        Ok(FhewSecretKey {
+            lwe: LweSecretKey::generate(ctx.params.n, ctx.params.lwe_secret, rng)?,
+            rlwe: SecretKey::generate(&ctx.ring, SecretDistribution::Ternary, rng)?,
+        })
+    }
+
+    /// Encrypts the bit `m` as `m · q/4`.
+    pub fn encrypt_bit<R: RngCore + CryptoRng>(
+        &self,
+        ctx: &FhewContext,
+        m: bool,
+        rng: &mut R,
+    ) -> Result<LweCiphertext> {
+        let q = ctx.params.q;
+        self.lwe.encrypt(m as u64 * q / 4, q, &ctx.noise, rng)
+    }
+
+    /// Decrypts a bit (the phase rounded to a multiple of `q/4`: 1 is "true").
+    pub fn decrypt_bit(&self, ct: &LweCiphertext) -> Result<bool> {
+        Ok(self.decrypt_int(ct, 2)? == 1)
+    }
+
+    /// Encrypts `m ∈ Z_t` as `m · q/(2t)` (`t` a power of two, `2t <= q`).
+    pub fn encrypt_int<R: RngCore + CryptoRng>(
+        &self,
+        ctx: &FhewContext,
+        m: u64,
+        t: u64,
+        rng: &mut R,
+    ) -> Result<LweCiphertext> {
+        let q = ctx.params.q;
+        check_t(t, q)?;
+        if m >= t {
+            return Err(Error::InvalidMessage(format!(
+                "message {m} is not in Z_{t}"
+            )));
+        }
+        self.lwe.encrypt(m * q / (2 * t), q, &ctx.noise, rng)
+    }
+
+    /// Decrypts `m ∈ Z_t` (rounds the phase to a multiple of `q/(2t)`, modulo `t`).
+    pub fn decrypt_int(&self, ct: &LweCiphertext, t: u64) -> Result<u64> {
+        check_t(t, ct.q)?;
+        let p = self.lwe.phase(ct)?.rem_euclid(ct.q as i64) as u64;
+        let step = ct.q / (2 * t);
+        Ok(((p + step / 2) / step) % t)
+    }
+}
+
+fn check_t(t: u64, q: u64) -> Result<()> {
+    if !t.is_power_of_two() || t < 2 || 2 * t > q {
+        return Err(Error::InvalidParameters(format!(
+            "plaintext modulus t = {t} must be a power of two in [2, q/2 = {}]",
+            q / 2
+        )));
+    }
+    Ok(())
+}
+
+/// The public evaluation key: blind-rotation keys and the LWE key-switching key.
+#[derive(Debug)]
+pub struct BootstrapKey {
+    /// Blind-rotation keys (`brk`, `ak`).
+    pub brk: BlindRotationKey,
+    /// LWE key switching `z → s`.
+    pub ksk: LweKeySwitchKey,
+}
+
+impl BootstrapKey {
+    /// Generates the keys for `config`.
+    pub fn generate<R: RngCore + CryptoRng>(
+        ctx: &FhewContext,
+        sk: &FhewSecretKey,
+        config: MethodConfig,
+        rng: &mut R,
+    ) -> Result<Self> {
+        let p = &ctx.params;
+        if sk.lwe.dim() != p.n || sk.rlwe.ring_id() != ctx.ring.fingerprint() {
+            return Err(Error::ParameterMismatch(
+                "the secret key was made for other FHEW parameters".into(),
+            ));
+        }
+        let brk =
+            BlindRotationKey::generate(&ctx.ring, p, config, &sk.lwe, &sk.rlwe, &ctx.noise, rng)?;
+        let ksk = LweKeySwitchKey::generate(
+            sk.rlwe.coeffs(),
+            &sk.lwe,
+            p.log_q_ks,
+            p.log_b_ks,
+            &ctx.noise,
+            rng,
+        )?;
+        Ok(BootstrapKey { brk, ksk })
+    }
+}
+
+/// A binary gate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Gate {
+    /// `a ∧ b`.
+    And,
+    /// `a ∨ b`.
+    Or,
+    /// `¬(a ∧ b)`.
+    Nand,
+    /// `¬(a ∨ b)`.
+    Nor,
+    /// `a ⊕ b`.
+    Xor,
+    /// `¬(a ⊕ b)`.
+    Xnor,
+}
+
+impl Gate {
+    /// Every gate.
+    pub const ALL: [Gate; 6] = [
+        Gate::And,
+        Gate::Or,
+        Gate::Nand,
+        Gate::Nor,
+        Gate::Xor,
+        Gate::Xnor,
+    ];
+
+    /// The plaintext truth table.
+    pub fn eval(self, a: bool, b: bool) -> bool {
+        match self {
+            Gate::And => a & b,
+            Gate::Or => a | b,
+            Gate::Nand => !(a & b),
+            Gate::Nor => !(a | b),
+            Gate::Xor => a ^ b,
+            Gate::Xnor => !(a ^ b),
+        }
+    }
+}
+
+/// Bootstraps gates and tables with one key; holds the scratch space (no allocation per
+/// call beyond the output ciphertext).
+#[derive(Debug)]
+pub struct FhewEvaluator {
+    ctx: Arc<FhewContext>,
+    key: Arc<BootstrapKey>,
+    scratch: GswScratch,
+    acc: RlweCiphertext,
+    sign: Poly,
+    ks_in: Vec<u16>,
+    ks_out: Vec<u16>,
+}
+
+impl FhewEvaluator {
+    /// An evaluator for `key`.
+    pub fn new(ctx: Arc<FhewContext>, key: Arc<BootstrapKey>) -> Result<Self> {
+        if key.brk.n != ctx.params.n || key.ksk.n_in != ctx.params.big_n {
+            return Err(Error::ParameterMismatch(
+                "the bootstrapping key was made for other FHEW parameters".into(),
+            ));
+        }
+        let q8 = (ctx.big_q / 8) as i64;
+        let sign = test_vector(&ctx, |u| if u < ctx.params.q / 2 { q8 } else { -q8 });
+        let ring = ctx.ring.clone();
+        Ok(FhewEvaluator {
+            scratch: GswScratch::new(&ring),
+            acc: RlweCiphertext::zero(&ring, Form::Coeff),
+            sign,
+            ks_in: vec![0; ctx.params.big_n],
+            ks_out: vec![0; ctx.params.n],
+            ctx,
+            key,
+        })
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<FhewContext> {
+        &self.ctx
+    }
+
+    /// The key.
+    pub fn key(&self) -> &Arc<BootstrapKey> {
+        &self.key
+    }
+
+    /// `NOT`: `q/4 - ct` (no bootstrapping).
+    pub fn not(&self, ct: &LweCiphertext) -> LweCiphertext {
+        let mut r = ct.clone();
+        r.neg_assign();
+        r.add_constant(ct.q / 4);
+        r
+    }
+
+    /// A bootstrapped binary gate.
+    pub fn gate(
+        &mut self,
+        gate: Gate,
+        a: &LweCiphertext,
+        b: &LweCiphertext,
+    ) -> Result<LweCiphertext> {
+        let q = self.ctx.params.q;
+        self.check(a)?;
+        let mut ct = a.clone();
+        ct.add_assign(b)?;
+        let off = match gate {
+            Gate::And => 5 * q / 8,
+            Gate::Or => 7 * q / 8,
+            Gate::Nand => q / 8,
+            Gate::Nor => 3 * q / 8,
+            Gate::Xor => {
+                ct.mul_scalar_assign(2);
+                3 * q / 4
+            }
+            Gate::Xnor => {
+                ct.mul_scalar_assign(2);
+                q / 4
+            }
+        };
+        ct.add_constant(off);
+        self.bootstrap_sign(&ct)
+    }
+
+    /// Three-input majority, bootstrapped once.
+    pub fn majority(
+        &mut self,
+        a: &LweCiphertext,
+        b: &LweCiphertext,
+        c: &LweCiphertext,
+    ) -> Result<LweCiphertext> {
+        self.check(a)?;
+        let mut ct = a.clone();
+        ct.add_assign(b)?;
+        ct.add_assign(c)?;
+        ct.add_constant(5 * self.ctx.params.q / 8);
+        self.bootstrap_sign(&ct)
+    }
+
+    /// Refreshes a bit ciphertext (the identity gate).
+    pub fn refresh(&mut self, a: &LweCiphertext) -> Result<LweCiphertext> {
+        self.check(a)?;
+        let mut ct = a.clone();
+        ct.add_constant(7 * self.ctx.params.q / 8);
+        self.bootstrap_sign(&ct)
+    }
+
+    fn check(&self, ct: &LweCiphertext) -> Result<()> {
+        if ct.q != self.ctx.params.q || ct.dim() != self.ctx.params.n {
+            return Err(Error::ParameterMismatch(format!(
+                "ciphertext (n, q) = ({}, {}) does not match the parameters ({}, {})",
+                ct.dim(),
+                ct.q,
+                self.ctx.params.n,
+                self.ctx.params.q
+            )));
+        }
+        Ok(())
+    }
+
+    fn bootstrap_sign(&mut self, ct: &LweCiphertext) -> Result<LweCiphertext> {
+        let f = std::mem::replace(&mut self.sign, Poly::zero(0, 0, 0, Form::Coeff));
+        let r = self.bootstrap(ct, &f, self.ctx.big_q / 8);
+        self.sign = f;
+        r
+    }
+
+    /// Evaluates `F: Z_t → Z_t` on `ct` encrypting `m ∈ Z_t` (see the module docs).
+    pub fn lut(
+        &mut self,
+        ct: &LweCiphertext,
+        t: u64,
+        table: impl Fn(u64) -> u64,
+    ) -> Result<LweCiphertext> {
+        self.check(ct)?;
+        let q = self.ctx.params.q;
+        check_t(t, q)?;
+        let delta = (self.ctx.big_q / (2 * t)) as i64;
+        let f = test_vector(&self.ctx, |u| {
+            let m = u * 2 * t / q;
+            if m < t {
+                (table(m) % t) as i64 * delta
+            } else {
+                -((table(m - t) % t) as i64 * delta)
+            }
+        });
+        let mut c = ct.clone();
+        c.add_constant(q / (4 * t));
+        self.bootstrap(&c, &f, 0)
+    }
+
+    /// Bootstraps `ct` with the test polynomial `f` (coefficient form) and adds `offset`
+    /// (modulo `Q`) to the extracted ciphertext before switching back to `q`.
+    pub fn bootstrap(
+        &mut self,
+        ct: &LweCiphertext,
+        f: &Poly,
+        offset: u64,
+    ) -> Result<LweCiphertext> {
+        self.check(ct)?;
+        let ring = &self.ctx.ring;
+        self.key
+            .brk
+            .blind_rotate(f, ct, ring, &mut self.scratch, &mut self.acc)?;
+        let p = &self.ctx.params;
+        let big_q = self.ctx.big_q;
+        let n = p.big_n;
+        let qks = 1u64 << p.log_q_ks;
+        // Extract and switch Q -> Q_ks.
+        let a = self.acc.a.data();
+        let sw = |x: u64| super::lwe::round_div(x, qks, big_q) as u16;
+        self.ks_in[0] = sw(a[0]);
+        for i in 1..n {
+            let v = a[n - i];
+            self.ks_in[i] = sw(if v == 0 { 0 } else { big_q - v });
+        }
+        let b0 = (self.acc.b.data()[0] + offset % big_q) % big_q;
+        let b = self.key.ksk.switch(&self.ks_in, sw(b0), &mut self.ks_out);
+        let to_q = |x: u16| super::lwe::round_div(x as u64, p.q, qks);
+        Ok(LweCiphertext {
+            a: self.ks_out.iter().map(|&x| to_q(x)).collect(),
+            b: to_q(b),
+            q: p.q,
+        })
+    }
+
+    /// The phase error of a blind rotation of `ct` with the test polynomial `f`: every
+    /// coefficient of `phase(acc) - f · Y^u` (centered), for the noise measurements of
+    /// seed 002 Table 3.
+    pub fn blind_rotation_error(
+        &mut self,
+        ct: &LweCiphertext,
+        f: &Poly,
+        sk: &FhewSecretKey,
+    ) -> Result<Vec<i64>> {
+        let ring = self.ctx.ring.clone();
+        self.key
+            .brk
+            .blind_rotate(f, ct, &ring, &mut self.scratch, &mut self.acc)?;
+        let phase = self.acc.phase(&ring, &sk.rlwe);
+        let u = (sk.lwe.phase(ct)?).rem_euclid(ct.q as i64) as usize;
+        let mut expect = f.clone();
+        expect.mul_monomial_assign(u * (2 * ring.n() / ct.q as usize), &ring);
+        let q = self.ctx.big_q;
+        Ok(phase
+            .data()
+            .iter()
+            .zip(expect.data())
+            .map(|(&x, &y)| {
+                let d = (x + q - y) % q;
+                if d > q / 2 {
+                    d as i64 - q as i64
+                } else {
+                    d as i64
+                }
+            })
+            .collect())
+    }
+}
+
+/// The test polynomial of the negacyclic `G: Z_q → Z_Q` given on `[0, q)` by `g(u)`
+/// (see the module documentation).
+pub fn test_vector(ctx: &FhewContext, g: impl Fn(u64) -> i64) -> Poly {
+    let n = ctx.params.big_n;
+    let y = (2 * n) as u64 / ctx.params.q;
+    let mut c = vec![0i64; n];
+    c[0] = g(0);
+    for (j, x) in c.iter_mut().enumerate().skip(1) {
+        *x = g((2 * n as u64 - j as u64) / y);
+    }
+    ctx.ring.from_signed(&c, 1, 0)
+}

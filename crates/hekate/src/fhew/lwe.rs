@@ -1,0 +1,492 @@
+//! LWE over `Z_q^n` (seed 002, §2.1): secrets, ciphertexts, modulus switching, sample
+//! extraction from RLWE, and LWE key switching from dimension `N` to `n`.
+//!
+//! `LWE_{q,s}(m) = (α, β) = (α, -<α, s> + e + m)`; the phase is `β + <α, s> = m + e`.
+//!
+//! Key switching (FHEW, seed 002 §5 and [4]) works modulo `Q_ks`, a power of two up to
+//! `2^16`, in base `B_ks = 2^k`: the key holds `LWE_s(v · B_ks^j · z_i) mod Q_ks` for every
+//! coefficient `z_i` of the RLWE secret, digit position `j < d_ks` and digit value
+//! `v ∈ [1, B_ks)`, so that switching is additions only (as in OpenFHE). Its `α` parts are
+//! expanded from one 32-byte seed.
+
+use crate::math::sample::{self, DiscreteGaussian, Seed};
+use crate::{Error, Result};
+use rand_chacha::rand_core::{CryptoRng, RngCore};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use zeroize::Zeroize;
+
+/// How LWE secret coefficients are drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LweSecretDistribution {
+    /// Uniform over `{0, 1}`.
+    Binary,
+    /// Uniform over `{-1, 0, 1}`.
+    Ternary,
+    /// Discrete Gaussian with standard deviation `sigma` (`3.19`: "practical", `√n`:
+    /// "theoretical", seed 002 §2.1), cut at `6σ`.
+    Gaussian {
+        /// `σ`.
+        sigma: f64,
+    },
+    /// Uniform over `[-bound, bound]` (any bounded distribution, e.g. a sum of shares).
+    Uniform {
+        /// The bound.
+        bound: i64,
+    },
+}
+
+impl LweSecretDistribution {
+    /// Draws `n` coefficients.
+    pub fn sample<R: RngCore + CryptoRng>(&self, n: usize, rng: &mut R) -> Result<Vec<i64>> {
+        Ok(match *self {
+            LweSecretDistribution::Binary => (0..n).map(|_| (rng.next_u32() & 1) as i64).collect(),
+            LweSecretDistribution::Ternary => sample::ternary(rng, n),
+            LweSecretDistribution::Gaussian { sigma } => {
+                let g = DiscreteGaussian::new(sigma, 6.0)?;
+                let mut v = vec![0i64; n];
+                g.fill(rng, &mut v);
+                v
+            }
+            LweSecretDistribution::Uniform { bound } => {
+                if !(0..1 << 30).contains(&bound) {
+                    return Err(Error::InvalidParameters(format!(
+                        "uniform secret bound {bound} must lie in [0, 2^30)"
+                    )));
+                }
+                let w = 2 * bound as u64 + 1;
+                (0..n)
+                    .map(|_| (sample_below(rng, w) as i64) - bound)
+                    .collect()
+            }
+        })
+    }
+}
+
+fn sample_below<R: RngCore + ?Sized>(rng: &mut R, w: u64) -> u64 {
+    let zone = u64::MAX - (u64::MAX % w);
+    loop {
+        let x = rng.next_u64();
+        if x < zone {
+            return x % w;
+        }
+    }
+}
+
+/// An LWE secret `s ∈ Z^n` (small integers). Zeroized on drop; `Debug` prints nothing.
+#[derive(Clone)]
+pub struct LweSecretKey {
+    coeffs: Vec<i64>,
+}
+
+impl std::fmt::Debug for LweSecretKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LweSecretKey(n = {}, <redacted>)", self.coeffs.len())
+    }
+}
+
+impl Drop for LweSecretKey {
+    fn drop(&mut self) {
+        self.coeffs.zeroize();
+    }
+}
+
+impl LweSecretKey {
+    /// A fresh key of dimension `n`.
+    pub fn generate<R: RngCore + CryptoRng>(
+        n: usize,
+        dist: LweSecretDistribution,
+        rng: &mut R,
+    ) -> Result<Self> {
+        Ok(LweSecretKey {
+            coeffs: dist.sample(n, rng)?,
+        })
+    }
+
+    /// The key with the given coefficients.
+    pub fn from_coeffs(coeffs: Vec<i64>) -> Self {
+        LweSecretKey { coeffs }
+    }
+
+    /// `s`.
+    pub fn coeffs(&self) -> &[i64] {
+        &self.coeffs
+    }
+
+    /// `n`.
+    pub fn dim(&self) -> usize {
+        self.coeffs.len()
+    }
+
+    /// `<α, s> mod q`.
+    fn dot(&self, a: &[u64], q: u64) -> u64 {
+        let mut s = 0i128;
+        for (&x, &c) in a.iter().zip(&self.coeffs) {
+            s += x as i128 * c as i128;
+        }
+        s.rem_euclid(q as i128) as u64
+    }
+
+    /// A fresh encryption of `m` (an element of `Z_q`, already scaled) with noise from
+    /// `noise`.
+    pub fn encrypt<R: RngCore + CryptoRng>(
+        &self,
+        m: u64,
+        q: u64,
+        noise: &DiscreteGaussian,
+        rng: &mut R,
+    ) -> Result<LweCiphertext> {
+        if q < 2 || m >= q {
+            return Err(Error::InvalidMessage(format!(
+                "LWE message {m} must be reduced modulo q = {q} >= 2"
+            )));
+        }
+        let a: Vec<u64> = (0..self.dim()).map(|_| sample_below(rng, q)).collect();
+        let e = noise.sample(rng);
+        let dot = self.dot(&a, q);
+        let b = ((m as i128 - dot as i128 + e as i128).rem_euclid(q as i128)) as u64;
+        Ok(LweCiphertext { a, b, q })
+    }
+
+    /// The phase `β + <α, s> mod q`, centered into `[-q/2, q/2)`.
+    pub fn phase(&self, ct: &LweCiphertext) -> Result<i64> {
+        if ct.a.len() != self.dim() {
+            return Err(Error::ParameterMismatch(format!(
+                "ciphertext dimension {} differs from the key's n = {}",
+                ct.a.len(),
+                self.dim()
+            )));
+        }
+        let p = (ct.b + self.dot(&ct.a, ct.q)) % ct.q;
+        Ok(if p >= ct.q.div_ceil(2) {
+            p as i64 - ct.q as i64
+        } else {
+            p as i64
+        })
+    }
+}
+
+/// An LWE ciphertext `(α, β) ∈ Z_q^(n+1)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LweCiphertext {
+    /// `α` (each in `[0, q)`).
+    pub a: Vec<u64>,
+    /// `β` in `[0, q)`.
+    pub b: u64,
+    /// The modulus `q`.
+    pub q: u64,
+}
+
+impl LweCiphertext {
+    /// The noiseless encryption `(0, m)` of `m mod q`.
+    pub fn trivial(n: usize, m: u64, q: u64) -> Self {
+        LweCiphertext {
+            a: vec![0; n],
+            b: m % q,
+            q,
+        }
+    }
+
+    /// `n`.
+    pub fn dim(&self) -> usize {
+        self.a.len()
+    }
+
+    fn check_same(&self, other: &LweCiphertext) -> Result<()> {
+        if self.q != other.q || self.a.len() != other.a.len() {
+            return Err(Error::ParameterMismatch(format!(
+                "LWE ciphertexts of (n, q) = ({}, {}) and ({}, {}) cannot be combined",
+                self.a.len(),
+                self.q,
+                other.a.len(),
+                other.q
+            )));
+        }
+        Ok(())
+    }
+
+    /// `self += other`.
+    pub fn add_assign(&mut self, other: &LweCiphertext) -> Result<()> {
+        self.check_same(other)?;
+        let q = self.q;
+        for (x, &y) in self.a.iter_mut().zip(&other.a) {
+            *x = (*x + y) % q;
+        }
+        self.b = (self.b + other.b) % q;
+        Ok(())
+    }
+
+    /// `self -= other`.
+    pub fn sub_assign(&mut self, other: &LweCiphertext) -> Result<()> {
+        self.check_same(other)?;
+        let q = self.q;
+        for (x, &y) in self.a.iter_mut().zip(&other.a) {
+            *x = (*x + q - y) % q;
+        }
+        self.b = (self.b + q - other.b) % q;
+        Ok(())
+    }
+
+    /// `self = -self`.
+    pub fn neg_assign(&mut self) {
+        let q = self.q;
+        for x in self.a.iter_mut() {
+            *x = (q - *x) % q;
+        }
+        self.b = (q - self.b) % q;
+    }
+
+    /// Adds the constant `c` to the phase.
+    pub fn add_constant(&mut self, c: u64) {
+        self.b = (self.b + c % self.q) % self.q;
+    }
+
+    /// Multiplies by a small integer.
+    pub fn mul_scalar_assign(&mut self, k: u64) {
+        let q = self.q as u128;
+        for x in self.a.iter_mut() {
+            *x = (*x as u128 * k as u128 % q) as u64;
+        }
+        self.b = (self.b as u128 * k as u128 % q) as u64;
+    }
+
+    /// Modulus switching to `q'`: every coordinate `x -> round(x q' / q)`.
+    pub fn mod_switch(&self, q_new: u64) -> LweCiphertext {
+        let q = self.q;
+        LweCiphertext {
+            a: self.a.iter().map(|&x| round_div(x, q_new, q)).collect(),
+            b: round_div(self.b, q_new, q),
+            q: q_new,
+        }
+    }
+}
+
+/// `round(x · q' / q) mod q'`.
+#[inline]
+pub fn round_div(x: u64, q_new: u64, q: u64) -> u64 {
+    let r = ((x as u128 * q_new as u128 * 2 + q as u128) / (2 * q as u128)) as u64;
+    if r >= q_new {
+        r - q_new
+    } else {
+        r
+    }
+}
+
+/// The LWE key-switching key from the `N` coefficients of `z` to `s` (see the module
+/// documentation), modulo `Q_ks = 2^log_q_ks <= 2^16` in base `B_ks = 2^log_base`.
+///
+/// Row `((i d_ks + j)(B_ks - 1) + v - 1)` encrypts `v B_ks^j z_i`; its `α` part is
+/// `n` consecutive values of the expansion of `seed` (stream 0, see [`expand_lwe_masks`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LweKeySwitchKey {
+    /// `log2 Q_ks`.
+    pub log_q_ks: u32,
+    /// `log2 B_ks`.
+    pub log_base: u32,
+    /// `d_ks = ceil(log Q_ks / log B_ks)`.
+    pub digits: usize,
+    /// Input dimension `N`.
+    pub n_in: usize,
+    /// Output dimension `n`.
+    pub n_out: usize,
+    /// The seed of every `α` part.
+    pub seed: Seed,
+    /// `α` parts, row-major (`n_out` per row).
+    pub a: Vec<u16>,
+    /// `β` parts, one per row.
+    pub b: Vec<u16>,
+}
+
+/// Expands `seed` into `out.len()` values uniform mod `2^log_q` (`log_q <= 16`):
+/// ChaCha20 keyed by `seed`, stream `stream`, read as little-endian 64-bit words, each word
+/// split into four 16-bit halves (low first) masked to `log_q` bits. Frozen: serialized
+/// keys store only the seed.
+pub fn expand_lwe_masks(seed: &Seed, stream: u64, log_q: u32, out: &mut [u16]) {
+    debug_assert!((1..=16).contains(&log_q));
+    let mut rng = ChaCha20Rng::from_seed(*seed);
+    rng.set_stream(stream);
+    let mask = (((1u32 << log_q) - 1) & 0xffff) as u16;
+    let mut chunks = out.chunks_exact_mut(4);
+    for c in &mut chunks {
+        let w = rng.next_u64();
+        c[0] = (w as u16) & mask;
+        c[1] = ((w >> 16) as u16) & mask;
+        c[2] = ((w >> 32) as u16) & mask;
+        c[3] = ((w >> 48) as u16) & mask;
+    }
+    let rest = chunks.into_remainder();
+    if !rest.is_empty() {
+        let w = rng.next_u64();
+        for (k, x) in rest.iter_mut().enumerate() {
+            *x = ((w >> (16 * k)) as u16) & mask;
+        }
+    }
+}
+
+impl LweKeySwitchKey {
+    /// Generates the key from the RLWE secret coefficients `z` to `s`.
+    pub fn generate<R: RngCore + CryptoRng>(
+        z: &[i64],
+        s: &LweSecretKey,
+        log_q_ks: u32,
+        log_base: u32,
+        noise: &DiscreteGaussian,
+        rng: &mut R,
+    ) -> Result<Self> {
+        if !(2..=16).contains(&log_q_ks) || !(1..=log_q_ks).contains(&log_base) {
+            return Err(Error::InvalidParameters(format!(
+                "LWE key switching needs Q_ks = 2^k with k in [2, 16] and B_ks = 2^b with \
+                 b in [1, k]; got k = {log_q_ks}, b = {log_base}"
+            )));
+        }
+        let digits = log_q_ks.div_ceil(log_base) as usize;
+        let n = s.dim();
+        let base = 1usize << log_base;
+        let rows = z.len() * digits * (base - 1);
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let mut a = vec![0u16; rows * n];
+        expand_lwe_masks(&seed, 0, log_q_ks, &mut a);
+        let mask = (1u32 << log_q_ks) - 1;
+        let sc: Vec<i32> = s.coeffs().iter().map(|&c| c as i32).collect();
+        let mut b = Vec::with_capacity(rows);
+        let mut row = 0;
+        for &zi in z {
+            for j in 0..digits {
+                for v in 1..base {
+                    let ar = &a[row * n..(row + 1) * n];
+                    let dot = ar.iter().zip(&sc).fold(0i32, |acc, (&x, &c)| {
+                        acc.wrapping_add((x as i32).wrapping_mul(c))
+                    });
+                    let m = (v as i64 * (1i64 << (log_base as usize * j)) * zi) as i32;
+                    let e = noise.sample(rng) as i32;
+                    b.push((m.wrapping_sub(dot).wrapping_add(e) as u32 & mask) as u16);
+                    row += 1;
+                }
+            }
+        }
+        Ok(LweKeySwitchKey {
+            log_q_ks,
+            log_base,
+            digits,
+            n_in: z.len(),
+            n_out: n,
+            seed,
+            a,
+            b,
+        })
+    }
+
+    /// Switches `(a, b)` (dimension `N`, mod `Q_ks`, given as `u16` values) to dimension
+    /// `n`: writes `out_a` (length `n`) and returns `out_b`, all mod `Q_ks`.
+    pub fn switch(&self, a: &[u16], b: u16, out_a: &mut [u16]) -> u16 {
+        debug_assert_eq!(a.len(), self.n_in);
+        let n = self.n_out;
+        let base = 1u32 << self.log_base;
+        let bmask = base - 1;
+        out_a.fill(0);
+        let mut ob = b;
+        for (i, &ai) in a.iter().enumerate() {
+            let mut x = ai as u32;
+            for j in 0..self.digits {
+                let v = x & bmask;
+                x >>= self.log_base;
+                if v != 0 {
+                    let row = (i * self.digits + j) * (base as usize - 1) + v as usize - 1;
+                    let ar = &self.a[row * n..(row + 1) * n];
+                    for (o, &y) in out_a.iter_mut().zip(ar) {
+                        *o = o.wrapping_add(y);
+                    }
+                    ob = ob.wrapping_add(self.b[row]);
+                }
+            }
+        }
+        let mask = ((1u32 << self.log_q_ks) - 1) as u16;
+        out_a.iter_mut().for_each(|x| *x &= mask);
+        ob & mask
+    }
+
+    /// Bytes of the seed-compressed key (seed and packed `β` parts).
+    pub fn compressed_bytes(&self) -> usize {
+        32 + (self.b.len() * self.log_q_ks as usize).div_ceil(8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::ChaCha20Rng;
+
+    #[test]
+    fn encrypt_decrypt_every_distribution() {
+        let mut rng = ChaCha20Rng::seed_from_u64(7);
+        let noise = DiscreteGaussian::new(3.19, 6.0).unwrap();
+        let n = 256;
+        for dist in [
+            LweSecretDistribution::Binary,
+            LweSecretDistribution::Ternary,
+            LweSecretDistribution::Gaussian { sigma: 3.19 },
+            LweSecretDistribution::Gaussian {
+                sigma: (n as f64).sqrt(),
+            },
+            LweSecretDistribution::Uniform { bound: 40 },
+        ] {
+            let s = LweSecretKey::generate(n, dist, &mut rng).unwrap();
+            for q in [1024u64, 1 << 14, 12289] {
+                for m in [0u64, 1, q / 4, q - 1] {
+                    let ct = s.encrypt(m, q, &noise, &mut rng).unwrap();
+                    let mut p = s.phase(&ct).unwrap() - m as i64;
+                    p = p.rem_euclid(q as i64);
+                    if p > q as i64 / 2 {
+                        p -= q as i64;
+                    }
+                    assert!(p.abs() <= 20, "{dist:?} q={q} m={m}: noise {p}");
+                }
+            }
+            assert!(s.encrypt(5, 4, &noise, &mut rng).is_err());
+        }
+        assert!(format!("{:?}", LweSecretKey::from_coeffs(vec![1, -1])).contains("redacted"));
+    }
+
+    #[test]
+    fn key_switching_preserves_the_phase() {
+        let mut rng = ChaCha20Rng::seed_from_u64(8);
+        let noise = DiscreteGaussian::new(3.19, 6.0).unwrap();
+        let big_n = 128;
+        let z = LweSecretKey::generate(big_n, LweSecretDistribution::Ternary, &mut rng).unwrap();
+        let s = LweSecretKey::generate(32, LweSecretDistribution::Ternary, &mut rng).unwrap();
+        let ksk = LweKeySwitchKey::generate(z.coeffs(), &s, 14, 7, &noise, &mut rng).unwrap();
+        let q = 1u64 << 14;
+        let mut out = vec![0u16; 32];
+        for m in [0u64, 4096, 8192, 12288] {
+            let ct = z.encrypt(m, q, &noise, &mut rng).unwrap();
+            let a: Vec<u16> = ct.a.iter().map(|&x| x as u16).collect();
+            let b = ksk.switch(&a, ct.b as u16, &mut out);
+            let sw = LweCiphertext {
+                a: out.iter().map(|&x| x as u64).collect(),
+                b: b as u64,
+                q,
+            };
+            let mut p = s.phase(&sw).unwrap() - m as i64;
+            p = p.rem_euclid(q as i64);
+            if p > q as i64 / 2 {
+                p -= q as i64;
+            }
+            // Noise: 2N key rows of σ = 3.19 each (≈ 160 at 6σ), plus the input's.
+            assert!(p.abs() < 300, "m = {m}: noise {p}");
+        }
+        assert!(LweKeySwitchKey::generate(z.coeffs(), &s, 17, 7, &noise, &mut rng).is_err());
+    }
+
+    #[test]
+    fn mod_switch_rounds() {
+        let ct = LweCiphertext {
+            a: vec![0, 1, 8, 15],
+            b: 7,
+            q: 16,
+        };
+        let sw = ct.mod_switch(4);
+        assert_eq!(sw.a, vec![0, 0, 2, 0]);
+        assert_eq!(sw.b, 2);
+    }
+}

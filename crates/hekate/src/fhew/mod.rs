@@ -1,0 +1,36 @@
+//! FHEW gate bootstrapping (seed 002: Lee, Micciancio, Kim, Choi, Deryabin, Eom, Yoo,
+//! "Efficient FHEW bootstrapping with small evaluation keys").
+//!
+//! * [`lwe`]: LWE secrets and ciphertexts, modulus switching, LWE key switching.
+//! * [`blindrotate`]: AP, GINX and the automorphism-based Algorithms 3, 4, 5, each with
+//!   RGSW keys or RLWE' keys (ALTMULT), full or reduced automorphism key sets.
+//! * [`gates`]: keys, bit and small-integer encryption, gates, majority, look-up tables.
+//! * [`params`]: the paper's Table 3 sets and OpenFHE 1.6.1's sets.
+//!
+//! The RLWE' / RGSW building blocks live in [`crate::rlwe::gsw`].
+//!
+//! ```no_run
+//! use hekate::fhew::{params, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate};
+//! use hekate::fhew::params::{Method, MethodConfig};
+//! use std::sync::Arc;
+//! # fn main() -> hekate::Result<()> {
+//! let mut rng = hekate::math::sample::os_rng();
+//! let ctx = FhewContext::new(&params::OPENFHE_STD128)?;
+//! let sk = FhewSecretKey::generate(&ctx, &mut rng)?;
+//! let key = BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::Alg4), &mut rng)?;
+//! let mut ev = FhewEvaluator::new(ctx.clone(), Arc::new(key))?;
+//! let (a, b) = (sk.encrypt_bit(&ctx, true, &mut rng)?, sk.encrypt_bit(&ctx, false, &mut rng)?);
+//! let c = ev.gate(Gate::Nand, &a, &b)?;
+//! assert!(sk.decrypt_bit(&c)?);
+//! # Ok(()) }
+//! ```
+
+pub mod blindrotate;
+pub mod gates;
+pub mod lwe;
+pub mod params;
+
+pub use blindrotate::{BlindRotationKey, BrkElement};
+pub use gates::{test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate};
+pub use lwe::{LweCiphertext, LweKeySwitchKey, LweSecretDistribution, LweSecretKey};
+pub use params::{AutoKeySet, FhewParams, Method, MethodConfig};

@@ -1,0 +1,495 @@
+//! FHEW parameter sets and the blind-rotation method selection.
+//!
+//! Symbols (seed 002, Table 3 and §2): `n` LWE dimension, `q` LWE modulus (a power of two
+//! dividing `2N`), `N` ring degree, `Q` the NTT-friendly prime of the accumulator (the
+//! largest prime below `2^log Q` that is `1 mod 2N`, as OpenFHE and PALISADE pick it),
+//! `B_g` gadget base of blind-rotation and automorphism keys, `B_r` the AP base,
+//! `Q_ks`/`B_ks` modulus and base of LWE key switching, `σ` the error standard deviation.
+//!
+//! # Presets
+//!
+//! *The paper's Table 3 sets* (`MEDIUM` .. `STD256Q`): `n, q, N, log Q, B_g` are the
+//! table's. The paper leaves the rest to its reference [4]; the values come from PALISADE
+//! v1.11 `binfhecontext.cpp` (the [4] implementation the paper measured): `σ = 3.19`,
+//! ternary secrets, `B_r = 23` (`q = 512`) or `32` (`q = 1024`), so `d_r = 2` as the table
+//! states. PALISADE switched LWE keys modulo `Q` in base 25; hekate switches modulo
+//! `Q_ks = 2^14` in base `2^7` (OpenFHE's later choice for the same dimensions), which
+//! changes only the key-switching noise (accounted for in
+//! [`FhewParams::failure_probability`]), never `σ_acc^2`.
+//!
+//! *OpenFHE 1.6.1 sets* (`OPENFHE_STD128`, `OPENFHE_STD128_LMKCDEY`, `OPENFHE_MEDIUM`,
+//! `OPENFHE_STD192`): the rows of OpenFHE 1.6.1 `binfhecontext.cpp`, including the
+//! per-index gadget bases of its `gadgetBaseMap` (`{{128, 303}, {512, 251}}` for STD128:
+//! the first 303 blind-rotation keys in base 2^7, the rest in base 2^9).
+
+use super::lwe::LweSecretDistribution;
+use crate::math::PrimeGenerator;
+use crate::{Error, Result};
+
+/// Which blind rotation (seed 002 §2.2 and §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// AP (Alg. 1), base `B_r`.
+    Ap,
+    /// GINX (Alg. 2): `U = {1}` for binary secrets, `{1, -1}` for ternary,
+    /// `{±1, ±2, .., ±2^(k-1)}` for wider ones.
+    Ginx,
+    /// Alg. 3: automorphisms, even `α_i` fixed by an extra product (needs `q = 2N`).
+    Alg3,
+    /// Alg. 4: automorphisms with auxiliary keys `RGSW(Y^(s_i + s_(i+1)))` (needs `q = 2N`).
+    Alg4,
+    /// Alg. 5: the all-even variant for `q < 2N`, one extra key `RGSW(X^(-Σ s_i))`.
+    Alg5,
+}
+
+impl Method {
+    /// Every method.
+    pub const ALL: [Method; 5] = [
+        Method::Ap,
+        Method::Ginx,
+        Method::Alg3,
+        Method::Alg4,
+        Method::Alg5,
+    ];
+
+    /// A short name (`AP`, `GINX`, `Alg3`, `Alg4`, `Alg5`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Ap => "AP",
+            Method::Ginx => "GINX",
+            Method::Alg3 => "Alg3",
+            Method::Alg4 => "Alg4",
+            Method::Alg5 => "Alg5",
+        }
+    }
+
+    /// Whether the method applies to LWE modulus `q` and ring degree `N`.
+    pub fn applies(self, q: u64, big_n: usize) -> bool {
+        match self {
+            Method::Ap | Method::Ginx => true,
+            Method::Alg3 | Method::Alg4 => q == 2 * big_n as u64,
+            Method::Alg5 => q < 2 * big_n as u64,
+        }
+    }
+}
+
+/// The automorphism keys an automorphism-based method carries (seed 002 §3.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AutoKeySet {
+    /// Every exponent the method uses (`q/2 - 1` keys for `q = 2N`, `q - 1` for Alg. 5).
+    Full,
+    /// `ak_{5^(2^j)}` for `2^j < N/2`, and `ak_{-1}`: about `log q` keys, at most that many
+    /// key switches per automorphism.
+    PowersOfFive,
+    /// `ak_5` and `ak_{-1}` only: two keys, up to `N/2` key switches per automorphism.
+    Generators,
+}
+
+/// A blind-rotation configuration: method, RGSW or RLWE' keys (ALTMULT, Alg. 6), and the
+/// automorphism key set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MethodConfig {
+    /// The method.
+    pub method: Method,
+    /// RLWE' keys with ALTMULT (Alg. 6) instead of RGSW keys.
+    pub alt_mult: bool,
+    /// Automorphism keys (automorphism-based methods only).
+    pub auto_keys: AutoKeySet,
+}
+
+impl MethodConfig {
+    /// `method` with RGSW keys and the full automorphism key set.
+    pub fn new(method: Method) -> Self {
+        MethodConfig {
+            method,
+            alt_mult: false,
+            auto_keys: AutoKeySet::Full,
+        }
+    }
+
+    /// The same with ALTMULT.
+    pub fn with_alt_mult(mut self, on: bool) -> Self {
+        self.alt_mult = on;
+        self
+    }
+
+    /// The same with another automorphism key set.
+    pub fn with_auto_keys(mut self, set: AutoKeySet) -> Self {
+        self.auto_keys = set;
+        self
+    }
+
+    /// e.g. `Alg5+ALTMULT`.
+    pub fn label(&self) -> String {
+        let mut s = self.method.name().to_string();
+        if self.alt_mult {
+            s.push_str("+ALTMULT");
+        }
+        match self.auto_keys {
+            AutoKeySet::Full => {}
+            AutoKeySet::PowersOfFive => s.push_str("+logq-ak"),
+            AutoKeySet::Generators => s.push_str("+{5,-1}"),
+        }
+        s
+    }
+}
+
+/// An FHEW parameter set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FhewParams {
+    /// Name.
+    pub name: &'static str,
+    /// Where the values come from.
+    pub source: &'static str,
+    /// Claimed security (classical bits unless the name ends in `Q`), from the source.
+    pub security: &'static str,
+    /// `n`.
+    pub n: usize,
+    /// `q`.
+    pub q: u64,
+    /// `N`.
+    pub big_n: usize,
+    /// `log2 Q` (bit size of the prime `Q`).
+    pub log_big_q: u32,
+    /// `log2 B_g` for automorphism keys (and blind-rotation keys without a schedule).
+    pub log_bg: u32,
+    /// Per-index `log2 B_g` of the blind-rotation keys: `(log B_g, count)` runs summing to
+    /// `n` (OpenFHE's `gadgetBaseMap`); empty means `log_bg` for all.
+    pub bg_schedule: &'static [(u32, usize)],
+    /// `B_r` (AP).
+    pub b_r: u64,
+    /// `log2 Q_ks`.
+    pub log_q_ks: u32,
+    /// `log2 B_ks`.
+    pub log_b_ks: u32,
+    /// `σ` of every error.
+    pub sigma: f64,
+    /// The LWE secret distribution.
+    pub lwe_secret: LweSecretDistribution,
+}
+
+const PALISADE: &str = "seed 002 Table 3; B_r, σ, secrets from PALISADE v1.11 binfhecontext.cpp \
+                        ([4]); Q_ks = 2^14, B_ks = 2^7 from OpenFHE";
+const OPENFHE: &str = "OpenFHE 1.6.1 binfhecontext.cpp";
+
+#[allow(clippy::too_many_arguments)]
+const fn table3(
+    name: &'static str,
+    security: &'static str,
+    n: usize,
+    q: u64,
+    big_n: usize,
+    log_big_q: u32,
+    log_bg: u32,
+    b_r: u64,
+) -> FhewParams {
+    FhewParams {
+        name,
+        source: PALISADE,
+        security,
+        n,
+        q,
+        big_n,
+        log_big_q,
+        log_bg,
+        bg_schedule: &[],
+        b_r,
+        log_q_ks: 14,
+        log_b_ks: 7,
+        sigma: 3.19,
+        lwe_secret: LweSecretDistribution::Ternary,
+    }
+}
+
+/// Table 3 `MEDIUM`.
+pub const MEDIUM: FhewParams = table3(
+    "MEDIUM",
+    "108 classical / 100 quantum",
+    256,
+    512,
+    1024,
+    27,
+    9,
+    23,
+);
+/// Table 3 `STD128`.
+pub const STD128: FhewParams = table3("STD128", "128 classical", 512, 512, 1024, 27, 7, 23);
+/// Table 3 `STD128_AP`.
+pub const STD128_AP: FhewParams = table3("STD128_AP", "128 classical", 512, 512, 1024, 27, 9, 23);
+/// Table 3 `STD192`.
+pub const STD192: FhewParams = table3("STD192", "192 classical", 512, 512, 2048, 37, 13, 23);
+/// Table 3 `STD256`.
+pub const STD256: FhewParams = table3("STD256", "256 classical", 1024, 1024, 2048, 29, 10, 32);
+/// Table 3 `STD128Q`.
+pub const STD128Q: FhewParams = table3("STD128Q", "128 quantum", 512, 512, 2048, 50, 25, 23);
+/// Table 3 `STD192Q`.
+pub const STD192Q: FhewParams = table3("STD192Q", "192 quantum", 1024, 1024, 2048, 35, 12, 32);
+/// Table 3 `STD256Q`.
+pub const STD256Q: FhewParams = table3("STD256Q", "256 quantum", 1024, 1024, 2048, 27, 7, 32);
+
+/// OpenFHE 1.6.1 `STD128`: `{27, 2048, 554, 2048, 32768, 256, 128, 64, 10, TERNARY, 3.19,
+/// {{128, 303}, {512, 251}}}`.
+pub const OPENFHE_STD128: FhewParams = FhewParams {
+    name: "OPENFHE_STD128",
+    source: OPENFHE,
+    security: "128 classical (OpenFHE's estimate)",
+    n: 554,
+    q: 2048,
+    big_n: 1024,
+    log_big_q: 27,
+    log_bg: 7,
+    bg_schedule: &[(7, 303), (9, 251)],
+    b_r: 64,
+    log_q_ks: 15,
+    log_b_ks: 8,
+    sigma: 3.19,
+    lwe_secret: LweSecretDistribution::Ternary,
+};
+
+/// OpenFHE 1.6.1 `STD128_LMKCDEY`: `{27, 2048, 554, 2048, 32768, 256, 512, 64, 40,
+/// TERNARY, 3.19, {{512, 552}, {16384, 2}}}`.
+pub const OPENFHE_STD128_LMKCDEY: FhewParams = FhewParams {
+    name: "OPENFHE_STD128_LMKCDEY",
+    bg_schedule: &[(9, 552), (14, 2)],
+    log_bg: 9,
+    ..OPENFHE_STD128
+};
+
+/// OpenFHE 1.6.1 `MEDIUM`: `{28, 2048, 422, 1024, 16384, 128, 1024, 32, 10, TERNARY, 3.19,
+/// {{1024, 422}}}`.
+pub const OPENFHE_MEDIUM: FhewParams = FhewParams {
+    name: "OPENFHE_MEDIUM",
+    source: OPENFHE,
+    security: "108 classical (OpenFHE's estimate)",
+    n: 422,
+    q: 1024,
+    big_n: 1024,
+    log_big_q: 28,
+    log_bg: 10,
+    bg_schedule: &[],
+    b_r: 32,
+    log_q_ks: 14,
+    log_b_ks: 7,
+    sigma: 3.19,
+    lwe_secret: LweSecretDistribution::Ternary,
+};
+
+/// OpenFHE 1.6.1 `STD192`: `{28, 4096, 820, 4096, 32768, 256, 128, 64, 10, TERNARY, 3.19,
+/// {{128, 658}, {1024, 162}}}`.
+pub const OPENFHE_STD192: FhewParams = FhewParams {
+    name: "OPENFHE_STD192",
+    source: OPENFHE,
+    security: "192 classical (OpenFHE's estimate)",
+    n: 820,
+    q: 4096,
+    big_n: 2048,
+    log_big_q: 28,
+    log_bg: 7,
+    bg_schedule: &[(7, 658), (10, 162)],
+    b_r: 64,
+    log_q_ks: 15,
+    log_b_ks: 8,
+    sigma: 3.19,
+    lwe_secret: LweSecretDistribution::Ternary,
+};
+
+/// A small set for tests and the demo (not secure): `n = 32`, `q = 256`, `N = 256`.
+pub const TOY: FhewParams = FhewParams {
+    name: "TOY",
+    source: "hekate test set (insecure)",
+    security: "none (toy)",
+    n: 32,
+    q: 256,
+    big_n: 256,
+    log_big_q: 27,
+    log_bg: 7,
+    bg_schedule: &[],
+    b_r: 16,
+    log_q_ks: 14,
+    log_b_ks: 7,
+    sigma: 3.19,
+    lwe_secret: LweSecretDistribution::Ternary,
+};
+
+/// Every named preset.
+pub const PRESETS: [&FhewParams; 13] = [
+    &MEDIUM,
+    &STD128,
+    &STD128_AP,
+    &STD192,
+    &STD256,
+    &STD128Q,
+    &STD192Q,
+    &STD256Q,
+    &OPENFHE_STD128,
+    &OPENFHE_STD128_LMKCDEY,
+    &OPENFHE_MEDIUM,
+    &OPENFHE_STD192,
+    &TOY,
+];
+
+impl FhewParams {
+    /// The preset called `name` (case-insensitive).
+    pub fn by_name(name: &str) -> Result<&'static FhewParams> {
+        PRESETS
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
+            .copied()
+            .ok_or_else(|| {
+                Error::InvalidParameters(format!(
+                    "no FHEW preset named {name}; known: {}",
+                    PRESETS.map(|p| p.name).join(", ")
+                ))
+            })
+    }
+
+    /// Checks the shape: `N` a power of two, `q` a power of two dividing `2N`, the digit
+    /// counts in range.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::InvalidParameters(m));
+        if !self.big_n.is_power_of_two() || !(16..=1 << 15).contains(&self.big_n) {
+            return bad(format!(
+                "N = {} must be a power of two in [16, 2^15]",
+                self.big_n
+            ));
+        }
+        if !self.q.is_power_of_two() || self.q < 8 || self.q > 2 * self.big_n as u64 {
+            return bad(format!(
+                "q = {} must be a power of two in [8, 2N = {}]",
+                self.q,
+                2 * self.big_n
+            ));
+        }
+        if self.n == 0 || self.b_r < 2 {
+            return bad("n >= 1 and B_r >= 2 are required".into());
+        }
+        if self.log_q_ks > 16 || self.log_b_ks == 0 || self.log_b_ks > self.log_q_ks {
+            return bad(format!(
+                "Q_ks = 2^{} must be at most 2^16 and B_ks = 2^{} at most Q_ks",
+                self.log_q_ks, self.log_b_ks
+            ));
+        }
+        if !self.bg_schedule.is_empty()
+            && self.bg_schedule.iter().map(|r| r.1).sum::<usize>() != self.n
+        {
+            return bad("the B_g schedule must cover exactly n keys".into());
+        }
+        Ok(())
+    }
+
+    /// `Q`: the largest prime of `log Q` bits that is `1 mod 2N`.
+    pub fn big_q(&self) -> Result<u64> {
+        PrimeGenerator::new(self.big_n)?.next_prime(self.log_big_q)
+    }
+
+    /// `log2 B_g` of blind-rotation key `i`.
+    pub fn log_bg_of(&self, i: usize) -> u32 {
+        let mut k = i;
+        for &(lb, count) in self.bg_schedule {
+            if k < count {
+                return lb;
+            }
+            k -= count;
+        }
+        self.log_bg
+    }
+
+    /// `d_r = ceil(log_{B_r} q)`.
+    pub fn d_r(&self) -> usize {
+        let mut d = 0;
+        let mut p = 1u64;
+        while p < self.q {
+            p = p.saturating_mul(self.b_r);
+            d += 1;
+        }
+        d
+    }
+
+    /// Variance of the decision noise of a two-input gate (in units of `q`), given the
+    /// blind-rotation variance `σ_acc^2` (in units of `Q`): two bootstrapped inputs each
+    /// carrying
+    ///
+    /// ```text
+    /// σ_acc^2 (q/Q)^2                          blind rotation
+    /// + (N E[z^2] + 1)/12 (q/Q_ks)^2            rounding Q -> Q_ks
+    /// + N d_ks σ^2 (q/Q_ks)^2                  key switching (one row per digit)
+    /// + (n E[s^2] + 1)/12                      rounding Q_ks -> q
+    /// ```
+    ///
+    /// with `E[z^2] = E[s^2] = 2/3` for ternary secrets.
+    pub fn gate_noise_variance(&self, sigma_acc2: f64) -> f64 {
+        let (q, big_q) = (
+            self.q as f64,
+            self.big_q().unwrap_or(1 << self.log_big_q) as f64,
+        );
+        let qks = (1u64 << self.log_q_ks) as f64;
+        let es2 = match self.lwe_secret {
+            LweSecretDistribution::Binary => 0.5,
+            LweSecretDistribution::Ternary => 2.0 / 3.0,
+            LweSecretDistribution::Gaussian { sigma } => sigma * sigma,
+            LweSecretDistribution::Uniform { bound } => {
+                let b = bound as f64;
+                b * (b + 1.0) / 3.0
+            }
+        };
+        let n_big = self.big_n as f64;
+        let d_ks = self.log_q_ks.div_ceil(self.log_b_ks) as f64;
+        let one = sigma_acc2 * (q / big_q).powi(2)
+            + (n_big * 2.0 / 3.0 + 1.0) / 12.0 * (q / qks).powi(2)
+            + n_big * d_ks * self.sigma * self.sigma * (q / qks).powi(2)
+            + (self.n as f64 * es2 + 1.0) / 12.0;
+        2.0 * one
+    }
+
+    /// Probability that a two-input gate decrypts wrongly: `erfc(q/8 / (σ √2))` for the
+    /// decision noise of [`FhewParams::gate_noise_variance`] (the gates' margin is `q/8`).
+    pub fn failure_probability(&self, sigma_acc2: f64) -> f64 {
+        let s = self.gate_noise_variance(sigma_acc2).sqrt();
+        erfc(self.q as f64 / 8.0 / (s * std::f64::consts::SQRT_2))
+    }
+}
+
+/// The complementary error function (Numerical Recipes `erfcc`, relative error < 1.2e-7),
+/// in log space for tiny values.
+pub fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let r = t
+        * (-z * z - 1.265_512_23
+            + t * (1.000_023_68
+                + t * (0.374_091_96
+                    + t * (0.096_784_18
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+            .exp();
+    if x >= 0.0 {
+        r
+    } else {
+        2.0 - r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_valid() {
+        for p in PRESETS {
+            p.validate().unwrap();
+            let q = p.big_q().unwrap();
+            assert_eq!(64 - q.leading_zeros(), p.log_big_q);
+            assert_eq!(q % (2 * p.big_n as u64), 1);
+        }
+        assert_eq!(STD128.d_r(), 2);
+        assert_eq!(STD256.d_r(), 2);
+        assert_eq!(OPENFHE_STD128.log_bg_of(302), 7);
+        assert_eq!(OPENFHE_STD128.log_bg_of(303), 9);
+        assert!(FhewParams::by_name("nope").is_err());
+        assert_eq!(FhewParams::by_name("std128").unwrap().n, 512);
+        assert!((erfc(1.0) - 0.157_299_207).abs() < 1e-6);
+    }
+}

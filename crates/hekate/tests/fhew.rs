@@ -1,0 +1,171 @@
+//! FHEW end to end: every gate, majority, NOT and look-up tables decrypt correctly.
+//!
+//! CI runs the insecure `TOY` set (and `TOY` with `q = 2N` for Alg. 3/4) with fixed seeds;
+//! the full-size run (2,000 random inputs per gate, every preset) is `#[ignore]`d:
+//!
+//! ```text
+//! cargo test --release -p hekate --test fhew -- --ignored
+//! ```
+
+use hekate::fhew::params::{self, AutoKeySet, FhewParams, Method, MethodConfig};
+use hekate::fhew::{BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, LweCiphertext};
+use hekate::rand_chacha::ChaCha20Rng;
+use hekate::rand_core::{RngCore, SeedableRng};
+use hekate::Error;
+use std::sync::Arc;
+
+const TOY_2N: FhewParams = FhewParams {
+    name: "TOY_2N",
+    q: 512,
+    ..params::TOY
+};
+
+fn setup(
+    p: &FhewParams,
+    cfg: MethodConfig,
+    seed: u64,
+) -> (Arc<FhewContext>, FhewSecretKey, FhewEvaluator, ChaCha20Rng) {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let ctx = FhewContext::new(p).unwrap();
+    let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
+    let key = BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap();
+    let ev = FhewEvaluator::new(ctx.clone(), Arc::new(key)).unwrap();
+    (ctx, sk, ev, rng)
+}
+
+/// Every gate on `trials` random input pairs (plus all four pairs), chained so that
+/// bootstrapped outputs are inputs again; majority and NOT too.
+fn check_gates(p: &FhewParams, cfg: MethodConfig, trials: usize, seed: u64) {
+    let (ctx, sk, mut ev, mut rng) = setup(p, cfg, seed);
+    let enc = |b: bool, rng: &mut ChaCha20Rng| sk.encrypt_bit(&ctx, b, rng).unwrap();
+    let mut prev: Option<(LweCiphertext, bool)> = None;
+    for t in 0..trials {
+        let (x, y) = if t < 4 {
+            (t & 1 == 1, t & 2 == 2)
+        } else {
+            (rng.next_u32() & 1 == 1, rng.next_u32() & 1 == 1)
+        };
+        let (cx, cy) = (enc(x, &mut rng), enc(y, &mut rng));
+        // Feed the previous gate's output as the first input half of the time.
+        let (cx, x) = match prev.take() {
+            Some((c, v)) if t % 2 == 1 => (c, v),
+            _ => (cx, x),
+        };
+        for g in Gate::ALL {
+            let out = ev.gate(g, &cx, &cy).unwrap();
+            let want = g.eval(x, y);
+            assert_eq!(
+                sk.decrypt_bit(&out).unwrap(),
+                want,
+                "{} {g:?}({x}, {y})",
+                cfg.label()
+            );
+            if g == Gate::Nand {
+                prev = Some((out, want));
+            }
+        }
+        let z = rng.next_u32() & 1 == 1;
+        let cz = enc(z, &mut rng);
+        let maj = ev.majority(&cx, &cy, &cz).unwrap();
+        let want = (x as u8 + y as u8 + z as u8) >= 2;
+        assert_eq!(sk.decrypt_bit(&maj).unwrap(), want, "{} MAJ", cfg.label());
+        assert_eq!(sk.decrypt_bit(&ev.not(&cx)).unwrap(), !x);
+    }
+}
+
+#[test]
+fn gates_toy_every_method() {
+    for m in [Method::Ap, Method::Ginx, Method::Alg5] {
+        check_gates(&params::TOY, MethodConfig::new(m), 12, 1);
+    }
+    check_gates(
+        &params::TOY,
+        MethodConfig::new(Method::Alg5).with_alt_mult(true),
+        8,
+        2,
+    );
+    check_gates(
+        &params::TOY,
+        MethodConfig::new(Method::Alg5).with_auto_keys(AutoKeySet::PowersOfFive),
+        8,
+        3,
+    );
+    for m in [Method::Alg3, Method::Alg4] {
+        check_gates(&TOY_2N, MethodConfig::new(m), 8, 4);
+    }
+}
+
+#[test]
+fn lookup_tables() {
+    let (ctx, sk, mut ev, mut rng) = setup(&params::TOY, MethodConfig::new(Method::Alg5), 5);
+    for t in [2u64, 4, 8] {
+        for m in 0..t {
+            let ct = sk.encrypt_int(&ctx, m, t, &mut rng).unwrap();
+            let sq = ev.lut(&ct, t, |x| x * x % t).unwrap();
+            assert_eq!(sk.decrypt_int(&sq, t).unwrap(), m * m % t, "t={t} m={m}");
+            let inc = ev.lut(&ct, t, |x| (x + 1) % t).unwrap();
+            assert_eq!(sk.decrypt_int(&inc, t).unwrap(), (m + 1) % t);
+        }
+    }
+    assert!(sk.encrypt_int(&ctx, 4, 4, &mut rng).is_err());
+    assert!(sk.encrypt_int(&ctx, 1, 3, &mut rng).is_err());
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let (ctx, sk, mut ev, mut rng) = setup(&params::TOY, MethodConfig::new(Method::Ginx), 6);
+    let a = sk.encrypt_bit(&ctx, true, &mut rng).unwrap();
+    let other = LweCiphertext::trivial(7, 0, 256);
+    assert!(matches!(
+        ev.gate(Gate::And, &a, &other),
+        Err(Error::ParameterMismatch(_))
+    ));
+    assert!(matches!(
+        ev.gate(Gate::And, &other, &a),
+        Err(Error::ParameterMismatch(_))
+    ));
+    // Alg. 5 needs q < 2N, Alg. 3/4 need q = 2N.
+    assert!(BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::Alg4), &mut rng).is_err());
+    let ctx2 = FhewContext::new(&TOY_2N).unwrap();
+    let sk2 = FhewSecretKey::generate(&ctx2, &mut rng).unwrap();
+    assert!(
+        BootstrapKey::generate(&ctx2, &sk2, MethodConfig::new(Method::Alg5), &mut rng).is_err()
+    );
+    // A secret key of other parameters.
+    let ctx3 = FhewContext::new(&FhewParams {
+        big_n: 512,
+        ..params::TOY
+    })
+    .unwrap();
+    assert!(BootstrapKey::generate(&ctx3, &sk, MethodConfig::new(Method::Ap), &mut rng).is_err());
+    let bad = FhewParams {
+        q: 300,
+        ..params::TOY
+    };
+    assert!(FhewContext::new(&bad).is_err());
+    assert!(format!("{sk:?}").contains("redacted"));
+}
+
+/// Every gate on 2,000 random inputs for every preset and its fastest applicable
+/// automorphism method, and GINX/AP on the OpenFHE STD128 set.
+#[test]
+#[ignore]
+fn gates_full_size() {
+    for p in params::PRESETS {
+        if p.name == "TOY" {
+            continue;
+        }
+        let m = if Method::Alg5.applies(p.q, p.big_n) {
+            Method::Alg5
+        } else {
+            Method::Alg4
+        };
+        check_gates(p, MethodConfig::new(m), 2000, 7);
+    }
+    check_gates(
+        &params::OPENFHE_STD128,
+        MethodConfig::new(Method::Ginx),
+        2000,
+        8,
+    );
+}
