@@ -3,7 +3,7 @@
 //!
 //! `LWE_{q,s}(m) = (α, β) = (α, -<α, s> + e + m)`; the phase is `β + <α, s> = m + e`.
 //!
-//! Key switching (FHEW, seed 002 §5 and [4]) works modulo `Q_ks`, a power of two up to
+//! Key switching (FHEW, seed 002 §5 and \[4\]) works modulo `Q_ks`, a power of two up to
 //! `2^16`, in base `B_ks = 2^k`: the key holds `LWE_s(v · B_ks^j · z_i) mod Q_ks` for every
 //! coefficient `z_i` of the RLWE secret, digit position `j < d_ks` and digit value
 //! `v ∈ [1, B_ks)`, so that switching is additions only (as in OpenFHE). Its `α` parts are

@@ -9,8 +9,8 @@
 //! # Presets
 //!
 //! *The paper's Table 3 sets* (`MEDIUM` .. `STD256Q`): `n, q, N, log Q, B_g` are the
-//! table's. The paper leaves the rest to its reference [4]; the values come from PALISADE
-//! v1.11 `binfhecontext.cpp` (the [4] implementation the paper measured): `σ = 3.19`,
+//! table's. The paper leaves the rest to its reference \[4\]; the values come from PALISADE
+//! v1.11 `binfhecontext.cpp` (the \[4\] implementation the paper measured): `σ = 3.19`,
 //! ternary secrets, `B_r = 23` (`q = 512`) or `32` (`q = 1024`), so `d_r = 2` as the table
 //! states. PALISADE switched LWE keys modulo `Q` in base 25; hekate switches modulo
 //! `Q_ks = 2^14` in base `2^7` (OpenFHE's later choice for the same dimensions), which

@@ -19,7 +19,7 @@
 //!   for a monomial `m` the error grows by `2 σ_⊙^2`.
 //! * `ak_t = RLWE'_z(z(X^t))` ([`AutoKey`]); `EvalAuto_t(RLWE_z(m)) = ψ_t(a) ⊙ ak_t +
 //!   (0, ψ_t(b)) = RLWE_z(m(X^t))` ([`AutoKey::eval_auto`]), error `σ_⊙^2`.
-//! * `ALTMULT(RLWE(m_1), RLWE'(m_2), RLWE'(z^2))` ([`alt_mult`], Alg. 6): the RLWE ⊗ RGSW
+//! * `ALTMULT(RLWE(m_1), RLWE'(m_2), RLWE'(z^2))` ([`alt_mult_into`], Alg. 6): the RLWE ⊗ RGSW
 //!   product with the half-size key `RLWE'(m_2)`, error `(‖z‖^2 + 2) σ_⊙^2`.
 //!
 //! Keys are stored in NTT form; every `a` part is expanded from a 32-byte seed (stream
@@ -30,6 +30,7 @@
 use crate::math::kernels;
 use crate::math::sample::{DiscreteGaussian, Seed};
 use crate::ring::{Form, Poly, RingContext};
+use crate::rlwe::keys::encrypt_zero_sk_with;
 use crate::rlwe::SecretKey;
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
@@ -201,35 +202,12 @@ impl RlweCiphertext {
     ) -> Self {
         let mut seed = [0u8; 32];
         rng.fill_bytes(&mut seed);
-        let [mut b, mut a] = encrypt_zero(ctx, z, &seed, 0, noise, rng);
+        let [mut b, mut a] = encrypt_zero_sk_with(ctx, z, 1, 0, &seed, 0, noise, rng);
         a.intt(ctx);
         b.intt(ctx);
         b.add_assign(m, ctx);
         RlweCiphertext { a, b }
     }
-}
-
-/// `(b, a) = (-a z + e, a)` in NTT form over the first prime, `a` expanded from
-/// `(seed, stream)`, `e` drawn from `noise`.
-pub fn encrypt_zero<R: RngCore + CryptoRng>(
-    ctx: &RingContext,
-    z: &SecretKey,
-    seed: &Seed,
-    stream: u64,
-    noise: &DiscreteGaussian,
-    rng: &mut R,
-) -> [Poly; 2] {
-    let a = crate::rlwe::keys::expand_uniform(ctx, seed, stream, 1, 0);
-    let mut e = vec![0i64; ctx.n()];
-    noise.fill(rng, &mut e);
-    let mut b = ctx.from_signed(&e, 1, 0);
-    b.ntt(ctx);
-    let q = ctx.modulus(0, 1);
-    let zs = z.ntt_at(1, 0);
-    for ((bj, &aj), &sj) in b.data_mut().iter_mut().zip(a.data()).zip(zs.data()) {
-        *bj = q.sub(*bj, q.mul(aj, sj));
-    }
-    [b, a]
 }
 
 /// `RLWE'_z(m)`: `d_g` RLWE encryptions of `g_i m` (NTT form), `a_i` expanded from `seed`
@@ -263,7 +241,7 @@ impl RlwePrime {
         let mut a = Vec::with_capacity(gadget.digits);
         let mut b = Vec::with_capacity(gadget.digits);
         for i in 0..gadget.digits {
-            let [mut bi, ai] = encrypt_zero(ctx, z, &seed, i as u64, noise, rng);
+            let [mut bi, ai] = encrypt_zero_sk_with(ctx, z, 1, 0, &seed, i as u64, noise, rng);
             let g = gadget.power(i);
             for (x, &mj) in bi.data_mut().iter_mut().zip(m_ntt.data()) {
                 *x = q.add(*x, q.mul(mj, g));

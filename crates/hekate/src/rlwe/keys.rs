@@ -176,8 +176,19 @@ pub fn sample_noise<R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> Poly {
     let g = DiscreteGaussian::new(NOISE_SIGMA, NOISE_TAIL).expect("valid constants");
+    sample_noise_with(ctx, q_limbs, p_limbs, &g, rng)
+}
+
+/// Fresh noise `e` from `noise` (any σ, e.g. FHEW's 3.19) in NTT form.
+pub fn sample_noise_with<R: RngCore + CryptoRng>(
+    ctx: &RingContext,
+    q_limbs: usize,
+    p_limbs: usize,
+    noise: &DiscreteGaussian,
+    rng: &mut R,
+) -> Poly {
     let mut e = vec![0i64; ctx.n()];
-    g.fill(rng, &mut e);
+    noise.fill(rng, &mut e);
     let mut p = ctx.from_signed(&e, q_limbs, p_limbs);
     p.ntt(ctx);
     p
@@ -194,8 +205,25 @@ pub fn encrypt_zero_sk<R: RngCore + CryptoRng>(
     stream: u64,
     rng: &mut R,
 ) -> [Poly; 2] {
+    let g = DiscreteGaussian::new(NOISE_SIGMA, NOISE_TAIL).expect("valid constants");
+    encrypt_zero_sk_with(ctx, sk, q_limbs, p_limbs, seed, stream, &g, rng)
+}
+
+/// [`encrypt_zero_sk`] with noise from `noise` (any σ: FHEW's RLWE', RGSW and
+/// automorphism keys use 3.19).
+#[allow(clippy::too_many_arguments)]
+pub fn encrypt_zero_sk_with<R: RngCore + CryptoRng>(
+    ctx: &RingContext,
+    sk: &SecretKey,
+    q_limbs: usize,
+    p_limbs: usize,
+    seed: &Seed,
+    stream: u64,
+    noise: &DiscreteGaussian,
+    rng: &mut R,
+) -> [Poly; 2] {
     let a = expand_uniform(ctx, seed, stream, q_limbs, p_limbs);
-    let mut b = sample_noise(ctx, q_limbs, p_limbs, rng);
+    let mut b = sample_noise_with(ctx, q_limbs, p_limbs, noise, rng);
     let s = sk.ntt_at(q_limbs, p_limbs);
     let mut as_ = a.clone();
     as_.mul_assign(&s, ctx);

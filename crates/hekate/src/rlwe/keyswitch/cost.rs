@@ -14,7 +14,7 @@
 //! [`UnitCosts::ntt_wide`] above. The inner product streams the key from memory, so its
 //! unit cost is measured on buffers far larger than the caches.
 
-use super::{KeySwitchMethod, KlssBound, KlssConfig};
+use super::{KeySwitchMethod, KlssConfig};
 use crate::math::kernels;
 use crate::math::rns::{BaseConverter, RnsBasis};
 use crate::math::{Modulus, NttPlan, PrimeGenerator};
@@ -278,13 +278,5 @@ impl<'a> CostModel<'a> {
             }
         }
         best.ok_or_else(|| Error::InvalidParameters("no key-switching candidate".into()))
-    }
-}
-
-/// Whether a bound is the worst-case one (for labels).
-pub fn bound_name(b: KlssBound) -> &'static str {
-    match b {
-        KlssBound::WorstCase => "worst-case",
-        KlssBound::Heuristic => "heuristic",
     }
 }

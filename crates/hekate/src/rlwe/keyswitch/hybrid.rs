@@ -277,17 +277,8 @@ impl KeySwitcher for HybridKeySwitcher {
     }
 
     fn mod_down(&self, acc: [Poly; 2]) -> [Poly; 2] {
-        let [a0, a1] = acc;
         let ctx = &*self.ctx;
-        #[cfg(feature = "parallel")]
-        {
-            let (u0, u1) = rayon::join(|| a0.mod_down_by_p(ctx), || a1.mod_down_by_p(ctx));
-            [u0, u1]
-        }
-        #[cfg(not(feature = "parallel"))]
-        {
-            [a0.mod_down_by_p(ctx), a1.mod_down_by_p(ctx)]
-        }
+        super::map_pair(acc, |a| a.mod_down_by_p(ctx))
     }
 
     fn permute(&self, acc: &[Poly; 2], k: usize) -> [Poly; 2] {

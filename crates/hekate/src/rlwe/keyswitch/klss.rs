@@ -427,7 +427,7 @@ impl KlssKeySwitcher {
                 u.intt(ctx);
                 let mut coeff = vec![0u64; lt * n];
                 for t in 0..lt {
-                    let src = if t < k { l1 + t } else { t - k };
+                    let src = poly_limb(t, l1, k);
                     coeff[t * n..(t + 1) * n].copy_from_slice(u.limb(src));
                 }
                 let mut chunks: Vec<(usize, &mut [u64])> = data
@@ -491,7 +491,7 @@ impl KlssKeySwitcher {
                     let mut conv = vec![0u64; range.len() * n];
                     self.recombine[i].convert(&v, &mut conv, n, &mut scratch);
                     for (s, t) in range.enumerate() {
-                        let limb = if t < k { l1 + t } else { t - k };
+                        let limb = poly_limb(t, l1, k);
                         b.limb_mut(limb).copy_from_slice(&conv[s * n..(s + 1) * n]);
                     }
                 }
@@ -552,7 +552,7 @@ impl KlssKeySwitcher {
                 let src = &acc.sums[(h * dl + i) * rp * n..(h * dl + i + 1) * rp * n];
                 self.recombine[i].convert(src, &mut conv[..m * n], n, &mut scratch);
                 for (s, t) in range.enumerate() {
-                    let limb = if t < k { ql + t } else { t - k };
+                    let limb = poly_limb(t, ql, k);
                     let dst = &mut data[limb * n..(limb + 1) * n];
                     let c = &conv[s * n..(s + 1) * n];
                     if fresh {
@@ -606,6 +606,17 @@ pub(super) fn log_bound(ctx: &RingContext, dnum: usize, config: &KlssConfig) -> 
             let log_t = 0.5 * (log_sum_range2 + (65.0 * std::f64::consts::LN_2 / 2.0).log2());
             1.0 + log_t
         }
+    }
+}
+
+/// The limb of a `Q_l ∪ P` polynomial (chain limbs first) holding prime `t` of the PQ
+/// order (special primes first), with `q_limbs` chain and `k` special limbs.
+#[inline]
+fn poly_limb(t: usize, q_limbs: usize, k: usize) -> usize {
+    if t < k {
+        q_limbs + t
+    } else {
+        t - k
     }
 }
 
@@ -710,20 +721,26 @@ impl KeySwitcher for KlssKeySwitcher {
         let aux = &*self.aux;
         let digits = d.digits;
         let first = acc.count == 0;
+        // Limb t of every digit b_j, shared by all 2 d̃_l outputs of that limb.
+        let rows: Vec<Vec<&[u64]>> = (0..rp)
+            .map(|t| {
+                (0..digits)
+                    .map(|j| &d.data[(j * rp + t) * n..(j * rp + t + 1) * n])
+                    .collect()
+            })
+            .collect();
         for_each_limb(&mut acc.sums, n, |idx, limb| {
             let t = idx % rp;
             let hi = idx / rp;
             let (h, i) = (hi / dl, hi % dl);
-            let a: Vec<&[u64]> = (0..digits)
-                .map(|j| &d.data[(j * rp + t) * n..(j * rp + t + 1) * n])
-                .collect();
+            let a = &rows[t];
             let b: Vec<&[u64]> = (0..digits)
                 .map(|j| &key.v(h, i, j)[t * n..(t + 1) * n])
                 .collect();
             if first {
-                kernels::inner_product(limb, &a, &b, aux.modulus(t, rp));
+                kernels::inner_product(limb, a, &b, aux.modulus(t, rp));
             } else {
-                kernels::inner_product_add_assign(limb, &a, &b, aux.modulus(t, rp));
+                kernels::inner_product_add_assign(limb, a, &b, aux.modulus(t, rp));
             }
         });
         acc.count += 1;
@@ -735,21 +752,12 @@ impl KeySwitcher for KlssKeySwitcher {
             self.recombine_into(&mut acc);
         }
         ctx.pool().recycle(std::mem::take(&mut acc.sums));
-        let [a0, a1] = acc.recombined.take().expect("recombined above");
-        let finish = |a: Poly| {
+        let recombined = acc.recombined.take().expect("recombined above");
+        super::map_pair(recombined, |a| {
             let mut u = a.mod_down_by_p(ctx);
             u.ntt(ctx);
             u
-        };
-        #[cfg(feature = "parallel")]
-        {
-            let (u0, u1) = rayon::join(|| finish(a0), || finish(a1));
-            [u0, u1]
-        }
-        #[cfg(not(feature = "parallel"))]
-        {
-            [finish(a0), finish(a1)]
-        }
+        })
     }
 
     fn recycle(&self, d: KlssDecomposition) {

@@ -99,5 +99,20 @@ fn inverse_ntt_copy(ctx: &RingContext, c: &Poly) -> Vec<u64> {
     coeff
 }
 
+/// `f` on both halves of a pair (in parallel with the `parallel` feature): the last step
+/// of every engine's ModDown.
+fn map_pair(pair: [Poly; 2], f: impl Fn(Poly) -> Poly + Sync) -> [Poly; 2] {
+    let [a0, a1] = pair;
+    #[cfg(feature = "parallel")]
+    {
+        let (u0, u1) = rayon::join(|| f(a0), || f(a1));
+        [u0, u1]
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        [f(a0), f(a1)]
+    }
+}
+
 #[cfg(test)]
 mod tests;
