@@ -101,6 +101,7 @@ fn run_preset(
             "keygen s",
             "brk+ak RLWE'",
             "brk+ak MiB",
+            "paper MB",
             "LWE ksk MiB (in memory)",
             "σ_acc^2",
             "paper σ_acc^2",
@@ -157,6 +158,8 @@ fn run_preset(
             format!("{tk:.2}"),
             key.brk.rlwe_prime_count().to_string(),
             fmt_mib(key.brk.compressed_bytes()),
+            p.paper_key_mb(cfg)
+                .map_or("-".into(), |v| format!("{v:.0}")),
             fmt_mib(ksk_bytes),
             format!("{var:.3e}"),
             paper.map_or("-".into(), |v| format!("{v:.3e}")),

@@ -476,6 +476,30 @@ impl FhewParams {
             .find(|(name, _)| *name == self.name)
             .map(|(_, row)| row[column])
     }
+
+    /// The paper's blind-rotation key size in MB for this set and configuration (seed 002
+    /// Table 4: AP, GINX and Alg. 5 with RGSW keys, on five of the Table 3 sets), where the
+    /// table has a figure; hekate's seed-compressed keys are to be at or below it.
+    pub fn paper_key_mb(&self, cfg: MethodConfig) -> Option<f64> {
+        // Columns: AP, GINX, Alg. 5.
+        const TABLE4: [(&str, [f64; 3]); 5] = [
+            ("MEDIUM", [528.0, 24.0, 24.0]),
+            ("STD128", [1408.0, 64.0, 48.0]),
+            ("STD128_AP", [1056.0, 48.0, 36.0]),
+            ("STD192", [4224.0, 192.0, 144.0]),
+            ("STD256", [11904.0, 384.0, 288.0]),
+        ];
+        let column = match (cfg.method, cfg.alt_mult, cfg.auto_keys) {
+            (Method::Ap, false, _) => 0,
+            (Method::Ginx, false, _) => 1,
+            (Method::Alg5, false, AutoKeySet::Full) => 2,
+            _ => return None,
+        };
+        TABLE4
+            .iter()
+            .find(|(name, _)| *name == self.name)
+            .map(|(_, row)| row[column])
+    }
 }
 
 /// The complementary error function (Numerical Recipes `erfcc`, relative error < 1.2e-7),
@@ -527,6 +551,11 @@ mod tests {
         );
         let reduced = MethodConfig::new(Method::Alg5).with_auto_keys(AutoKeySet::Generators);
         assert_eq!(STD128.paper_sigma_acc2(reduced), None);
+        assert_eq!(
+            STD192.paper_key_mb(MethodConfig::new(Method::Alg5)),
+            Some(144.0)
+        );
+        assert_eq!(STD128Q.paper_key_mb(ginx), None);
     }
 
     #[test]
