@@ -518,6 +518,17 @@ fn keys_reject_inconsistent_fields() {
     assert_eq!(b.key.brk.ginx_u, [1]);
     let back = BlindRotationKey::from_bytes(&b.key.brk.to_bytes(&b.ctx), &b.ctx).unwrap();
     assert_eq!(back, b.key.brk);
+    // Wider secrets: U = {1, -1, 2, -2} (code 2).
+    let pu = FhewParams {
+        lwe_secret: LweSecretDistribution::Uniform { bound: 3 },
+        ..TINY
+    };
+    let u = setup(&pu, MethodConfig::new(Method::Ginx).with_alt_mult(true), 14);
+    assert_eq!(u.key.brk.ginx_u, [1, -1, 2, -2]);
+    let bytes = u.key.brk.to_bytes(&u.ctx);
+    assert_eq!(bytes[h + 3], 2);
+    let back = BlindRotationKey::from_bytes(&bytes, &u.ctx).unwrap();
+    assert_eq!(back, u.key.brk);
     // Key switching: Q_ks, B_ks and the dimensions are the context's.
     let ksk = key.ksk.to_bytes(ctx);
     let kset = |pos: usize, val: &[u8]| {
@@ -634,9 +645,10 @@ fn sizes_full_size() {
     let d_ks = p.log_q_ks.div_ceil(p.log_b_ks) as usize;
     let ksk = 32 + (p.big_n * d_ks * ((1 << p.log_b_ks) - 1) * p.log_q_ks as usize).div_ceil(8);
     println!(
-        "| {} | AP (computed) | {} | {} | 21 | - | - |",
+        "| {} | AP (computed) | {} | {} | {} | - | - |",
         p.name,
         brk + ksk,
-        HEADER_LEN + brk + ksk + 21
+        HEADER_LEN + brk + ksk + 21,
+        HEADER_LEN + 21
     );
 }
