@@ -506,6 +506,75 @@ impl BlindRotationKey {
     }
 }
 
+/// Rebuilding keys from their parts (deserialization).
+impl BlindRotationKey {
+    /// The automorphism exponents `t` of the keys [`BlindRotationKey::generate`] makes for
+    /// `config`, in the order of [`BlindRotationKey::auto`] (empty for AP and GINX), for
+    /// LWE modulus `q` and ring degree `big_n`.
+    pub(crate) fn auto_exponents(config: MethodConfig, q: u64, big_n: usize) -> Vec<usize> {
+        let two_n = 2 * big_n;
+        let y = two_n / q as usize;
+        match (config.method, config.auto_keys) {
+            (Method::Ap | Method::Ginx, _) => Vec::new(),
+            (Method::Alg5, AutoKeySet::Full) => (1..q as usize).map(|j| y * j + 1).collect(),
+            (_, AutoKeySet::Full) => (1..big_n).map(|j| 2 * j + 1).collect(),
+            (_, AutoKeySet::PowersOfFive) => {
+                let mut v = vec![two_n - 1];
+                let mut p = 5usize;
+                let mut k = 1;
+                while k < big_n / 2 {
+                    v.push(p);
+                    p = p * p % two_n;
+                    k *= 2;
+                }
+                v
+            }
+            (_, AutoKeySet::Generators) => vec![5, two_n - 1],
+        }
+    }
+
+    /// A key from its parts, for parameters `params` (`q`, `n`, `B_r`, `d_r` are taken
+    /// from them) and ring degree `big_n`; the automorphism look-up tables are rebuilt from
+    /// the exponents of `auto`. The caller guarantees the parts have the layout
+    /// [`BlindRotationKey::generate`] gives `config` (every `t` of `auto` odd and below
+    /// `2 big_n`).
+    pub(crate) fn from_parts(
+        params: &FhewParams,
+        big_n: usize,
+        config: MethodConfig,
+        ginx_u: Vec<i64>,
+        keys: Vec<BrkElement>,
+        z2: Option<RlwePrime>,
+        auto: Vec<AutoKey>,
+    ) -> Self {
+        let two_n = 2 * big_n;
+        let mut dlog = vec![(0u32, false); big_n];
+        let mut t = 1usize;
+        for e in 0..big_n / 2 {
+            dlog[t / 2] = (e as u32, false);
+            dlog[(two_n - t) / 2] = (e as u32, true);
+            t = t * 5 % two_n;
+        }
+        let mut auto_slot = vec![0u32; big_n];
+        for (i, k) in auto.iter().enumerate() {
+            auto_slot[k.t / 2] = i as u32 + 1;
+        }
+        BlindRotationKey {
+            config,
+            q: params.q,
+            n: params.n,
+            b_r: params.b_r,
+            d_r: params.d_r(),
+            ginx_u,
+            keys,
+            z2,
+            auto,
+            auto_slot,
+            dlog,
+        }
+    }
+}
+
 fn to_coeff(ct: &mut RlweCiphertext, ctx: &RingContext) {
     ct.a.intt(ctx);
     ct.b.intt(ctx);
