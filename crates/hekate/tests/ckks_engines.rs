@@ -12,7 +12,7 @@ mod common;
 
 use common::{fixture_with, random_values, Fixture};
 use hekate::ckks::Ciphertext;
-use hekate::rlwe::keyswitch::{KeySwitchMethod, KlssBound, KlssConfig};
+use hekate::rlwe::keyswitch::{KeySwitchMethod, KlssBound, KlssConfig, LevelSet};
 use hekate::serialize::{Deserialize, Serialize};
 use num_complex::Complex64;
 
@@ -24,8 +24,19 @@ fn methods() -> Vec<KeySwitchMethod> {
         KeySwitchMethod::Klss(acc),
         KeySwitchMethod::Linear(KlssBound::WorstCase),
         KeySwitchMethod::Linear(KlssBound::Heuristic),
+        // KLSS at the top level only: the operations on fresh ciphertexts run KLSS, those
+        // one level down (the second product, the rotation of the product) hybrid.
+        mixed_top(),
         KeySwitchMethod::Auto,
     ]
+}
+
+/// KLSS (r̃ = 2) at the top level of the 4-limb fixtures, hybrid below.
+fn mixed_top() -> KeySwitchMethod {
+    KeySwitchMethod::Mixed {
+        klss: KlssConfig::klss(2),
+        levels: LevelSet::from_limbs([4]).unwrap(),
+    }
 }
 
 /// The key-switching operations of one fixture, on fixed inputs.
@@ -93,4 +104,20 @@ fn klss_contexts_and_keys_round_trip_through_bytes() {
     );
     let back = hekate::ckks::RelinearizationKey::from_bytes(&rb, &ctx).unwrap();
     assert_eq!(back, rlk, "contract + expand is exact");
+}
+
+#[test]
+fn mixed_contexts_and_keys_round_trip_through_bytes() {
+    let f = fixture_with(11, 6, &[1], mixed_top());
+    assert_eq!(f.ctx.key_switch_method(), mixed_top());
+    let bytes = f.ctx.to_bytes(&());
+    let ctx = hekate::ckks::CkksContext::from_bytes(&bytes, &()).unwrap();
+    assert_eq!(ctx.key_switch_method(), mixed_top());
+    let rlk = f.ctx.generate_relinearization_key(&f.sk);
+    let back = hekate::ckks::RelinearizationKey::from_bytes(&rlk.to_bytes(&f.ctx), &ctx).unwrap();
+    assert_eq!(back, rlk, "both forms rebuilt exactly");
+    // Every truncation of the parameters is refused.
+    for cut in 0..bytes.len() {
+        assert!(hekate::ckks::CkksContext::from_bytes(&bytes[..cut], &()).is_err());
+    }
 }

@@ -71,7 +71,8 @@ impl CkksParameters {
     }
 
     /// The key-switching method (default [`KeySwitchMethod::Hybrid`]): KLSS (seed 000),
-    /// linear (seed 001), or `Auto` (the calibrated cost model's pick at the top level).
+    /// linear (seed 001), a per-level mix of hybrid and KLSS (`Mixed`), or `Auto` (the
+    /// calibrated cost model's pick for every level, [`CostModel::plan`](crate::rlwe::keyswitch::cost::CostModel::plan)).
     /// Every key-switching operation (relinearization, rotations, conjugation, hoisting)
     /// runs on it; all methods give the same results word for word.
     pub fn key_switching(mut self, method: KeySwitchMethod) -> Self {

@@ -13,7 +13,9 @@ use crate::math::sample::Seed;
 use crate::params::SecurityLevel;
 use crate::ring::{ring_fingerprint, Form, Poly, RingContext};
 use crate::rlwe::keys::expand_uniform;
-use crate::rlwe::keyswitch::{KeyStorage, KeySwitchMethod, KlssBound, KlssConfig, SwitchingKey};
+use crate::rlwe::keyswitch::{
+    KeyStorage, KeySwitchMethod, KlssBound, KlssConfig, LevelSet, SwitchingKey,
+};
 use crate::rlwe::{HybridKey, SecretDistribution};
 use crate::{Error, Result};
 use num_bigint::{BigInt, BigUint, Sign};
@@ -208,14 +210,15 @@ impl Serialize for CkksContext {
         match self.key_switch_method() {
             KeySwitchMethod::Klss(c) => {
                 w.write_u8(1);
-                w.write_u16(c.r_tilde as u16);
-                w.write_u16(c.r_prime.unwrap_or(0) as u16);
-                w.write_u8(match c.bound {
-                    KlssBound::WorstCase => 0,
-                    KlssBound::Heuristic => 1,
-                });
-                w.write_u8(c.b_prime_bits as u8);
-                w.write_u32(c.accumulation as u32);
+                write_klss_config(w, &c);
+            }
+            KeySwitchMethod::Mixed { klss, levels } => {
+                w.write_u8(2);
+                write_klss_config(w, &klss);
+                w.write_u16(levels.len() as u16);
+                for l in levels.iter() {
+                    w.write_u16(l as u16);
+                }
             }
             _ => w.write_u8(0),
         }
@@ -314,42 +317,36 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
     }
     let key_switching = match r.read_u8("CKKS key-switching method")? {
         0 => KeySwitchMethod::Hybrid,
-        1 => {
-            let r_tilde = r.read_u16("KLSS r̃")? as usize;
-            if !(1..=l1 + k).contains(&r_tilde) {
+        1 => KeySwitchMethod::Klss(read_klss_config(r, l1 + k)?),
+        2 => {
+            let klss = read_klss_config(r, l1 + k)?;
+            let count = r.read_u16("mixed engine level count")? as usize;
+            if !(1..l1).contains(&count) {
                 return err(format!(
-                    "CKKS parameters: KLSS r̃ = {r_tilde} is not in [1, {}]",
-                    l1 + k
+                    "CKKS parameters: a mixed engine runs KLSS at {count} levels; 1 to {} \
+                     are allowed with {l1} chain limbs",
+                    l1 - 1
                 ));
             }
-            let r_prime = match r.read_u16("KLSS r'")? as usize {
-                0 => None,
-                x if x <= 64 => Some(x),
-                x => return err(format!("CKKS parameters: KLSS r' = {x} is above 64")),
-            };
-            let bound = match r.read_u8("KLSS bound")? {
-                0 => KlssBound::WorstCase,
-                1 => KlssBound::Heuristic,
-                c => return err(format!("CKKS parameters: unknown KLSS bound {c}")),
-            };
-            let b_prime_bits = r.read_u8("KLSS B' prime size")? as u32;
-            let accumulation = r.read_u32("KLSS accumulation")? as usize;
-            if !(1..=1 << 16).contains(&accumulation) {
-                return err(format!(
-                    "CKKS parameters: KLSS accumulation {accumulation} is not in [1, 2^16]"
-                ));
+            let mut limbs = Vec::with_capacity(count);
+            for _ in 0..count {
+                let l = r.read_u16("mixed engine level")? as usize;
+                if !(1..=l1).contains(&l) || limbs.last().is_some_and(|&p| l <= p) {
+                    return err(format!(
+                        "CKKS parameters: mixed engine level {l} is out of order or not in \
+                         [1, {l1}]"
+                    ));
+                }
+                limbs.push(l);
             }
-            KeySwitchMethod::Klss(KlssConfig {
-                r_tilde,
-                r_prime,
-                bound,
-                b_prime_bits,
-                accumulation,
-            })
+            let levels = LevelSet::from_limbs(limbs).map_err(|e| {
+                Error::Deserialize(format!("CKKS parameters: mixed engine levels: {e}"))
+            })?;
+            KeySwitchMethod::Mixed { klss, levels }
         }
         c => {
             return err(format!(
-                "CKKS parameters: unknown key-switching method {c} (0 hybrid, 1 KLSS)"
+                "CKKS parameters: unknown key-switching method {c} (0 hybrid, 1 KLSS, 2 mixed)"
             ))
         }
     };
@@ -369,6 +366,52 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
         key_switching,
         key_storage,
     })
+}
+
+/// The KLSS configuration fields of a CKKS parameter body (`limbs` = `L + 1 + k`).
+fn read_klss_config(r: &mut Reader<'_>, limbs: usize) -> Result<KlssConfig> {
+    let r_tilde = r.read_u16("KLSS r̃")? as usize;
+    if !(1..=limbs).contains(&r_tilde) {
+        return err(format!(
+            "CKKS parameters: KLSS r̃ = {r_tilde} is not in [1, {limbs}]"
+        ));
+    }
+    let r_prime = match r.read_u16("KLSS r'")? as usize {
+        0 => None,
+        x if x <= 64 => Some(x),
+        x => return err(format!("CKKS parameters: KLSS r' = {x} is above 64")),
+    };
+    let bound = match r.read_u8("KLSS bound")? {
+        0 => KlssBound::WorstCase,
+        1 => KlssBound::Heuristic,
+        c => return err(format!("CKKS parameters: unknown KLSS bound {c}")),
+    };
+    let b_prime_bits = r.read_u8("KLSS B' prime size")? as u32;
+    let accumulation = r.read_u32("KLSS accumulation")? as usize;
+    if !(1..=1 << 16).contains(&accumulation) {
+        return err(format!(
+            "CKKS parameters: KLSS accumulation {accumulation} is not in [1, 2^16]"
+        ));
+    }
+    Ok(KlssConfig {
+        r_tilde,
+        r_prime,
+        bound,
+        b_prime_bits,
+        accumulation,
+    })
+}
+
+/// Writes what [`read_klss_config`] reads.
+fn write_klss_config(w: &mut Writer, c: &KlssConfig) {
+    w.write_u16(c.r_tilde as u16);
+    w.write_u16(c.r_prime.unwrap_or(0) as u16);
+    w.write_u8(match c.bound {
+        KlssBound::WorstCase => 0,
+        KlssBound::Heuristic => 1,
+    });
+    w.write_u8(c.b_prime_bits as u8);
+    w.write_u32(c.accumulation as u32);
 }
 
 impl Deserialize for CkksContext {

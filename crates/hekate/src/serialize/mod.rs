@@ -167,12 +167,14 @@
 //! | 0 or 4 | for a Hamming weight only: `h`, `u32`, in `[1, N]` |
 //! | 1 | security level, `u8`: 0 128-bit, 1 192-bit, 2 256-bit, 3 not checked |
 //! | … | the default scale (a scale as above that is exactly an `f64`) |
-//! | 1 | key switching, `u8`: 0 hybrid, 1 KLSS / linear (then the next 11 bytes) |
+//! | 1 | key switching, `u8`: 0 hybrid, 1 KLSS / linear (then the next 11 bytes), 2 mixed (then the next 11 + 2 + 2c bytes) |
 //! | 2 | KLSS `r̃`, `u16`, in `[1, L + 1 + k]` |
 //! | 2 | KLSS `r'`, `u16`: 0 derived from the bound, else in `[1, 64]` |
 //! | 1 | KLSS bound, `u8`: 0 worst case (Eq. (5)), 1 heuristic |
 //! | 1 | KLSS `B'` prime size in bits, `u8`, in `[30, 61]` |
 //! | 4 | KLSS accumulation, `u32`, in `[1, 2^16]` |
+//! | 2 | mixed only: `c`, `u16`, the number of levels running KLSS, in `[1, L]` |
+//! | 2c | mixed only: those levels as chain-limb counts, `u16` each, increasing, in `[1, L + 1]` |
 //! | 1 | key storage in memory, `u8`: 0 expanded, 1 compact |
 //!
 //! Evaluation keys are always written in the ordinary (hybrid, seed-compressed) form,

@@ -1,4 +1,5 @@
-//! The cost model behind [`KeySwitchMethod::Auto`]: operation counts per engine (seed 000
+//! The cost model behind [`KeySwitchMethod::Auto`] ([`CostModel::plan`]: an engine per
+//! level): operation counts per engine (seed 000
 //! Table 1, seed 001 Tables II / IV, counted for hekate's implementation) weighted by unit
 //! costs measured once at start-up ([`UnitCosts::calibrate`]).
 //!
@@ -14,7 +15,7 @@
 //! [`UnitCosts::ntt_wide`] above. The inner product streams the key from memory, so its
 //! unit cost is measured on buffers far larger than the caches.
 
-use super::{KeySwitchMethod, KlssConfig};
+use super::{KeySwitchMethod, KlssConfig, LevelSet};
 use crate::math::kernels;
 use crate::math::rns::{BaseConverter, RnsBasis};
 use crate::math::{Modulus, NttPlan, PrimeGenerator};
@@ -203,6 +204,14 @@ impl<'a> CostModel<'a> {
             KeySwitchMethod::Linear(bound) => {
                 self.klss_counts(&KlssConfig::linear().with_bound(*bound), ql, &sizes, &mut c)?
             }
+            KeySwitchMethod::Mixed { klss, levels } => {
+                let m = if levels.contains(ql) {
+                    KeySwitchMethod::Klss(*klss)
+                } else {
+                    KeySwitchMethod::Hybrid
+                };
+                return self.counts(&m, ql);
+            }
             KeySwitchMethod::Auto => {
                 return Err(Error::InvalidParameters(
                     "the cost model counts concrete methods, not Auto".into(),
@@ -278,5 +287,46 @@ impl<'a> CostModel<'a> {
             }
         }
         best.ok_or_else(|| Error::InvalidParameters("no key-switching candidate".into()))
+    }
+
+    /// What [`KeySwitchMethod::Auto`] resolves to: per level, the faster of hybrid and one
+    /// KLSS configuration. The KLSS configuration is the candidate that is fastest at the
+    /// most levels (ties go to the one fastest at the higher level); one configuration
+    /// only, because a mixed engine keeps each key in hybrid and in that KLSS form. Gives
+    /// `Hybrid` or `Klss` when one engine wins at every level, `Mixed` otherwise.
+    pub fn plan(&self) -> Result<KeySwitchMethod> {
+        let top = self.ctx.q_len();
+        // (configuration, levels won, highest level won)
+        let mut wins: Vec<(KlssConfig, usize, usize)> = Vec::new();
+        for ql in 1..=top {
+            if let KeySwitchMethod::Klss(c) = self.best(ql)?.method {
+                match wins.iter_mut().find(|w| w.0 == c) {
+                    Some(w) => {
+                        w.1 += 1;
+                        w.2 = ql;
+                    }
+                    None => wins.push((c, 1, ql)),
+                }
+            }
+        }
+        let Some(&(klss, ..)) = wins.iter().max_by_key(|w| (w.1, w.2)) else {
+            return Ok(KeySwitchMethod::Hybrid);
+        };
+        let mut chosen = Vec::new();
+        for ql in 1..=top {
+            let h = self.predict(&KeySwitchMethod::Hybrid, ql)?.seconds;
+            let k = self.predict(&KeySwitchMethod::Klss(klss), ql)?.seconds;
+            if k < h {
+                chosen.push(ql);
+            }
+        }
+        Ok(if chosen.len() == top {
+            KeySwitchMethod::Klss(klss)
+        } else {
+            KeySwitchMethod::Mixed {
+                klss,
+                levels: LevelSet::from_limbs(chosen)?,
+            }
+        })
     }
 }

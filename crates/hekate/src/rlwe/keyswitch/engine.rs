@@ -1,14 +1,15 @@
-//! One engine type for the schemes: the hybrid or the KLSS / linear engine, chosen per
-//! parameter set ([`KeySwitchMethod`]), behind the same [`KeySwitcher`] interface.
+//! One engine type for the schemes: the hybrid, the KLSS / linear, or a per-level mix of the
+//! two, chosen per parameter set ([`KeySwitchMethod`]), behind the same [`KeySwitcher`]
+//! interface.
 
 use super::cost::{CostModel, UnitCosts};
 use super::{
     HybridDecomposition, HybridKey, HybridKeySwitcher, KeyStorage, KeySwitcher, KlssAccumulator,
-    KlssBound, KlssConfig, KlssDecomposition, KlssKey, KlssKeySwitcher,
+    KlssBound, KlssConfig, KlssDecomposition, KlssKey, KlssKeySwitcher, LevelSet, MixedKeySwitcher,
 };
 use crate::ring::{Poly, RingContext};
 use crate::rlwe::keys::SecretKey;
-use crate::Result;
+use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 use std::sync::Arc;
 
@@ -22,8 +23,17 @@ pub enum KeySwitchMethod {
     Klss(KlssConfig),
     /// Linear key switching (seed 001): KLSS with `r̃ = 1`, `B'` sized by the bound.
     Linear(KlssBound),
-    /// Hybrid or KLSS (`r̃` in 1..=8), whichever the calibrated cost model predicts fastest
-    /// for the parameter set at its top level.
+    /// Hybrid at every level except those in `levels` (chain-limb counts), where KLSS with
+    /// `klss` runs (see [`MixedKeySwitcher`]): what `Auto` resolves to when the fastest
+    /// engine changes with the level. Keys are kept in both forms.
+    Mixed {
+        /// The KLSS configuration.
+        klss: KlssConfig,
+        /// The chain-limb counts at which KLSS runs.
+        levels: LevelSet,
+    },
+    /// Per level, hybrid or KLSS (`r̃` in 1..=8), whichever the calibrated cost model
+    /// predicts fastest ([`CostModel::plan`]): resolves to `Hybrid`, `Klss` or `Mixed`.
     Auto,
 }
 
@@ -35,6 +45,12 @@ impl KeySwitchMethod {
             KeySwitchMethod::Klss(c) => format!("klss(r̃={})", c.r_tilde),
             KeySwitchMethod::Linear(KlssBound::WorstCase) => "linear".into(),
             KeySwitchMethod::Linear(KlssBound::Heuristic) => "linear(heuristic)".into(),
+            KeySwitchMethod::Mixed { klss, levels } => format!(
+                "hybrid+klss(r̃={}) at {} level{}",
+                klss.r_tilde,
+                levels.len(),
+                if levels.len() == 1 { "" } else { "s" }
+            ),
             KeySwitchMethod::Auto => "auto".into(),
         }
     }
@@ -47,6 +63,8 @@ pub enum KeySwitchEngine {
     Hybrid(HybridKeySwitcher),
     /// The KLSS / linear engine.
     Klss(KlssKeySwitcher),
+    /// Hybrid or KLSS depending on the level.
+    Mixed(MixedKeySwitcher),
 }
 
 /// A switching key of either engine.
@@ -121,6 +139,19 @@ impl KeySwitchEngine {
                 dnum,
                 KlssConfig::linear().with_bound(bound),
             )?),
+            KeySwitchMethod::Mixed { klss, levels } => {
+                if let Some(l) = levels.iter().find(|&l| l > ctx.q_len()) {
+                    return Err(Error::InvalidParameters(format!(
+                        "a mixed engine's KLSS levels name {l} chain limbs; the chain has {}",
+                        ctx.q_len()
+                    )));
+                }
+                KeySwitchEngine::Mixed(MixedKeySwitcher {
+                    hybrid: HybridKeySwitcher::new(ctx.clone(), dnum),
+                    klss: KlssKeySwitcher::new(ctx, dnum, klss)?,
+                    levels,
+                })
+            }
             KeySwitchMethod::Auto => {
                 let owned;
                 let costs = match costs {
@@ -130,9 +161,8 @@ impl KeySwitchEngine {
                         &owned
                     }
                 };
-                let model = CostModel::new(&ctx, dnum, costs);
-                let best = model.best(ctx.q_len())?;
-                return Self::new(ctx, dnum, best.method, Some(costs));
+                let plan = CostModel::new(&ctx, dnum, costs).plan()?;
+                return Self::new(ctx, dnum, plan, Some(costs));
             }
         })
     }
@@ -142,6 +172,10 @@ impl KeySwitchEngine {
         match self {
             KeySwitchEngine::Hybrid(_) => KeySwitchMethod::Hybrid,
             KeySwitchEngine::Klss(k) => KeySwitchMethod::Klss(*k.config()),
+            KeySwitchEngine::Mixed(m) => KeySwitchMethod::Mixed {
+                klss: *m.klss.config(),
+                levels: m.levels,
+            },
         }
     }
 
@@ -150,6 +184,9 @@ impl KeySwitchEngine {
         match (self, key) {
             (KeySwitchEngine::Hybrid(e), SwitchingKey::Hybrid(k)) => k.digits.len() == e.dnum(),
             (KeySwitchEngine::Klss(e), SwitchingKey::Klss(k)) => e.owns(k),
+            (KeySwitchEngine::Mixed(e), SwitchingKey::Klss(k)) => {
+                e.klss.owns(k) && k.compact.is_some()
+            }
             _ => false,
         }
     }
@@ -161,18 +198,24 @@ impl KeySwitchEngine {
             (KeySwitchEngine::Klss(e), SwitchingKey::Klss(k)) => {
                 std::borrow::Cow::Owned(e.contract(k))
             }
-            (KeySwitchEngine::Hybrid(_), SwitchingKey::Klss(k)) => match &k.compact {
-                Some(c) => std::borrow::Cow::Borrowed(c),
-                None => panic!("{MISMATCH}"),
-            },
+            (KeySwitchEngine::Hybrid(_) | KeySwitchEngine::Mixed(_), SwitchingKey::Klss(k)) => {
+                match &k.compact {
+                    Some(c) => std::borrow::Cow::Borrowed(c),
+                    None => panic!("{MISMATCH}"),
+                }
+            }
         }
     }
 
-    /// Brings an ordinary key to this engine's form (expands it for KLSS).
+    /// Brings an ordinary key to this engine's form (expands it for KLSS; a mixed engine
+    /// keeps both forms whatever `storage` says).
     pub fn adopt(&self, key: HybridKey, storage: KeyStorage) -> Result<SwitchingKey> {
         Ok(match self {
             KeySwitchEngine::Hybrid(_) => SwitchingKey::Hybrid(key),
             KeySwitchEngine::Klss(e) => SwitchingKey::Klss(e.expand(&key, storage)?),
+            KeySwitchEngine::Mixed(e) => {
+                SwitchingKey::Klss(e.klss.expand(&key, KeyStorage::Compact)?)
+            }
         })
     }
 
@@ -189,11 +232,22 @@ impl KeySwitchEngine {
             KeySwitchEngine::Klss(e) => {
                 SwitchingKey::Klss(e.generate_key_with_storage(s_from, sk, storage, rng))
             }
+            KeySwitchEngine::Mixed(e) => SwitchingKey::Klss(e.klss.generate_key_with_storage(
+                s_from,
+                sk,
+                KeyStorage::Compact,
+                rng,
+            )),
         }
     }
 }
 
 const MISMATCH: &str = "key, decomposition or accumulator of another engine (checked by callers)";
+
+/// The ordinary form a mixed engine's key keeps.
+fn ordinary(k: &KlssKey) -> &HybridKey {
+    k.compact.as_ref().expect(MISMATCH)
+}
 
 impl KeySwitcher for KeySwitchEngine {
     type Key = SwitchingKey;
@@ -213,6 +267,10 @@ impl KeySwitcher for KeySwitchEngine {
         match self {
             KeySwitchEngine::Hybrid(e) => EngineDecomposition::Hybrid(e.decompose(c)),
             KeySwitchEngine::Klss(e) => EngineDecomposition::Klss(e.decompose(c)),
+            KeySwitchEngine::Mixed(e) if e.klss_at(c.q_limbs()) => {
+                EngineDecomposition::Klss(e.klss.decompose(c))
+            }
+            KeySwitchEngine::Mixed(e) => EngineDecomposition::Hybrid(e.hybrid.decompose(c)),
         }
     }
 
@@ -220,6 +278,12 @@ impl KeySwitcher for KeySwitchEngine {
         match self {
             KeySwitchEngine::Hybrid(e) => EngineAccumulator::Hybrid(e.zero_accumulator(q_limbs)),
             KeySwitchEngine::Klss(e) => EngineAccumulator::Klss(e.zero_accumulator(q_limbs)),
+            KeySwitchEngine::Mixed(e) if e.klss_at(q_limbs) => {
+                EngineAccumulator::Klss(e.klss.zero_accumulator(q_limbs))
+            }
+            KeySwitchEngine::Mixed(e) => {
+                EngineAccumulator::Hybrid(e.hybrid.zero_accumulator(q_limbs))
+            }
         }
     }
 
@@ -237,6 +301,12 @@ impl KeySwitcher for KeySwitchEngine {
             ) => EngineAccumulator::Hybrid(e.multiply(d, k, q_limbs)),
             (KeySwitchEngine::Klss(e), EngineDecomposition::Klss(d), SwitchingKey::Klss(k)) => {
                 EngineAccumulator::Klss(e.multiply(d, k, q_limbs))
+            }
+            (KeySwitchEngine::Mixed(e), EngineDecomposition::Hybrid(d), SwitchingKey::Klss(k)) => {
+                EngineAccumulator::Hybrid(e.hybrid.multiply(d, ordinary(k), q_limbs))
+            }
+            (KeySwitchEngine::Mixed(e), EngineDecomposition::Klss(d), SwitchingKey::Klss(k)) => {
+                EngineAccumulator::Klss(e.klss.multiply(d, k, q_limbs))
             }
             _ => panic!("{MISMATCH}"),
         }
@@ -261,6 +331,18 @@ impl KeySwitcher for KeySwitchEngine {
                 SwitchingKey::Klss(k),
                 EngineAccumulator::Klss(a),
             ) => e.multiply_add(d, k, a),
+            (
+                KeySwitchEngine::Mixed(e),
+                EngineDecomposition::Hybrid(d),
+                SwitchingKey::Klss(k),
+                EngineAccumulator::Hybrid(a),
+            ) => e.hybrid.multiply_add(d, ordinary(k), a),
+            (
+                KeySwitchEngine::Mixed(e),
+                EngineDecomposition::Klss(d),
+                SwitchingKey::Klss(k),
+                EngineAccumulator::Klss(a),
+            ) => e.klss.multiply_add(d, k, a),
             _ => panic!("{MISMATCH}"),
         }
     }
@@ -269,6 +351,8 @@ impl KeySwitcher for KeySwitchEngine {
         match (self, acc) {
             (KeySwitchEngine::Hybrid(e), EngineAccumulator::Hybrid(a)) => e.mod_down(a),
             (KeySwitchEngine::Klss(e), EngineAccumulator::Klss(a)) => e.mod_down(a),
+            (KeySwitchEngine::Mixed(e), EngineAccumulator::Hybrid(a)) => e.hybrid.mod_down(a),
+            (KeySwitchEngine::Mixed(e), EngineAccumulator::Klss(a)) => e.klss.mod_down(a),
             _ => panic!("{MISMATCH}"),
         }
     }
@@ -277,6 +361,8 @@ impl KeySwitcher for KeySwitchEngine {
         match (self, d) {
             (KeySwitchEngine::Hybrid(e), EngineDecomposition::Hybrid(d)) => e.recycle(d),
             (KeySwitchEngine::Klss(e), EngineDecomposition::Klss(d)) => e.recycle(d),
+            (KeySwitchEngine::Mixed(e), EngineDecomposition::Hybrid(d)) => e.hybrid.recycle(d),
+            (KeySwitchEngine::Mixed(e), EngineDecomposition::Klss(d)) => e.klss.recycle(d),
             _ => panic!("{MISMATCH}"),
         }
     }
@@ -288,6 +374,12 @@ impl KeySwitcher for KeySwitchEngine {
             }
             (KeySwitchEngine::Klss(e), EngineAccumulator::Klss(a)) => {
                 EngineAccumulator::Klss(e.permute(a, k))
+            }
+            (KeySwitchEngine::Mixed(e), EngineAccumulator::Hybrid(a)) => {
+                EngineAccumulator::Hybrid(e.hybrid.permute(a, k))
+            }
+            (KeySwitchEngine::Mixed(e), EngineAccumulator::Klss(a)) => {
+                EngineAccumulator::Klss(e.klss.permute(a, k))
             }
             _ => panic!("{MISMATCH}"),
         }

@@ -16,6 +16,7 @@ pub mod cost;
 mod engine;
 mod hybrid;
 mod klss;
+mod mixed;
 
 pub use engine::{
     EngineAccumulator, EngineDecomposition, KeySwitchEngine, KeySwitchMethod, SwitchingKey,
@@ -24,6 +25,7 @@ pub use hybrid::{HybridDecomposition, HybridKey, HybridKeySwitcher};
 pub use klss::{
     KeyStorage, KlssAccumulator, KlssBound, KlssConfig, KlssDecomposition, KlssKey, KlssKeySwitcher,
 };
+pub use mixed::{LevelSet, MixedKeySwitcher};
 
 use crate::ring::{for_each_limb, Poly, RingContext};
 use crate::rlwe::keys::SecretKey;

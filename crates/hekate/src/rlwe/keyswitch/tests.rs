@@ -230,3 +230,114 @@ fn klss_r_prime_is_checked_against_the_bound() {
         .with_r_prime(2);
     assert_eq!(KlssKeySwitcher::new(ctx, 6, heur).unwrap().r_prime(), 2);
 }
+
+/// A mixed engine runs KLSS at its levels and hybrid at the others, on keys it keeps in
+/// both forms: at every level its switch, hoisted sum and permutation equal the hybrid
+/// engine's words, and its decompositions are of the engine the level names.
+#[test]
+fn mixed_engine_equals_hybrid_at_every_level() {
+    let ctx = mixed_ring(1 << 10);
+    let mut rng = ChaCha20Rng::seed_from_u64(5);
+    let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let other = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let hybrid = HybridKeySwitcher::new(ctx.clone(), 3);
+    let levels = LevelSet::from_limbs([2, 5, 6]).unwrap();
+    let method = KeySwitchMethod::Mixed {
+        klss: KlssConfig::klss(2),
+        levels,
+    };
+    let mixed = KeySwitchEngine::new(ctx.clone(), 3, method, None).unwrap();
+    assert_eq!(mixed.method(), method);
+    let keys: Vec<HybridKey> = (0..3)
+        .map(|_| hybrid.generate_key(other.ntt(), &sk, &mut rng))
+        .collect();
+    // Expanded storage is asked for, but a mixed engine keeps both forms regardless.
+    let mk: Vec<SwitchingKey> = keys
+        .iter()
+        .map(|k| mixed.adopt(k.clone(), KeyStorage::Expanded).unwrap())
+        .collect();
+    for (k, m) in keys.iter().zip(&mk) {
+        assert!(mixed.owns(m));
+        assert_eq!(mixed.ordinary_key(m).as_ref(), k);
+    }
+    for ql in 1..=6 {
+        let c = random_ntt(&ctx, ql, &mut rng);
+        assert!(
+            hybrid.switch(&c, &keys[0]) == mixed.switch(&c, &mk[0]),
+            "level {ql}"
+        );
+        let d = mixed.decompose(&c);
+        assert_eq!(
+            matches!(d, EngineDecomposition::Klss(_)),
+            levels.contains(ql),
+            "level {ql}: decomposition of the wrong engine"
+        );
+        let dh = hybrid.decompose(&c);
+        let (mut ah, mut am) = (hybrid.zero_accumulator(ql), mixed.zero_accumulator(ql));
+        for (h, m) in keys.iter().zip(&mk) {
+            hybrid.multiply_add(&dh, h, &mut ah);
+            mixed.multiply_add(&d, m, &mut am);
+        }
+        let (ph, pm) = (hybrid.permute(&ah, 5), mixed.permute(&am, 5));
+        assert!(
+            hybrid.mod_down(ph) == mixed.mod_down(pm),
+            "level {ql}: permuted"
+        );
+        assert!(hybrid.mod_down(ah) == mixed.mod_down(am), "level {ql}: sum");
+    }
+    let too_high = KeySwitchMethod::Mixed {
+        klss: KlssConfig::klss(2),
+        levels: LevelSet::from_limbs([7]).unwrap(),
+    };
+    assert!(KeySwitchEngine::new(ctx, 3, too_high, None).is_err());
+}
+
+/// `Auto`'s plan: at every level the planned engine is predicted at least as fast as both
+/// hybrid and the plan's KLSS configuration, and the plan is `Mixed` only when the two
+/// trade places. With one-prime digits (dnum = L + 1) and NTTs made very expensive, KLSS
+/// (which trades NTTs for inner products) must run at the top level.
+#[test]
+fn auto_plans_per_level() {
+    use super::cost::{CostModel, UnitCosts};
+    let ctx = mixed_ring(1 << 10);
+    let top = ctx.q_len();
+    let costs = UnitCosts::calibrate(1 << 10);
+    let dear_ntt = UnitCosts {
+        ntt_narrow: 1.0,
+        ntt_wide: 1.0,
+        ..costs
+    };
+    for dnum in [1usize, 2, 6] {
+        for c in [&costs, &dear_ntt] {
+            let model = CostModel::new(&ctx, dnum, c);
+            let plan = model.plan().unwrap();
+            for ql in 1..=top {
+                let mine = model.predict(&plan, ql).unwrap().seconds;
+                let hyb = model.predict(&KeySwitchMethod::Hybrid, ql).unwrap().seconds;
+                assert!(
+                    mine <= hyb,
+                    "dnum {dnum} level {ql}: plan slower than hybrid"
+                );
+                if let KeySwitchMethod::Klss(k) | KeySwitchMethod::Mixed { klss: k, .. } = plan {
+                    let k = model
+                        .predict(&KeySwitchMethod::Klss(k), ql)
+                        .unwrap()
+                        .seconds;
+                    assert!(
+                        mine <= k,
+                        "dnum {dnum} level {ql}: plan slower than its KLSS"
+                    );
+                }
+            }
+            if let KeySwitchMethod::Mixed { levels, .. } = plan {
+                assert!(!levels.is_empty() && levels.len() < top);
+            }
+        }
+    }
+    let plan = CostModel::new(&ctx, top, &dear_ntt).plan().unwrap();
+    match plan {
+        KeySwitchMethod::Klss(_) => {}
+        KeySwitchMethod::Mixed { levels, .. } => assert!(levels.contains(top), "{plan:?}"),
+        _ => panic!("hybrid planned at dnum = L + 1 with dear NTTs"),
+    }
+}
