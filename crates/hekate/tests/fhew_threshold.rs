@@ -12,7 +12,7 @@
 use hekate::fhew::params::{AutoKeySet, Method, MethodConfig};
 use hekate::fhew::threshold::{
     self, combine_bit, combine_bootstrap_key, insecure_joint_secret, CommonRandomString,
-    EvalKeyShare, PartialDecryption, SecretShare, ThresholdContext, ThresholdParams,
+    EvalKeyShare, KeyCombiner, PartialDecryption, SecretShare, ThresholdContext, ThresholdParams,
     ThresholdPublicKey, THRESHOLD_STD128, THRESHOLD_TOY,
 };
 use hekate::fhew::{
@@ -51,11 +51,13 @@ fn setup(p: &ThresholdParams, k: usize, cfg: MethodConfig, seed: u64) -> Setup {
         .map(|s| s.public_key_share(&ctx, &crs, &mut rng))
         .collect();
     let pk = ThresholdPublicKey::combine(&ctx, &crs, &pk_shares).unwrap();
-    let ek: Vec<EvalKeyShare> = shares
-        .iter()
-        .map(|s| s.eval_key_share(&ctx, &crs, &pk, cfg, &mut rng).unwrap())
-        .collect();
-    let key = Arc::new(combine_bootstrap_key(&ctx, &ek).unwrap());
+    // The computing party folds each share in as it arrives (parties in reverse order).
+    let mut combiner = KeyCombiner::new(&ctx);
+    for s in shares.iter().rev() {
+        let share = s.eval_key_share(&ctx, &crs, &pk, cfg, &mut rng).unwrap();
+        combiner.add(&share).unwrap();
+    }
+    let key = Arc::new(combiner.finish().unwrap());
     let ev = FhewEvaluator::new(ctx.fhew().clone(), key.clone()).unwrap();
     Setup {
         ctx,
@@ -371,6 +373,11 @@ fn bad_input_is_an_error() {
         .map(|s| s.eval_key_share(&ctx, &crs, &pk, cfg, &mut rng).unwrap())
         .collect();
     assert!(combine_bootstrap_key(&ctx, &ek[..2]).is_err());
+    let mut partial = KeyCombiner::new(&ctx);
+    partial.add(&ek[0]).unwrap();
+    partial.add(&ek[2]).unwrap();
+    assert!(partial.add(&ek[2]).is_err());
+    assert!(matches!(partial.finish(), Err(Error::InvalidParameters(_))));
     // A share made with another common random string (other key-switching masks).
     let other = CommonRandomString::new([8; 32]);
     let mut mixed = ek.clone();

@@ -38,6 +38,6 @@ pub use gates::{test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecre
 pub use lwe::{LweCiphertext, LweKeySwitchKey, LweSecretDistribution, LweSecretKey};
 pub use params::{AutoKeySet, FhewParams, Method, MethodConfig};
 pub use threshold::{
-    CommonRandomString, EvalKeyShare, PartialDecryption, PublicKeyShare, SecretShare,
-    ThresholdContext, ThresholdParams, ThresholdPublicKey,
+    CommonRandomString, EvalKeyShare, KeyCombiner, KeySwitchShare, PartialDecryption,
+    PublicKeyShare, SecretShare, ThresholdContext, ThresholdParams, ThresholdPublicKey,
 };

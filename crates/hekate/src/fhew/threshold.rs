@@ -22,7 +22,7 @@
 //!    * `ak_(j,t) = RLWE'_(z_*)(z_j(X^t))` for every automorphism key `t` (§6.1.2);
 //!    * the party's share of the LWE key-switching key `z_* → s_*`: rows
 //!      `β = v B_ks^l z_(j,i) - <α, s_j> + e` over the common masks `α`.
-//! 4. **Combination** ([`combine_bootstrap_key`]): `brk_i = Π_j brk_(j,i)` by
+//! 4. **Combination** ([`KeyCombiner`], [`combine_bootstrap_key`]): `brk_i = Π_j brk_(j,i)` by
 //!    `RGSW ⊗ RGSW` products ([`rgsw_product`]; the exponents add up to those of `s_*`),
 //!    `ak_t = Σ_j ak_(j,t)`, and the `β` parts of the key-switching shares are summed. The
 //!    result is an ordinary [`BootstrapKey`].
@@ -99,7 +99,10 @@
 
 use super::blindrotate::{auto_exponents, monomial_exponents, BlindRotationKey, BrkElement};
 use super::gates::{decode_phase, BootstrapKey, FhewContext, FhewSecretKey};
-use super::lwe::{round_div, LweCiphertext, LweKeySwitchKey, LweSecretDistribution, LweSecretKey};
+use super::lwe::{
+    expand_lwe_masks, round_div, LweCiphertext, LweKeySwitchKey, LweSecretDistribution,
+    LweSecretKey,
+};
 use super::params::{self, FhewParams, Method, MethodConfig};
 use crate::math::sample::{self, DiscreteGaussian, Seed};
 use crate::ring::{Form, Poly, RingContext};
@@ -389,7 +392,22 @@ pub struct EvalKeyShare {
     /// `ak_(j,t) = RLWE'_(z_*)(z_j(X^t))`.
     pub auto: Vec<AutoKey>,
     /// The key-switching share `z_j → s_j` over the common masks.
-    pub ksk: LweKeySwitchKey,
+    pub ksk: KeySwitchShare,
+}
+
+/// Party `j`'s share of the LWE key-switching key `z_* → s_*`: the `β` parts
+/// `v B_ks^l z_(j,i) - <α, s_j> + e` of an [`LweKeySwitchKey`] whose masks `α` are expanded
+/// from [`CommonRandomString::ksk_seed`] (not stored: every party has them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeySwitchShare {
+    /// `log2 Q_ks`.
+    pub log_q_ks: u32,
+    /// `log2 B_ks`.
+    pub log_base: u32,
+    /// The seed of the masks.
+    pub seed: Seed,
+    /// `β` parts, one per row (row layout of [`LweKeySwitchKey`]).
+    pub b: Vec<u16>,
 }
 
 /// Party `j`'s partial decryption `<α, s_j> + e_j mod q` of one ciphertext.
@@ -499,7 +517,7 @@ impl SecretShare {
                 key: pk.encrypt_rlwe_prime(ctx, &zt, ag, rng),
             });
         }
-        let ksk = LweKeySwitchKey::generate_with_seed(
+        let full = LweKeySwitchKey::generate_with_seed(
             self.key.rlwe.coeffs(),
             &self.key.lwe,
             p.log_q_ks,
@@ -508,6 +526,12 @@ impl SecretShare {
             &ctx.fhew.noise,
             rng,
         )?;
+        let ksk = KeySwitchShare {
+            log_q_ks: full.log_q_ks,
+            log_base: full.log_base,
+            seed: full.seed,
+            b: full.b,
+        };
         Ok(EvalKeyShare {
             party: self.party,
             config,
@@ -742,92 +766,170 @@ pub fn rgsw_product(lhs: &Rgsw, rhs: &Rgsw, ctx: &RingContext, scratch: &mut Gsw
 }
 
 /// Combines the evaluation-key shares of all `k` parties into an ordinary
-/// [`BootstrapKey`]: `brk_i = Π_j brk_(j,i)` ([`rgsw_product`], in party order),
-/// `ak_t = Σ_j ak_(j,t)`, and the sum of the key-switching shares.
+/// [`BootstrapKey`] ([`KeyCombiner`], in the order given).
 pub fn combine_bootstrap_key(
     ctx: &ThresholdContext,
     shares: &[EvalKeyShare],
 ) -> Result<BootstrapKey> {
     ctx.check_parties("evaluation key", shares.iter().map(|s| s.party))?;
-    let mut sorted: Vec<&EvalKeyShare> = shares.iter().collect();
-    sorted.sort_by_key(|s| s.party);
-    let first = sorted[0];
-    for s in &sorted[1..] {
-        let same_ksk = s.ksk.seed == first.ksk.seed
-            && s.ksk.b.len() == first.ksk.b.len()
-            && (s.ksk.log_q_ks, s.ksk.log_base) == (first.ksk.log_q_ks, first.ksk.log_base);
-        let same_auto = s.auto.len() == first.auto.len()
-            && s.auto.iter().zip(&first.auto).all(|(x, y)| x.t == y.t);
-        if s.config != first.config || s.brk.len() != first.brk.len() || !same_auto || !same_ksk {
-            return Err(Error::ParameterMismatch(format!(
-                "evaluation-key shares of parties {} and {} differ in shape, configuration or \
-                 common random string",
-                first.party, s.party
-            )));
+    let mut c = KeyCombiner::new(ctx);
+    for s in shares {
+        c.add(s)?;
+    }
+    c.finish()
+}
+
+/// The computing party's combination of evaluation-key shares as they arrive (holding
+/// one running key, not all `k` shares): `brk_i ← brk_i ⊠ brk_(j,i)` ([`rgsw_product`]),
+/// `ak_t ← ak_t + ak_(j,t)`, and the sum of the key-switching `β` parts.
+#[derive(Debug)]
+pub struct KeyCombiner<'a> {
+    ctx: &'a ThresholdContext,
+    seen: Vec<bool>,
+    config: Option<MethodConfig>,
+    brk: Vec<Rgsw>,
+    auto: Vec<AutoKey>,
+    ksk: Option<KeySwitchShare>,
+    scratch: GswScratch,
+}
+
+impl<'a> KeyCombiner<'a> {
+    /// An empty combination.
+    pub fn new(ctx: &'a ThresholdContext) -> Self {
+        KeyCombiner {
+            ctx,
+            seen: vec![false; ctx.k],
+            config: None,
+            brk: Vec::new(),
+            auto: Vec::new(),
+            ksk: None,
+            scratch: GswScratch::new(ctx.ring()),
         }
     }
-    let ring = ctx.ring();
-    let dim_ok = |p: &RlwePrime| {
-        p.a.len() == p.gadget.digits()
-            && p.b.len() == p.a.len()
-            && p.a.iter().chain(&p.b).all(|x| x.data().len() == ring.n())
-            && p.gadget.q() == ctx.fhew.big_q
-    };
-    for s in &sorted {
-        let ok = s
-            .brk
-            .iter()
-            .all(|r| dim_ok(&r.zm) && dim_ok(&r.m) && r.zm.gadget == r.m.gadget)
-            && s.auto.iter().all(|k| dim_ok(&k.key));
-        if !ok {
-            return Err(Error::ParameterMismatch(format!(
-                "evaluation-key share of party {} does not fit the ring (N = {}, Q = {})",
-                s.party,
-                ring.n(),
-                ctx.fhew.big_q
+
+    /// Checks `share` against the parameters and the shares added so far.
+    fn check(&self, share: &EvalKeyShare) -> Result<()> {
+        let ctx = self.ctx;
+        let p = &ctx.params.fhew;
+        let ring = ctx.ring();
+        let j = share.party;
+        if j >= ctx.k || self.seen[j] {
+            return Err(Error::InvalidParameters(format!(
+                "evaluation key: party index {j} is out of range or repeated (k = {})",
+                ctx.k
             )));
         }
-    }
-    let mut scratch = GswScratch::new(ring);
-    let keys = (0..first.brk.len())
-        .map(|i| {
-            let acc = sorted[1..].iter().fold(first.brk[i].clone(), |acc, s| {
-                rgsw_product(&acc, &s.brk[i], ring, &mut scratch)
-            });
-            BrkElement::Rgsw(acc)
-        })
-        .collect();
-    let auto = (0..first.auto.len())
-        .map(|i| {
-            let mut k = first.auto[i].clone();
-            k.key.seed = [0; 32];
-            for s in &sorted[1..] {
-                let other = &s.auto[i].key;
-                for (x, y) in k.key.a.iter_mut().zip(&other.a) {
-                    x.add_assign(y, ring);
-                }
-                for (x, y) in k.key.b.iter_mut().zip(&other.b) {
-                    x.add_assign(y, ring);
-                }
+        let mismatch = |what: &str| {
+            Err(Error::ParameterMismatch(format!(
+                "evaluation-key share of party {j}: {what}"
+            )))
+        };
+        if let Some(c) = self.config {
+            if c != share.config {
+                return mismatch("another blind-rotation configuration");
             }
-            k
-        })
-        .collect();
-    let p = &ctx.params.fhew;
-    let brk = BlindRotationKey::from_parts(p, ring.n(), first.config, keys, None, auto)?;
-    let mut ksk = first.ksk.clone();
-    let mask = ((1u32 << ksk.log_q_ks) - 1) as u16;
-    for s in &sorted[1..] {
-        for (x, &y) in ksk.b.iter_mut().zip(&s.ksk.b) {
+        }
+        let cfg = share.config;
+        let want = monomial_exponents(p, cfg.method, ring.n(), &vec![0; p.n]);
+        let Some(want) = want.filter(|_| cfg.method.applies(p.q, ring.n()) && !cfg.alt_mult) else {
+            return mismatch("no threshold keys exist for this configuration");
+        };
+        let prime_ok = |x: &RlwePrime, log_bg: u32| {
+            x.gadget.q() == ctx.fhew.big_q
+                && x.gadget.log_base() == log_bg
+                && x.a.len() == x.gadget.digits()
+                && x.b.len() == x.a.len()
+                && x.a.iter().chain(&x.b).all(|y| y.data().len() == ring.n())
+        };
+        if share.brk.len() != want.len()
+            || !share
+                .brk
+                .iter()
+                .zip(&want)
+                .all(|(r, &(_, lb))| prime_ok(&r.zm, lb) && prime_ok(&r.m, lb))
+        {
+            return mismatch("blind-rotation keys of the wrong number or shape");
+        }
+        let ts = auto_exponents(cfg, p.q, ring.n());
+        if share.auto.len() != ts.len()
+            || !share
+                .auto
+                .iter()
+                .zip(&ts)
+                .all(|(a, &t)| a.t == t && prime_ok(&a.key, p.log_bg))
+        {
+            return mismatch("automorphism keys of the wrong number or shape");
+        }
+        let k = &share.ksk;
+        let rows = p.big_n * p.log_q_ks.div_ceil(p.log_b_ks) as usize * ((1 << p.log_b_ks) - 1);
+        if (k.log_q_ks, k.log_base) != (p.log_q_ks, p.log_b_ks) || k.b.len() != rows {
+            return mismatch("key-switching share of the wrong shape");
+        }
+        if let Some(first) = &self.ksk {
+            if first.seed != k.seed {
+                return mismatch("key-switching masks of another common random string");
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds party `share.party`'s share.
+    pub fn add(&mut self, share: &EvalKeyShare) -> Result<()> {
+        self.check(share)?;
+        self.seen[share.party] = true;
+        let ring = self.ctx.ring();
+        let Some(sum) = self.ksk.as_mut() else {
+            self.config = Some(share.config);
+            self.brk = share.brk.clone();
+            self.auto = share.auto.clone();
+            self.ksk = Some(share.ksk.clone());
+            return Ok(());
+        };
+        let mask = ((1u32 << sum.log_q_ks) - 1) as u16;
+        for (x, &y) in sum.b.iter_mut().zip(&share.ksk.b) {
             *x = x.wrapping_add(y) & mask;
         }
+        for (acc, r) in self.brk.iter_mut().zip(&share.brk) {
+            *acc = rgsw_product(acc, r, ring, &mut self.scratch);
+        }
+        for (acc, k) in self.auto.iter_mut().zip(&share.auto) {
+            for (x, y) in acc.key.a.iter_mut().zip(&k.key.a) {
+                x.add_assign(y, ring);
+            }
+            for (x, y) in acc.key.b.iter_mut().zip(&k.key.b) {
+                x.add_assign(y, ring);
+            }
+        }
+        Ok(())
     }
-    if ksk.n_in != p.big_n || ksk.n_out != p.n {
-        return Err(Error::ParameterMismatch(
-            "key-switching shares were made for other parameters".into(),
-        ));
+
+    /// The bootstrapping key, once every party's share has been added.
+    pub fn finish(self) -> Result<BootstrapKey> {
+        let missing: Vec<usize> = (0..self.ctx.k).filter(|&j| !self.seen[j]).collect();
+        let (Some(config), Some(ks), true) = (self.config, self.ksk, missing.is_empty()) else {
+            return Err(Error::InvalidParameters(format!(
+                "evaluation key: the shares of parties {missing:?} are missing (k = {})",
+                self.ctx.k
+            )));
+        };
+        let p = &self.ctx.params.fhew;
+        let keys = self.brk.into_iter().map(BrkElement::Rgsw).collect();
+        let brk = BlindRotationKey::from_parts(p, p.big_n, config, keys, None, self.auto)?;
+        let digits = p.log_q_ks.div_ceil(p.log_b_ks) as usize;
+        let mut a = vec![0u16; ks.b.len() * p.n];
+        expand_lwe_masks(&ks.seed, 0, ks.log_q_ks, &mut a);
+        let ksk = LweKeySwitchKey {
+            log_q_ks: ks.log_q_ks,
+            log_base: ks.log_base,
+            digits,
+            n_in: p.big_n,
+            n_out: p.n,
+            seed: ks.seed,
+            a,
+            b: ks.b,
+        };
+        Ok(BootstrapKey { brk, ksk })
     }
-    Ok(BootstrapKey { brk, ksk })
 }
 
 /// The phase `β + Σ_j p_j` (centered in `[-q/2, q/2)`) from the partial decryptions of
