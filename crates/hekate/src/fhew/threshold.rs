@@ -59,11 +59,47 @@
 //! # Parameters
 //!
 //! The `RGSW ⊗ RGSW` products multiply the gadget amplification `d_g N B_g^2/12` twice
-//! into `σ_acc^2`, so threshold keys need a wider `Q` than single-key FHEW:
-//! [`THRESHOLD_TOY`] (insecure, for tests: `N = 256`, `q = 512`, 50-bit `Q`) and
-//! [`THRESHOLD_STD128`] (`N = 2048`, 54-bit `Q`, `n = 600`, `Q_ks = 2^16`); the
-//! failure probabilities for `k = 2 .. 16` are in `docs/threshold_fhew.md` (and printed
-//! by the `fhew_threshold` tests).
+//! into `σ_acc^2` (`σ_acc^2 ≈ 6kn (d_g N B_g^2/12)^2 σ_fresh^2`), so threshold keys need a
+//! wider `Q` than single-key FHEW; the other terms of the gate noise grow linearly in `k`:
+//! the rounding `Q_ks → q` (`n E[s_*^2]/12 = nk/18`) and key switching
+//! (`N d_ks k σ^2 (q/Q_ks)^2`). Both presets take `σ_smenc = 2^6 σ ≈ 204`: it makes the
+//! encryption error `e_0 z_* + e_1` of every key share 64 times wider than the
+//! public key's own contribution `v e_pk`, so the combined keys' error is dominated by
+//! fresh smudging noise rather than by any one party's `e_j` (§6.1.2), and the budget
+//! still leaves `σ_acc (q/Q) <= 4.1` for `k = 16`.
+//!
+//! Failure probabilities from the formulas above (a two-input gate: decision margin
+//! `q/8`, two bootstrapped inputs; threshold decryption: one bootstrapped ciphertext plus
+//! `k σ_flood^2`), as printed by the `failure_probabilities` test:
+//!
+//! | k | TOY gate | TOY decryption | STD128 gate | STD128 decryption |
+//! |---|----------|----------------|-------------|-------------------|
+//! | 2 | 2^-350 | 2^-341 | 2^-107 | 2^-203 |
+//! | 3 | 2^-236 | 2^-229 | 2^-72 | 2^-137 |
+//! | 4 | 2^-178 | 2^-173 | 2^-55 | 2^-103 |
+//! | 5 | 2^-144 | 2^-139 | 2^-44 | 2^-83 |
+//! | 6 | 2^-120 | 2^-117 | 2^-37 | 2^-70 |
+//! | 7 | 2^-104 | 2^-101 | 2^-32 | 2^-60 |
+//! | 8 | 2^-91 | 2^-88 | 2^-29 | 2^-53 |
+//! | 10 | 2^-73 | 2^-71 | 2^-23 | 2^-43 |
+//! | 12 | 2^-62 | 2^-60 | 2^-20 | 2^-36 |
+//! | 16 | 2^-47 | 2^-46 | 2^-15 | 2^-28 |
+//!
+//! * [`THRESHOLD_TOY`] (insecure, for tests): `N = 256`, `q = 2N = 512` (Alg. 3, 4),
+//!   `n = 32`, 50-bit `Q`, `B_g = 2^7`, `Q_ks = 2^16`, `B_ks = 2^8`, `σ_flood = 1.5`:
+//!   negligible failure (below `2^-45`) for every `k` in `2 ..= 16`.
+//! * [`THRESHOLD_STD128`] (about 128-bit): `N = 2048`, 54-bit `Q`, `B_g = 2^6`, Alg. 5
+//!   with `q = 2048`, `n = 600`, `Q_ks = 2^16`, `B_ks = 2^4`, `σ_flood = 2`: gate failure
+//!   below `2^-40` up to `k = 5` and below `2^-32` up to `k = 7`. Beyond that the
+//!   key-switching term `N d_ks k σ^2 (q/Q_ks)^2` (70% of the gate noise at `k = 16`)
+//!   dominates: `q` cannot exceed `2N` and [`LweKeySwitchKey`] works modulo at most
+//!   `2^16`, so secure sets for larger `k` need a wider key-switching modulus (or a smaller
+//!   `N` with a smaller `Q`, which the products rule out).
+//!
+//! Noise flooding in decryption: the flooding noise (`k σ_flood^2` in all) is about as
+//! wide as the ciphertext's own error, not wider by a super-polynomial factor, which no
+//! decision margin of `q/8` with `q <= 2N` leaves room for; it masks the parties'
+//! `<α, s_j>` only up to that ratio.
 //!
 //! Threshold keys are not seed-compressed: the `a` parts of public-key encryptions and of
 //! products are not expanded from a seed (their [`RlwePrime::seed`] is all zero).
@@ -154,8 +190,9 @@ pub const THRESHOLD_TOY: ThresholdParams = ThresholdParams {
 };
 
 /// [`params::STD128_THRESHOLD`] (`n = 600`, `q = 2048`, `N = 2048`, 54-bit `Q`,
-/// `B_g = 2^8`, `Q_ks = 2^16`, `B_ks = 2^4`; Alg. 5) with `σ_smenc = 2^6 σ` and
-/// `σ_flood = 2` (see `docs/threshold_fhew.md` for the failure probabilities).
+/// `B_g = 2^6`, `Q_ks = 2^16`, `B_ks = 2^4`; Alg. 5) with `σ_smenc = 2^6 σ` and
+/// `σ_flood = 2`: gate failure below `2^-40` for `k <= 5` (the table in the module
+/// documentation gives every `k`).
 pub const THRESHOLD_STD128: ThresholdParams = ThresholdParams {
     name: "THRESHOLD_STD128",
     fhew: params::STD128_THRESHOLD,
