@@ -16,8 +16,7 @@ use hekate::fhew::threshold::{
     ThresholdPublicKey, THRESHOLD_STD128, THRESHOLD_TOY,
 };
 use hekate::fhew::{
-    test_vector, BlindRotationKey, BootstrapKey, BrkElement, FhewEvaluator, FhewSecretKey, Gate,
-    LweCiphertext,
+    test_vector, BlindRotationKey, BootstrapKey, BrkElement, FhewEvaluator, Gate, LweCiphertext,
 };
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::{RngCore, SeedableRng};
@@ -48,7 +47,7 @@ fn setup(p: &ThresholdParams, k: usize, cfg: MethodConfig, seed: u64) -> Setup {
         .collect();
     let pk_shares: Vec<_> = shares
         .iter()
-        .map(|s| s.public_key_share(&ctx, &crs, &mut rng))
+        .map(|s| s.public_key_share(&ctx, &crs, &mut rng).unwrap())
         .collect();
     let pk = ThresholdPublicKey::combine(&ctx, &crs, &pk_shares).unwrap();
     // The computing party folds each share in as it arrives (parties in reverse order).
@@ -344,7 +343,7 @@ fn bad_input_is_an_error() {
         .collect();
     let pks: Vec<_> = shares
         .iter()
-        .map(|s| s.public_key_share(&ctx, &crs, &mut rng))
+        .map(|s| s.public_key_share(&ctx, &crs, &mut rng).unwrap())
         .collect();
     // Wrong share counts and repeated parties.
     assert!(matches!(
@@ -477,7 +476,24 @@ fn bad_input_is_an_error() {
     );
     // The evaluator accepts the combined key; a key of other parameters is rejected.
     assert!(FhewEvaluator::new(fctx.clone(), Arc::new(key)).is_ok());
-    let _ = FhewSecretKey::generate(fctx, &mut rng).unwrap();
+
+    // A share made for other parameters (N = 2048) or for more parties is rejected.
+    let big = ThresholdContext::new(&THRESHOLD_STD128, 4).unwrap();
+    let foreign = SecretShare::generate(&big, 0, &mut rng).unwrap();
+    assert!(matches!(
+        foreign.public_key_share(&ctx, &crs, &mut rng),
+        Err(Error::ParameterMismatch(_))
+    ));
+    assert!(matches!(
+        foreign.eval_key_share(&ctx, &crs, &pk, cfg, &mut rng),
+        Err(Error::ParameterMismatch(_))
+    ));
+    assert!(foreign.partial_decrypt(&ctx, &ct, &mut rng).is_err());
+    let fourth = SecretShare::generate(&ThresholdContext::new(p, 4).unwrap(), 3, &mut rng).unwrap();
+    assert!(matches!(
+        fourth.partial_decrypt(&ctx, &ct, &mut rng),
+        Err(Error::InvalidParameters(_))
+    ));
 }
 
 /// k = 16 on 2,000 random inputs per gate (12,000 gates), zero failures.

@@ -116,7 +116,10 @@
 //! let crs = CommonRandomString::new(hekate::math::sample::fresh_seed());
 //! let shares: Vec<SecretShare> =
 //!     (0..3).map(|j| SecretShare::generate(&ctx, j, &mut rng)).collect::<Result<_, _>>()?;
-//! let pk_shares: Vec<_> = shares.iter().map(|s| s.public_key_share(&ctx, &crs, &mut rng)).collect();
+//! let pk_shares: Vec<_> = shares
+//!     .iter()
+//!     .map(|s| s.public_key_share(&ctx, &crs, &mut rng))
+//!     .collect::<Result<_, _>>()?;
 //! let pk = threshold::ThresholdPublicKey::combine(&ctx, &crs, &pk_shares)?;
 //! let config = MethodConfig::new(Method::Alg3);
 //! let ek: Vec<_> = shares
@@ -482,13 +485,32 @@ impl SecretShare {
         self.party
     }
 
+    /// Checks that the share was made for `ctx`'s parameters.
+    fn check(&self, ctx: &ThresholdContext) -> Result<()> {
+        let p = &ctx.params.fhew;
+        if self.key.lwe.dim() != p.n || self.key.rlwe.ring_id() != ctx.ring().fingerprint() {
+            return Err(Error::ParameterMismatch(format!(
+                "the secret share of party {} was made for other FHEW parameters",
+                self.party
+            )));
+        }
+        if self.party >= ctx.k {
+            return Err(Error::InvalidParameters(format!(
+                "party index {} must be below k = {}",
+                self.party, ctx.k
+            )));
+        }
+        Ok(())
+    }
+
     /// `b_j = -a_crs z_j + e_j` with `e_j` of standard deviation `σ` (§6.1.1).
     pub fn public_key_share<R: RngCore + CryptoRng>(
         &self,
         ctx: &ThresholdContext,
         crs: &CommonRandomString,
         rng: &mut R,
-    ) -> PublicKeyShare {
+    ) -> Result<PublicKeyShare> {
+        self.check(ctx)?;
         let [b, _a] = encrypt_zero_sk_with(
             ctx.ring(),
             &self.key.rlwe,
@@ -499,10 +521,10 @@ impl SecretShare {
             &ctx.fhew.noise,
             rng,
         );
-        PublicKeyShare {
+        Ok(PublicKeyShare {
             party: self.party,
             b,
-        }
+        })
     }
 
     /// The party's evaluation-key share for `config` (AP, Alg. 3, 4 or 5 with RGSW keys),
@@ -515,6 +537,7 @@ impl SecretShare {
         config: MethodConfig,
         rng: &mut R,
     ) -> Result<EvalKeyShare> {
+        self.check(ctx)?;
         let p = &ctx.params.fhew;
         let ring = ctx.ring();
         let big_n = ring.n();
@@ -586,6 +609,7 @@ impl SecretShare {
         ct: &LweCiphertext,
         rng: &mut R,
     ) -> Result<PartialDecryption> {
+        self.check(ctx)?;
         check_ct(ctx, ct)?;
         let mask = LweCiphertext {
             a: ct.a.clone(),
