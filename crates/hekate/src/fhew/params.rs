@@ -356,8 +356,9 @@ pub const STD128_THRESHOLD: FhewParams = FhewParams {
     lwe_secret: LweSecretDistribution::Ternary,
 };
 
-/// Every named preset.
-pub const PRESETS: [&FhewParams; 15] = [
+/// Every named single-key preset (the threshold sets [`TOY_THRESHOLD`] and
+/// [`STD128_THRESHOLD`] are reached through [`super::threshold`]).
+pub const PRESETS: [&FhewParams; 13] = [
     &MEDIUM,
     &STD128,
     &STD128_AP,
@@ -371,8 +372,6 @@ pub const PRESETS: [&FhewParams; 15] = [
     &OPENFHE_MEDIUM,
     &OPENFHE_STD192,
     &TOY,
-    &TOY_THRESHOLD,
-    &STD128_THRESHOLD,
 ];
 
 impl FhewParams {
