@@ -8,7 +8,8 @@
 //! # Protocol
 //!
 //! 1. **Common random string** ([`CommonRandomString`]): a public 32-byte seed, expanded
-//!    (stream 0) into `a_crs ∈ R_Q` and into the masks `α` of the LWE key-switching key.
+//!    into `a_crs ∈ R_Q` (stream 0) and, through a seed drawn from stream 1, into the
+//!    masks `α` of the LWE key-switching key.
 //! 2. **Public key** (§6.1.1): party `j` publishes `b_j = -a_crs z_j + e_j`
 //!    ([`SecretShare::public_key_share`]); `pk = (a_crs, Σ_j b_j)`
 //!    ([`ThresholdPublicKey::combine`]), an RLWE encryption of zero under `z_*` with error
@@ -43,8 +44,9 @@
 //!   ([`ThresholdParams::sigma_fresh2`]);
 //! * `brk`: the `k - 1` products each add `2 σ_⊙^2(σ_fresh^2)` and the first share's
 //!   error passes through (its monomials only rotate it):
-//!   `σ_brk^2 = σ_fresh^2 + 2(k - 1) σ_⊙^2(σ_fresh^2)`, just below the paper's
-//!   `2k d_g N (B_g^2/12) σ_fresh^2` ([`ThresholdParams::sigma_brk2`]);
+//!   `σ_brk^2 = σ_fresh^2 + 2(k - 1) σ_⊙^2(σ_fresh^2)`, about `(k - 1)/k` of the paper's
+//!   `2k d_g N (B_g^2/12) σ_fresh^2`, which counts `k` products
+//!   ([`ThresholdParams::sigma_brk2`], [`ThresholdParams::sigma_brk2_paper`]);
 //! * `ak`: `σ_ak^2 = k σ_fresh^2`;
 //! * blind rotation: `σ_acc^2 = σ_⊙^2(3n σ_brk^2 + n σ_ak^2)` for Alg. 3 and
 //!   `σ_⊙^2((2n + 2) σ_brk^2 + n σ_ak^2)` for Alg. 4 and 5
