@@ -1,10 +1,11 @@
 //! FHEW end to end: every gate, majority, NOT and look-up tables decrypt correctly.
 //!
 //! CI runs the insecure `TOY` set (and `TOY` with `q = 2N` for Alg. 3/4) with fixed seeds;
-//! the full-size run (2,000 random inputs per gate, every preset) is `#[ignore]`d:
+//! the full-size run (2,000 random inputs per gate, every preset, one test per preset) is
+//! `#[ignore]`d:
 //!
 //! ```text
-//! cargo test --release -p hekate --test fhew -- --ignored
+//! cargo test --release -p hekate --test fhew -- --ignored full_size
 //! ```
 
 use hekate::fhew::params::{self, AutoKeySet, FhewParams, Method, MethodConfig};
@@ -146,22 +147,49 @@ fn bad_input_is_an_error() {
     assert!(format!("{sk:?}").contains("redacted"));
 }
 
-/// Every gate on 2,000 random inputs for every preset and its fastest applicable
-/// automorphism method, and GINX/AP on the OpenFHE STD128 set.
+/// The fastest applicable automorphism method of a preset (Alg. 5 for `q < 2N`, else
+/// Alg. 4).
+fn fastest_automorphism_method(p: &FhewParams) -> MethodConfig {
+    if Method::Alg5.applies(p.q, p.big_n) {
+        MethodConfig::new(Method::Alg5)
+    } else {
+        MethodConfig::new(Method::Alg4)
+    }
+}
+
+/// One `#[ignore]`d test per preset: every gate on 2,000 random inputs with the preset's
+/// fastest automorphism method (`cargo test --release -p hekate --test fhew -- --ignored
+/// full_size_<preset>` runs one; `-- --ignored full_size` runs them all).
+macro_rules! full_size {
+    ($($name:ident: $preset:expr, $seed:expr;)*) => {$(
+        #[test]
+        #[ignore]
+        fn $name() {
+            let p = &$preset;
+            check_gates(p, fastest_automorphism_method(p), 2000, $seed);
+        }
+    )*};
+}
+
+full_size! {
+    full_size_medium: params::MEDIUM, 7;
+    full_size_std128: params::STD128, 7;
+    full_size_std128_ap: params::STD128_AP, 7;
+    full_size_std192: params::STD192, 7;
+    full_size_std256: params::STD256, 7;
+    full_size_std128q: params::STD128Q, 7;
+    full_size_std192q: params::STD192Q, 7;
+    full_size_std256q: params::STD256Q, 7;
+    full_size_openfhe_std128: params::OPENFHE_STD128, 7;
+    full_size_openfhe_std128_lmkcdey: params::OPENFHE_STD128_LMKCDEY, 7;
+    full_size_openfhe_medium: params::OPENFHE_MEDIUM, 7;
+    full_size_openfhe_std192: params::OPENFHE_STD192, 7;
+}
+
+/// GINX on OpenFHE's STD128, the peers' method, on 2,000 random inputs.
 #[test]
 #[ignore]
-fn gates_full_size() {
-    for p in params::PRESETS {
-        if p.name == "TOY" {
-            continue;
-        }
-        let m = if Method::Alg5.applies(p.q, p.big_n) {
-            Method::Alg5
-        } else {
-            Method::Alg4
-        };
-        check_gates(p, MethodConfig::new(m), 2000, 7);
-    }
+fn full_size_openfhe_std128_ginx() {
     check_gates(
         &params::OPENFHE_STD128,
         MethodConfig::new(Method::Ginx),

@@ -405,7 +405,7 @@ fn bad_input_is_an_error() {
     // Assembling a blind-rotation key from parts checks the shape.
     let fctx = ctx.fhew();
     let keys = key.brk.keys.clone();
-    assert!(BlindRotationKey::from_parts(
+    assert!(BlindRotationKey::try_from_parts(
         &p.fhew,
         p.fhew.big_n,
         cfg,
@@ -415,10 +415,17 @@ fn bad_input_is_an_error() {
     )
     .is_err());
     assert!(matches!(
-        BlindRotationKey::from_parts(&p.fhew, p.fhew.big_n, cfg, keys.clone(), None, Vec::new()),
+        BlindRotationKey::try_from_parts(
+            &p.fhew,
+            p.fhew.big_n,
+            cfg,
+            keys.clone(),
+            None,
+            Vec::new()
+        ),
         Err(Error::MissingKey(_))
     ));
-    assert!(BlindRotationKey::from_parts(
+    assert!(BlindRotationKey::try_from_parts(
         &p.fhew,
         p.fhew.big_n,
         MethodConfig::new(Method::Ginx),
@@ -427,9 +434,15 @@ fn bad_input_is_an_error() {
         Vec::new()
     )
     .is_err());
-    let rebuilt =
-        BlindRotationKey::from_parts(&p.fhew, p.fhew.big_n, cfg, keys, None, key.brk.auto.clone())
-            .unwrap();
+    let rebuilt = BlindRotationKey::try_from_parts(
+        &p.fhew,
+        p.fhew.big_n,
+        cfg,
+        keys,
+        None,
+        key.brk.auto.clone(),
+    )
+    .unwrap();
     assert_eq!(rebuilt, key.brk);
 
     // Threshold decryption: wrong dimension, missing or foreign partials.

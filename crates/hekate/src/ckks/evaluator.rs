@@ -90,9 +90,12 @@ impl Evaluator {
         if let Some(k) = b.integer_ratio(a) {
             return Ok((k, 1));
         }
+        let ratio = (a.log2() - b.log2()).exp2();
         Err(Error::ScaleMismatch(format!(
-            "scales {a} and {b} differ by a non-integer factor: rescale the operand with the \
-             larger scale, or multiply one by a constant, so that both carry the same scale"
+            "scales {a} and {b} (ratio {ratio:.9}) differ by a non-integer factor: operands \
+             rescaled by different primes carry slightly different scales; rescale the operand \
+             with the larger scale, or reorder the computation (e.g. Horner's rule) so that \
+             both operands went through the same rescalings"
         )))
     }
 

@@ -196,34 +196,6 @@ pub(crate) fn monomial_exponents(
     Some(out)
 }
 
-/// The exponents `t` of the automorphism keys `ak_t` that `config` carries (none for AP
-/// and GINX), in key order.
-pub(crate) fn auto_exponents(config: MethodConfig, q: u64, big_n: usize) -> Vec<usize> {
-    if !matches!(config.method, Method::Alg3 | Method::Alg4 | Method::Alg5) {
-        return Vec::new();
-    }
-    let two_n = 2 * big_n;
-    let y = two_n / q as usize;
-    match config.auto_keys {
-        AutoKeySet::Full if config.method == Method::Alg5 => {
-            (1..q as usize).map(|j| y * j + 1).collect()
-        }
-        AutoKeySet::Full => (1..big_n).map(|j| 2 * j + 1).collect(),
-        AutoKeySet::PowersOfFive => {
-            let mut v = vec![two_n - 1];
-            let mut p = 5usize;
-            let mut k = 1;
-            while k < big_n / 2 {
-                v.push(p);
-                p = p * p % two_n;
-                k *= 2;
-            }
-            v
-        }
-        AutoKeySet::Generators => vec![5, two_n - 1],
-    }
-}
-
 impl BlindRotationKey {
     /// Generates the keys of `config` for the LWE secret `s` and RLWE secret `z`.
     #[allow(clippy::too_many_arguments)]
@@ -242,6 +214,13 @@ impl BlindRotationKey {
             return Err(Error::InvalidParameters(format!(
                 "{} does not apply to q = {q}, N = {big_n} (Alg. 3/4 need q = 2N, Alg. 5 q < 2N)",
                 config.method.name()
+            )));
+        }
+        if s.dim() != params.n {
+            return Err(Error::ParameterMismatch(format!(
+                "the LWE secret has dimension {}, the parameters n = {}",
+                s.dim(),
+                params.n
             )));
         }
         let big_q = ctx.modulus(0, 1).value();
@@ -281,14 +260,16 @@ impl BlindRotationKey {
             None
         };
         let mut auto = Vec::new();
-        let exps = auto_exponents(config, q, big_n);
+        let exps = Self::auto_exponents(config, q, big_n);
         if !exps.is_empty() {
             let ag = Gadget::new(big_q, params.log_bg)?;
             for t in exps {
                 auto.push(AutoKey::generate(ctx, z, t, ag, noise, rng)?);
             }
         }
-        Self::assemble(params, s.dim(), big_n, config, ginx_u, keys, z2, auto)
+        Ok(Self::from_parts(
+            params, big_n, config, ginx_u, keys, z2, auto,
+        ))
     }
 
     /// Assembles a key set from its parts (e.g. keys generated jointly by several parties,
@@ -298,7 +279,7 @@ impl BlindRotationKey {
     /// Checks the shape (method applicable to `q` and `N`, number and kind of keys, every
     /// needed automorphism key present) but not the encrypted values. GINX keys depend on
     /// the range of the secret and are only made by [`BlindRotationKey::generate`].
-    pub fn from_parts(
+    pub fn try_from_parts(
         params: &FhewParams,
         big_n: usize,
         config: MethodConfig,
@@ -342,7 +323,7 @@ impl BlindRotationKey {
             ));
         }
         let have: std::collections::HashSet<usize> = auto.iter().map(|k| k.t).collect();
-        if let Some(t) = auto_exponents(config, q, big_n)
+        if let Some(t) = Self::auto_exponents(config, q, big_n)
             .into_iter()
             .find(|t| !have.contains(t))
         {
@@ -351,45 +332,15 @@ impl BlindRotationKey {
                 config.label()
             )));
         }
-        Self::assemble(params, n, big_n, config, Vec::new(), keys, z2, auto)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn assemble(
-        params: &FhewParams,
-        n: usize,
-        big_n: usize,
-        config: MethodConfig,
-        ginx_u: Vec<i64>,
-        keys: Vec<BrkElement>,
-        z2: Option<RlwePrime>,
-        auto: Vec<AutoKey>,
-    ) -> Result<Self> {
-        let two_n = 2 * big_n;
-        let mut dlog = vec![(0u32, false); big_n];
-        let mut t = 1usize;
-        for e in 0..big_n / 2 {
-            dlog[t / 2] = (e as u32, false);
-            dlog[(two_n - t) / 2] = (e as u32, true);
-            t = t * 5 % two_n;
-        }
-        let mut auto_slot = vec![0u32; big_n];
-        for (i, k) in auto.iter().enumerate() {
-            auto_slot[k.t / 2] = i as u32 + 1;
-        }
-        Ok(BlindRotationKey {
+        Ok(Self::from_parts(
+            params,
+            big_n,
             config,
-            q: params.q,
-            n,
-            b_r: params.b_r,
-            d_r: params.d_r(),
-            ginx_u,
+            Vec::new(),
             keys,
             z2,
             auto,
-            auto_slot,
-            dlog,
-        })
+        ))
     }
 
     /// Number of RLWE' ciphertexts in the key (`brk` and `ak`, seed 002 Table 1).
@@ -609,6 +560,75 @@ impl BlindRotationKey {
             self.keys[k].mul_into(acc, ctx, scratch, z2, t);
             to_coeff(t, ctx);
             std::mem::swap(acc, t);
+        }
+    }
+}
+
+/// Rebuilding keys from their parts (deserialization).
+impl BlindRotationKey {
+    /// The automorphism exponents `t` of the keys [`BlindRotationKey::generate`] makes for
+    /// `config`, in the order of [`BlindRotationKey::auto`] (empty for AP and GINX), for
+    /// LWE modulus `q` and ring degree `big_n`.
+    pub(crate) fn auto_exponents(config: MethodConfig, q: u64, big_n: usize) -> Vec<usize> {
+        let two_n = 2 * big_n;
+        let y = two_n / q as usize;
+        match (config.method, config.auto_keys) {
+            (Method::Ap | Method::Ginx, _) => Vec::new(),
+            (Method::Alg5, AutoKeySet::Full) => (1..q as usize).map(|j| y * j + 1).collect(),
+            (_, AutoKeySet::Full) => (1..big_n).map(|j| 2 * j + 1).collect(),
+            (_, AutoKeySet::PowersOfFive) => {
+                let mut v = vec![two_n - 1];
+                let mut p = 5usize;
+                let mut k = 1;
+                while k < big_n / 2 {
+                    v.push(p);
+                    p = p * p % two_n;
+                    k *= 2;
+                }
+                v
+            }
+            (_, AutoKeySet::Generators) => vec![5, two_n - 1],
+        }
+    }
+
+    /// A key from its parts, for parameters `params` (`q`, `n`, `B_r`, `d_r` are taken
+    /// from them) and ring degree `big_n`; the automorphism look-up tables are rebuilt from
+    /// the exponents of `auto`. The caller guarantees the parts have the layout
+    /// [`BlindRotationKey::generate`] gives `config` (every `t` of `auto` odd and below
+    /// `2 big_n`).
+    pub(crate) fn from_parts(
+        params: &FhewParams,
+        big_n: usize,
+        config: MethodConfig,
+        ginx_u: Vec<i64>,
+        keys: Vec<BrkElement>,
+        z2: Option<RlwePrime>,
+        auto: Vec<AutoKey>,
+    ) -> Self {
+        let two_n = 2 * big_n;
+        let mut dlog = vec![(0u32, false); big_n];
+        let mut t = 1usize;
+        for e in 0..big_n / 2 {
+            dlog[t / 2] = (e as u32, false);
+            dlog[(two_n - t) / 2] = (e as u32, true);
+            t = t * 5 % two_n;
+        }
+        let mut auto_slot = vec![0u32; big_n];
+        for (i, k) in auto.iter().enumerate() {
+            auto_slot[k.t / 2] = i as u32 + 1;
+        }
+        BlindRotationKey {
+            config,
+            q: params.q,
+            n: params.n,
+            b_r: params.b_r,
+            d_r: params.d_r(),
+            ginx_u,
+            keys,
+            z2,
+            auto,
+            auto_slot,
+            dlog,
         }
     }
 }

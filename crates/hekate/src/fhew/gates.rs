@@ -137,7 +137,7 @@ fn check_t(t: u64, q: u64) -> Result<()> {
 }
 
 /// The public evaluation key: blind-rotation keys and the LWE key-switching key.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct BootstrapKey {
     /// Blind-rotation keys (`brk`, `ak`).
     pub brk: BlindRotationKey,
@@ -170,6 +170,12 @@ impl BootstrapKey {
             rng,
         )?;
         Ok(BootstrapKey { brk, ksk })
+    }
+
+    /// Bytes of the seed-compressed key: [`BlindRotationKey::compressed_bytes`] plus
+    /// [`LweKeySwitchKey::compressed_bytes`].
+    pub fn compressed_bytes(&self) -> usize {
+        self.brk.compressed_bytes() + self.ksk.compressed_bytes()
     }
 }
 

@@ -509,6 +509,59 @@ impl FhewParams {
         let s = self.gate_noise_variance_parties(sigma_acc2, k).sqrt();
         erfc(self.q as f64 / 8.0 / (s * std::f64::consts::SQRT_2))
     }
+
+    /// The paper's measured `σ_acc^2` for this set and configuration (seed 002 Table 3:
+    /// 500 blind rotations in PALISADE v1.11.5, ternary secrets), where the table has a
+    /// figure: AP (`d_r = 2`), GINX, Alg. 5 and Alg. 5 + ALTMULT (Alg. 6) on the eight
+    /// Table 3 sets, with the full automorphism key set. `None` for every other pair.
+    pub fn paper_sigma_acc2(&self, cfg: MethodConfig) -> Option<f64> {
+        // Columns: AP, GINX, Alg. 5, Alg. 5 + Alg. 6.
+        const TABLE3: [(&str, [f64; 4]); 8] = [
+            ("MEDIUM", [5.78e11, 1.45e12, 4.67e11, 2.56e14]),
+            ("STD128", [9.27e10, 1.78e11, 6.09e10, 2.07e13]),
+            ("STD128_AP", [1.31e12, 2.66e12, 1.17e12, 4.35e14]),
+            ("STD192", [5.00e14, 1.01e15, 3.58e14, 1.59e17]),
+            ("STD256", [1.49e13, 3.37e13, 1.25e13, 9.52e15]),
+            ("STD128Q", [6.99e21, 1.78e22, 5.75e21, 2.85e24]),
+            ("STD192Q", [2.74e14, 5.04e14, 2.14e14, 9.30e16]),
+            ("STD256Q", [3.59e11, 9.02e11, 2.77e11, 3.21e14]),
+        ];
+        let column = match (cfg.method, cfg.alt_mult, cfg.auto_keys) {
+            (Method::Ap, false, _) => 0,
+            (Method::Ginx, false, _) => 1,
+            (Method::Alg5, false, AutoKeySet::Full) => 2,
+            (Method::Alg5, true, AutoKeySet::Full) => 3,
+            _ => return None,
+        };
+        TABLE3
+            .iter()
+            .find(|(name, _)| *name == self.name)
+            .map(|(_, row)| row[column])
+    }
+
+    /// The paper's blind-rotation key size in MB for this set and configuration (seed 002
+    /// Table 4: AP, GINX and Alg. 5 with RGSW keys, on five of the Table 3 sets), where the
+    /// table has a figure; hekate's seed-compressed keys are to be at or below it.
+    pub fn paper_key_mb(&self, cfg: MethodConfig) -> Option<f64> {
+        // Columns: AP, GINX, Alg. 5.
+        const TABLE4: [(&str, [f64; 3]); 5] = [
+            ("MEDIUM", [528.0, 24.0, 24.0]),
+            ("STD128", [1408.0, 64.0, 48.0]),
+            ("STD128_AP", [1056.0, 48.0, 36.0]),
+            ("STD192", [4224.0, 192.0, 144.0]),
+            ("STD256", [11904.0, 384.0, 288.0]),
+        ];
+        let column = match (cfg.method, cfg.alt_mult, cfg.auto_keys) {
+            (Method::Ap, false, _) => 0,
+            (Method::Ginx, false, _) => 1,
+            (Method::Alg5, false, AutoKeySet::Full) => 2,
+            _ => return None,
+        };
+        TABLE4
+            .iter()
+            .find(|(name, _)| *name == self.name)
+            .map(|(_, row)| row[column])
+    }
 }
 
 /// The complementary error function (Numerical Recipes `erfcc`, relative error < 1.2e-7),
@@ -537,6 +590,35 @@ pub fn erfc(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paper_variances_cover_table_3_only() {
+        let ginx = MethodConfig::new(Method::Ginx);
+        assert_eq!(STD128.paper_sigma_acc2(ginx), Some(1.78e11));
+        let alt5 = MethodConfig::new(Method::Alg5).with_alt_mult(true);
+        assert_eq!(STD256Q.paper_sigma_acc2(alt5), Some(3.21e14));
+        for p in PRESETS.iter().filter(|p| p.source == PALISADE) {
+            for m in [Method::Ap, Method::Ginx, Method::Alg5] {
+                assert!(
+                    p.paper_sigma_acc2(MethodConfig::new(m)).is_some(),
+                    "{}",
+                    p.name
+                );
+            }
+        }
+        assert_eq!(OPENFHE_STD128.paper_sigma_acc2(ginx), None);
+        assert_eq!(
+            STD128.paper_sigma_acc2(MethodConfig::new(Method::Alg4)),
+            None
+        );
+        let reduced = MethodConfig::new(Method::Alg5).with_auto_keys(AutoKeySet::Generators);
+        assert_eq!(STD128.paper_sigma_acc2(reduced), None);
+        assert_eq!(
+            STD192.paper_key_mb(MethodConfig::new(Method::Alg5)),
+            Some(144.0)
+        );
+        assert_eq!(STD128Q.paper_key_mb(ginx), None);
+    }
 
     #[test]
     fn presets_are_valid() {

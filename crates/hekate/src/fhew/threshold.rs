@@ -104,7 +104,9 @@
 //! `<α, s_j>` only up to that ratio.
 //!
 //! Threshold keys are not seed-compressed: the `a` parts of public-key encryptions and of
-//! products are not expanded from a seed (their [`RlwePrime::seed`] is all zero).
+//! products are not expanded from a seed (their [`RlwePrime::seed`] is all zero), so the
+//! seed-compressed format of [`crate::serialize`] cannot hold their blind-rotation and
+//! automorphism keys (their LWE key-switching key is seed-expanded and can be written).
 //!
 //! # Example
 //!
@@ -138,7 +140,7 @@
 //! # Ok(()) }
 //! ```
 
-use super::blindrotate::{auto_exponents, monomial_exponents, BlindRotationKey, BrkElement};
+use super::blindrotate::{monomial_exponents, BlindRotationKey, BrkElement};
 use super::gates::{decode_phase, BootstrapKey, FhewContext, FhewSecretKey};
 use super::lwe::{
     expand_lwe_masks, round_div, LweCiphertext, LweKeySwitchKey, LweSecretDistribution,
@@ -571,7 +573,7 @@ impl SecretShare {
         let ag = Gadget::new(big_q, p.log_bg)?;
         let z = self.key.rlwe.ntt_at(1, 0);
         let mut auto = Vec::new();
-        for t in auto_exponents(config, p.q, big_n) {
+        for t in BlindRotationKey::auto_exponents(config, p.q, big_n) {
             let mut zt = ring.zero(1, 0, Form::Ntt);
             z.automorphism(t, ring, &mut zt);
             auto.push(AutoKey {
@@ -913,7 +915,7 @@ impl<'a> KeyCombiner<'a> {
         {
             return mismatch("blind-rotation keys of the wrong number or shape");
         }
-        let ts = auto_exponents(cfg, p.q, ring.n());
+        let ts = BlindRotationKey::auto_exponents(cfg, p.q, ring.n());
         if share.auto.len() != ts.len()
             || !share
                 .auto
@@ -977,7 +979,7 @@ impl<'a> KeyCombiner<'a> {
         };
         let p = &self.ctx.params.fhew;
         let keys = self.brk.into_iter().map(BrkElement::Rgsw).collect();
-        let brk = BlindRotationKey::from_parts(p, p.big_n, config, keys, None, self.auto)?;
+        let brk = BlindRotationKey::try_from_parts(p, p.big_n, config, keys, None, self.auto)?;
         let digits = p.log_q_ks.div_ceil(p.log_b_ks) as usize;
         let mut a = vec![0u16; ks.b.len() * p.n];
         expand_lwe_masks(&ks.seed, 0, ks.log_q_ks, &mut a);

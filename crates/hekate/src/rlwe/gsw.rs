@@ -124,11 +124,52 @@ impl Gadget {
     }
 }
 
-/// The same loops compiled for AVX-512 (the compiler vectorizes them 8 lanes wide).
+/// [`decompose_portable`] with 8 coefficients per step, every digit of a chunk computed
+/// in registers (one load of `a`, one store per digit; the same words as the portable
+/// code).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn decompose_avx512(g: &Gadget, a: &[u64], out: &mut [u64]) {
-    decompose_portable(g, a, out)
+    use std::arch::x86_64::*;
+    let n = a.len();
+    if !n.is_multiple_of(8) {
+        return decompose_portable(g, a, out);
+    }
+    let d = g.digits;
+    let q = _mm512_set1_epi64(g.q as i64);
+    let half_q = _mm512_set1_epi64((g.q / 2) as i64);
+    let lb = _mm512_set1_epi64(g.log_base as i64);
+    let mask = _mm512_set1_epi64((1i64 << g.log_base) - 1);
+    let half = _mm512_set1_epi64(1i64 << (g.log_base - 1));
+    let (pa, po) = (a.as_ptr(), out.as_mut_ptr());
+    let mut k = 0;
+    while k < n {
+        let c = _mm512_loadu_si512(pa.add(k) as *const _);
+        // Centered representative: c - q when c > q/2.
+        let over = _mm512_cmpgt_epu64_mask(c, half_q);
+        let mut x = _mm512_mask_sub_epi64(c, over, c, q);
+        for i in 0..d - 1 {
+            let r = _mm512_and_si512(x, mask);
+            // s = r - 2 (r & B/2), in [-B/2, B/2).
+            let s = _mm512_sub_epi64(r, _mm512_slli_epi64::<1>(_mm512_and_si512(r, half)));
+            x = _mm512_srav_epi64(_mm512_sub_epi64(x, s), lb);
+            let neg = negative_lanes(s);
+            let t = _mm512_mask_add_epi64(s, neg, s, q);
+            _mm512_storeu_si512(po.add(i * n + k) as *mut _, t);
+        }
+        let neg = negative_lanes(x);
+        let t = _mm512_mask_add_epi64(x, neg, x, q);
+        _mm512_storeu_si512(po.add((d - 1) * n + k) as *mut _, t);
+        k += 8;
+    }
+}
+
+/// The lanes of `x` that are negative (sign bit set), with AVX-512F only.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn negative_lanes(x: std::arch::x86_64::__m512i) -> std::arch::x86_64::__mmask8 {
+    use std::arch::x86_64::*;
+    _mm512_cmplt_epi64_mask(x, _mm512_setzero_si512())
 }
 
 /// Branch-free signed decomposition; the last digit's slot holds the running quotient.

@@ -13,7 +13,7 @@ fn err<T>(msg: String) -> Result<T> {
 }
 
 /// Bits per residue modulo `q`: the bit length of `q - 1`, i.e. `ceil(log2 q)`.
-fn residue_width(q: u64) -> u32 {
+pub(super) fn residue_width(q: u64) -> u32 {
     (64 - (q - 1).leading_zeros()).max(1)
 }
 
@@ -119,88 +119,103 @@ impl Serialize for SecretKey {
         let s = self.coeffs();
         debug_assert_eq!(s.len(), ctx.n());
         w.write_u32(s.len() as u32);
-        if s.iter().all(|c| (-1..=1).contains(c)) {
-            w.write_u8(SK_TERNARY);
-            let mut codes: Vec<u64> = s
-                .iter()
-                .map(|&c| match c {
-                    0 => 0,
-                    1 => 1,
-                    _ => 2,
-                })
-                .collect();
-            w.write_bits(&codes, 2);
-            codes.zeroize();
-        } else if s.iter().all(|&c| i8::try_from(c).is_ok()) {
-            w.write_u8(SK_I8);
-            let mut bytes: Vec<u8> = s.iter().map(|&c| c as i8 as u8).collect();
-            w.write_bytes(&bytes);
-            bytes.zeroize();
-        } else {
-            w.write_u8(SK_I64);
-            w.reserve(8 * s.len());
-            for &c in s {
-                w.write_u64(c as u64);
-            }
-        }
+        write_small_coeffs(w, s);
     }
 }
 
 impl Deserialize for SecretKey {
     fn read_body(r: &mut Reader<'_>, ctx: &RingContext) -> Result<Self> {
         let n = read_degree(r, ctx, "secret key")?;
-        let coeffs = match r.read_u8("secret key encoding")? {
-            SK_TERNARY => {
-                r.require(n.div_ceil(4), "ternary secret key coefficients")?;
-                let mut codes = vec![0u64; n];
-                let read = r.read_bits(&mut codes, 2, "ternary secret key coefficients");
-                let bad = codes.iter().position(|&c| c == 3);
-                let coeffs: Vec<i64> = codes.iter().map(|&c| [0, 1, -1, 0][c as usize]).collect();
-                codes.zeroize();
-                read?;
-                if let Some(j) = bad {
-                    return err(format!(
-                        "invalid ternary code 0b11 for secret key coefficient {j}"
-                    ));
-                }
-                coeffs
-            }
-            SK_I8 => {
-                let bytes = r.read_bytes(n, "i8 secret key coefficients")?;
-                let mut coeffs: Vec<i64> = bytes.iter().map(|&b| i64::from(b as i8)).collect();
-                if coeffs.iter().all(|c| (-1..=1).contains(c)) {
-                    coeffs.zeroize();
-                    return err(
-                        "non-canonical secret key: i8 encoding of a ternary key (expected encoding 0)"
-                            .into(),
-                    );
-                }
-                coeffs
-            }
-            SK_I64 => {
-                let bytes = r.read_bytes(8 * n, "i64 secret key coefficients")?;
-                let mut coeffs: Vec<i64> = bytes
-                    .chunks_exact(8)
-                    .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
-                    .collect();
-                if coeffs.iter().all(|&c| i8::try_from(c).is_ok()) {
-                    coeffs.zeroize();
-                    return err(
-                        "non-canonical secret key: i64 encoding of coefficients that fit in i8 \
-                         (expected encoding 0 or 1)"
-                            .into(),
-                    );
-                }
-                coeffs
-            }
-            e => {
-                return err(format!(
-                    "unknown secret key encoding {e} (0 ternary, 1 i8, 2 i64)"
-                ))
-            }
-        };
+        let coeffs = read_small_coeffs(r, n, "secret key")?;
         Ok(SecretKey::from_coeffs(ctx, coeffs))
     }
+}
+
+/// Writes the coefficients of a secret (small integers): the encoding byte, then the
+/// coefficients in the first encoding that fits (ternary, `i8`, `i64`; see the module
+/// documentation). The length is not written.
+pub(super) fn write_small_coeffs(w: &mut Writer, s: &[i64]) {
+    if s.iter().all(|c| (-1..=1).contains(c)) {
+        w.write_u8(SK_TERNARY);
+        let mut codes: Vec<u64> = s
+            .iter()
+            .map(|&c| match c {
+                0 => 0,
+                1 => 1,
+                _ => 2,
+            })
+            .collect();
+        w.write_bits(&codes, 2);
+        codes.zeroize();
+    } else if s.iter().all(|&c| i8::try_from(c).is_ok()) {
+        w.write_u8(SK_I8);
+        let mut bytes: Vec<u8> = s.iter().map(|&c| c as i8 as u8).collect();
+        w.write_bytes(&bytes);
+        bytes.zeroize();
+    } else {
+        w.write_u8(SK_I64);
+        w.reserve(8 * s.len());
+        for &c in s {
+            w.write_u64(c as u64);
+        }
+    }
+}
+
+/// Reads `n` secret coefficients written by [`write_small_coeffs`], refusing every
+/// encoding but the first that fits; `what` names the key in messages.
+pub(super) fn read_small_coeffs(r: &mut Reader<'_>, n: usize, what: &str) -> Result<Vec<i64>> {
+    Ok(match r.read_u8(&format!("{what} encoding"))? {
+        SK_TERNARY => {
+            let field = format!("ternary {what} coefficients");
+            r.require(n.div_ceil(4), &field)?;
+            let mut codes = vec![0u64; n];
+            let read = r.read_bits(&mut codes, 2, &field);
+            let bad = codes.iter().position(|&c| c == 3);
+            let coeffs: Vec<i64> = codes.iter().map(|&c| [0, 1, -1, 0][c as usize]).collect();
+            codes.zeroize();
+            read?;
+            if let Some(j) = bad {
+                return err(format!(
+                    "invalid ternary code 0b11 for {what} coefficient {j}"
+                ));
+            }
+            coeffs
+        }
+        SK_I8 => {
+            let bytes = r.read_bytes(n, &format!("i8 {what} coefficients"))?;
+            let mut coeffs: Vec<i64> = bytes.iter().map(|&b| i64::from(b as i8)).collect();
+            if coeffs.iter().all(|c| (-1..=1).contains(c)) {
+                coeffs.zeroize();
+                return err(format!(
+                    "non-canonical {what}: i8 encoding of a ternary key (expected encoding 0)"
+                ));
+            }
+            coeffs
+        }
+        SK_I64 => {
+            let len = n
+                .checked_mul(8)
+                .ok_or_else(|| Error::Deserialize(format!("length of the {what} overflows")))?;
+            let bytes = r.read_bytes(len, &format!("i64 {what} coefficients"))?;
+            let mut coeffs: Vec<i64> = bytes
+                .chunks_exact(8)
+                .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
+                .collect();
+            if coeffs.iter().all(|&c| i8::try_from(c).is_ok()) {
+                coeffs.zeroize();
+                return err(format!(
+                    "non-canonical {what}: i64 encoding of coefficients that fit in i8 \
+                     (expected encoding 0 or 1)"
+                ));
+            }
+            coeffs
+        }
+        e => {
+            return err(format!(
+                "unknown {what} encoding {e} (0 ternary, 1 i8, 2 i64)"
+            ))
+        }
+    })
 }
 
 /// Reads the `b` of a seed-compressed pair and re-expands `a` from `(seed, stream)`.

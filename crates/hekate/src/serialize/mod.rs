@@ -4,7 +4,8 @@
 //! 16-byte header followed by a type-specific body. Reading needs the parameters the
 //! object was made under (a [`RingContext`] for the ring-level
 //! types, a [`CkksContext`](crate::ckks::CkksContext) for CKKS plaintexts, ciphertexts and
-//! evaluation keys; CKKS parameters are self-contained and need nothing), checks that they
+//! evaluation keys, a [`FhewContext`](crate::fhew::FhewContext) for FHEW ciphertexts and
+//! keys; CKKS and FHEW parameters are self-contained and need nothing), checks that they
 //! are the writer's (by fingerprint), and validates every field:
 //! a reader never panics, never allocates before checking that the input holds the data
 //! the allocation is for, and rejects truncated, corrupt, trailing or foreign bytes with
@@ -35,7 +36,9 @@
 //!
 //! Object tags: 1 `Poly`, 2 `SecretKey`, 3 `PublicKey`, 4 `HybridKey`; for the CKKS
 //! layer: 16 parameters, 17 plaintext, 18 ciphertext, 19 relinearization key,
-//! 20 Galois keys. A reader refuses another magic, another version, an unknown tag, a tag
+//! 20 Galois keys; for the FHEW layer: 32 parameters, 33 LWE ciphertext, 34 LWE secret
+//! key, 35 FHEW secret key, 36 LWE key-switching key, 37 blind-rotation key, 38
+//! bootstrapping key. A reader refuses another magic, another version, an unknown tag, a tag
 //! other than the type asked for, a fingerprint other than its context's, and any byte
 //! after the body.
 //!
@@ -226,6 +229,133 @@
 //! The keys are written in increasing order of `g`, and a reader refuses any other order
 //! (or a repeated element), so that the encoding of a set does not depend on its hash map.
 //!
+//! ## FHEW objects
+//!
+//! FHEW ciphertexts and keys are read under a [`FhewContext`](crate::fhew::FhewContext),
+//! whose fingerprint is [`fhew_fingerprint`] of its parameters; the RLWE-level bodies
+//! inside them (`SecretKey`) are read under its
+//! [`ring`](crate::fhew::FhewContext::ring). Every dimension, modulus, base and count in a
+//! body must be the context's; every residue is checked to be below its modulus.
+//!
+//! ### FHEW fingerprint
+//!
+//! [`fnv1a64`] of the little-endian `u64` words
+//!
+//! ```text
+//! "FHEW" (bytes 46 48 45 57 00 00 00 00), n, q, N, log Q, log B_g, B_r, log Q_ks,
+//! log B_ks, bits(σ), secret code, secret parameter, r, lb_0, c_0, .., lb_(r-1), c_(r-1)
+//! ```
+//!
+//! (`bits(σ)` the IEEE-754 bits of `σ`; secret code and parameter as in the body below;
+//! the `r` runs `(lb_i, c_i)` of the `B_g` schedule). Every numeric field counts; the
+//! descriptive strings (`name`, `source`, `security`) do not.
+//!
+//! ### FHEW parameters (tag 32), self-contained
+//!
+//! Written by [`fhew_context_to_bytes`] (or `params.to_bytes(&())`), read by
+//! [`fhew_params_from_bytes`] / [`fhew_context_from_bytes`] without any context. The
+//! header's fingerprint is the FHEW fingerprint of the body and is checked against it.
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 4 | `n`, `u32`, LWE dimension in `[1, 2^16]` ([`MAX_LWE_DIM`]) |
+//! | 4 | `q`, `u32`, a power of two in `[8, 2N]` |
+//! | 4 | `N`, `u32`, a power of two in `[16, 2^15]` |
+//! | 1 | `log Q`, `u8` (`Q` is the largest `log Q`-bit prime `= 1 mod 2N`) |
+//! | 1 | `log B_g`, `u8` |
+//! | 2 | `r`, `u16`: runs of the per-index `B_g` schedule, `<=` [`MAX_SCHEDULE_RUNS`] (0: none) |
+//! | 5r | each run: `log B_g`, `u8`, and its key count, `u32`; the counts sum to `n` |
+//! | 4 | `B_r`, `u32`, in `[2, q]` |
+//! | 1 | `log Q_ks`, `u8`, in `[2, 16]` |
+//! | 1 | `log B_ks`, `u8`, in `[1, log Q_ks]` |
+//! | 8 | `σ`, the `f64` bits: positive, finite, `1 <= floor(6σ) <= 2^50` |
+//! | 1 | LWE secret distribution, `u8`: 0 binary, 1 ternary, 2 Gaussian, 3 uniform |
+//! | 0 or 8 | Gaussian: its `σ` (`f64` bits, as above); uniform: the bound, `u64`, `< 2^30` |
+//!
+//! The reader then runs every check building a context and its keys makes
+//! ([`FhewParams::validate`](crate::fhew::FhewParams::validate), the prime `Q`, a gadget
+//! for every base). Parameters equal to a preset in every numeric field get the preset's
+//! name, source and security; others are named `"custom"`.
+//!
+//! ### `LweCiphertext` (tag 33)
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 4 | `n`, `u32`, the context's LWE dimension |
+//! | 8 | `q`, `u64`, the context's LWE modulus |
+//! | … | `α_0 .. α_(n-1), β`, bit-packed as in `Poly` in `ceil(log2 q)` bits each, each `< q` |
+//!
+//! ### `LweSecretKey` (tag 34)
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 4 | `n`, `u32`, the context's LWE dimension |
+//! | 1 | coefficient encoding, `u8`, as in `SecretKey` (0 ternary, 1 `i8`, 2 `i64`; the first that fits) |
+//! | … | the `n` coefficients |
+//!
+//! ### `FhewSecretKey` (tag 35)
+//!
+//! An `LweSecretKey` body (`s`), then a `SecretKey` body (`z`, over the context's ring).
+//!
+//! ### `LweKeySwitchKey` (tag 36), seed-compressed
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 1 | `log Q_ks`, `u8`, the context's |
+//! | 1 | `log B_ks`, `u8`, the context's |
+//! | 4 | input dimension, `u32`: `N` |
+//! | 4 | output dimension, `u32`: `n` |
+//! | 32 | the seed of every `α` |
+//! | … | the `N d_ks (B_ks - 1)` values `β`, bit-packed in `log Q_ks` bits each |
+//!
+//! The `α` parts are re-expanded with
+//! [`expand_lwe_masks`](crate::fhew::lwe::expand_lwe_masks)`(seed, 0, log Q_ks, ..)`
+//! (frozen). The body is
+//! [`compressed_bytes`](crate::fhew::LweKeySwitchKey::compressed_bytes)` + 10` bytes.
+//!
+//! ### RLWE' (part of the bodies below), seed-compressed
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 32 | the seed of every `a_i` |
+//! | … | `b_0 .. b_(d_g-1)` (NTT form), each the `N` residues bit-packed in `ceil(log2 Q)` bits, each `< Q` |
+//!
+//! `a_i` is re-expanded as [`expand_uniform`](crate::rlwe::keys::expand_uniform)`(ring,
+//! seed, i, 1, 0)`. The gadget (so `d_g`) is not stored: it is the one the context gives
+//! the key's position. This is exactly
+//! [`RlwePrime::compressed_bytes`](crate::rlwe::gsw::RlwePrime::compressed_bytes). An RGSW
+//! body is two RLWE' bodies, `RLWE'(z m)` then `RLWE'(m)`.
+//!
+//! ### `BlindRotationKey` (tag 37), seed-compressed
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 1 | method, `u8`: 0 AP, 1 GINX, 2 Alg. 3, 3 Alg. 4, 4 Alg. 5 (it must apply to `q`, `N`) |
+//! | 1 | ALTMULT, `u8`: 0 RGSW keys, 1 RLWE' keys |
+//! | 1 | automorphism key set, `u8`: 0 full, 1 powers of five, 2 generators |
+//! | 0 or 1 | GINX only: `U`, `u8` `c <= 62`: 0 is `{1}`, else `{1, -1, 2, -2, .., 2^(c-1), -2^(c-1)}` |
+//! | 4 | key count `K`, `u32`: AP `n d_r (B_r - 1)`, GINX `n |U|`, Alg. 3 `n`, Alg. 4 `2n`, Alg. 5 `n + 1` |
+//! | … | the `K` keys in the layout of [`BlindRotationKey::keys`](crate::fhew::BlindRotationKey::keys): RGSW bodies, or RLWE' bodies with ALTMULT |
+//! | … | ALTMULT only: `RLWE'(z^2)`, an RLWE' body |
+//! | 4 | automorphism key count `A`, `u32`, the configuration's (0 for AP, GINX) |
+//! | … | the `A` automorphism keys, RLWE' bodies, in the order of their exponents |
+//!
+//! The gadget of key `k` is the schedule's base of its LWE index `i` (AP, GINX:
+//! `i = k / (keys per index)`; Alg. 3, 5: `i = k`; Alg. 4: `i = k mod n`), and `log B_g`
+//! for Alg. 5's last key, `RLWE'(z^2)` and the automorphism keys. The automorphism
+//! exponents are not stored: they are the configuration's (full: `2j + 1` for
+//! `j in [1, N)`, or `(2N/q) j + 1` for `j in [1, q)` with Alg. 5; powers of five:
+//! `2N - 1, 5, 5^2, 5^4, ..` while the power of two `< N/2`; generators: `5, 2N - 1`).
+//! The reader checks the whole length before allocating anything. The body is
+//! [`compressed_bytes`](crate::fhew::BlindRotationKey::compressed_bytes)` + 11` bytes
+//! (`+ 12` for GINX).
+//!
+//! ### `BootstrapKey` (tag 38)
+//!
+//! A `BlindRotationKey` body, then an `LweKeySwitchKey` body:
+//! [`compressed_bytes`](crate::fhew::BootstrapKey::compressed_bytes)` + 21` bytes (`+ 22`
+//! for GINX) after the header.
+//!
 //! # Contract
 //!
 //! Every type implementing [`Serialize`] and [`Deserialize`] round-trips exactly,
@@ -233,15 +363,20 @@
 //! re-serializes to itself), and rejects every truncation, trailing data and another
 //! context's parameters. [`testing::check_contract`] checks all of it for one object
 //! ([`testing::check_contract_standalone`] for self-contained objects, which have no other
-//! parameters to be read under: CKKS parameters).
+//! parameters to be read under: CKKS and FHEW parameters).
 
 mod buffer;
 mod ckks;
+mod fhew;
 mod impls;
 pub mod testing;
 
 pub use buffer::{packed_len, Reader, Writer};
 pub use ckks::{ckks_context_from_bytes, ckks_context_to_bytes, MAX_SCALE_BYTES};
+pub use fhew::{
+    fhew_context_from_bytes, fhew_context_to_bytes, fhew_fingerprint, fhew_params_from_bytes,
+    MAX_LWE_DIM, MAX_SCHEDULE_RUNS,
+};
 
 use crate::ring::RingContext;
 use crate::{Error, Result};
@@ -283,10 +418,24 @@ pub enum ObjectTag {
     RelinearizationKey,
     /// A set of [`GaloisKeys`](crate::ckks::GaloisKeys) (rotation / conjugation).
     GaloisKeys,
+    /// FHEW parameters ([`FhewParams`](crate::fhew::FhewParams)).
+    FhewParameters,
+    /// An [`LweCiphertext`](crate::fhew::LweCiphertext).
+    LweCiphertext,
+    /// An [`LweSecretKey`](crate::fhew::LweSecretKey).
+    LweSecretKey,
+    /// An [`FhewSecretKey`](crate::fhew::FhewSecretKey) (LWE and RLWE secrets).
+    FhewSecretKey,
+    /// A seed-compressed [`LweKeySwitchKey`](crate::fhew::LweKeySwitchKey).
+    LweKeySwitchKey,
+    /// A seed-compressed [`BlindRotationKey`](crate::fhew::BlindRotationKey).
+    BlindRotationKey,
+    /// A seed-compressed [`BootstrapKey`](crate::fhew::BootstrapKey).
+    BootstrapKey,
 }
 
 impl ObjectTag {
-    const ALL: [ObjectTag; 9] = [
+    const ALL: [ObjectTag; 16] = [
         ObjectTag::Poly,
         ObjectTag::SecretKey,
         ObjectTag::PublicKey,
@@ -296,6 +445,13 @@ impl ObjectTag {
         ObjectTag::CkksCiphertext,
         ObjectTag::RelinearizationKey,
         ObjectTag::GaloisKeys,
+        ObjectTag::FhewParameters,
+        ObjectTag::LweCiphertext,
+        ObjectTag::LweSecretKey,
+        ObjectTag::FhewSecretKey,
+        ObjectTag::LweKeySwitchKey,
+        ObjectTag::BlindRotationKey,
+        ObjectTag::BootstrapKey,
     ];
 
     /// The tag's `u16` code in the header.
@@ -310,6 +466,13 @@ impl ObjectTag {
             ObjectTag::CkksCiphertext => 18,
             ObjectTag::RelinearizationKey => 19,
             ObjectTag::GaloisKeys => 20,
+            ObjectTag::FhewParameters => 32,
+            ObjectTag::LweCiphertext => 33,
+            ObjectTag::LweSecretKey => 34,
+            ObjectTag::FhewSecretKey => 35,
+            ObjectTag::LweKeySwitchKey => 36,
+            ObjectTag::BlindRotationKey => 37,
+            ObjectTag::BootstrapKey => 38,
         }
     }
 
@@ -330,6 +493,13 @@ impl ObjectTag {
             ObjectTag::CkksCiphertext => "CKKS ciphertext",
             ObjectTag::RelinearizationKey => "relinearization key",
             ObjectTag::GaloisKeys => "Galois keys",
+            ObjectTag::FhewParameters => "FHEW parameters",
+            ObjectTag::LweCiphertext => "LWE ciphertext",
+            ObjectTag::LweSecretKey => "LWE secret key",
+            ObjectTag::FhewSecretKey => "FHEW secret key",
+            ObjectTag::LweKeySwitchKey => "LWE key-switching key",
+            ObjectTag::BlindRotationKey => "blind-rotation key",
+            ObjectTag::BootstrapKey => "bootstrapping key",
         }
     }
 }

@@ -493,6 +493,10 @@ unsafe fn mul_add_assign<A: Arith>(ar: A, acc: &mut [u64], a: &[u64], b: &[u64])
 
 /// `acc = [acc +] sum_j a_j b_j`: with `ACC = false` the output is overwritten (and never
 /// read), which saves zeroing a fresh accumulator.
+///
+/// Four chunks of 8 lanes are summed side by side: one chunk's sum is a chain of dependent
+/// multiply-adds (4 cycles each for IFMA), so a single chain leaves the multiplier idle
+/// three cycles in four. Every lane computes exactly what the one-chunk loop computes.
 #[inline(always)]
 unsafe fn inner_product_impl<A: Arith, const ACC: bool>(
     ar: A,
@@ -500,35 +504,69 @@ unsafe fn inner_product_impl<A: Arith, const ACC: bool>(
     a: &[&[u64]],
     b: &[&[u64]],
 ) {
-    let beta = a.len();
+    const U: usize = 4;
+    let len = acc.len();
+    let whole = len / (8 * U) * (8 * U);
     let pc = acc.as_mut_ptr();
-    chunks!(acc.len(), |k, m| {
-        let mut r = if ACC {
-            ld(pc.add(k), m)
-        } else {
-            _mm512_setzero_si512()
-        };
-        let mut j = 0;
-        while j < beta {
-            // One lazy sum of at most A::TERMS products, folded every A::FOLD.
-            let end = (j + A::TERMS).min(beta);
-            let mut s = ar.acc_new(r);
-            let mut since_fold = 0;
-            while j < end {
-                let x = ld(a.get_unchecked(j).as_ptr().add(k), m);
-                let y = ld(b.get_unchecked(j).as_ptr().add(k), m);
-                ar.acc_mul(&mut s, x, y);
-                j += 1;
-                since_fold += 1;
-                if since_fold == A::FOLD && j < end {
-                    ar.acc_fold(&mut s);
-                    since_fold = 0;
-                }
-            }
-            r = ar.acc_reduce(s);
-        }
-        st(pc.add(k), m, r);
+    let mut k = 0;
+    while k < whole {
+        inner_product_chunks::<A, ACC, U>(ar, pc, a, b, k, [0xff; U]);
+        k += 8 * U;
+    }
+    chunks!(len - whole, |kk, m| {
+        inner_product_chunks::<A, ACC, 1>(ar, pc, a, b, whole + kk, [m]);
     });
+}
+
+/// `U` consecutive chunks of [`inner_product_impl`] starting at lane `k0`, with masks `m`.
+#[inline(always)]
+unsafe fn inner_product_chunks<A: Arith, const ACC: bool, const U: usize>(
+    ar: A,
+    pc: *mut u64,
+    a: &[&[u64]],
+    b: &[&[u64]],
+    k0: usize,
+    m: [__mmask8; U],
+) {
+    let beta = a.len();
+    let mut r = [_mm512_setzero_si512(); U];
+    if ACC {
+        for u in 0..U {
+            r[u] = ld(pc.add(k0 + 8 * u), m[u]);
+        }
+    }
+    let mut j = 0;
+    while j < beta {
+        // One lazy sum of at most A::TERMS products, folded every A::FOLD.
+        let end = (j + A::TERMS).min(beta);
+        let mut s = [ar.acc_new(r[0]); U];
+        for u in 1..U {
+            s[u] = ar.acc_new(r[u]);
+        }
+        let mut since_fold = 0;
+        while j < end {
+            let (pa, pb) = (a.get_unchecked(j).as_ptr(), b.get_unchecked(j).as_ptr());
+            for u in 0..U {
+                let x = ld(pa.add(k0 + 8 * u), m[u]);
+                let y = ld(pb.add(k0 + 8 * u), m[u]);
+                ar.acc_mul(&mut s[u], x, y);
+            }
+            j += 1;
+            since_fold += 1;
+            if since_fold == A::FOLD && j < end {
+                for s in s.iter_mut() {
+                    ar.acc_fold(s);
+                }
+                since_fold = 0;
+            }
+        }
+        for u in 0..U {
+            r[u] = ar.acc_reduce(s[u]);
+        }
+    }
+    for u in 0..U {
+        st(pc.add(k0 + 8 * u), m[u], r[u]);
+    }
 }
 
 #[inline(always)]

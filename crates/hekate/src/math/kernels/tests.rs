@@ -203,7 +203,7 @@ fn inner_product_matches_scalar() {
     let mut rng = ChaCha8Rng::seed_from_u64(23);
     for q in moduli() {
         let m = Modulus::new(q);
-        for len in [1usize, 8, 13, 64] {
+        for len in [1usize, 8, 13, 40, 64, 77] {
             let terms: Vec<(Vec<u64>, Vec<u64>)> = (0..63)
                 .map(|_| (values(len, q, &mut rng), values(len, q, &mut rng)))
                 .collect();

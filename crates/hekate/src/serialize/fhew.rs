@@ -1,0 +1,923 @@
+//! The encodings of the FHEW types: parameters, LWE ciphertexts and secrets, and the
+//! seed-compressed evaluation keys (layouts in the module documentation).
+
+use super::impls::{read_small_coeffs, residue_width, write_small_coeffs};
+use super::{packed_len, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer};
+use crate::fhew::lwe::expand_lwe_masks;
+use crate::fhew::params::PRESETS;
+use crate::fhew::{
+    AutoKeySet, BlindRotationKey, BootstrapKey, BrkElement, FhewContext, FhewParams, FhewSecretKey,
+    LweCiphertext, LweKeySwitchKey, LweSecretDistribution, LweSecretKey, Method, MethodConfig,
+};
+use crate::math::sample::{DiscreteGaussian, Seed};
+use crate::ring::{fnv1a64, Form, Poly, RingContext};
+use crate::rlwe::gsw::{AutoKey, Gadget, Rgsw, RlwePrime};
+use crate::rlwe::SecretKey;
+use crate::{Error, Result};
+use std::sync::{Arc, Mutex};
+
+/// The largest LWE dimension `n` the format accepts.
+pub const MAX_LWE_DIM: usize = 1 << 16;
+
+/// The largest number of runs of a `B_g` schedule the format accepts.
+pub const MAX_SCHEDULE_RUNS: usize = 64;
+
+/// How many distinct `B_g` schedules that are not a preset's one process keeps (see
+/// [`fhew_params_from_bytes`]).
+const MAX_INTERNED_SCHEDULES: usize = 64;
+
+/// The first word hashed into [`fhew_fingerprint`]: `b"FHEW"`, zero-padded.
+const FHEW_DOMAIN: u64 = u64::from_le_bytes(*b"FHEW\0\0\0\0");
+
+fn err<T>(msg: String) -> Result<T> {
+    Err(Error::Deserialize(msg))
+}
+
+// ---------------------------------------------------------------------------------------
+// Parameters
+
+const LWE_BINARY: u8 = 0;
+const LWE_TERNARY: u8 = 1;
+const LWE_GAUSSIAN: u8 = 2;
+const LWE_UNIFORM: u8 = 3;
+
+/// The code and parameter word of an LWE secret distribution.
+fn lwe_secret_code(d: LweSecretDistribution) -> (u8, u64) {
+    match d {
+        LweSecretDistribution::Binary => (LWE_BINARY, 0),
+        LweSecretDistribution::Ternary => (LWE_TERNARY, 0),
+        LweSecretDistribution::Gaussian { sigma } => (LWE_GAUSSIAN, sigma.to_bits()),
+        LweSecretDistribution::Uniform { bound } => (LWE_UNIFORM, bound as u64),
+    }
+}
+
+fn fingerprint_with(p: &FhewParams, schedule: &[(u32, usize)]) -> u64 {
+    let (code, param) = lwe_secret_code(p.lwe_secret);
+    let mut words = vec![
+        FHEW_DOMAIN,
+        p.n as u64,
+        p.q,
+        p.big_n as u64,
+        u64::from(p.log_big_q),
+        u64::from(p.log_bg),
+        p.b_r,
+        u64::from(p.log_q_ks),
+        u64::from(p.log_b_ks),
+        p.sigma.to_bits(),
+        u64::from(code),
+        param,
+        schedule.len() as u64,
+    ];
+    for &(lb, count) in schedule {
+        words.push(u64::from(lb));
+        words.push(count as u64);
+    }
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    fnv1a64(&bytes)
+}
+
+/// The fingerprint of FHEW parameters: [`fnv1a64`] of the little-endian `u64` words
+///
+/// ```text
+/// "FHEW" (46 48 45 57 00 00 00 00), n, q, N, log Q, log B_g, B_r, log Q_ks, log B_ks,
+/// bits(σ), secret code, secret parameter, r, lb_0, c_0, .., lb_(r-1), c_(r-1)
+/// ```
+///
+/// (`bits(σ)` the IEEE-754 bits of `σ`; the secret code and parameter as in the
+/// parameter body; `r` runs `(lb_i, c_i)` of the `B_g` schedule). Every numeric field
+/// counts; the descriptive strings (`name`, `source`, `security`) do not.
+pub fn fhew_fingerprint(params: &FhewParams) -> u64 {
+    fingerprint_with(params, params.bg_schedule)
+}
+
+impl ParameterFingerprint for FhewContext {
+    /// [`fhew_fingerprint`] of the parameters.
+    fn fingerprint(&self) -> u64 {
+        fhew_fingerprint(&self.params)
+    }
+}
+
+impl Serialize for FhewParams {
+    /// None: the parameters are self-contained.
+    type Context = ();
+    const TAG: ObjectTag = ObjectTag::FhewParameters;
+
+    fn write_body(&self, w: &mut Writer, _: &()) {
+        debug_assert!(self.validate().is_ok(), "writing invalid FHEW parameters");
+        w.write_u32(self.n as u32);
+        w.write_u32(self.q as u32);
+        w.write_u32(self.big_n as u32);
+        w.write_u8(self.log_big_q as u8);
+        w.write_u8(self.log_bg as u8);
+        w.write_u16(self.bg_schedule.len() as u16);
+        for &(lb, count) in self.bg_schedule {
+            w.write_u8(lb as u8);
+            w.write_u32(count as u32);
+        }
+        w.write_u32(self.b_r as u32);
+        w.write_u8(self.log_q_ks as u8);
+        w.write_u8(self.log_b_ks as u8);
+        w.write_u64(self.sigma.to_bits());
+        let (code, param) = lwe_secret_code(self.lwe_secret);
+        w.write_u8(code);
+        if code == LWE_GAUSSIAN || code == LWE_UNIFORM {
+            w.write_u64(param);
+        }
+    }
+
+    /// Header (with [`fhew_fingerprint`] of these parameters) and body.
+    fn write(&self, w: &mut Writer, _: &()) {
+        w.write_header(Self::TAG, fhew_fingerprint(self));
+        self.write_body(w, &());
+    }
+}
+
+/// A parameter body, range-checked field by field (the schedule not yet static).
+struct ParsedParams {
+    params: FhewParams,
+    schedule: Vec<(u32, usize)>,
+}
+
+/// `Ok` if a Gaussian of standard deviation `sigma` cut at `6σ` can be built.
+fn check_sigma(sigma: f64, what: &str) -> Result<()> {
+    if !(sigma.is_finite() && sigma > 0.0) {
+        return err(format!(
+            "FHEW parameters: {what} σ = {sigma} is not positive and finite"
+        ));
+    }
+    DiscreteGaussian::new(sigma, 6.0)
+        .map(|_| ())
+        .map_err(|e| Error::Deserialize(format!("FHEW parameters: {what} σ = {sigma}: {e}")))
+}
+
+fn parse_params(r: &mut Reader<'_>) -> Result<ParsedParams> {
+    let n = r.read_u32("FHEW LWE dimension")? as usize;
+    if !(1..=MAX_LWE_DIM).contains(&n) {
+        return err(format!(
+            "FHEW parameters: LWE dimension n = {n} is not in [1, 2^16]"
+        ));
+    }
+    let q = u64::from(r.read_u32("FHEW LWE modulus")?);
+    let big_n = r.read_u32("FHEW ring degree")? as usize;
+    if !big_n.is_power_of_two() || !(16..=1 << 15).contains(&big_n) {
+        return err(format!(
+            "FHEW parameters: ring degree N = {big_n} is not a power of two in [16, 2^15]"
+        ));
+    }
+    if !q.is_power_of_two() || !(8..=2 * big_n as u64).contains(&q) {
+        return err(format!(
+            "FHEW parameters: LWE modulus q = {q} is not a power of two in [8, 2N = {}]",
+            2 * big_n
+        ));
+    }
+    let log_big_q = u32::from(r.read_u8("FHEW log Q")?);
+    let log_bg = u32::from(r.read_u8("FHEW log B_g")?);
+    let runs = r.read_u16("FHEW B_g schedule length")? as usize;
+    if runs > MAX_SCHEDULE_RUNS {
+        return err(format!(
+            "FHEW parameters: B_g schedule of {runs} runs; at most {MAX_SCHEDULE_RUNS} are \
+             accepted"
+        ));
+    }
+    r.require(5 * runs, "FHEW B_g schedule")?;
+    let mut schedule = Vec::with_capacity(runs);
+    let mut covered = 0usize;
+    for _ in 0..runs {
+        let lb = u32::from(r.read_u8("FHEW B_g schedule base")?);
+        let count = r.read_u32("FHEW B_g schedule count")? as usize;
+        covered = covered.saturating_add(count);
+        schedule.push((lb, count));
+    }
+    if runs > 0 && covered != n {
+        return err(format!(
+            "FHEW parameters: the B_g schedule covers {covered} keys, not n = {n}"
+        ));
+    }
+    let b_r = u64::from(r.read_u32("FHEW B_r")?);
+    if !(2..=q).contains(&b_r) {
+        return err(format!(
+            "FHEW parameters: B_r = {b_r} is not in [2, q = {q}]"
+        ));
+    }
+    let log_q_ks = u32::from(r.read_u8("FHEW log Q_ks")?);
+    let log_b_ks = u32::from(r.read_u8("FHEW log B_ks")?);
+    if !(2..=16).contains(&log_q_ks) || !(1..=log_q_ks).contains(&log_b_ks) {
+        return err(format!(
+            "FHEW parameters: Q_ks = 2^{log_q_ks} and B_ks = 2^{log_b_ks} need \
+             log Q_ks in [2, 16] and log B_ks in [1, log Q_ks]"
+        ));
+    }
+    let sigma = f64::from_bits(r.read_u64("FHEW σ")?);
+    check_sigma(sigma, "error")?;
+    let lwe_secret = match r.read_u8("FHEW LWE secret distribution")? {
+        LWE_BINARY => LweSecretDistribution::Binary,
+        LWE_TERNARY => LweSecretDistribution::Ternary,
+        LWE_GAUSSIAN => {
+            let s = f64::from_bits(r.read_u64("FHEW LWE secret σ")?);
+            check_sigma(s, "LWE secret")?;
+            LweSecretDistribution::Gaussian { sigma: s }
+        }
+        LWE_UNIFORM => {
+            let bound = r.read_u64("FHEW LWE secret bound")?;
+            if bound >= 1 << 30 {
+                return err(format!(
+                    "FHEW parameters: uniform LWE secret bound {bound} is not below 2^30"
+                ));
+            }
+            LweSecretDistribution::Uniform {
+                bound: bound as i64,
+            }
+        }
+        c => {
+            return err(format!(
+                "FHEW parameters: unknown LWE secret distribution {c} (0 binary, 1 ternary, \
+                 2 Gaussian, 3 uniform)"
+            ))
+        }
+    };
+    Ok(ParsedParams {
+        params: FhewParams {
+            name: "custom",
+            source: "deserialized",
+            security: "unknown (deserialized parameters)",
+            n,
+            q,
+            big_n,
+            log_big_q,
+            log_bg,
+            bg_schedule: &[],
+            b_r,
+            log_q_ks,
+            log_b_ks,
+            sigma,
+            lwe_secret,
+        },
+        schedule,
+    })
+}
+
+/// A `'static` copy of `schedule`: a preset's, or one interned for the process (at most
+/// [`MAX_INTERNED_SCHEDULES`] distinct ones, each leaked once).
+fn static_schedule(schedule: &[(u32, usize)]) -> Result<&'static [(u32, usize)]> {
+    if schedule.is_empty() {
+        return Ok(&[]);
+    }
+    if let Some(p) = PRESETS.iter().find(|p| p.bg_schedule == schedule) {
+        return Ok(p.bg_schedule);
+    }
+    static INTERNED: Mutex<Vec<&'static [(u32, usize)]>> = Mutex::new(Vec::new());
+    let mut interned = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = interned.iter().find(|s| **s == schedule) {
+        return Ok(s);
+    }
+    if interned.len() >= MAX_INTERNED_SCHEDULES {
+        return err(format!(
+            "FHEW parameters: this process already holds {MAX_INTERNED_SCHEDULES} B_g \
+             schedules that are not a preset's; no more can be loaded"
+        ));
+    }
+    let s: &'static [(u32, usize)] = Box::leak(schedule.to_vec().into_boxed_slice());
+    interned.push(s);
+    Ok(s)
+}
+
+/// Checks the header fingerprint (if any) and everything building a context checks, then
+/// makes the schedule and the descriptive strings static.
+fn finish_params(parsed: ParsedParams, fingerprint: Option<u64>) -> Result<FhewParams> {
+    let ParsedParams {
+        mut params,
+        schedule,
+    } = parsed;
+    if let Some(f) = fingerprint {
+        let actual = fingerprint_with(&params, &schedule);
+        if actual != f {
+            return err(format!(
+                "corrupt FHEW parameters: the header fingerprint {f:#018x} is not the \
+                 fingerprint {actual:#018x} of the parameters in the body"
+            ));
+        }
+    }
+    let bad =
+        |e: Error| Error::Deserialize(format!("the serialized FHEW parameters are not valid: {e}"));
+    params.validate().map_err(bad)?;
+    let big_q = params.big_q().map_err(bad)?;
+    for lb in std::iter::once(params.log_bg).chain(schedule.iter().map(|r| r.0)) {
+        Gadget::new(big_q, lb).map_err(bad)?;
+    }
+    params.bg_schedule = static_schedule(&schedule)?;
+    if let Some(p) = PRESETS.iter().find(|p| {
+        FhewParams {
+            name: p.name,
+            source: p.source,
+            security: p.security,
+            ..params.clone()
+        } == ***p
+    }) {
+        params.name = p.name;
+        params.source = p.source;
+        params.security = p.security;
+    }
+    Ok(params)
+}
+
+impl Deserialize for FhewParams {
+    /// Parses and validates the body (as [`FhewParams::read`], without a fingerprint to
+    /// check).
+    fn read_body(r: &mut Reader<'_>, _: &()) -> Result<Self> {
+        finish_params(parse_params(r)?, None)
+    }
+
+    /// Reads the header and the body, and checks that the header's fingerprint is the
+    /// [`fhew_fingerprint`] of the body before anything else.
+    fn read(r: &mut Reader<'_>, _: &()) -> Result<Self> {
+        let h = r.read_any_header()?;
+        if h.tag != ObjectTag::FhewParameters {
+            return err(format!(
+                "wrong object type: expected {} (tag {}), found a {} (tag {})",
+                ObjectTag::FhewParameters.name(),
+                ObjectTag::FhewParameters.code(),
+                h.tag.name(),
+                h.tag.code()
+            ));
+        }
+        finish_params(parse_params(r)?, Some(h.fingerprint))
+    }
+}
+
+/// The encoding of `ctx`'s parameters: the same as `ctx.params.to_bytes(&())`.
+pub fn fhew_context_to_bytes(ctx: &FhewContext) -> Vec<u8> {
+    ctx.params.to_bytes(&())
+}
+
+/// Reads FHEW parameters ([`fhew_params_from_bytes`]) and builds their context.
+pub fn fhew_context_from_bytes(bytes: &[u8]) -> Result<Arc<FhewContext>> {
+    let params = fhew_params_from_bytes(bytes)?;
+    FhewContext::new(&params).map_err(|e| {
+        Error::Deserialize(format!(
+            "the serialized FHEW parameters do not form a valid context: {e}"
+        ))
+    })
+}
+
+/// Reads FHEW parameters (`FhewParams::from_bytes(bytes, &())`): every field is checked
+/// (caps, the header fingerprint, then every check [`FhewContext::new`] and key generation
+/// make: [`FhewParams::validate`], the prime `Q`, every gadget base and `σ`). Parameters
+/// equal to a preset in every numeric field get the preset's `name`, `source` and
+/// `security`; others are named `"custom"`. A `B_g` schedule other than a preset's is
+/// kept for the rest of the process (at most 64 distinct ones, then loading fails).
+pub fn fhew_params_from_bytes(bytes: &[u8]) -> Result<FhewParams> {
+    FhewParams::from_bytes(bytes, &())
+}
+
+// ---------------------------------------------------------------------------------------
+// LWE ciphertexts and secrets
+
+fn check_dim(found: usize, expected: usize, what: &str) -> Result<()> {
+    if found != expected {
+        return err(format!(
+            "{what}: dimension {found} differs from the parameters' {expected}"
+        ));
+    }
+    Ok(())
+}
+
+impl Serialize for LweCiphertext {
+    type Context = FhewContext;
+    const TAG: ObjectTag = ObjectTag::LweCiphertext;
+
+    fn write_body(&self, w: &mut Writer, ctx: &FhewContext) {
+        debug_assert!(
+            self.q == ctx.params.q && self.a.len() == ctx.params.n,
+            "LWE ciphertext written under other parameters"
+        );
+        w.write_u32(self.a.len() as u32);
+        w.write_u64(self.q);
+        let mut v = Vec::with_capacity(self.a.len() + 1);
+        v.extend_from_slice(&self.a);
+        v.push(self.b);
+        w.write_bits(&v, residue_width(self.q));
+    }
+}
+
+impl Deserialize for LweCiphertext {
+    fn read_body(r: &mut Reader<'_>, ctx: &FhewContext) -> Result<Self> {
+        let n = r.read_u32("LWE ciphertext dimension")? as usize;
+        check_dim(n, ctx.params.n, "LWE ciphertext")?;
+        let q = r.read_u64("LWE ciphertext modulus")?;
+        if q != ctx.params.q {
+            return err(format!(
+                "LWE ciphertext: modulus {q} differs from the parameters' q = {}",
+                ctx.params.q
+            ));
+        }
+        let width = residue_width(q);
+        let len = packed_len(n + 1, width).unwrap_or(usize::MAX);
+        r.require(len, "LWE ciphertext data")?;
+        let mut a = vec![0u64; n + 1];
+        r.read_bits(&mut a, width, "LWE ciphertext data")?;
+        if let Some(j) = a.iter().position(|&x| x >= q) {
+            return err(format!(
+                "LWE ciphertext: coordinate {j} = {} is not below q = {q}",
+                a[j]
+            ));
+        }
+        let b = a.pop().expect("n + 1 >= 1 values");
+        Ok(LweCiphertext { a, b, q })
+    }
+}
+
+impl Serialize for LweSecretKey {
+    type Context = FhewContext;
+    const TAG: ObjectTag = ObjectTag::LweSecretKey;
+
+    fn write_body(&self, w: &mut Writer, ctx: &FhewContext) {
+        debug_assert_eq!(self.dim(), ctx.params.n, "LWE key of another dimension");
+        w.write_u32(self.dim() as u32);
+        write_small_coeffs(w, self.coeffs());
+    }
+}
+
+impl Deserialize for LweSecretKey {
+    fn read_body(r: &mut Reader<'_>, ctx: &FhewContext) -> Result<Self> {
+        let n = r.read_u32("LWE secret key dimension")? as usize;
+        check_dim(n, ctx.params.n, "LWE secret key")?;
+        Ok(LweSecretKey::from_coeffs(read_small_coeffs(
+            r,
+            n,
+            "LWE secret key",
+        )?))
+    }
+}
+
+impl Serialize for FhewSecretKey {
+    type Context = FhewContext;
+    const TAG: ObjectTag = ObjectTag::FhewSecretKey;
+
+    fn write_body(&self, w: &mut Writer, ctx: &FhewContext) {
+        debug_assert_eq!(
+            self.rlwe.ring_id(),
+            ctx.ring.fingerprint(),
+            "RLWE secret of another ring"
+        );
+        self.lwe.write_body(w, ctx);
+        self.rlwe.write_body(w, &ctx.ring);
+    }
+}
+
+impl Deserialize for FhewSecretKey {
+    fn read_body(r: &mut Reader<'_>, ctx: &FhewContext) -> Result<Self> {
+        let lwe = LweSecretKey::read_body(r, ctx)?;
+        let rlwe = SecretKey::read_body(r, &ctx.ring)?;
+        Ok(FhewSecretKey { lwe, rlwe })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// LWE key switching
+
+/// `(rows, body length)` of the key-switching key of `params`.
+fn ksk_shape(params: &FhewParams) -> Result<(usize, usize)> {
+    let digits = params.log_q_ks.div_ceil(params.log_b_ks) as usize;
+    let rows = params
+        .big_n
+        .checked_mul(digits)
+        .and_then(|x| x.checked_mul((1usize << params.log_b_ks) - 1));
+    let len = rows.and_then(|rows| packed_len(rows, params.log_q_ks));
+    match (rows, len) {
+        (Some(rows), Some(len)) => Ok((rows, 10 + 32 + len)),
+        _ => err("LWE key-switching key: size overflows".into()),
+    }
+}
+
+impl Serialize for LweKeySwitchKey {
+    type Context = FhewContext;
+    const TAG: ObjectTag = ObjectTag::LweKeySwitchKey;
+
+    fn write_body(&self, w: &mut Writer, ctx: &FhewContext) {
+        let p = &ctx.params;
+        debug_assert!(
+            self.log_q_ks == p.log_q_ks
+                && self.log_base == p.log_b_ks
+                && self.n_in == p.big_n
+                && self.n_out == p.n,
+            "LWE key-switching key written under other parameters"
+        );
+        debug_assert!(
+            {
+                let mut row = vec![0u16; self.n_out.min(self.a.len())];
+                expand_lwe_masks(&self.seed, 0, self.log_q_ks, &mut row);
+                self.a.starts_with(&row)
+            },
+            "LWE key-switching key whose masks are not the expansion of its seed"
+        );
+        w.write_u8(self.log_q_ks as u8);
+        w.write_u8(self.log_base as u8);
+        w.write_u32(self.n_in as u32);
+        w.write_u32(self.n_out as u32);
+        w.write_bytes(&self.seed);
+        let b: Vec<u64> = self.b.iter().map(|&x| u64::from(x)).collect();
+        w.write_bits(&b, self.log_q_ks);
+    }
+}
+
+impl Deserialize for LweKeySwitchKey {
+    fn read_body(r: &mut Reader<'_>, ctx: &FhewContext) -> Result<Self> {
+        let p = &ctx.params;
+        let (rows, len) = ksk_shape(p)?;
+        let log_q_ks = u32::from(r.read_u8("LWE key-switching log Q_ks")?);
+        let log_base = u32::from(r.read_u8("LWE key-switching log B_ks")?);
+        if log_q_ks != p.log_q_ks || log_base != p.log_b_ks {
+            return err(format!(
+                "LWE key-switching key: Q_ks = 2^{log_q_ks}, B_ks = 2^{log_base}; the \
+                 parameters have 2^{} and 2^{}",
+                p.log_q_ks, p.log_b_ks
+            ));
+        }
+        let n_in = r.read_u32("LWE key-switching input dimension")? as usize;
+        check_dim(n_in, p.big_n, "LWE key-switching key input")?;
+        let n_out = r.read_u32("LWE key-switching output dimension")? as usize;
+        check_dim(n_out, p.n, "LWE key-switching key output")?;
+        r.require(len - 10, "LWE key-switching key")?;
+        let seed: Seed = r.read_array("LWE key-switching seed")?;
+        let mut b = vec![0u64; rows];
+        r.read_bits(&mut b, log_q_ks, "LWE key-switching key β parts")?;
+        let b: Vec<u16> = b.into_iter().map(|x| x as u16).collect();
+        let size = rows.checked_mul(n_out).ok_or_else(|| {
+            Error::Deserialize("LWE key-switching key: mask size overflows".into())
+        })?;
+        let mut a = vec![0u16; size];
+        expand_lwe_masks(&seed, 0, log_q_ks, &mut a);
+        Ok(LweKeySwitchKey {
+            log_q_ks,
+            log_base,
+            digits: log_q_ks.div_ceil(log_base) as usize,
+            n_in,
+            n_out,
+            seed,
+            a,
+            b,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// RLWE' bodies
+
+/// Bytes of an RLWE' body: the seed and `d_g` packed `b` parts.
+fn rlwe_prime_len(ring: &RingContext, gadget: Gadget) -> usize {
+    let w = residue_width(ring.modulus(0, 1).value());
+    32 + gadget.digits() * packed_len(ring.n(), w).expect("N <= 2^17")
+}
+
+fn write_rlwe_prime(w: &mut Writer, ring: &RingContext, k: &RlwePrime, gadget: Gadget) {
+    debug_assert_eq!(k.gadget, gadget, "RLWE' key with another gadget");
+    debug_assert!(
+        k.b.len() == gadget.digits()
+            && k.b
+                .iter()
+                .all(|b| b.form() == Form::Ntt && b.n() == ring.n() && b.q_limbs() == 1),
+        "RLWE' key of another shape"
+    );
+    debug_assert!(
+        k.a.first() == Some(&crate::rlwe::keys::expand_uniform(ring, &k.seed, 0, 1, 0)),
+        "RLWE' key whose a parts are not the expansion of its seed"
+    );
+    let width = residue_width(ring.modulus(0, 1).value());
+    w.write_bytes(&k.seed);
+    for b in &k.b {
+        w.write_bits(b.data(), width);
+    }
+}
+
+fn read_rlwe_prime(
+    r: &mut Reader<'_>,
+    ring: &RingContext,
+    gadget: Gadget,
+    what: &dyn Fn() -> String,
+) -> Result<RlwePrime> {
+    let n = ring.n();
+    let q = ring.modulus(0, 1).value();
+    let width = residue_width(q);
+    r.require(rlwe_prime_len(ring, gadget), "RLWE' key")?;
+    let seed: Seed = r.read_array("RLWE' seed")?;
+    let mut b = Vec::with_capacity(gadget.digits());
+    for i in 0..gadget.digits() {
+        let mut data = vec![0u64; n];
+        r.read_bits(&mut data, width, "RLWE' key b part")?;
+        if let Some(j) = data.iter().position(|&x| x >= q) {
+            return err(format!(
+                "{}: residue {} of digit {i}, index {j} is not below Q = {q}",
+                what(),
+                data[j]
+            ));
+        }
+        b.push(Poly::from_raw(n, 1, 0, Form::Ntt, data));
+    }
+    Ok(RlwePrime::from_seed(ring, gadget, seed, b))
+}
+
+// ---------------------------------------------------------------------------------------
+// Blind-rotation keys
+
+const METHODS: [Method; 5] = [
+    Method::Ap,
+    Method::Ginx,
+    Method::Alg3,
+    Method::Alg4,
+    Method::Alg5,
+];
+const AUTO_SETS: [AutoKeySet; 3] = [
+    AutoKeySet::Full,
+    AutoKeySet::PowersOfFive,
+    AutoKeySet::Generators,
+];
+
+/// GINX's `U` for code `c`: `{1}` for 0, `{1, -1, 2, -2, .., 2^(c-1), -2^(c-1)}` else.
+fn ginx_u_of(code: u8) -> Vec<i64> {
+    if code == 0 {
+        vec![1]
+    } else {
+        (0..code).flat_map(|j| [1i64 << j, -(1i64 << j)]).collect()
+    }
+}
+
+/// The code of GINX's `U`, if it is one of [`ginx_u_of`]'s sets.
+fn ginx_code(u: &[i64]) -> Option<u8> {
+    let code = if u == [1] { 0 } else { u.len() / 2 };
+    (code <= 62 && ginx_u_of(code as u8) == u).then_some(code as u8)
+}
+
+/// Where the keys of one configuration are, under a context.
+struct BrkLayout {
+    config: MethodConfig,
+    /// Keys per secret index (AP `d_r (B_r - 1)`, GINX `|U|`, Alg. 4 2, else 1).
+    per_index: usize,
+    /// Number of keys: `n · per_index`, plus one for Alg. 5.
+    count: usize,
+    /// The automorphism exponents, in order.
+    auto: Vec<usize>,
+    /// The body length after the configuration bytes (key counts included).
+    len: usize,
+}
+
+impl BrkLayout {
+    fn new(ctx: &FhewContext, config: MethodConfig, u_len: usize) -> Result<Self> {
+        let p = &ctx.params;
+        let ring = &ctx.ring;
+        let too_big = || Error::Deserialize("blind-rotation key: size overflows".into());
+        let per_index = match config.method {
+            Method::Ap => p
+                .d_r()
+                .checked_mul(p.b_r as usize - 1)
+                .ok_or_else(too_big)?,
+            Method::Ginx => u_len,
+            Method::Alg4 => 2,
+            Method::Alg3 | Method::Alg5 => 1,
+        };
+        let extra = usize::from(config.method == Method::Alg5);
+        let count =
+            p.n.checked_mul(per_index)
+                .and_then(|c| c.checked_add(extra))
+                .ok_or_else(too_big)?;
+        let auto = BlindRotationKey::auto_exponents(config, p.q, p.big_n);
+        let elems = if config.alt_mult { 1 } else { 2 };
+        let prime_len = |lb: u32| -> Result<usize> {
+            let g = Gadget::new(ctx.big_q, lb).map_err(|e| {
+                Error::Deserialize(format!("blind-rotation key: gadget base 2^{lb}: {e}"))
+            })?;
+            Ok(rlwe_prime_len(ring, g))
+        };
+        // Runs of secret indices sharing a gadget base.
+        let runs: Vec<(u32, usize)> = if p.bg_schedule.is_empty() {
+            vec![(p.log_bg, p.n)]
+        } else {
+            p.bg_schedule.to_vec()
+        };
+        let mut len = 8usize;
+        for (lb, c) in runs {
+            let bytes = elems * prime_len(lb)?;
+            let run = c
+                .checked_mul(per_index)
+                .and_then(|k| k.checked_mul(bytes))
+                .ok_or_else(too_big)?;
+            len = len.checked_add(run).ok_or_else(too_big)?;
+        }
+        let base = prime_len(p.log_bg)?;
+        let others = extra * elems + usize::from(config.alt_mult) + auto.len();
+        len = others
+            .checked_mul(base)
+            .and_then(|x| x.checked_add(len))
+            .ok_or_else(too_big)?;
+        Ok(BrkLayout {
+            config,
+            per_index,
+            count,
+            auto,
+            len,
+        })
+    }
+
+    /// The gadget base of key `idx`.
+    fn log_bg(&self, p: &FhewParams, idx: usize) -> u32 {
+        if idx >= p.n * self.per_index {
+            return p.log_bg; // Alg. 5's X^(-Σ s_i)
+        }
+        let i = match self.config.method {
+            Method::Alg4 => idx % p.n,
+            _ => idx / self.per_index,
+        };
+        p.log_bg_of(i)
+    }
+}
+
+fn gadget(ctx: &FhewContext, lb: u32) -> Result<Gadget> {
+    Gadget::new(ctx.big_q, lb)
+        .map_err(|e| Error::Deserialize(format!("blind-rotation key: gadget base 2^{lb}: {e}")))
+}
+
+fn write_brk(k: &BlindRotationKey, w: &mut Writer, ctx: &FhewContext) {
+    let p = &ctx.params;
+    let ring = &ctx.ring;
+    let c = k.config;
+    debug_assert!(
+        k.q == p.q && k.n == p.n && k.b_r == p.b_r && k.d_r == p.d_r(),
+        "blind-rotation key written under other parameters"
+    );
+    let method = METHODS.iter().position(|&m| m == c.method).expect("known");
+    w.write_u8(method as u8);
+    w.write_u8(u8::from(c.alt_mult));
+    w.write_u8(
+        AUTO_SETS
+            .iter()
+            .position(|&s| s == c.auto_keys)
+            .expect("known") as u8,
+    );
+    if c.method == Method::Ginx {
+        let code = ginx_code(&k.ginx_u).unwrap_or_else(|| {
+            panic!(
+                "cannot serialize a GINX key with U = {:?}: the format holds {{1}} and \
+                 {{±2^j: j < k}} only",
+                k.ginx_u
+            )
+        });
+        w.write_u8(code);
+    }
+    let layout = BrkLayout::new(ctx, c, k.ginx_u.len()).expect("a valid key has a layout");
+    debug_assert_eq!(k.keys.len(), layout.count, "blind-rotation key count");
+    w.write_u32(k.keys.len() as u32);
+    for (idx, key) in k.keys.iter().enumerate() {
+        let g = gadget(ctx, layout.log_bg(p, idx)).expect("valid gadget");
+        match key {
+            BrkElement::Rgsw(x) => {
+                debug_assert!(!c.alt_mult, "RGSW key in an ALTMULT key set");
+                write_rlwe_prime(w, ring, &x.zm, g);
+                write_rlwe_prime(w, ring, &x.m, g);
+            }
+            BrkElement::Prime(x) => {
+                debug_assert!(c.alt_mult, "RLWE' key in an RGSW key set");
+                write_rlwe_prime(w, ring, x, g);
+            }
+        }
+    }
+    let g = gadget(ctx, p.log_bg).expect("valid gadget");
+    debug_assert_eq!(k.z2.is_some(), c.alt_mult, "RLWE'(z^2) iff ALTMULT");
+    if let Some(z2) = &k.z2 {
+        write_rlwe_prime(w, ring, z2, g);
+    }
+    debug_assert!(
+        k.auto.iter().map(|a| a.t).eq(layout.auto.iter().copied()),
+        "automorphism keys not in the layout of the configuration"
+    );
+    w.write_u32(k.auto.len() as u32);
+    for a in &k.auto {
+        write_rlwe_prime(w, ring, &a.key, g);
+    }
+}
+
+/// Reads a blind-rotation key body and checks that `trailing` more bytes follow it (the
+/// rest of an enclosing object) before allocating anything.
+fn read_brk(r: &mut Reader<'_>, ctx: &FhewContext, trailing: usize) -> Result<BlindRotationKey> {
+    let p = &ctx.params;
+    let ring = &ctx.ring;
+    let m = r.read_u8("blind-rotation method")?;
+    let method = *METHODS.get(m as usize).ok_or_else(|| {
+        Error::Deserialize(format!(
+            "unknown blind-rotation method {m} (0 AP, 1 GINX, 2 Alg. 3, 3 Alg. 4, 4 Alg. 5)"
+        ))
+    })?;
+    if !method.applies(p.q, p.big_n) {
+        return err(format!(
+            "blind-rotation key: {} does not apply to q = {}, N = {}",
+            method.name(),
+            p.q,
+            p.big_n
+        ));
+    }
+    let alt_mult = match r.read_u8("blind-rotation ALTMULT flag")? {
+        0 => false,
+        1 => true,
+        f => return err(format!("blind-rotation ALTMULT flag {f} is not 0 or 1")),
+    };
+    let s = r.read_u8("blind-rotation automorphism key set")?;
+    let auto_keys = *AUTO_SETS.get(s as usize).ok_or_else(|| {
+        Error::Deserialize(format!(
+            "unknown automorphism key set {s} (0 full, 1 powers of five, 2 generators)"
+        ))
+    })?;
+    let ginx_u = if method == Method::Ginx {
+        let code = r.read_u8("GINX U")?;
+        if code > 62 {
+            return err(format!("GINX U code {code} is above 62"));
+        }
+        ginx_u_of(code)
+    } else {
+        Vec::new()
+    };
+    let config = MethodConfig {
+        method,
+        alt_mult,
+        auto_keys,
+    };
+    let layout = BrkLayout::new(ctx, config, ginx_u.len())?;
+    let total = layout.len.saturating_add(trailing);
+    r.require(total, "blind-rotation key")?;
+    let count = r.read_u32("blind-rotation key count")? as usize;
+    if count != layout.count {
+        return err(format!(
+            "blind-rotation key: {count} keys; {} has {} under these parameters",
+            config.label(),
+            layout.count
+        ));
+    }
+    let mut keys = Vec::with_capacity(count);
+    for idx in 0..count {
+        let g = gadget(ctx, layout.log_bg(p, idx))?;
+        let what = || format!("blind-rotation key {idx}");
+        keys.push(if alt_mult {
+            BrkElement::Prime(read_rlwe_prime(r, ring, g, &what)?)
+        } else {
+            let zm = read_rlwe_prime(r, ring, g, &what)?;
+            let m = read_rlwe_prime(r, ring, g, &what)?;
+            BrkElement::Rgsw(Rgsw { zm, m })
+        });
+    }
+    let g = gadget(ctx, p.log_bg)?;
+    let z2 = if alt_mult {
+        Some(read_rlwe_prime(r, ring, g, &|| "RLWE'(z^2)".into())?)
+    } else {
+        None
+    };
+    let auto_count = r.read_u32("automorphism key count")? as usize;
+    if auto_count != layout.auto.len() {
+        return err(format!(
+            "blind-rotation key: {auto_count} automorphism keys; {} has {} under these \
+             parameters",
+            config.label(),
+            layout.auto.len()
+        ));
+    }
+    let mut auto = Vec::with_capacity(auto_count);
+    for &t in &layout.auto {
+        let key = read_rlwe_prime(r, ring, g, &|| format!("automorphism key {t}"))?;
+        auto.push(AutoKey { t, key });
+    }
+    Ok(BlindRotationKey::from_parts(
+        p, p.big_n, config, ginx_u, keys, z2, auto,
+    ))
+}
+
+impl Serialize for BlindRotationKey {
+    type Context = FhewContext;
+    const TAG: ObjectTag = ObjectTag::BlindRotationKey;
+
+    /// # Panics
+    /// For a GINX key whose `U` is not one [`BlindRotationKey::generate`] makes.
+    fn write_body(&self, w: &mut Writer, ctx: &FhewContext) {
+        write_brk(self, w, ctx);
+    }
+}
+
+impl Deserialize for BlindRotationKey {
+    fn read_body(r: &mut Reader<'_>, ctx: &FhewContext) -> Result<Self> {
+        read_brk(r, ctx, 0)
+    }
+}
+
+impl Serialize for BootstrapKey {
+    type Context = FhewContext;
+    const TAG: ObjectTag = ObjectTag::BootstrapKey;
+
+    fn write_body(&self, w: &mut Writer, ctx: &FhewContext) {
+        write_brk(&self.brk, w, ctx);
+        self.ksk.write_body(w, ctx);
+    }
+}
+
+impl Deserialize for BootstrapKey {
+    fn read_body(r: &mut Reader<'_>, ctx: &FhewContext) -> Result<Self> {
+        let (_, ksk_len) = ksk_shape(&ctx.params)?;
+        let brk = read_brk(r, ctx, ksk_len)?;
+        let ksk = LweKeySwitchKey::read_body(r, ctx)?;
+        Ok(BootstrapKey { brk, ksk })
+    }
+}
