@@ -148,6 +148,54 @@ fn ginx_bits(si: i64, u: &[i64]) -> Vec<i64> {
         .collect()
 }
 
+/// The exponents `e` of the monomial keys `RGSW_z(X^e)` of AP and the automorphism-based
+/// methods, in the layout of [`BlindRotationKey::keys`], each with the `log2 B_g` of its
+/// gadget; `None` for GINX, whose keys are not monomials.
+///
+/// The exponents are linear in `s` modulo `2N`, so the keys for `s_1 + s_2` are the
+/// products `RGSW(X^(e_1)) ⊗ RGSW(X^(e_2))` of those for `s_1` and `s_2` (threshold key
+/// generation, seed 002 §6.1.3).
+pub(crate) fn monomial_exponents(
+    params: &FhewParams,
+    method: Method,
+    big_n: usize,
+    s: &[i64],
+) -> Option<Vec<(i64, u32)>> {
+    let q = params.q as i64;
+    let y = 2 * big_n as i64 / q; // Y = X^y
+    let n = s.len();
+    let mut out = Vec::new();
+    match method {
+        Method::Ginx => return None,
+        Method::Ap => {
+            for (i, &si) in s.iter().enumerate() {
+                let mut p = 1i64;
+                for _ in 0..params.d_r() {
+                    for v in 1..params.b_r as i64 {
+                        out.push((y * ((v * p * si) % q), params.log_bg_of(i)));
+                    }
+                    p = p * params.b_r as i64 % q;
+                }
+            }
+        }
+        Method::Alg3 | Method::Alg4 | Method::Alg5 => {
+            let e = if method == Method::Alg5 { 1 } else { y };
+            out.extend(
+                s.iter()
+                    .enumerate()
+                    .map(|(i, &si)| (e * si, params.log_bg_of(i))),
+            );
+            if method == Method::Alg4 {
+                out.extend((0..n).map(|i| (e * (s[i] + s[(i + 1) % n]), params.log_bg_of(i))));
+            }
+            if method == Method::Alg5 {
+                out.push((-s.iter().sum::<i64>(), params.log_bg));
+            }
+        }
+    }
+    Some(out)
+}
+
 impl BlindRotationKey {
     /// Generates the keys of `config` for the LWE secret `s` and RLWE secret `z`.
     #[allow(clippy::too_many_arguments)]
@@ -168,29 +216,27 @@ impl BlindRotationKey {
                 config.method.name()
             )));
         }
-        let n = s.dim();
+        if s.dim() != params.n {
+            return Err(Error::ParameterMismatch(format!(
+                "the LWE secret has dimension {}, the parameters n = {}",
+                s.dim(),
+                params.n
+            )));
+        }
         let big_q = ctx.modulus(0, 1).value();
         let alt = config.alt_mult;
-        let y = (2 * big_n as u64 / q) as i64; // Y = X^y
         let sc = s.coeffs();
         let mut keys = Vec::new();
         let mut ginx_u = Vec::new();
-        let d_r = params.d_r();
-        match config.method {
-            Method::Ap => {
-                for (i, &si) in sc.iter().enumerate() {
-                    let g = gadget_of(params, big_q, i)?;
-                    let mut p = 1i64;
-                    for _ in 0..d_r {
-                        for v in 1..params.b_r as i64 {
-                            let m = monomial_ntt(ctx, y * ((v * p * si) % q as i64));
-                            keys.push(BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng)?);
-                        }
-                        p = p * params.b_r as i64 % q as i64;
-                    }
+        match monomial_exponents(params, config.method, big_n, sc) {
+            Some(exps) => {
+                for (e, log_bg) in exps {
+                    let m = monomial_ntt(ctx, e);
+                    let g = Gadget::new(big_q, log_bg)?;
+                    keys.push(BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng)?);
                 }
             }
-            Method::Ginx => {
+            None => {
                 ginx_u = ginx_set(sc);
                 for (i, &si) in sc.iter().enumerate() {
                     let g = gadget_of(params, big_q, i)?;
@@ -203,27 +249,6 @@ impl BlindRotationKey {
                     }
                 }
             }
-            Method::Alg3 | Method::Alg4 | Method::Alg5 => {
-                let e = if config.method == Method::Alg5 { 1 } else { y };
-                for (i, &si) in sc.iter().enumerate() {
-                    let m = monomial_ntt(ctx, e * si);
-                    let g = gadget_of(params, big_q, i)?;
-                    keys.push(BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng)?);
-                }
-                if config.method == Method::Alg4 {
-                    for i in 0..n {
-                        let m = monomial_ntt(ctx, e * (sc[i] + sc[(i + 1) % n]));
-                        let g = gadget_of(params, big_q, i)?;
-                        keys.push(BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng)?);
-                    }
-                }
-                if config.method == Method::Alg5 {
-                    let sum: i64 = sc.iter().sum();
-                    let m = monomial_ntt(ctx, -sum);
-                    let g = Gadget::new(big_q, params.log_bg)?;
-                    keys.push(BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng)?);
-                }
-            }
         }
         let z2 = if alt {
             let zn = z.ntt_at(1, 0);
@@ -234,55 +259,88 @@ impl BlindRotationKey {
         } else {
             None
         };
-        let two_n = 2 * big_n;
-        let mut dlog = vec![(0u32, false); big_n];
-        let mut t = 1usize;
-        for e in 0..big_n / 2 {
-            dlog[t / 2] = (e as u32, false);
-            dlog[(two_n - t) / 2] = (e as u32, true);
-            t = t * 5 % two_n;
-        }
         let mut auto = Vec::new();
-        let mut auto_slot = vec![0u32; big_n];
-        let auto_method = matches!(config.method, Method::Alg3 | Method::Alg4 | Method::Alg5);
-        if auto_method {
+        let exps = Self::auto_exponents(config, q, big_n);
+        if !exps.is_empty() {
             let ag = Gadget::new(big_q, params.log_bg)?;
-            let exps: Vec<usize> = match config.auto_keys {
-                AutoKeySet::Full if config.method == Method::Alg5 => {
-                    (1..q as usize).map(|j| y as usize * j + 1).collect()
-                }
-                AutoKeySet::Full => (1..big_n).map(|j| 2 * j + 1).collect(),
-                AutoKeySet::PowersOfFive => {
-                    let mut v = vec![two_n - 1];
-                    let mut p = 5usize;
-                    let mut k = 1;
-                    while k < big_n / 2 {
-                        v.push(p);
-                        p = p * p % two_n;
-                        k *= 2;
-                    }
-                    v
-                }
-                AutoKeySet::Generators => vec![5, two_n - 1],
-            };
             for t in exps {
-                auto_slot[t / 2] = auto.len() as u32 + 1;
                 auto.push(AutoKey::generate(ctx, z, t, ag, noise, rng)?);
             }
         }
-        Ok(BlindRotationKey {
+        Ok(Self::from_parts(
+            params, big_n, config, ginx_u, keys, z2, auto,
+        ))
+    }
+
+    /// Assembles a key set from its parts (e.g. keys generated jointly by several parties,
+    /// [`crate::fhew::threshold`]): `keys` in the layout of the module documentation, `z2`
+    /// for ALTMULT, and the automorphism keys of `config.auto_keys` in any order.
+    ///
+    /// Checks the shape (method applicable to `q` and `N`, number and kind of keys, every
+    /// needed automorphism key present) but not the encrypted values. GINX keys depend on
+    /// the range of the secret and are only made by [`BlindRotationKey::generate`].
+    pub fn try_from_parts(
+        params: &FhewParams,
+        big_n: usize,
+        config: MethodConfig,
+        keys: Vec<BrkElement>,
+        z2: Option<RlwePrime>,
+        auto: Vec<AutoKey>,
+    ) -> Result<Self> {
+        let bad = |m: String| Err(Error::InvalidParameters(m));
+        let (n, q) = (params.n, params.q);
+        if !config.method.applies(q, big_n) || config.method == Method::Ginx {
+            return bad(format!(
+                "{} keys cannot be assembled for q = {q}, N = {big_n}",
+                config.method.name()
+            ));
+        }
+        let want = match config.method {
+            Method::Ap => n * params.d_r() * (params.b_r as usize - 1),
+            Method::Alg4 => 2 * n,
+            Method::Alg5 => n + 1,
+            _ => n,
+        };
+        if keys.len() != want {
+            return bad(format!(
+                "{} needs {want} blind-rotation keys, got {}",
+                config.label(),
+                keys.len()
+            ));
+        }
+        let prime = |k: &BrkElement| matches!(k, BrkElement::Prime(_));
+        if keys.iter().any(|k| prime(k) != config.alt_mult) || z2.is_some() != config.alt_mult {
+            return bad(format!(
+                "{}: keys must be RLWE' with RLWE'(z^2) exactly when ALTMULT is on",
+                config.label()
+            ));
+        }
+        let two_n = 2 * big_n;
+        if let Some(k) = auto.iter().find(|k| k.t >= two_n || k.t % 2 == 0) {
+            return bad(format!(
+                "automorphism key exponent {} is not odd mod 2N",
+                k.t
+            ));
+        }
+        let have: std::collections::HashSet<usize> = auto.iter().map(|k| k.t).collect();
+        if let Some(t) = Self::auto_exponents(config, q, big_n)
+            .into_iter()
+            .find(|t| !have.contains(t))
+        {
+            return Err(Error::MissingKey(format!(
+                "{} needs the automorphism key ak_{t}",
+                config.label()
+            )));
+        }
+        Ok(Self::from_parts(
+            params,
+            big_n,
             config,
-            q,
-            n,
-            b_r: params.b_r,
-            d_r,
-            ginx_u,
+            Vec::new(),
             keys,
             z2,
             auto,
-            auto_slot,
-            dlog,
-        })
+        ))
     }
 
     /// Number of RLWE' ciphertexts in the key (`brk` and `ak`, seed 002 Table 1).

@@ -114,10 +114,16 @@ impl FhewSecretKey {
     /// Decrypts `m ∈ Z_t` (rounds the phase to a multiple of `q/(2t)`, modulo `t`).
     pub fn decrypt_int(&self, ct: &LweCiphertext, t: u64) -> Result<u64> {
         check_t(t, ct.q)?;
-        let p = self.lwe.phase(ct)?.rem_euclid(ct.q as i64) as u64;
-        let step = ct.q / (2 * t);
-        Ok(((p + step / 2) / step) % t)
+        decode_phase(self.lwe.phase(ct)?, ct.q, t)
     }
+}
+
+/// `m ∈ Z_t` from the phase `m · q/(2t) + e` (rounded to a multiple of `q/(2t)`, modulo `t`).
+pub(crate) fn decode_phase(phase: i64, q: u64, t: u64) -> Result<u64> {
+    check_t(t, q)?;
+    let p = phase.rem_euclid(q as i64) as u64;
+    let step = q / (2 * t);
+    Ok(((p + step / 2) / step) % t)
 }
 
 fn check_t(t: u64, q: u64) -> Result<()> {

@@ -333,6 +333,23 @@ impl LweKeySwitchKey {
         noise: &DiscreteGaussian,
         rng: &mut R,
     ) -> Result<Self> {
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        Self::generate_with_seed(z, s, log_q_ks, log_base, seed, noise, rng)
+    }
+
+    /// [`LweKeySwitchKey::generate`] with the `α` parts expanded from the given `seed`
+    /// (for threshold key generation, where every party uses the masks of a common random
+    /// string and the `β` parts are summed).
+    pub fn generate_with_seed<R: RngCore + CryptoRng>(
+        z: &[i64],
+        s: &LweSecretKey,
+        log_q_ks: u32,
+        log_base: u32,
+        seed: Seed,
+        noise: &DiscreteGaussian,
+        rng: &mut R,
+    ) -> Result<Self> {
         if !(2..=16).contains(&log_q_ks) || !(1..=log_q_ks).contains(&log_base) {
             return Err(Error::InvalidParameters(format!(
                 "LWE key switching needs Q_ks = 2^k with k in [2, 16] and B_ks = 2^b with \
@@ -343,8 +360,6 @@ impl LweKeySwitchKey {
         let n = s.dim();
         let base = 1usize << log_base;
         let rows = z.len() * digits * (base - 1);
-        let mut seed = [0u8; 32];
-        rng.fill_bytes(&mut seed);
         let mut a = vec![0u16; rows * n];
         expand_lwe_masks(&seed, 0, log_q_ks, &mut a);
         let mask = (1u32 << log_q_ks) - 1;

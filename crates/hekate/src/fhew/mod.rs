@@ -6,6 +6,8 @@
 //!   RGSW keys or RLWE' keys (ALTMULT), full or reduced automorphism key sets.
 //! * [`gates`]: keys, bit and small-integer encryption, gates, majority, look-up tables.
 //! * [`params`]: the paper's Table 3 sets and OpenFHE 1.6.1's sets.
+//! * [`threshold`]: threshold FHEW (seed 002 §6): `k` parties, distributed key generation,
+//!   threshold decryption.
 //!
 //! The RLWE' / RGSW building blocks live in [`crate::rlwe::gsw`].
 //!
@@ -29,8 +31,13 @@ pub mod blindrotate;
 pub mod gates;
 pub mod lwe;
 pub mod params;
+pub mod threshold;
 
 pub use blindrotate::{BlindRotationKey, BrkElement};
 pub use gates::{test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate};
 pub use lwe::{LweCiphertext, LweKeySwitchKey, LweSecretDistribution, LweSecretKey};
 pub use params::{AutoKeySet, FhewParams, Method, MethodConfig};
+pub use threshold::{
+    CommonRandomString, EvalKeyShare, KeyCombiner, KeySwitchShare, PartialDecryption,
+    PublicKeyShare, SecretShare, ThresholdContext, ThresholdParams, ThresholdPublicKey,
+};

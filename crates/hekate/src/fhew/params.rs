@@ -311,7 +311,53 @@ pub const TOY: FhewParams = FhewParams {
     lwe_secret: LweSecretDistribution::Ternary,
 };
 
-/// Every named preset.
+/// Insecure test set for threshold FHEW with up to 16 parties ([`super::threshold`]):
+/// `n = 32`, `q = 2N = 512` (Alg. 3, 4), `N = 256`, a 50-bit `Q` with `B_g = 2^7`
+/// (`d_g = 8`) to absorb the `RGSW ⊗ RGSW` products of the joint keys, and
+/// `Q_ks = 2^16`, `B_ks = 2^8` so that the key-switching noise of `k` summed key shares
+/// stays small.
+pub const TOY_THRESHOLD: FhewParams = FhewParams {
+    name: "TOY_THRESHOLD",
+    source: "hekate threshold test set (insecure)",
+    security: "none (toy)",
+    n: 32,
+    q: 512,
+    big_n: 256,
+    log_big_q: 50,
+    log_bg: 7,
+    bg_schedule: &[],
+    b_r: 16,
+    log_q_ks: 16,
+    log_b_ks: 8,
+    sigma: 3.19,
+    lwe_secret: LweSecretDistribution::Ternary,
+};
+
+/// Threshold FHEW with up to 16 parties ([`super::threshold`]; Alg. 5): `N = 2048` and a
+/// 54-bit `Q` (the HomomorphicEncryption.org 128-bit bound for `N = 2048`, ternary
+/// secrets; the joint key `z_*` is wider than ternary, so at least as hard), `B_g = 2^6`
+/// (`d_g = 9`); `n = 600`, `Q_ks = 2^16` (each party's key-switching share is LWE with
+/// `n = 600`, `log Q_ks = 16`, `σ = 3.19`, about the ratio `n / log q ≈ 37` of the
+/// 128-bit ternary table), `B_ks = 2^4`, `q = 2048`.
+pub const STD128_THRESHOLD: FhewParams = FhewParams {
+    name: "STD128_THRESHOLD",
+    source: "hekate (seed 002 §6 analysis)",
+    security: "128 classical (estimate from the HomomorphicEncryption.org table)",
+    n: 600,
+    q: 2048,
+    big_n: 2048,
+    log_big_q: 54,
+    log_bg: 6,
+    bg_schedule: &[],
+    b_r: 32,
+    log_q_ks: 16,
+    log_b_ks: 4,
+    sigma: 3.19,
+    lwe_secret: LweSecretDistribution::Ternary,
+};
+
+/// Every named single-key preset (the threshold sets [`TOY_THRESHOLD`] and
+/// [`STD128_THRESHOLD`] are reached through [`super::threshold`]).
 pub const PRESETS: [&FhewParams; 13] = [
     &MEDIUM,
     &STD128,
@@ -418,6 +464,16 @@ impl FhewParams {
     ///
     /// with `E[z^2] = E[s^2] = 2/3` for ternary secrets.
     pub fn gate_noise_variance(&self, sigma_acc2: f64) -> f64 {
+        self.gate_noise_variance_parties(sigma_acc2, 1)
+    }
+
+    /// [`FhewParams::gate_noise_variance`] for keys shared by `k` parties (seed 002 §6.2,
+    /// [`crate::fhew::threshold`]): the joint secrets `s_* = Σ s_j`, `z_* = Σ z_j` have
+    /// `k` times the coefficient variance of one share (`E[z_*^2] = 2k/3` for ternary
+    /// shares), and every key-switching row carries the sum of `k` errors (`k σ^2`).
+    /// `k = 1` is the single-key case.
+    pub fn gate_noise_variance_parties(&self, sigma_acc2: f64, k: usize) -> f64 {
+        let kf = k as f64;
         let (q, big_q) = (
             self.q as f64,
             self.big_q().unwrap_or(1 << self.log_big_q) as f64,
@@ -435,16 +491,22 @@ impl FhewParams {
         let n_big = self.big_n as f64;
         let d_ks = self.log_q_ks.div_ceil(self.log_b_ks) as f64;
         let one = sigma_acc2 * (q / big_q).powi(2)
-            + (n_big * 2.0 / 3.0 + 1.0) / 12.0 * (q / qks).powi(2)
-            + n_big * d_ks * self.sigma * self.sigma * (q / qks).powi(2)
-            + (self.n as f64 * es2 + 1.0) / 12.0;
+            + (n_big * kf * 2.0 / 3.0 + 1.0) / 12.0 * (q / qks).powi(2)
+            + n_big * d_ks * kf * self.sigma * self.sigma * (q / qks).powi(2)
+            + (self.n as f64 * kf * es2 + 1.0) / 12.0;
         2.0 * one
     }
 
     /// Probability that a two-input gate decrypts wrongly: `erfc(q/8 / (σ √2))` for the
     /// decision noise of [`FhewParams::gate_noise_variance`] (the gates' margin is `q/8`).
     pub fn failure_probability(&self, sigma_acc2: f64) -> f64 {
-        let s = self.gate_noise_variance(sigma_acc2).sqrt();
+        self.failure_probability_parties(sigma_acc2, 1)
+    }
+
+    /// [`FhewParams::failure_probability`] for keys shared by `k` parties
+    /// ([`FhewParams::gate_noise_variance_parties`]).
+    pub fn failure_probability_parties(&self, sigma_acc2: f64, k: usize) -> f64 {
+        let s = self.gate_noise_variance_parties(sigma_acc2, k).sqrt();
         erfc(self.q as f64 / 8.0 / (s * std::f64::consts::SQRT_2))
     }
 
