@@ -127,7 +127,7 @@ fn fhew_sk_eq(a: &FhewSecretKey, b: &FhewSecretKey) -> bool {
 /// Bytes after the header and `compressed_bytes()`: 3 configuration bytes, GINX's `U`,
 /// two counts.
 fn brk_overhead(cfg: MethodConfig) -> usize {
-    11 + usize::from(cfg.method == Method::Ginx)
+    12 + usize::from(cfg.method == Method::Ginx)
 }
 
 /// Numeric equality (names are not serialized for non-presets).
@@ -486,11 +486,16 @@ fn keys_reject_inconsistent_fields() {
     assert!(e.contains("ALTMULT flag 2"), "{e}");
     let e = set(h + 2, &[3]);
     assert!(e.contains("unknown automorphism key set 3"), "{e}");
+    let e = set(h + 3, &[2]);
+    assert!(e.contains("mask form 2"), "{e}");
+    // Explicit masks announced, seeded key bytes given: too short for the layout.
+    let e = set(h + 3, &[1]);
+    assert!(e.contains("blind-rotation key"), "{e}");
     // A key count other than the configuration's.
-    let e = set(h + 3, &8u32.to_le_bytes());
+    let e = set(h + 4, &8u32.to_le_bytes());
     assert!(e.contains("8 keys; Alg5 has 9"), "{e}");
     // A residue of the first key not below Q (27 bits all ones > Q).
-    let e = set(h + 7 + 32, &[0xff, 0xff, 0xff, 0x07 | bytes[h + 7 + 35]]);
+    let e = set(h + 8 + 32, &[0xff, 0xff, 0xff, 0x07 | bytes[h + 8 + 35]]);
     assert!(e.contains("not below Q"), "{e}");
     // The automorphism key count (just before the 31 automorphism keys of 4 digits).
     let ak = 32 + 4 * 27 * 32 / 8;
@@ -504,9 +509,9 @@ fn keys_reject_inconsistent_fields() {
     // A GINX U code above 62.
     let g = setup(&TINY, MethodConfig::new(Method::Ginx), 12);
     let mut m = g.key.brk.to_bytes(&g.ctx);
-    assert_eq!(m[h + 3], 1, "ternary secrets: U = {{1, -1}}");
+    assert_eq!(m[h + 4], 1, "ternary secrets: U = {{1, -1}}");
     assert_eq!(g.key.brk.ginx_u, [1, -1]);
-    m[h + 3] = 63;
+    m[h + 4] = 63;
     let e = deserialize_err(BlindRotationKey::from_bytes(&m, &g.ctx));
     assert!(e.contains("GINX U code 63"), "{e}");
     // U = {1} (binary secrets) reads back with its own key count.
@@ -526,7 +531,7 @@ fn keys_reject_inconsistent_fields() {
     let u = setup(&pu, MethodConfig::new(Method::Ginx).with_alt_mult(true), 14);
     assert_eq!(u.key.brk.ginx_u, [1, -1, 2, -2]);
     let bytes = u.key.brk.to_bytes(&u.ctx);
-    assert_eq!(bytes[h + 3], 2);
+    assert_eq!(bytes[h + 4], 2);
     let back = BlindRotationKey::from_bytes(&bytes, &u.ctx).unwrap();
     assert_eq!(back, u.key.brk);
     // Key switching: Q_ks, B_ks and the dimensions are the context's.
@@ -648,7 +653,7 @@ fn sizes_full_size() {
         "| {} | AP (computed) | {} | {} | {} | - | - |",
         p.name,
         brk + ksk,
-        HEADER_LEN + brk + ksk + 21,
-        HEADER_LEN + 21
+        HEADER_LEN + brk + ksk + 22,
+        HEADER_LEN + 22
     );
 }

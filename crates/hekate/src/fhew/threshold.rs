@@ -104,9 +104,10 @@
 //! `<α, s_j>` only up to that ratio.
 //!
 //! Threshold keys are not seed-compressed: the `a` parts of public-key encryptions and of
-//! products are not expanded from a seed (their [`RlwePrime::seed`] is all zero), so the
-//! seed-compressed format of [`crate::serialize`] cannot hold their blind-rotation and
-//! automorphism keys (their LWE key-switching key is seed-expanded and can be written).
+//! products are not expanded from a seed (their [`RlwePrime::seed`] is `None`), so
+//! [`crate::serialize`] writes their blind-rotation and automorphism keys in the explicit
+//! mask form (about twice the bytes of a seeded key); their LWE key-switching key is
+//! seed-expanded and written compressed.
 //!
 //! # Example
 //!
@@ -748,7 +749,7 @@ impl ThresholdPublicKey {
         }
         RlwePrime {
             gadget,
-            seed: [0; 32],
+            seed: None,
             a,
             b,
         }
@@ -819,7 +820,7 @@ pub fn rgsw_product(lhs: &Rgsw, rhs: &Rgsw, ctx: &RingContext, scratch: &mut Gsw
         }
         RlwePrime {
             gadget: p.gadget,
-            seed: [0; 32],
+            seed: None,
             a,
             b,
         }

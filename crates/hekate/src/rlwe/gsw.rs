@@ -252,13 +252,15 @@ impl RlweCiphertext {
 }
 
 /// `RLWE'_z(m)`: `d_g` RLWE encryptions of `g_i m` (NTT form), `a_i` expanded from `seed`
-/// with stream `i`.
+/// with stream `i` when there is a seed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RlwePrime {
     /// The gadget `g`.
     pub gadget: Gadget,
-    /// The seed of every `a_i`.
-    pub seed: Seed,
+    /// The seed every `a_i` is expanded from; `None` when the `a_i` are not an expansion
+    /// (keys computed from other keys, such as threshold keys combined from shares), so
+    /// that they must be stored.
+    pub seed: Option<Seed>,
     /// `a_0 .. a_{d-1}` (NTT form).
     pub a: Vec<Poly>,
     /// `b_0 .. b_{d-1}` (NTT form).
@@ -290,7 +292,12 @@ impl RlwePrime {
             a.push(ai);
             b.push(bi);
         }
-        Ok(RlwePrime { gadget, seed, a, b })
+        Ok(RlwePrime {
+            gadget,
+            seed: Some(seed),
+            a,
+            b,
+        })
     }
 
     /// Rebuilds the key from its seed and `b` parts (re-expanding every `a_i`).
@@ -298,7 +305,12 @@ impl RlwePrime {
         let a = (0..b.len())
             .map(|i| crate::rlwe::keys::expand_uniform(ctx, &seed, i as u64, 1, 0))
             .collect();
-        RlwePrime { gadget, seed, a, b }
+        RlwePrime {
+            gadget,
+            seed: Some(seed),
+            a,
+            b,
+        }
     }
 
     /// `out = t ⊙ RLWE'(m) = RLWE(t m)` in NTT form, for `t` in coefficient form.
@@ -332,10 +344,12 @@ impl RlwePrime {
         out.b.set_form(Form::Ntt);
     }
 
-    /// Bytes of the seed-compressed key (the seed and the packed `b` parts).
+    /// Bytes of the seed-compressed key: the seed and the packed `b` parts (the packed
+    /// `a` parts instead of the seed when there is none).
     pub fn compressed_bytes(&self) -> usize {
         let w = 64 - (self.gadget.q - 1).leading_zeros() as usize;
-        32 + self.b.len() * (self.b[0].n() * w).div_ceil(8)
+        let part = (self.b[0].n() * w).div_ceil(8);
+        self.seed.map_or(self.a.len() * part, |_| 32) + self.b.len() * part
     }
 }
 

@@ -563,13 +563,32 @@ impl Deserialize for LweKeySwitchKey {
 // ---------------------------------------------------------------------------------------
 // RLWE' bodies
 
-/// Bytes of an RLWE' body: the seed and `d_g` packed `b` parts.
-fn rlwe_prime_len(ring: &RingContext, gadget: Gadget) -> usize {
-    let w = residue_width(ring.modulus(0, 1).value());
-    32 + gadget.digits() * packed_len(ring.n(), w).expect("N <= 2^17")
+/// How the `a` parts of every RLWE' of a blind-rotation key are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Masks {
+    /// The 32-byte seed they are expanded from (keys made by key generation).
+    Seeded,
+    /// The packed `a` parts (keys combined from threshold shares, which have no seed).
+    Explicit,
 }
 
-fn write_rlwe_prime(w: &mut Writer, ring: &RingContext, k: &RlwePrime, gadget: Gadget) {
+/// Bytes of an RLWE' body: the seed (or `d_g` packed `a` parts) and `d_g` packed `b` parts.
+fn rlwe_prime_len(ring: &RingContext, gadget: Gadget, masks: Masks) -> usize {
+    let w = residue_width(ring.modulus(0, 1).value());
+    let part = packed_len(ring.n(), w).expect("N <= 2^17");
+    match masks {
+        Masks::Seeded => 32 + gadget.digits() * part,
+        Masks::Explicit => 2 * gadget.digits() * part,
+    }
+}
+
+fn write_rlwe_prime(
+    w: &mut Writer,
+    ring: &RingContext,
+    k: &RlwePrime,
+    gadget: Gadget,
+    masks: Masks,
+) {
     debug_assert_eq!(k.gadget, gadget, "RLWE' key with another gadget");
     debug_assert!(
         k.b.len() == gadget.digits()
@@ -578,12 +597,22 @@ fn write_rlwe_prime(w: &mut Writer, ring: &RingContext, k: &RlwePrime, gadget: G
                 .all(|b| b.form() == Form::Ntt && b.n() == ring.n() && b.q_limbs() == 1),
         "RLWE' key of another shape"
     );
-    debug_assert!(
-        k.a.first() == Some(&crate::rlwe::keys::expand_uniform(ring, &k.seed, 0, 1, 0)),
-        "RLWE' key whose a parts are not the expansion of its seed"
-    );
     let width = residue_width(ring.modulus(0, 1).value());
-    w.write_bytes(&k.seed);
+    match (masks, &k.seed) {
+        (Masks::Seeded, Some(seed)) => {
+            debug_assert!(
+                k.a.first() == Some(&crate::rlwe::keys::expand_uniform(ring, seed, 0, 1, 0)),
+                "RLWE' key whose a parts are not the expansion of its seed"
+            );
+            w.write_bytes(seed);
+        }
+        (Masks::Seeded, None) => unreachable!("seeded form chosen for a key without a seed"),
+        (Masks::Explicit, _) => {
+            for a in &k.a {
+                w.write_bits(a.data(), width);
+            }
+        }
+    }
     for b in &k.b {
         w.write_bits(b.data(), width);
     }
@@ -593,27 +622,46 @@ fn read_rlwe_prime(
     r: &mut Reader<'_>,
     ring: &RingContext,
     gadget: Gadget,
+    masks: Masks,
     what: &dyn Fn() -> String,
 ) -> Result<RlwePrime> {
     let n = ring.n();
     let q = ring.modulus(0, 1).value();
     let width = residue_width(q);
-    r.require(rlwe_prime_len(ring, gadget), "RLWE' key")?;
-    let seed: Seed = r.read_array("RLWE' seed")?;
-    let mut b = Vec::with_capacity(gadget.digits());
-    for i in 0..gadget.digits() {
-        let mut data = vec![0u64; n];
-        r.read_bits(&mut data, width, "RLWE' key b part")?;
-        if let Some(j) = data.iter().position(|&x| x >= q) {
-            return err(format!(
-                "{}: residue {} of digit {i}, index {j} is not below Q = {q}",
-                what(),
-                data[j]
-            ));
+    r.require(rlwe_prime_len(ring, gadget, masks), "RLWE' key")?;
+    let mut read_parts = |r: &mut Reader<'_>, part: &str| -> Result<Vec<Poly>> {
+        let mut out = Vec::with_capacity(gadget.digits());
+        for i in 0..gadget.digits() {
+            let mut data = vec![0u64; n];
+            r.read_bits(&mut data, width, "RLWE' key part")?;
+            if let Some(j) = data.iter().position(|&x| x >= q) {
+                return err(format!(
+                    "{}: residue {} of {part} part {i}, index {j} is not below Q = {q}",
+                    what(),
+                    data[j]
+                ));
+            }
+            out.push(Poly::from_raw(n, 1, 0, Form::Ntt, data));
         }
-        b.push(Poly::from_raw(n, 1, 0, Form::Ntt, data));
+        Ok(out)
+    };
+    match masks {
+        Masks::Seeded => {
+            let seed: Seed = r.read_array("RLWE' seed")?;
+            let b = read_parts(r, "b")?;
+            Ok(RlwePrime::from_seed(ring, gadget, seed, b))
+        }
+        Masks::Explicit => {
+            let a = read_parts(r, "a")?;
+            let b = read_parts(r, "b")?;
+            Ok(RlwePrime {
+                gadget,
+                seed: None,
+                a,
+                b,
+            })
+        }
     }
-    Ok(RlwePrime::from_seed(ring, gadget, seed, b))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -661,7 +709,7 @@ struct BrkLayout {
 }
 
 impl BrkLayout {
-    fn new(ctx: &FhewContext, config: MethodConfig, u_len: usize) -> Result<Self> {
+    fn new(ctx: &FhewContext, config: MethodConfig, u_len: usize, masks: Masks) -> Result<Self> {
         let p = &ctx.params;
         let ring = &ctx.ring;
         let too_big = || Error::Deserialize("blind-rotation key: size overflows".into());
@@ -685,7 +733,7 @@ impl BrkLayout {
             let g = Gadget::new(ctx.big_q, lb).map_err(|e| {
                 Error::Deserialize(format!("blind-rotation key: gadget base 2^{lb}: {e}"))
             })?;
-            Ok(rlwe_prime_len(ring, g))
+            Ok(rlwe_prime_len(ring, g, masks))
         };
         // Runs of secret indices sharing a gadget base.
         let runs: Vec<(u32, usize)> = if p.bg_schedule.is_empty() {
@@ -735,6 +783,24 @@ fn gadget(ctx: &FhewContext, lb: u32) -> Result<Gadget> {
         .map_err(|e| Error::Deserialize(format!("blind-rotation key: gadget base 2^{lb}: {e}")))
 }
 
+/// The seeded form when every RLWE' of `k` has a seed, else the explicit one.
+fn brk_masks(k: &BlindRotationKey) -> Masks {
+    let mut primes = k
+        .keys
+        .iter()
+        .flat_map(|e| match e {
+            BrkElement::Rgsw(x) => vec![&x.zm, &x.m],
+            BrkElement::Prime(x) => vec![x],
+        })
+        .chain(k.z2.as_ref())
+        .chain(k.auto.iter().map(|a| &a.key));
+    if primes.all(|p| p.seed.is_some()) {
+        Masks::Seeded
+    } else {
+        Masks::Explicit
+    }
+}
+
 fn write_brk(k: &BlindRotationKey, w: &mut Writer, ctx: &FhewContext) {
     let p = &ctx.params;
     let ring = &ctx.ring;
@@ -752,6 +818,11 @@ fn write_brk(k: &BlindRotationKey, w: &mut Writer, ctx: &FhewContext) {
             .position(|&s| s == c.auto_keys)
             .expect("known") as u8,
     );
+    let masks = brk_masks(k);
+    w.write_u8(match masks {
+        Masks::Seeded => 0,
+        Masks::Explicit => 1,
+    });
     if c.method == Method::Ginx {
         let code = ginx_code(&k.ginx_u).unwrap_or_else(|| {
             panic!(
@@ -762,7 +833,7 @@ fn write_brk(k: &BlindRotationKey, w: &mut Writer, ctx: &FhewContext) {
         });
         w.write_u8(code);
     }
-    let layout = BrkLayout::new(ctx, c, k.ginx_u.len()).expect("a valid key has a layout");
+    let layout = BrkLayout::new(ctx, c, k.ginx_u.len(), masks).expect("a valid key has a layout");
     debug_assert_eq!(k.keys.len(), layout.count, "blind-rotation key count");
     w.write_u32(k.keys.len() as u32);
     for (idx, key) in k.keys.iter().enumerate() {
@@ -770,19 +841,19 @@ fn write_brk(k: &BlindRotationKey, w: &mut Writer, ctx: &FhewContext) {
         match key {
             BrkElement::Rgsw(x) => {
                 debug_assert!(!c.alt_mult, "RGSW key in an ALTMULT key set");
-                write_rlwe_prime(w, ring, &x.zm, g);
-                write_rlwe_prime(w, ring, &x.m, g);
+                write_rlwe_prime(w, ring, &x.zm, g, masks);
+                write_rlwe_prime(w, ring, &x.m, g, masks);
             }
             BrkElement::Prime(x) => {
                 debug_assert!(c.alt_mult, "RLWE' key in an RGSW key set");
-                write_rlwe_prime(w, ring, x, g);
+                write_rlwe_prime(w, ring, x, g, masks);
             }
         }
     }
     let g = gadget(ctx, p.log_bg).expect("valid gadget");
     debug_assert_eq!(k.z2.is_some(), c.alt_mult, "RLWE'(z^2) iff ALTMULT");
     if let Some(z2) = &k.z2 {
-        write_rlwe_prime(w, ring, z2, g);
+        write_rlwe_prime(w, ring, z2, g, masks);
     }
     debug_assert!(
         k.auto.iter().map(|a| a.t).eq(layout.auto.iter().copied()),
@@ -790,7 +861,7 @@ fn write_brk(k: &BlindRotationKey, w: &mut Writer, ctx: &FhewContext) {
     );
     w.write_u32(k.auto.len() as u32);
     for a in &k.auto {
-        write_rlwe_prime(w, ring, &a.key, g);
+        write_rlwe_prime(w, ring, &a.key, g, masks);
     }
 }
 
@@ -824,6 +895,15 @@ fn read_brk(r: &mut Reader<'_>, ctx: &FhewContext, trailing: usize) -> Result<Bl
             "unknown automorphism key set {s} (0 full, 1 powers of five, 2 generators)"
         ))
     })?;
+    let masks = match r.read_u8("blind-rotation mask form")? {
+        0 => Masks::Seeded,
+        1 => Masks::Explicit,
+        f => {
+            return err(format!(
+                "blind-rotation mask form {f} is not 0 (seeded) or 1 (explicit)"
+            ))
+        }
+    };
     let ginx_u = if method == Method::Ginx {
         let code = r.read_u8("GINX U")?;
         if code > 62 {
@@ -838,7 +918,7 @@ fn read_brk(r: &mut Reader<'_>, ctx: &FhewContext, trailing: usize) -> Result<Bl
         alt_mult,
         auto_keys,
     };
-    let layout = BrkLayout::new(ctx, config, ginx_u.len())?;
+    let layout = BrkLayout::new(ctx, config, ginx_u.len(), masks)?;
     let total = layout.len.saturating_add(trailing);
     r.require(total, "blind-rotation key")?;
     let count = r.read_u32("blind-rotation key count")? as usize;
@@ -854,16 +934,16 @@ fn read_brk(r: &mut Reader<'_>, ctx: &FhewContext, trailing: usize) -> Result<Bl
         let g = gadget(ctx, layout.log_bg(p, idx))?;
         let what = || format!("blind-rotation key {idx}");
         keys.push(if alt_mult {
-            BrkElement::Prime(read_rlwe_prime(r, ring, g, &what)?)
+            BrkElement::Prime(read_rlwe_prime(r, ring, g, masks, &what)?)
         } else {
-            let zm = read_rlwe_prime(r, ring, g, &what)?;
-            let m = read_rlwe_prime(r, ring, g, &what)?;
+            let zm = read_rlwe_prime(r, ring, g, masks, &what)?;
+            let m = read_rlwe_prime(r, ring, g, masks, &what)?;
             BrkElement::Rgsw(Rgsw { zm, m })
         });
     }
     let g = gadget(ctx, p.log_bg)?;
     let z2 = if alt_mult {
-        Some(read_rlwe_prime(r, ring, g, &|| "RLWE'(z^2)".into())?)
+        Some(read_rlwe_prime(r, ring, g, masks, &|| "RLWE'(z^2)".into())?)
     } else {
         None
     };
@@ -878,7 +958,7 @@ fn read_brk(r: &mut Reader<'_>, ctx: &FhewContext, trailing: usize) -> Result<Bl
     }
     let mut auto = Vec::with_capacity(auto_count);
     for &t in &layout.auto {
-        let key = read_rlwe_prime(r, ring, g, &|| format!("automorphism key {t}"))?;
+        let key = read_rlwe_prime(r, ring, g, masks, &|| format!("automorphism key {t}"))?;
         auto.push(AutoKey { t, key });
     }
     Ok(BlindRotationKey::from_parts(

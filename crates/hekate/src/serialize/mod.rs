@@ -319,10 +319,12 @@
 //!
 //! | size | field |
 //! |-----:|-------|
-//! | 32 | the seed of every `a_i` |
+//! | 32 | seeded form: the seed of every `a_i` |
+//! | … | explicit form, instead of the seed: `a_0 .. a_(d_g-1)`, packed as the `b_i` |
 //! | … | `b_0 .. b_(d_g-1)` (NTT form), each the `N` residues bit-packed in `ceil(log2 Q)` bits, each `< Q` |
 //!
-//! `a_i` is re-expanded as [`expand_uniform`](crate::rlwe::keys::expand_uniform)`(ring,
+//! The enclosing blind-rotation key says which form its RLWE' bodies take. In the seeded
+//! form `a_i` is re-expanded as [`expand_uniform`](crate::rlwe::keys::expand_uniform)`(ring,
 //! seed, i, 1, 0)`. The gadget (so `d_g`) is not stored: it is the one the context gives
 //! the key's position. This is exactly
 //! [`RlwePrime::compressed_bytes`](crate::rlwe::gsw::RlwePrime::compressed_bytes). An RGSW
@@ -335,6 +337,7 @@
 //! | 1 | method, `u8`: 0 AP, 1 GINX, 2 Alg. 3, 3 Alg. 4, 4 Alg. 5 (it must apply to `q`, `N`) |
 //! | 1 | ALTMULT, `u8`: 0 RGSW keys, 1 RLWE' keys |
 //! | 1 | automorphism key set, `u8`: 0 full, 1 powers of five, 2 generators |
+//! | 1 | mask form, `u8`: 0 seeded (every RLWE' body holds its seed), 1 explicit (every RLWE' body holds its packed `a` parts instead: keys combined from threshold shares have no seed) |
 //! | 0 or 1 | GINX only: `U`, `u8` `c <= 62`: 0 is `{1}`, else `{1, -1, 2, -2, .., 2^(c-1), -2^(c-1)}` |
 //! | 4 | key count `K`, `u32`: AP `n d_r (B_r - 1)`, GINX `n |U|`, Alg. 3 `n`, Alg. 4 `2n`, Alg. 5 `n + 1` |
 //! | … | the `K` keys in the layout of [`BlindRotationKey::keys`](crate::fhew::BlindRotationKey::keys): RGSW bodies, or RLWE' bodies with ALTMULT |
@@ -349,8 +352,8 @@
 //! `j in [1, N)`, or `(2N/q) j + 1` for `j in [1, q)` with Alg. 5; powers of five:
 //! `2N - 1, 5, 5^2, 5^4, ..` while the power of two `< N/2`; generators: `5, 2N - 1`).
 //! The reader checks the whole length before allocating anything. The body is
-//! [`compressed_bytes`](crate::fhew::BlindRotationKey::compressed_bytes)` + 11` bytes
-//! (`+ 12` for GINX).
+//! [`compressed_bytes`](crate::fhew::BlindRotationKey::compressed_bytes)` + 12` bytes
+//! (`+ 13` for GINX).
 //!
 //! ### `BootstrapKey` (tag 38)
 //!
