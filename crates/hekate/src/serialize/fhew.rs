@@ -629,7 +629,7 @@ fn read_rlwe_prime(
     let q = ring.modulus(0, 1).value();
     let width = residue_width(q);
     r.require(rlwe_prime_len(ring, gadget, masks), "RLWE' key")?;
-    let mut read_parts = |r: &mut Reader<'_>, part: &str| -> Result<Vec<Poly>> {
+    let read_parts = |r: &mut Reader<'_>, part: &str| -> Result<Vec<Poly>> {
         let mut out = Vec::with_capacity(gadget.digits());
         for i in 0..gadget.digits() {
             let mut data = vec![0u64; n];
