@@ -20,6 +20,7 @@
 use super::lwe::{LweCiphertext, LweSecretKey};
 use super::params::{AutoKeySet, FhewParams, Method, MethodConfig};
 use crate::math::sample::DiscreteGaussian;
+use crate::math::{kernels, Modulus};
 use crate::ring::automorphism::automorphism_coeff;
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::gsw::{
@@ -462,7 +463,7 @@ impl BlindRotationKey {
             }
             Method::Ginx => {
                 let u = &self.ginx_u;
-                let qm = ctx.modulus(0, 1).value();
+                let qm = ctx.modulus(0, 1);
                 for (i, &ai) in ct.a.iter().enumerate() {
                     for (j, &uj) in u.iter().enumerate() {
                         let k = (y as i64 * ai as i64 * uj).rem_euclid(two_n as i64) as usize;
@@ -639,24 +640,26 @@ fn to_coeff(ct: &mut RlweCiphertext, ctx: &RingContext) {
 }
 
 /// `acc += (X^k - 1) · t` for coefficient-form `t` (`k` in `[1, 2N)`).
-fn add_monomial_times(acc: &mut Poly, t: &Poly, k: usize, q: u64) {
+///
+/// Coefficient `j` of `X^k t` is `±t[j - k mod N]`: with `k = s` or `k = N + s` (`s < N`),
+/// the top `N - s` coefficients of `acc` take `t[0 .. N - s]` and the bottom `s` take
+/// `t[N - s ..]`, with opposite signs (one sign flip per wrap around `X^N = -1`). So the
+/// product is three vectorized passes: two signed slice additions and one subtraction.
+fn add_monomial_times(acc: &mut Poly, t: &Poly, k: usize, q: &Modulus) {
     let n = t.n();
     let (shift, flip) = if k >= n { (k - n, true) } else { (k, false) };
     let acc = acc.data_mut();
     let t = t.data();
-    // coefficient j of X^k t: t[j - shift] (sign flipped once per wrap and once if k >= N).
-    for (j, o) in acc.iter_mut().enumerate() {
-        let (src, wrapped) = if j >= shift {
-            (j - shift, false)
-        } else {
-            (j + n - shift, true)
-        };
-        let v = t[src];
-        let rot = if wrapped != flip && v != 0 { q - v } else { v };
-        let mut s = *o + rot + q - t[j]; // < 3q
-        s = s.min(s.wrapping_sub(q));
-        *o = s.min(s.wrapping_sub(q));
+    let (low, high) = acc.split_at_mut(shift);
+    let (t_low, t_high) = t.split_at(n - shift);
+    if flip {
+        kernels::sub_assign(high, t_low, q);
+        kernels::add_assign(low, t_high, q);
+    } else {
+        kernels::add_assign(high, t_low, q);
+        kernels::sub_assign(low, t_high, q);
     }
+    kernels::sub_assign(acc, t, q);
 }
 
 #[cfg(test)]

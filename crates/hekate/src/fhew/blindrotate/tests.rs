@@ -133,3 +133,36 @@ fn key_counts_match_table_1() {
         assert_eq!(brk.rlwe_prime_count(), expect, "{}", cfg.label());
     }
 }
+
+/// `acc + (X^k - 1) t` against the schoolbook negacyclic product, for `k` on both sides of
+/// `N` and at the edges.
+#[test]
+fn monomial_update_matches_the_schoolbook_product() {
+    use rand_chacha::rand_core::RngCore;
+    let ctx = FhewContext::new(&params::TOY).unwrap();
+    let ring = &ctx.ring;
+    let (n, q) = (ring.n(), ring.modulus(0, 1));
+    let mut rng = ChaCha20Rng::seed_from_u64(77);
+    let mut rand_poly = || {
+        let v: Vec<u64> = (0..n).map(|_| rng.next_u64() % q.value()).collect();
+        Poly::from_raw(n, 1, 0, Form::Coeff, v)
+    };
+    let (acc0, t) = (rand_poly(), rand_poly());
+    for k in [1, 2, n / 2, n - 1, n, n + 1, 2 * n - 1] {
+        let mut want = acc0.data().to_vec();
+        for (j, &tj) in t.data().iter().enumerate() {
+            // X^(j + k) = ± X^((j + k) mod N).
+            let e = (j + k) % (2 * n);
+            let (pos, neg) = (e % n, e >= n);
+            want[pos] = if neg {
+                q.sub(want[pos], tj)
+            } else {
+                q.add(want[pos], tj)
+            };
+            want[j] = q.sub(want[j], tj);
+        }
+        let mut acc = acc0.clone();
+        add_monomial_times(&mut acc, &t, k, q);
+        assert_eq!(acc.data(), &want[..], "k = {k}");
+    }
+}
