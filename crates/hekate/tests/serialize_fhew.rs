@@ -276,12 +276,12 @@ fn parameters_reject_invalid_fields() {
     assert!(e.contains("covers 9 keys"), "{e}");
     let e = refingerprint(set(h + 14, &[65, 0]));
     assert!(e.contains("schedule of 65 runs"), "{e}");
-    // B_r = 1, Q_ks = 2^17, σ = NaN, unknown secret distribution.
+    // B_r = 1, Q_ks = 2^33, σ = NaN, unknown secret distribution.
     let after = h + 16 + 5 * 2;
     let e = refingerprint(set(after, &1u32.to_le_bytes()));
     assert!(e.contains("B_r = 1"), "{e}");
-    let e = refingerprint(set(after + 4, &[17]));
-    assert!(e.contains("log Q_ks in [2, 16]"), "{e}");
+    let e = refingerprint(set(after + 4, &[33]));
+    assert!(e.contains("log Q_ks in [2, 32]"), "{e}");
     let e = refingerprint(set(after + 6, &f64::NAN.to_bits().to_le_bytes()));
     assert!(e.contains("not positive and finite"), "{e}");
     let e = refingerprint(set(after + 14, &[9]));
@@ -656,4 +656,33 @@ fn sizes_full_size() {
         HEADER_LEN + brk + ksk + 22,
         HEADER_LEN + 22
     );
+}
+
+/// Key switching modulo `Q_ks = 2^20` (32-bit tables): the key round-trips with its size
+/// formula, every truncation is refused, and the read key switches like the original.
+#[test]
+fn wide_key_switching_keys_round_trip() {
+    let p = FhewParams {
+        name: "TOY_WIDE_KS",
+        log_q_ks: 20,
+        log_b_ks: 5,
+        ..params::TOY
+    };
+    let mut s = setup(&p, MethodConfig::new(Method::Alg5), 21);
+    assert!(matches!(s.key.ksk.a, hekate::fhew::KsMasks::U32(_)));
+    let bytes = s.key.ksk.to_bytes(&s.ctx);
+    assert_eq!(bytes.len(), HEADER_LEN + s.key.ksk.compressed_bytes() + 10);
+    let back = LweKeySwitchKey::from_bytes(&bytes, &s.ctx).unwrap();
+    assert_eq!(back, s.key.ksk);
+    for cut in (0..bytes.len()).step_by(bytes.len() / 61 + 1) {
+        assert!(LweKeySwitchKey::from_bytes(&bytes[..cut], &s.ctx).is_err());
+    }
+    let key = BootstrapKey::from_bytes(&s.key.to_bytes(&s.ctx), &s.ctx).unwrap();
+    let mut ev = FhewEvaluator::new(s.ctx.clone(), Arc::new(key)).unwrap();
+    for (x, y) in [(false, false), (true, false), (true, true)] {
+        let cx = s.sk.encrypt_bit(&s.ctx, x, &mut s.rng).unwrap();
+        let cy = s.sk.encrypt_bit(&s.ctx, y, &mut s.rng).unwrap();
+        let out = ev.gate(Gate::Nand, &cx, &cy).unwrap();
+        assert_eq!(s.sk.decrypt_bit(&out).unwrap(), !(x && y));
+    }
 }

@@ -146,7 +146,7 @@ fn run_preset(
         if cfg == MethodConfig::new(Method::Ginx) {
             ginx_ms = Some(nand);
         }
-        let ksk_bytes = key.ksk.a.len() * 2 + key.ksk.b.len() * 2;
+        let ksk_bytes = key.ksk.memory_bytes();
         rows.push((cfg, nand, t_key.as_secs_f64(), key, ksk_bytes, var, nand_ok));
     }
     for (cfg, nand, tk, key, ksk_bytes, var, nand_ok) in rows {

@@ -229,8 +229,8 @@ pub struct FhewEvaluator {
     scratch: GswScratch,
     acc: RlweCiphertext,
     sign: Poly,
-    ks_in: Vec<u16>,
-    ks_out: Vec<u16>,
+    ks_in: Vec<u32>,
+    ks_out: Vec<u32>,
 }
 
 impl FhewEvaluator {
@@ -382,26 +382,15 @@ impl FhewEvaluator {
         self.key
             .brk
             .blind_rotate(f, ct, ring, &mut self.scratch, &mut self.acc)?;
-        let p = &self.ctx.params;
-        let big_q = self.ctx.big_q;
-        let n = p.big_n;
-        let qks = 1u64 << p.log_q_ks;
-        // Extract and switch Q -> Q_ks.
-        let a = self.acc.a.data();
-        let sw = |x: u64| super::lwe::round_div(x, qks, big_q) as u16;
-        self.ks_in[0] = sw(a[0]);
-        for i in 1..n {
-            let v = a[n - i];
-            self.ks_in[i] = sw(if v == 0 { 0 } else { big_q - v });
-        }
-        let b0 = (self.acc.b.data()[0] + offset % big_q) % big_q;
-        let b = self.key.ksk.switch(&self.ks_in, sw(b0), &mut self.ks_out);
-        let to_q = |x: u16| super::lwe::round_div(x as u64, p.q, qks);
-        Ok(LweCiphertext {
-            a: self.ks_out.iter().map(|&x| to_q(x)).collect(),
-            b: to_q(b),
-            q: p.q,
-        })
+        let b0 = (self.acc.b.data()[0] + offset % self.ctx.big_q) % self.ctx.big_q;
+        Ok(extract_and_switch(
+            &self.ctx,
+            &self.key.ksk,
+            self.acc.a.data(),
+            b0,
+            &mut self.ks_in,
+            &mut self.ks_out,
+        ))
     }
 
     /// The phase error of a blind rotation of `ct` with the test polynomial `f`: every
@@ -435,6 +424,37 @@ impl FhewEvaluator {
                 }
             })
             .collect())
+    }
+}
+
+/// The LWE ciphertext of the constant coefficient of `(a, b)` (coefficient form mod `Q`,
+/// with `b0` the constant coefficient of `b`): extracted as `LWE_(Q, z)` of dimension `N`,
+/// switched to `Q_ks`, key-switched to `s` with `ksk` and switched to `q` (the last steps
+/// of every bootstrapping). `ks_in` (length `N`) and `ks_out` (length `n`) are scratch.
+pub(crate) fn extract_and_switch(
+    ctx: &FhewContext,
+    ksk: &LweKeySwitchKey,
+    a: &[u64],
+    b0: u64,
+    ks_in: &mut [u32],
+    ks_out: &mut [u32],
+) -> LweCiphertext {
+    let p = &ctx.params;
+    let big_q = ctx.big_q;
+    let n = p.big_n;
+    let qks = 1u64 << p.log_q_ks;
+    let sw = |x: u64| super::lwe::round_div(x, qks, big_q) as u32;
+    ks_in[0] = sw(a[0]);
+    for i in 1..n {
+        let v = a[n - i];
+        ks_in[i] = sw(if v == 0 { 0 } else { big_q - v });
+    }
+    let b = ksk.switch(ks_in, sw(b0), ks_out);
+    let to_q = |x: u32| super::lwe::round_div(x as u64, p.q, qks);
+    LweCiphertext {
+        a: ks_out.iter().map(|&x| to_q(x)).collect(),
+        b: to_q(b),
+        q: p.q,
     }
 }
 

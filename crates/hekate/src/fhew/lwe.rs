@@ -272,11 +272,66 @@ pub fn round_div(x: u64, q_new: u64, q: u64) -> u64 {
     }
 }
 
+/// The largest `log2 Q_ks` LWE key switching supports.
+pub const MAX_LOG_Q_KS: u32 = 32;
+
+/// The `α` parts of an [`LweKeySwitchKey`]: 16-bit words for `Q_ks <= 2^16` (half the
+/// memory of the table, which is the largest key of a bootstrapping key set), 32-bit words
+/// above.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KsMasks {
+    /// `Q_ks <= 2^16`.
+    U16(Vec<u16>),
+    /// `2^16 < Q_ks <= 2^32`.
+    U32(Vec<u32>),
+}
+
+impl KsMasks {
+    /// The masks of `len` values for `Q_ks = 2^log_q`, expanded from `seed` (stream
+    /// `stream`) as [`expand_lwe_masks`] (up to 16 bits) or [`expand_lwe_masks_wide`] say.
+    pub fn expand(seed: &Seed, stream: u64, log_q: u32, len: usize) -> KsMasks {
+        if log_q <= 16 {
+            let mut a = vec![0u16; len];
+            expand_lwe_masks(seed, stream, log_q, &mut a);
+            KsMasks::U16(a)
+        } else {
+            let mut a = vec![0u32; len];
+            expand_lwe_masks_wide(seed, stream, log_q, &mut a);
+            KsMasks::U32(a)
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            KsMasks::U16(a) => a.len(),
+            KsMasks::U32(a) => a.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Values `start .. start + out.len()`, widened to `u32`.
+    pub fn read(&self, start: usize, out: &mut [u32]) {
+        let end = start + out.len();
+        match self {
+            KsMasks::U16(a) => out
+                .iter_mut()
+                .zip(&a[start..end])
+                .for_each(|(o, &x)| *o = x as u32),
+            KsMasks::U32(a) => out.copy_from_slice(&a[start..end]),
+        }
+    }
+}
+
 /// The LWE key-switching key from the `N` coefficients of `z` to `s` (see the module
-/// documentation), modulo `Q_ks = 2^log_q_ks <= 2^16` in base `B_ks = 2^log_base`.
+/// documentation), modulo `Q_ks = 2^log_q_ks <= 2^32` in base `B_ks = 2^log_base`.
 ///
 /// Row `((i d_ks + j)(B_ks - 1) + v - 1)` encrypts `v B_ks^j z_i`; its `α` part is
-/// `n` consecutive values of the expansion of `seed` (stream 0, see [`expand_lwe_masks`]).
+/// `n` consecutive values of the expansion of `seed` (stream 0, see [`KsMasks::expand`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LweKeySwitchKey {
     /// `log2 Q_ks`.
@@ -292,9 +347,9 @@ pub struct LweKeySwitchKey {
     /// The seed of every `α` part.
     pub seed: Seed,
     /// `α` parts, row-major (`n_out` per row).
-    pub a: Vec<u16>,
-    /// `β` parts, one per row.
-    pub b: Vec<u16>,
+    pub a: KsMasks,
+    /// `β` parts, one per row, each below `Q_ks`.
+    pub b: Vec<u32>,
 }
 
 /// Expands `seed` into `out.len()` values uniform mod `2^log_q` (`log_q <= 16`):
@@ -320,6 +375,24 @@ pub fn expand_lwe_masks(seed: &Seed, stream: u64, log_q: u32, out: &mut [u16]) {
         for (k, x) in rest.iter_mut().enumerate() {
             *x = ((w >> (16 * k)) as u16) & mask;
         }
+    }
+}
+
+/// [`expand_lwe_masks`] for `16 < log_q <= 32`: each 64-bit word split into two 32-bit
+/// halves (low first) masked to `log_q` bits. Frozen like it.
+pub fn expand_lwe_masks_wide(seed: &Seed, stream: u64, log_q: u32, out: &mut [u32]) {
+    debug_assert!((17..=32).contains(&log_q));
+    let mut rng = ChaCha20Rng::from_seed(*seed);
+    rng.set_stream(stream);
+    let mask = ((1u64 << log_q) - 1) as u32;
+    let mut chunks = out.chunks_exact_mut(2);
+    for c in &mut chunks {
+        let w = rng.next_u64();
+        c[0] = (w as u32) & mask;
+        c[1] = ((w >> 32) as u32) & mask;
+    }
+    if let [x] = chunks.into_remainder() {
+        *x = (rng.next_u64() as u32) & mask;
     }
 }
 
@@ -350,32 +423,36 @@ impl LweKeySwitchKey {
         noise: &DiscreteGaussian,
         rng: &mut R,
     ) -> Result<Self> {
-        if !(2..=16).contains(&log_q_ks) || !(1..=log_q_ks).contains(&log_base) {
+        if !(2..=MAX_LOG_Q_KS).contains(&log_q_ks) || !(1..=log_q_ks.min(16)).contains(&log_base) {
             return Err(Error::InvalidParameters(format!(
-                "LWE key switching needs Q_ks = 2^k with k in [2, 16] and B_ks = 2^b with \
-                 b in [1, k]; got k = {log_q_ks}, b = {log_base}"
+                "LWE key switching needs Q_ks = 2^k with k in [2, {MAX_LOG_Q_KS}] and B_ks = 2^b \
+                 with b in [1, min(k, 16)]; got k = {log_q_ks}, b = {log_base}"
             )));
         }
         let digits = log_q_ks.div_ceil(log_base) as usize;
         let n = s.dim();
         let base = 1usize << log_base;
         let rows = z.len() * digits * (base - 1);
-        let mut a = vec![0u16; rows * n];
-        expand_lwe_masks(&seed, 0, log_q_ks, &mut a);
-        let mask = (1u32 << log_q_ks) - 1;
-        let sc: Vec<i32> = s.coeffs().iter().map(|&c| c as i32).collect();
+        let a = KsMasks::expand(&seed, 0, log_q_ks, rows * n);
+        let mask = ((1u64 << log_q_ks) - 1) as u32;
+        let sc: Vec<u32> = s.coeffs().iter().map(|&c| c as i32 as u32).collect();
         let mut b = Vec::with_capacity(rows);
+        let mut ar = vec![0u32; n];
         let mut row = 0;
         for &zi in z {
             for j in 0..digits {
                 for v in 1..base {
-                    let ar = &a[row * n..(row + 1) * n];
-                    let dot = ar.iter().zip(&sc).fold(0i32, |acc, (&x, &c)| {
-                        acc.wrapping_add((x as i32).wrapping_mul(c))
-                    });
-                    let m = (v as i64 * (1i64 << (log_base as usize * j)) * zi) as i32;
-                    let e = noise.sample(rng) as i32;
-                    b.push((m.wrapping_sub(dot).wrapping_add(e) as u32 & mask) as u16);
+                    a.read(row * n, &mut ar);
+                    let dot = ar
+                        .iter()
+                        .zip(&sc)
+                        .fold(0u32, |acc, (&x, &c)| acc.wrapping_add(x.wrapping_mul(c)));
+                    // v B^j z_i mod 2^32 (B^j < 2^32 as j log B < log Q_ks <= 32).
+                    let m = (v as u32)
+                        .wrapping_mul(1u32 << (log_base as usize * j))
+                        .wrapping_mul(zi as i32 as u32);
+                    let e = noise.sample(rng) as i32 as u32;
+                    b.push(m.wrapping_sub(dot).wrapping_add(e) & mask);
                     row += 1;
                 }
             }
@@ -392,38 +469,81 @@ impl LweKeySwitchKey {
         })
     }
 
-    /// Switches `(a, b)` (dimension `N`, mod `Q_ks`, given as `u16` values) to dimension
-    /// `n`: writes `out_a` (length `n`) and returns `out_b`, all mod `Q_ks`.
-    pub fn switch(&self, a: &[u16], b: u16, out_a: &mut [u16]) -> u16 {
+    /// Switches `(a, b)` (dimension `N`, mod `Q_ks`) to dimension `n`: writes `out_a`
+    /// (length `n`) and returns `out_b`, all mod `Q_ks`.
+    pub fn switch(&self, a: &[u32], b: u32, out_a: &mut [u32]) -> u32 {
         debug_assert_eq!(a.len(), self.n_in);
+        let mut ob = b;
+        match &self.a {
+            KsMasks::U16(rows) => {
+                let mut acc = vec![0u16; self.n_out];
+                self.sum_rows(a, rows, &mut acc, &mut ob);
+                out_a.iter_mut().zip(&acc).for_each(|(o, &x)| *o = x as u32);
+            }
+            KsMasks::U32(rows) => self.sum_rows(a, rows, out_a, &mut ob),
+        }
+        let mask = ((1u64 << self.log_q_ks) - 1) as u32;
+        out_a.iter_mut().for_each(|x| *x &= mask);
+        ob & mask
+    }
+
+    /// `out = Σ` of the rows the digits of `a` select (wrapping: every modulus is a power
+    /// of two dividing the word's), `ob += Σ` of their `β`.
+    fn sum_rows<W: Copy + WrappingWord>(&self, a: &[u32], rows: &[W], out: &mut [W], ob: &mut u32) {
         let n = self.n_out;
         let base = 1u32 << self.log_base;
         let bmask = base - 1;
-        out_a.fill(0);
-        let mut ob = b;
+        out.fill(W::ZERO);
         for (i, &ai) in a.iter().enumerate() {
-            let mut x = ai as u32;
+            let mut x = ai;
             for j in 0..self.digits {
                 let v = x & bmask;
                 x >>= self.log_base;
                 if v != 0 {
                     let row = (i * self.digits + j) * (base as usize - 1) + v as usize - 1;
-                    let ar = &self.a[row * n..(row + 1) * n];
-                    for (o, &y) in out_a.iter_mut().zip(ar) {
-                        *o = o.wrapping_add(y);
+                    for (o, &y) in out.iter_mut().zip(&rows[row * n..(row + 1) * n]) {
+                        *o = o.wrapping_add_word(y);
                     }
-                    ob = ob.wrapping_add(self.b[row]);
+                    *ob = ob.wrapping_add(self.b[row]);
                 }
             }
         }
-        let mask = ((1u32 << self.log_q_ks) - 1) as u16;
-        out_a.iter_mut().for_each(|x| *x &= mask);
-        ob & mask
+    }
+
+    /// Bytes the key takes in memory (the `α` table and the `β` parts).
+    pub fn memory_bytes(&self) -> usize {
+        let word = match self.a {
+            KsMasks::U16(_) => 2,
+            KsMasks::U32(_) => 4,
+        };
+        self.a.len() * word + self.b.len() * 4
     }
 
     /// Bytes of the seed-compressed key (seed and packed `β` parts).
     pub fn compressed_bytes(&self) -> usize {
         32 + (self.b.len() * self.log_q_ks as usize).div_ceil(8)
+    }
+}
+
+/// The words of the key-switching tables.
+trait WrappingWord: Copy {
+    const ZERO: Self;
+    fn wrapping_add_word(self, other: Self) -> Self;
+}
+
+impl WrappingWord for u16 {
+    const ZERO: u16 = 0;
+    #[inline(always)]
+    fn wrapping_add_word(self, other: u16) -> u16 {
+        self.wrapping_add(other)
+    }
+}
+
+impl WrappingWord for u32 {
+    const ZERO: u32 = 0;
+    #[inline(always)]
+    fn wrapping_add_word(self, other: u32) -> u32 {
+        self.wrapping_add(other)
     }
 }
 
@@ -470,27 +590,38 @@ mod tests {
         let big_n = 128;
         let z = LweSecretKey::generate(big_n, LweSecretDistribution::Ternary, &mut rng).unwrap();
         let s = LweSecretKey::generate(32, LweSecretDistribution::Ternary, &mut rng).unwrap();
-        let ksk = LweKeySwitchKey::generate(z.coeffs(), &s, 14, 7, &noise, &mut rng).unwrap();
-        let q = 1u64 << 14;
-        let mut out = vec![0u16; 32];
-        for m in [0u64, 4096, 8192, 12288] {
-            let ct = z.encrypt(m, q, &noise, &mut rng).unwrap();
-            let a: Vec<u16> = ct.a.iter().map(|&x| x as u16).collect();
-            let b = ksk.switch(&a, ct.b as u16, &mut out);
-            let sw = LweCiphertext {
-                a: out.iter().map(|&x| x as u64).collect(),
-                b: b as u64,
-                q,
-            };
-            let mut p = s.phase(&sw).unwrap() - m as i64;
-            p = p.rem_euclid(q as i64);
-            if p > q as i64 / 2 {
-                p -= q as i64;
+        // 16-bit tables (Q_ks = 2^14) and 32-bit ones (Q_ks = 2^20, 2^32).
+        for (log_q, log_b) in [(14u32, 7u32), (20, 5), (32, 8)] {
+            let ksk =
+                LweKeySwitchKey::generate(z.coeffs(), &s, log_q, log_b, &noise, &mut rng).unwrap();
+            assert_eq!(matches!(ksk.a, KsMasks::U16(_)), log_q <= 16);
+            let q = 1u64 << log_q;
+            let mut out = vec![0u32; 32];
+            for m in [0u64, q / 4, q / 2, 3 * q / 4] {
+                let ct = z.encrypt(m, q, &noise, &mut rng).unwrap();
+                let a: Vec<u32> = ct.a.iter().map(|&x| x as u32).collect();
+                let b = ksk.switch(&a, ct.b as u32, &mut out);
+                let sw = LweCiphertext {
+                    a: out.iter().map(|&x| x as u64).collect(),
+                    b: b as u64,
+                    q,
+                };
+                let mut p = s.phase(&sw).unwrap() - m as i64;
+                p = p.rem_euclid(q as i64);
+                if p > q as i64 / 2 {
+                    p -= q as i64;
+                }
+                // Noise: up to N d_ks key rows of σ = 3.19 each (7σ of their sum), plus the
+                // input's.
+                let bound = 7.0 * (big_n as f64 * ksk.digits as f64 * 3.19 * 3.19).sqrt() + 30.0;
+                assert!(
+                    (p.abs() as f64) < bound,
+                    "Q_ks 2^{log_q}, m = {m}: noise {p}"
+                );
             }
-            // Noise: 2N key rows of σ = 3.19 each (≈ 160 at 6σ), plus the input's.
-            assert!(p.abs() < 300, "m = {m}: noise {p}");
         }
-        assert!(LweKeySwitchKey::generate(z.coeffs(), &s, 17, 7, &noise, &mut rng).is_err());
+        assert!(LweKeySwitchKey::generate(z.coeffs(), &s, 33, 7, &noise, &mut rng).is_err());
+        assert!(LweKeySwitchKey::generate(z.coeffs(), &s, 20, 17, &noise, &mut rng).is_err());
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub mod threshold;
 
 pub use blindrotate::{BlindRotationKey, BrkElement};
 pub use gates::{test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate};
-pub use lwe::{LweCiphertext, LweKeySwitchKey, LweSecretDistribution, LweSecretKey};
+pub use lwe::{KsMasks, LweCiphertext, LweKeySwitchKey, LweSecretDistribution, LweSecretKey};
 pub use params::{AutoKeySet, FhewParams, Method, MethodConfig};
 pub use threshold::{
     CommonRandomString, EvalKeyShare, KeyCombiner, KeySwitchShare, PartialDecryption,

@@ -409,10 +409,14 @@ impl FhewParams {
         if self.n == 0 || self.b_r < 2 {
             return bad("n >= 1 and B_r >= 2 are required".into());
         }
-        if self.log_q_ks > 16 || self.log_b_ks == 0 || self.log_b_ks > self.log_q_ks {
+        if !(2..=super::lwe::MAX_LOG_Q_KS).contains(&self.log_q_ks)
+            || !(1..=self.log_q_ks.min(16)).contains(&self.log_b_ks)
+        {
             return bad(format!(
-                "Q_ks = 2^{} must be at most 2^16 and B_ks = 2^{} at most Q_ks",
-                self.log_q_ks, self.log_b_ks
+                "Q_ks = 2^{} must lie in [2^2, 2^{}] and B_ks = 2^{} in [2, min(Q_ks, 2^16)]",
+                self.log_q_ks,
+                super::lwe::MAX_LOG_Q_KS,
+                self.log_b_ks
             ));
         }
         if !self.bg_schedule.is_empty()

@@ -142,11 +142,8 @@
 //! ```
 
 use super::blindrotate::{monomial_exponents, BlindRotationKey, BrkElement};
-use super::gates::{decode_phase, BootstrapKey, FhewContext, FhewSecretKey};
-use super::lwe::{
-    expand_lwe_masks, round_div, LweCiphertext, LweKeySwitchKey, LweSecretDistribution,
-    LweSecretKey,
-};
+use super::gates::{decode_phase, extract_and_switch, BootstrapKey, FhewContext, FhewSecretKey};
+use super::lwe::{KsMasks, LweCiphertext, LweKeySwitchKey, LweSecretDistribution, LweSecretKey};
 use super::params::{self, FhewParams, Method, MethodConfig};
 use crate::math::sample::{self, DiscreteGaussian, Seed};
 use crate::ring::{Form, Poly, RingContext};
@@ -452,7 +449,7 @@ pub struct KeySwitchShare {
     /// The seed of the masks.
     pub seed: Seed,
     /// `β` parts, one per row (row layout of [`LweKeySwitchKey`]).
-    pub b: Vec<u16>,
+    pub b: Vec<u32>,
 }
 
 /// Party `j`'s partial decryption `<α, s_j> + e_j mod q` of one ciphertext.
@@ -777,25 +774,17 @@ impl ThresholdPublicKey {
         ct.a.intt(ring);
         ct.b.intt(ring);
         let big_q = ctx.fhew.big_q;
-        let qks = 1u64 << p.log_q_ks;
-        let sw = |x: u64| round_div(x, qks, big_q) as u16;
-        let a = ct.a.data();
-        let n = p.big_n;
-        let mut ks_in = vec![0u16; n];
-        ks_in[0] = sw(a[0]);
-        for i in 1..n {
-            let v = a[n - i];
-            ks_in[i] = sw(if v == 0 { 0 } else { big_q - v });
-        }
         let b0 = (ct.b.data()[0] + m as u64 * (big_q / 4)) % big_q;
-        let mut out = vec![0u16; p.n];
-        let b = key.ksk.switch(&ks_in, sw(b0), &mut out);
-        let to_q = |x: u16| round_div(x as u64, p.q, qks);
-        Ok(LweCiphertext {
-            a: out.into_iter().map(to_q).collect(),
-            b: to_q(b),
-            q: p.q,
-        })
+        let mut ks_in = vec![0u32; p.big_n];
+        let mut ks_out = vec![0u32; p.n];
+        Ok(extract_and_switch(
+            &ctx.fhew,
+            &key.ksk,
+            ct.a.data(),
+            b0,
+            &mut ks_in,
+            &mut ks_out,
+        ))
     }
 }
 
@@ -951,7 +940,7 @@ impl<'a> KeyCombiner<'a> {
             self.ksk = Some(share.ksk.clone());
             return Ok(());
         };
-        let mask = ((1u32 << sum.log_q_ks) - 1) as u16;
+        let mask = ((1u64 << sum.log_q_ks) - 1) as u32;
         for (x, &y) in sum.b.iter_mut().zip(&share.ksk.b) {
             *x = x.wrapping_add(y) & mask;
         }
@@ -982,8 +971,7 @@ impl<'a> KeyCombiner<'a> {
         let keys = self.brk.into_iter().map(BrkElement::Rgsw).collect();
         let brk = BlindRotationKey::try_from_parts(p, p.big_n, config, keys, None, self.auto)?;
         let digits = p.log_q_ks.div_ceil(p.log_b_ks) as usize;
-        let mut a = vec![0u16; ks.b.len() * p.n];
-        expand_lwe_masks(&ks.seed, 0, ks.log_q_ks, &mut a);
+        let a = KsMasks::expand(&ks.seed, 0, ks.log_q_ks, ks.b.len() * p.n);
         let ksk = LweKeySwitchKey {
             log_q_ks: ks.log_q_ks,
             log_base: ks.log_base,

@@ -3,7 +3,7 @@
 
 use super::impls::{read_small_coeffs, residue_width, write_small_coeffs};
 use super::{packed_len, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer};
-use crate::fhew::lwe::expand_lwe_masks;
+use crate::fhew::lwe::{KsMasks, MAX_LOG_Q_KS};
 use crate::fhew::params::PRESETS;
 use crate::fhew::{
     AutoKeySet, BlindRotationKey, BootstrapKey, BrkElement, FhewContext, FhewParams, FhewSecretKey,
@@ -201,10 +201,10 @@ fn parse_params(r: &mut Reader<'_>) -> Result<ParsedParams> {
     }
     let log_q_ks = u32::from(r.read_u8("FHEW log Q_ks")?);
     let log_b_ks = u32::from(r.read_u8("FHEW log B_ks")?);
-    if !(2..=16).contains(&log_q_ks) || !(1..=log_q_ks).contains(&log_b_ks) {
+    if !(2..=MAX_LOG_Q_KS).contains(&log_q_ks) || !(1..=log_q_ks.min(16)).contains(&log_b_ks) {
         return err(format!(
             "FHEW parameters: Q_ks = 2^{log_q_ks} and B_ks = 2^{log_b_ks} need \
-             log Q_ks in [2, 16] and log B_ks in [1, log Q_ks]"
+             log Q_ks in [2, {MAX_LOG_Q_KS}] and log B_ks in [1, min(log Q_ks, 16)]"
         ));
     }
     let sigma = f64::from_bits(r.read_u64("FHEW σ")?);
@@ -504,9 +504,11 @@ impl Serialize for LweKeySwitchKey {
         );
         debug_assert!(
             {
-                let mut row = vec![0u16; self.n_out.min(self.a.len())];
-                expand_lwe_masks(&self.seed, 0, self.log_q_ks, &mut row);
-                self.a.starts_with(&row)
+                let len = self.n_out.min(self.a.len());
+                let (mut want, mut have) = (vec![0u32; len], vec![0u32; len]);
+                KsMasks::expand(&self.seed, 0, self.log_q_ks, len).read(0, &mut want);
+                self.a.read(0, &mut have);
+                want == have
             },
             "LWE key-switching key whose masks are not the expansion of its seed"
         );
@@ -541,12 +543,11 @@ impl Deserialize for LweKeySwitchKey {
         let seed: Seed = r.read_array("LWE key-switching seed")?;
         let mut b = vec![0u64; rows];
         r.read_bits(&mut b, log_q_ks, "LWE key-switching key β parts")?;
-        let b: Vec<u16> = b.into_iter().map(|x| x as u16).collect();
+        let b: Vec<u32> = b.into_iter().map(|x| x as u32).collect();
         let size = rows.checked_mul(n_out).ok_or_else(|| {
             Error::Deserialize("LWE key-switching key: mask size overflows".into())
         })?;
-        let mut a = vec![0u16; size];
-        expand_lwe_masks(&seed, 0, log_q_ks, &mut a);
+        let a = KsMasks::expand(&seed, 0, log_q_ks, size);
         Ok(LweKeySwitchKey {
             log_q_ks,
             log_base,

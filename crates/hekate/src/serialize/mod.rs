@@ -268,8 +268,8 @@
 //! | 2 | `r`, `u16`: runs of the per-index `B_g` schedule, `<=` [`MAX_SCHEDULE_RUNS`] (0: none) |
 //! | 5r | each run: `log B_g`, `u8`, and its key count, `u32`; the counts sum to `n` |
 //! | 4 | `B_r`, `u32`, in `[2, q]` |
-//! | 1 | `log Q_ks`, `u8`, in `[2, 16]` |
-//! | 1 | `log B_ks`, `u8`, in `[1, log Q_ks]` |
+//! | 1 | `log Q_ks`, `u8`, in `[2, 32]` |
+//! | 1 | `log B_ks`, `u8`, in `[1, min(log Q_ks, 16)]` |
 //! | 8 | `σ`, the `f64` bits: positive, finite, `1 <= floor(6σ) <= 2^50` |
 //! | 1 | LWE secret distribution, `u8`: 0 binary, 1 ternary, 2 Gaussian, 3 uniform |
 //! | 0 or 8 | Gaussian: its `σ` (`f64` bits, as above); uniform: the bound, `u64`, `< 2^30` |
@@ -311,8 +311,9 @@
 //! | … | the `N d_ks (B_ks - 1)` values `β`, bit-packed in `log Q_ks` bits each |
 //!
 //! The `α` parts are re-expanded with
-//! [`expand_lwe_masks`](crate::fhew::lwe::expand_lwe_masks)`(seed, 0, log Q_ks, ..)`
-//! (frozen). The body is
+//! [`KsMasks::expand`](crate::fhew::KsMasks::expand)`(seed, 0, log Q_ks, ..)` (frozen:
+//! [`expand_lwe_masks`](crate::fhew::lwe::expand_lwe_masks) up to 16 bits,
+//! [`expand_lwe_masks_wide`](crate::fhew::lwe::expand_lwe_masks_wide) above). The body is
 //! [`compressed_bytes`](crate::fhew::LweKeySwitchKey::compressed_bytes)` + 10` bytes.
 //!
 //! ### RLWE' (part of the bodies below), seed-compressed
