@@ -554,7 +554,7 @@ fn threshold_gates_k16_large() {
 #[test]
 #[ignore]
 fn threshold_std128_k16() {
-    let cfg = MethodConfig::new(Method::Alg5).with_auto_keys(AutoKeySet::PowersOfFive);
+    let cfg = MethodConfig::new(Method::Alg4).with_auto_keys(AutoKeySet::PowersOfFive);
     let t = std::time::Instant::now();
     let mut st = setup(&THRESHOLD_STD128, 16, cfg, 1616);
     println!(
@@ -562,6 +562,6 @@ fn threshold_std128_k16() {
         t.elapsed()
     );
     let t = std::time::Instant::now();
-    let n = check_gates(&mut st, 8, "STD128 k=16 Alg5");
+    let n = check_gates(&mut st, 8, "STD128 k=16 Alg4");
     println!("{n} gates in {:.1?}", t.elapsed());
 }

@@ -333,25 +333,27 @@ pub const TOY_THRESHOLD: FhewParams = FhewParams {
     lwe_secret: LweSecretDistribution::Ternary,
 };
 
-/// Threshold FHEW with up to 16 parties ([`super::threshold`]; Alg. 5): `N = 2048` and a
-/// 54-bit `Q` (the HomomorphicEncryption.org 128-bit bound for `N = 2048`, ternary
-/// secrets; the joint key `z_*` is wider than ternary, so at least as hard), `B_g = 2^6`
-/// (`d_g = 9`); `n = 600`, `Q_ks = 2^16` (each party's key-switching share is LWE with
-/// `n = 600`, `log Q_ks = 16`, `σ = 3.19`, about the ratio `n / log q ≈ 37` of the
-/// 128-bit ternary table), `B_ks = 2^4`, `q = 2048`.
+/// Threshold FHEW with up to 16 parties ([`super::threshold`]; Alg. 3 or 4, `q = 2N`):
+/// `N = 2048` and a 54-bit `Q` (the HomomorphicEncryption.org 128-bit bound for
+/// `N = 2048`, ternary secrets; the joint key `z_*` is wider than ternary, so at least as
+/// hard), `B_g = 2^6` (`d_g = 9`); `n = 700`, `Q_ks = 2^18` (each party's key-switching
+/// share is LWE with `n = 700`, `log Q_ks = 18`, `σ = 3.19`: the ratio `n / log q ≈ 39` of
+/// the 128-bit ternary table, which allows 27 bits at `n = 1024`), `B_ks = 2^3`,
+/// `q = 4096 = 2N`. The 18-bit key-switching modulus is what makes `k = 16` work: the
+/// key-switching noise `N d_ks k σ^2 (q/Q_ks)^2` would dominate at `Q_ks = 2^16`.
 pub const STD128_THRESHOLD: FhewParams = FhewParams {
     name: "STD128_THRESHOLD",
     source: "hekate (seed 002 §6 analysis)",
     security: "128 classical (estimate from the HomomorphicEncryption.org table)",
-    n: 600,
-    q: 2048,
+    n: 700,
+    q: 4096,
     big_n: 2048,
     log_big_q: 54,
     log_bg: 6,
     bg_schedule: &[],
     b_r: 32,
-    log_q_ks: 16,
-    log_b_ks: 4,
+    log_q_ks: 18,
+    log_b_ks: 3,
     sigma: 3.19,
     lwe_secret: LweSecretDistribution::Ternary,
 };

@@ -74,30 +74,31 @@
 //! `q/8`, two bootstrapped inputs; threshold decryption: one bootstrapped ciphertext plus
 //! `k σ_flood^2`), as printed by the `failure_probabilities` test:
 //!
-//! | k | TOY gate | TOY decryption | STD128 gate | STD128 decryption |
+//! | k | TOY gate | TOY decryption | STD128 gate (Alg. 3) | STD128 decryption |
 //! |---|----------|----------------|-------------|-------------------|
-//! | 2 | 2^-350 | 2^-341 | 2^-107 | 2^-203 |
-//! | 3 | 2^-236 | 2^-229 | 2^-72 | 2^-137 |
-//! | 4 | 2^-178 | 2^-173 | 2^-55 | 2^-103 |
-//! | 5 | 2^-144 | 2^-139 | 2^-44 | 2^-83 |
-//! | 6 | 2^-120 | 2^-117 | 2^-37 | 2^-70 |
-//! | 7 | 2^-104 | 2^-101 | 2^-32 | 2^-60 |
-//! | 8 | 2^-91 | 2^-88 | 2^-29 | 2^-53 |
-//! | 10 | 2^-73 | 2^-71 | 2^-23 | 2^-43 |
-//! | 12 | 2^-62 | 2^-60 | 2^-20 | 2^-36 |
-//! | 16 | 2^-47 | 2^-46 | 2^-15 | 2^-28 |
+//! | 2 | 2^-350 | 2^-341 | 2^-681 | below 2^-1000 |
+//! | 3 | 2^-236 | 2^-229 | 2^-452 | 2^-852 |
+//! | 4 | 2^-178 | 2^-173 | 2^-338 | 2^-636 |
+//! | 5 | 2^-144 | 2^-139 | 2^-269 | 2^-507 |
+//! | 6 | 2^-120 | 2^-117 | 2^-224 | 2^-420 |
+//! | 7 | 2^-104 | 2^-101 | 2^-191 | 2^-358 |
+//! | 8 | 2^-91 | 2^-88 | 2^-166 | 2^-312 |
+//! | 10 | 2^-73 | 2^-71 | 2^-132 | 2^-247 |
+//! | 12 | 2^-62 | 2^-60 | 2^-109 | 2^-204 |
+//! | 16 | 2^-47 | 2^-46 | 2^-81 | 2^-150 |
 //!
 //! * [`THRESHOLD_TOY`] (insecure, for tests): `N = 256`, `q = 2N = 512` (Alg. 3, 4),
 //!   `n = 32`, 50-bit `Q`, `B_g = 2^7`, `Q_ks = 2^16`, `B_ks = 2^8`, `σ_flood = 1.5`:
 //!   negligible failure (below `2^-45`) for every `k` in `2 ..= 16`.
-//! * [`THRESHOLD_STD128`] (about 128-bit): `N = 2048`, 54-bit `Q`, `B_g = 2^6`, Alg. 5
-//!   with `q = 2048`, `n = 600`, `Q_ks = 2^16`, `B_ks = 2^4`, `σ_flood = 2`: gate failure
-//!   below `2^-40` up to `k = 5` and below `2^-32` up to `k = 7`. Beyond that the
-//!   key-switching term `N d_ks k σ^2 (q/Q_ks)^2` (70% of the gate noise at `k = 16`)
-//!   dominates: `q` cannot exceed `2N` and [`LweKeySwitchKey`] works modulo at most
-//!   `2^16`, so secure sets for larger `k` need a wider key-switching modulus (or a smaller
-//!   `N` with a smaller `Q`, which the products rule out).
-//!
+//! * [`THRESHOLD_STD128`] (about 128-bit): `N = 2048`, 54-bit `Q`, `B_g = 2^6`, Alg. 3
+//!   or 4 with `q = 2N = 4096`, `n = 700`, `Q_ks = 2^18`, `B_ks = 2^3`, `σ_flood = 2`:
+//!   gate failure below `2^-80` and decryption failure below `2^-150` for every `k` in
+//!   `2 ..= 16`. The wide key-switching modulus is what allows `k = 16`: with
+//!   `Q_ks = 2^16` the key-switching term `N d_ks k σ^2 (q/Q_ks)^2` dominates and the
+//!   gate failure reaches `2^-15` at `k = 16` (the set before this one, `n = 600`,
+//!   `q = 2048`). Its cost is memory: the key-switching table holds
+//!   `N d_ks (B_ks - 1) n` 32-bit words (241 MB).
+
 //! Noise flooding in decryption: the flooding noise (`k σ_flood^2` in all) is about as
 //! wide as the ciphertext's own error, not wider by a super-polynomial factor, which no
 //! decision margin of `q/8` with `q <= 2N` leaves room for; it masks the parties'
@@ -194,9 +195,9 @@ pub const THRESHOLD_TOY: ThresholdParams = ThresholdParams {
     sigma_flood: 1.5,
 };
 
-/// [`params::STD128_THRESHOLD`] (`n = 600`, `q = 2048`, `N = 2048`, 54-bit `Q`,
-/// `B_g = 2^6`, `Q_ks = 2^16`, `B_ks = 2^4`; Alg. 5) with `σ_smenc = 2^6 σ` and
-/// `σ_flood = 2`: gate failure below `2^-40` for `k <= 5` (the table in the module
+/// [`params::STD128_THRESHOLD`] (`n = 700`, `q = 4096`, `N = 2048`, 54-bit `Q`,
+/// `B_g = 2^6`, `Q_ks = 2^18`, `B_ks = 2^3`; Alg. 3 or 4) with `σ_smenc = 2^6 σ` and
+/// `σ_flood = 2`: gate failure below `2^-80` for every `k <= 16` (the table in the module
 /// documentation gives every `k`).
 pub const THRESHOLD_STD128: ThresholdParams = ThresholdParams {
     name: "THRESHOLD_STD128",
