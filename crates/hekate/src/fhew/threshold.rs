@@ -98,7 +98,7 @@
 //!   gate failure reaches `2^-15` at `k = 16` (the set before this one, `n = 600`,
 //!   `q = 2048`). Its cost is memory: the key-switching table holds
 //!   `N d_ks (B_ks - 1) n` 32-bit words (241 MB).
-
+//!
 //! Noise flooding in decryption: the flooding noise (`k σ_flood^2` in all) is about as
 //! wide as the ciphertext's own error, not wider by a super-polynomial factor, which no
 //! decision margin of `q/8` with `q <= 2N` leaves room for; it masks the parties'
