@@ -42,6 +42,11 @@ pub struct FhewArgs {
     /// A short run: TOY and OPENFHE_STD128 with GINX and Alg4, 20 trials, 5 gates.
     #[arg(long)]
     quick: bool,
+    /// Skip AP where its blind-rotation keys would take more than this many GiB in
+    /// memory (they grow as `n d_r (B_r - 1)` RGSW ciphertexts: 12-16 GiB at n = 1024,
+    /// N = 2048).
+    #[arg(long, default_value_t = 6.0)]
+    max_key_gib: f64,
 }
 
 fn parse_method(s: &str) -> Result<MethodConfig, Box<dyn Error>> {
@@ -80,6 +85,18 @@ pub fn run(mut args: FhewArgs) -> Result<Outcome, Box<dyn Error>> {
     Ok(Outcome::Success)
 }
 
+/// GiB of AP blind-rotation keys in memory (both halves of every RLWE' in NTT form); 0 for
+/// the other methods, whose keys are small.
+fn ap_key_gib(p: &FhewParams, cfg: MethodConfig) -> f64 {
+    if cfg.method != Method::Ap {
+        return 0.0;
+    }
+    let d_g = p.log_big_q.div_ceil(p.log_bg) as f64;
+    let primes =
+        (p.n * p.d_r() * (p.b_r as usize - 1)) as f64 * if cfg.alt_mult { 1.0 } else { 2.0 };
+    primes * 2.0 * d_g * p.big_n as f64 * 8.0 / (1u64 << 30) as f64
+}
+
 fn run_preset(
     p: &FhewParams,
     methods: &[MethodConfig],
@@ -115,6 +132,16 @@ fn run_preset(
     let mut rows = Vec::new();
     for &cfg in methods {
         if !cfg.method.applies(p.q, p.big_n) {
+            continue;
+        }
+        let gib = ap_key_gib(p, cfg);
+        if gib > args.max_key_gib {
+            println!(
+                "{}: skipped, its keys would take {gib:.1} GiB in memory (--max-key-gib {})",
+                cfg.label(),
+                args.max_key_gib
+            );
+            println!();
             continue;
         }
         let (key, t_key) = time_once(|| BootstrapKey::generate(&ctx, &sk, cfg, &mut rng));
