@@ -565,3 +565,77 @@ fn threshold_std128_k16() {
     let n = check_gates(&mut st, 8, "STD128 k=16 Alg4");
     println!("{n} gates in {:.1?}", t.elapsed());
 }
+
+/// The protocol with every message sent as bytes: public-key shares, the joint public key,
+/// evaluation-key shares and partial decryptions round-trip exactly, the key combined from
+/// the received shares is the key combined from the originals, and hostile bytes (every
+/// truncation, another instance's fingerprint, an out-of-range party) are refused.
+#[test]
+fn protocol_messages_round_trip_through_bytes() {
+    use hekate::serialize::{Deserialize, Serialize};
+    let k = 3;
+    let cfg = MethodConfig::new(Method::Alg4);
+    let mut rng = ChaCha20Rng::seed_from_u64(36);
+    let ctx = ThresholdContext::new(&THRESHOLD_TOY, k).unwrap();
+    let other = ThresholdContext::new(&THRESHOLD_TOY, k + 1).unwrap();
+    let crs = CommonRandomString::new([9; 32]);
+    let shares: Vec<SecretShare> = (0..k)
+        .map(|j| SecretShare::generate(&ctx, j, &mut rng).unwrap())
+        .collect();
+    let pk_shares: Vec<_> = shares
+        .iter()
+        .map(|s| s.public_key_share(&ctx, &crs, &mut rng).unwrap())
+        .collect();
+    let received: Vec<_> = pk_shares
+        .iter()
+        .map(|s| {
+            let bytes = s.to_bytes(&ctx);
+            assert!(threshold::PublicKeyShare::from_bytes(&bytes, &other).is_err());
+            threshold::PublicKeyShare::from_bytes(&bytes, &ctx).unwrap()
+        })
+        .collect();
+    assert_eq!(received, pk_shares);
+    let pk = ThresholdPublicKey::combine(&ctx, &crs, &received).unwrap();
+    let pk_bytes = pk.to_bytes(&ctx);
+    assert_eq!(ThresholdPublicKey::from_bytes(&pk_bytes, &ctx).unwrap(), pk);
+    let eval_shares: Vec<EvalKeyShare> = shares
+        .iter()
+        .map(|s| s.eval_key_share(&ctx, &crs, &pk, cfg, &mut rng).unwrap())
+        .collect();
+    let mut direct = KeyCombiner::new(&ctx);
+    let mut via_bytes = KeyCombiner::new(&ctx);
+    for s in &eval_shares {
+        let bytes = s.to_bytes(&ctx);
+        let back = EvalKeyShare::from_bytes(&bytes, &ctx).unwrap();
+        assert!(back == *s, "party {}: share read back differs", s.party);
+        for cut in (0..bytes.len()).step_by(bytes.len() / 53 + 1) {
+            assert!(EvalKeyShare::from_bytes(&bytes[..cut], &ctx).is_err());
+        }
+        assert!(EvalKeyShare::from_bytes(&bytes, &other).is_err());
+        direct.add(s).unwrap();
+        via_bytes.add(&back).unwrap();
+    }
+    let key = direct.finish().unwrap();
+    assert!(via_bytes.finish().unwrap() == key, "combined keys differ");
+    // Partial decryptions of a gate output.
+    let key = Arc::new(key);
+    let mut ev = FhewEvaluator::new(ctx.fhew().clone(), key.clone()).unwrap();
+    let a = pk.encrypt_bit(&ctx, &key, true, &mut rng).unwrap();
+    let b = pk.encrypt_bit(&ctx, &key, false, &mut rng).unwrap();
+    let out = ev.gate(Gate::Nand, &a, &b).unwrap();
+    let partials: Vec<PartialDecryption> = shares
+        .iter()
+        .map(|s| {
+            let p = s.partial_decrypt(&ctx, &out, &mut rng).unwrap();
+            let bytes = p.to_bytes(&ctx);
+            let back = PartialDecryption::from_bytes(&bytes, &ctx).unwrap();
+            assert_eq!(back, p);
+            let mut bad = bytes.clone();
+            let at = bad.len() - 10; // the party index
+            bad[at..at + 2].copy_from_slice(&(k as u16).to_le_bytes());
+            assert!(PartialDecryption::from_bytes(&bad, &ctx).is_err());
+            back
+        })
+        .collect();
+    assert!(combine_bit(&ctx, &out, &partials).unwrap());
+}

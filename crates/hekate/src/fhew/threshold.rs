@@ -351,7 +351,7 @@ impl ThresholdContext {
         &self.fhew
     }
 
-    fn ring(&self) -> &RingContext {
+    pub(crate) fn ring(&self) -> &RingContext {
         &self.fhew.ring
     }
 

@@ -29,7 +29,7 @@ const MAX_INTERNED_SCHEDULES: usize = 64;
 /// The first word hashed into [`fhew_fingerprint`]: `b"FHEW"`, zero-padded.
 const FHEW_DOMAIN: u64 = u64::from_le_bytes(*b"FHEW\0\0\0\0");
 
-fn err<T>(msg: String) -> Result<T> {
+pub(super) fn err<T>(msg: String) -> Result<T> {
     Err(Error::Deserialize(msg))
 }
 
@@ -476,7 +476,7 @@ impl Deserialize for FhewSecretKey {
 // LWE key switching
 
 /// `(rows, body length)` of the key-switching key of `params`.
-fn ksk_shape(params: &FhewParams) -> Result<(usize, usize)> {
+pub(super) fn ksk_shape(params: &FhewParams) -> Result<(usize, usize)> {
     let digits = params.log_q_ks.div_ceil(params.log_b_ks) as usize;
     let rows = params
         .big_n
@@ -784,32 +784,76 @@ fn gadget(ctx: &FhewContext, lb: u32) -> Result<Gadget> {
         .map_err(|e| Error::Deserialize(format!("blind-rotation key: gadget base 2^{lb}: {e}")))
 }
 
-/// The seeded form when every RLWE' of `k` has a seed, else the explicit one.
-fn brk_masks(k: &BlindRotationKey) -> Masks {
-    let mut primes = k
-        .keys
-        .iter()
-        .flat_map(|e| match e {
-            BrkElement::Rgsw(x) => vec![&x.zm, &x.m],
-            BrkElement::Prime(x) => vec![x],
-        })
-        .chain(k.z2.as_ref())
-        .chain(k.auto.iter().map(|a| &a.key));
-    if primes.all(|p| p.seed.is_some()) {
-        Masks::Seeded
-    } else {
-        Masks::Explicit
+/// One blind-rotation key element, borrowed: the parts [`write_brk_parts`] writes come
+/// from a [`BlindRotationKey`] or from a threshold key share.
+#[derive(Clone, Copy)]
+pub(super) enum KeyRef<'a> {
+    /// An RGSW key.
+    Rgsw(&'a Rgsw),
+    /// An RLWE' key (ALTMULT).
+    Prime(&'a RlwePrime),
+}
+
+/// The parts of a blind-rotation key body.
+pub(super) struct BrkParts<'a> {
+    pub(super) config: MethodConfig,
+    pub(super) ginx_u: &'a [i64],
+    pub(super) keys: Vec<KeyRef<'a>>,
+    pub(super) z2: Option<&'a RlwePrime>,
+    pub(super) auto: &'a [AutoKey],
+}
+
+impl<'a> BrkParts<'a> {
+    fn of(k: &'a BlindRotationKey) -> Self {
+        BrkParts {
+            config: k.config,
+            ginx_u: &k.ginx_u,
+            keys: k
+                .keys
+                .iter()
+                .map(|e| match e {
+                    BrkElement::Rgsw(x) => KeyRef::Rgsw(x),
+                    BrkElement::Prime(x) => KeyRef::Prime(x),
+                })
+                .collect(),
+            z2: k.z2.as_ref(),
+            auto: &k.auto,
+        }
+    }
+
+    /// The seeded form when every RLWE' has a seed, else the explicit one.
+    fn masks(&self) -> Masks {
+        let mut primes = self
+            .keys
+            .iter()
+            .flat_map(|e| match *e {
+                KeyRef::Rgsw(x) => vec![&x.zm, &x.m],
+                KeyRef::Prime(x) => vec![x],
+            })
+            .chain(self.z2)
+            .chain(self.auto.iter().map(|a| &a.key));
+        if primes.all(|p| p.seed.is_some()) {
+            Masks::Seeded
+        } else {
+            Masks::Explicit
+        }
     }
 }
 
 fn write_brk(k: &BlindRotationKey, w: &mut Writer, ctx: &FhewContext) {
     let p = &ctx.params;
-    let ring = &ctx.ring;
-    let c = k.config;
     debug_assert!(
         k.q == p.q && k.n == p.n && k.b_r == p.b_r && k.d_r == p.d_r(),
         "blind-rotation key written under other parameters"
     );
+    write_brk_parts(&BrkParts::of(k), w, ctx);
+}
+
+/// Writes a blind-rotation key body (tag 37's) from its parts.
+pub(super) fn write_brk_parts(k: &BrkParts<'_>, w: &mut Writer, ctx: &FhewContext) {
+    let p = &ctx.params;
+    let ring = &ctx.ring;
+    let c = k.config;
     let method = METHODS.iter().position(|&m| m == c.method).expect("known");
     w.write_u8(method as u8);
     w.write_u8(u8::from(c.alt_mult));
@@ -819,13 +863,13 @@ fn write_brk(k: &BlindRotationKey, w: &mut Writer, ctx: &FhewContext) {
             .position(|&s| s == c.auto_keys)
             .expect("known") as u8,
     );
-    let masks = brk_masks(k);
+    let masks = k.masks();
     w.write_u8(match masks {
         Masks::Seeded => 0,
         Masks::Explicit => 1,
     });
     if c.method == Method::Ginx {
-        let code = ginx_code(&k.ginx_u).unwrap_or_else(|| {
+        let code = ginx_code(k.ginx_u).unwrap_or_else(|| {
             panic!(
                 "cannot serialize a GINX key with U = {:?}: the format holds {{1}} and \
                  {{±2^j: j < k}} only",
@@ -839,13 +883,13 @@ fn write_brk(k: &BlindRotationKey, w: &mut Writer, ctx: &FhewContext) {
     w.write_u32(k.keys.len() as u32);
     for (idx, key) in k.keys.iter().enumerate() {
         let g = gadget(ctx, layout.log_bg(p, idx)).expect("valid gadget");
-        match key {
-            BrkElement::Rgsw(x) => {
+        match *key {
+            KeyRef::Rgsw(x) => {
                 debug_assert!(!c.alt_mult, "RGSW key in an ALTMULT key set");
                 write_rlwe_prime(w, ring, &x.zm, g, masks);
                 write_rlwe_prime(w, ring, &x.m, g, masks);
             }
-            BrkElement::Prime(x) => {
+            KeyRef::Prime(x) => {
                 debug_assert!(c.alt_mult, "RLWE' key in an RGSW key set");
                 write_rlwe_prime(w, ring, x, g, masks);
             }
@@ -853,7 +897,7 @@ fn write_brk(k: &BlindRotationKey, w: &mut Writer, ctx: &FhewContext) {
     }
     let g = gadget(ctx, p.log_bg).expect("valid gadget");
     debug_assert_eq!(k.z2.is_some(), c.alt_mult, "RLWE'(z^2) iff ALTMULT");
-    if let Some(z2) = &k.z2 {
+    if let Some(z2) = k.z2 {
         write_rlwe_prime(w, ring, z2, g, masks);
     }
     debug_assert!(
@@ -861,14 +905,18 @@ fn write_brk(k: &BlindRotationKey, w: &mut Writer, ctx: &FhewContext) {
         "automorphism keys not in the layout of the configuration"
     );
     w.write_u32(k.auto.len() as u32);
-    for a in &k.auto {
+    for a in k.auto {
         write_rlwe_prime(w, ring, &a.key, g, masks);
     }
 }
 
 /// Reads a blind-rotation key body and checks that `trailing` more bytes follow it (the
 /// rest of an enclosing object) before allocating anything.
-fn read_brk(r: &mut Reader<'_>, ctx: &FhewContext, trailing: usize) -> Result<BlindRotationKey> {
+pub(super) fn read_brk(
+    r: &mut Reader<'_>,
+    ctx: &FhewContext,
+    trailing: usize,
+) -> Result<BlindRotationKey> {
     let p = &ctx.params;
     let ring = &ctx.ring;
     let m = r.read_u8("blind-rotation method")?;

@@ -38,7 +38,8 @@
 //! layer: 16 parameters, 17 plaintext, 18 ciphertext, 19 relinearization key,
 //! 20 Galois keys; for the FHEW layer: 32 parameters, 33 LWE ciphertext, 34 LWE secret
 //! key, 35 FHEW secret key, 36 LWE key-switching key, 37 blind-rotation key, 38
-//! bootstrapping key. A reader refuses another magic, another version, an unknown tag, a tag
+//! bootstrapping key; for threshold FHEW: 39 public-key share, 40 evaluation-key share,
+//! 41 partial decryption, 42 joint public key. A reader refuses another magic, another version, an unknown tag, a tag
 //! other than the type asked for, a fingerprint other than its context's, and any byte
 //! after the body.
 //!
@@ -359,8 +360,22 @@
 //! ### `BootstrapKey` (tag 38)
 //!
 //! A `BlindRotationKey` body, then an `LweKeySwitchKey` body:
-//! [`compressed_bytes`](crate::fhew::BootstrapKey::compressed_bytes)` + 21` bytes (`+ 22`
+//! [`compressed_bytes`](crate::fhew::BootstrapKey::compressed_bytes)` + 22` bytes (`+ 23`
 //! for GINX) after the header.
+//!
+//! ### Threshold FHEW (tags 39-42)
+//!
+//! Read against a [`ThresholdContext`](crate::fhew::threshold::ThresholdContext), whose
+//! fingerprint is the FNV-1a hash of `b"THRESHLD"` and the little-endian `u64`s of the
+//! FHEW fingerprint, `k`, and the bits of `σ_smenc` and `σ_flood`. A party index is a
+//! `u16` below `k`.
+//!
+//! | tag | object | body |
+//! |----:|--------|------|
+//! | 39 | `PublicKeyShare` | party, then a `Poly` body (one limb, NTT form): `b_j` |
+//! | 40 | `EvalKeyShare` | party; a `BlindRotationKey` body (RGSW keys, no `RLWE'(z^2)`, masks explicit: public-key encryptions have no seed); then `log Q_ks` `u8`, `log B_ks` `u8` (the context's), the 32-byte seed of the key-switching masks, and the `N d_ks (B_ks - 1)` values `β` bit-packed in `log Q_ks` bits |
+//! | 41 | `PartialDecryption` | party, `q` as `u32` (the context's), the value as `u32` (below `q`) |
+//! | 42 | `ThresholdPublicKey` | two `Poly` bodies (one limb, NTT form): `a`, `b` |
 //!
 //! # Contract
 //!
@@ -376,6 +391,7 @@ mod ckks;
 mod fhew;
 mod impls;
 pub mod testing;
+mod threshold;
 
 pub use buffer::{packed_len, Reader, Writer};
 pub use ckks::{ckks_context_from_bytes, ckks_context_to_bytes, MAX_SCALE_BYTES};
@@ -438,10 +454,18 @@ pub enum ObjectTag {
     BlindRotationKey,
     /// A seed-compressed [`BootstrapKey`](crate::fhew::BootstrapKey).
     BootstrapKey,
+    /// A threshold party's [`PublicKeyShare`](crate::fhew::threshold::PublicKeyShare).
+    ThresholdPublicKeyShare,
+    /// A threshold party's [`EvalKeyShare`](crate::fhew::threshold::EvalKeyShare).
+    ThresholdEvalKeyShare,
+    /// A threshold party's [`PartialDecryption`](crate::fhew::threshold::PartialDecryption).
+    PartialDecryption,
+    /// The joint [`ThresholdPublicKey`](crate::fhew::threshold::ThresholdPublicKey).
+    ThresholdPublicKey,
 }
 
 impl ObjectTag {
-    const ALL: [ObjectTag; 16] = [
+    const ALL: [ObjectTag; 20] = [
         ObjectTag::Poly,
         ObjectTag::SecretKey,
         ObjectTag::PublicKey,
@@ -458,6 +482,10 @@ impl ObjectTag {
         ObjectTag::LweKeySwitchKey,
         ObjectTag::BlindRotationKey,
         ObjectTag::BootstrapKey,
+        ObjectTag::ThresholdPublicKeyShare,
+        ObjectTag::ThresholdEvalKeyShare,
+        ObjectTag::PartialDecryption,
+        ObjectTag::ThresholdPublicKey,
     ];
 
     /// The tag's `u16` code in the header.
@@ -479,6 +507,10 @@ impl ObjectTag {
             ObjectTag::LweKeySwitchKey => 36,
             ObjectTag::BlindRotationKey => 37,
             ObjectTag::BootstrapKey => 38,
+            ObjectTag::ThresholdPublicKeyShare => 39,
+            ObjectTag::ThresholdEvalKeyShare => 40,
+            ObjectTag::PartialDecryption => 41,
+            ObjectTag::ThresholdPublicKey => 42,
         }
     }
 
@@ -506,6 +538,10 @@ impl ObjectTag {
             ObjectTag::LweKeySwitchKey => "LWE key-switching key",
             ObjectTag::BlindRotationKey => "blind-rotation key",
             ObjectTag::BootstrapKey => "bootstrapping key",
+            ObjectTag::ThresholdPublicKeyShare => "threshold public-key share",
+            ObjectTag::ThresholdEvalKeyShare => "threshold evaluation-key share",
+            ObjectTag::PartialDecryption => "partial decryption",
+            ObjectTag::ThresholdPublicKey => "threshold public key",
         }
     }
 }

@@ -1,0 +1,194 @@
+//! Threshold FHEW messages ([`crate::fhew::threshold`]): what the parties send each other
+//! (tags 39-42; layouts in the module documentation of [`crate::serialize`]).
+//!
+//! They are read against a [`ThresholdContext`], whose fingerprint covers the FHEW
+//! parameters, the number of parties `k` and the two noise widths, so shares of another
+//! protocol instance are refused.
+
+use super::fhew::{err, ksk_shape, read_brk, write_brk_parts, BrkParts, KeyRef};
+use super::{fnv1a64, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer};
+use crate::fhew::threshold::{
+    EvalKeyShare, KeySwitchShare, PartialDecryption, PublicKeyShare, ThresholdContext,
+    ThresholdPublicKey,
+};
+use crate::fhew::{BlindRotationKey, BrkElement};
+use crate::math::sample::Seed;
+use crate::ring::{Form, Poly};
+use crate::Result;
+
+impl ParameterFingerprint for ThresholdContext {
+    /// FNV-1a of `"THRESHOLD"`, the FHEW fingerprint, `k`, and the bits of `σ_smenc`
+    /// and `σ_flood` (each a little-endian `u64`).
+    fn fingerprint(&self) -> u64 {
+        let p = self.params();
+        let mut bytes = b"THRESHLD".to_vec();
+        for x in [
+            self.fhew().fingerprint(),
+            self.parties() as u64,
+            p.sigma_smenc.to_bits(),
+            p.sigma_flood.to_bits(),
+        ] {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+        fnv1a64(&bytes)
+    }
+}
+
+fn read_party(r: &mut Reader<'_>, ctx: &ThresholdContext, what: &str) -> Result<usize> {
+    let j = r.read_u16("party index")? as usize;
+    if j >= ctx.parties() {
+        return err(format!(
+            "{what}: party {j} is not below k = {}",
+            ctx.parties()
+        ));
+    }
+    Ok(j)
+}
+
+/// A one-limb NTT-form polynomial of the context's ring.
+fn read_ntt_poly(r: &mut Reader<'_>, ctx: &ThresholdContext, what: &str) -> Result<Poly> {
+    let p = Poly::read_body(r, ctx.ring())?;
+    if p.q_limbs() != 1 || p.p_limbs() != 0 || p.form() != Form::Ntt {
+        return err(format!("{what}: not a one-limb polynomial in NTT form"));
+    }
+    Ok(p)
+}
+
+impl Serialize for PublicKeyShare {
+    type Context = ThresholdContext;
+    const TAG: ObjectTag = ObjectTag::ThresholdPublicKeyShare;
+
+    fn write_body(&self, w: &mut Writer, ctx: &ThresholdContext) {
+        w.write_u16(self.party as u16);
+        self.b.write_body(w, ctx.ring());
+    }
+}
+
+impl Deserialize for PublicKeyShare {
+    fn read_body(r: &mut Reader<'_>, ctx: &ThresholdContext) -> Result<Self> {
+        let party = read_party(r, ctx, "public-key share")?;
+        let b = read_ntt_poly(r, ctx, "public-key share")?;
+        Ok(PublicKeyShare { party, b })
+    }
+}
+
+impl Serialize for ThresholdPublicKey {
+    type Context = ThresholdContext;
+    const TAG: ObjectTag = ObjectTag::ThresholdPublicKey;
+
+    fn write_body(&self, w: &mut Writer, ctx: &ThresholdContext) {
+        self.a.write_body(w, ctx.ring());
+        self.b.write_body(w, ctx.ring());
+    }
+}
+
+impl Deserialize for ThresholdPublicKey {
+    fn read_body(r: &mut Reader<'_>, ctx: &ThresholdContext) -> Result<Self> {
+        let a = read_ntt_poly(r, ctx, "threshold public key")?;
+        let b = read_ntt_poly(r, ctx, "threshold public key")?;
+        Ok(ThresholdPublicKey { a, b })
+    }
+}
+
+impl Serialize for PartialDecryption {
+    type Context = ThresholdContext;
+    const TAG: ObjectTag = ObjectTag::PartialDecryption;
+
+    fn write_body(&self, w: &mut Writer, _: &ThresholdContext) {
+        w.write_u16(self.party as u16);
+        w.write_u32(self.q as u32);
+        w.write_u32(self.value as u32);
+    }
+}
+
+impl Deserialize for PartialDecryption {
+    fn read_body(r: &mut Reader<'_>, ctx: &ThresholdContext) -> Result<Self> {
+        let party = read_party(r, ctx, "partial decryption")?;
+        let q = u64::from(r.read_u32("partial decryption modulus")?);
+        if q != ctx.params().fhew.q {
+            return err(format!(
+                "partial decryption modulo {q}; the parameters have q = {}",
+                ctx.params().fhew.q
+            ));
+        }
+        let value = u64::from(r.read_u32("partial decryption value")?);
+        if value >= q {
+            return err(format!(
+                "partial decryption value {value} is not below q = {q}"
+            ));
+        }
+        Ok(PartialDecryption { party, q, value })
+    }
+}
+
+impl Serialize for EvalKeyShare {
+    type Context = ThresholdContext;
+    const TAG: ObjectTag = ObjectTag::ThresholdEvalKeyShare;
+
+    fn write_body(&self, w: &mut Writer, ctx: &ThresholdContext) {
+        w.write_u16(self.party as u16);
+        let parts = BrkParts {
+            config: self.config,
+            ginx_u: &[],
+            keys: self.brk.iter().map(KeyRef::Rgsw).collect(),
+            z2: None,
+            auto: &self.auto,
+        };
+        write_brk_parts(&parts, w, ctx.fhew());
+        let k = &self.ksk;
+        w.write_u8(k.log_q_ks as u8);
+        w.write_u8(k.log_base as u8);
+        w.write_bytes(&k.seed);
+        let b: Vec<u64> = k.b.iter().map(|&x| u64::from(x)).collect();
+        w.write_bits(&b, k.log_q_ks);
+    }
+}
+
+impl Deserialize for EvalKeyShare {
+    fn read_body(r: &mut Reader<'_>, ctx: &ThresholdContext) -> Result<Self> {
+        let fctx = ctx.fhew();
+        let p = &fctx.params;
+        let party = read_party(r, ctx, "evaluation-key share")?;
+        // The key-switching share is the key-switching key body less its dimensions.
+        let (rows, ksk_len) = ksk_shape(p)?;
+        let brk: BlindRotationKey = read_brk(r, fctx, ksk_len - 8)?;
+        if brk.config.alt_mult || brk.z2.is_some() || !brk.ginx_u.is_empty() {
+            return err(
+                "evaluation-key share: threshold keys are RGSW keys of Alg. 3, 4, 5 or AP".into(),
+            );
+        }
+        let config = brk.config;
+        let BlindRotationKey { keys, auto, .. } = brk;
+        let brk = keys
+            .into_iter()
+            .map(|e| match e {
+                BrkElement::Rgsw(x) => Ok(x),
+                BrkElement::Prime(_) => err("evaluation-key share: an RLWE' key".into()),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let log_q_ks = u32::from(r.read_u8("key-switching share log Q_ks")?);
+        let log_base = u32::from(r.read_u8("key-switching share log B_ks")?);
+        if (log_q_ks, log_base) != (p.log_q_ks, p.log_b_ks) {
+            return err(format!(
+                "key-switching share: Q_ks = 2^{log_q_ks}, B_ks = 2^{log_base}; the \
+                 parameters have 2^{} and 2^{}",
+                p.log_q_ks, p.log_b_ks
+            ));
+        }
+        let seed: Seed = r.read_array("key-switching share seed")?;
+        let mut b = vec![0u64; rows];
+        r.read_bits(&mut b, log_q_ks, "key-switching share β parts")?;
+        Ok(EvalKeyShare {
+            party,
+            config,
+            brk,
+            auto,
+            ksk: KeySwitchShare {
+                log_q_ks,
+                log_base,
+                seed,
+                b: b.into_iter().map(|x| x as u32).collect(),
+            },
+        })
+    }
+}
