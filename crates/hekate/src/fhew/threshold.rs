@@ -31,6 +31,10 @@
 //!    `j` returns `p_j = <α, s_j> + e_j` with flooding noise of standard deviation
 //!    `σ_flood` ([`ThresholdParams::sigma_flood`]); `β + Σ_j p_j = m + e + Σ_j e_j`.
 //!
+//! Every message the parties exchange ([`PublicKeyShare`], [`ThresholdPublicKey`],
+//! [`EvalKeyShare`], [`PartialDecryption`]) serializes with [`crate::serialize`] against the
+//! [`ThresholdContext`] (tags 39-42), and the combined key as an ordinary `BootstrapKey`.
+//!
 //! Public-key encryption `RLWE_pk(m) = (v a + e_0, v b + e_1 + m)` with ternary `v`
 //! decrypts under `z_*` to `m + v e_pk + e_0 z_* + e_1`, and `RLWE_pk(z_* m)` is
 //! `RLWE_pk(0) + (m, 0)`, so a party encrypts `RGSW_(z_*)(m)` without knowing `z_*`.
