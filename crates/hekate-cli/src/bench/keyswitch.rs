@@ -14,8 +14,9 @@
 //! ([`KlssKeySwitcher::expand`]), is timed, checked word for word against the hybrid
 //! output, and dropped before the next one, so at most one expanded key is alive. Every
 //! timed setting is also predicted by the calibrated [`CostModel`], and the model's own
-//! pick ([`CostModel::best`], what `KeySwitchMethod::Auto` runs) is timed too when it is
-//! not in the sweep.
+//! pick ([`CostModel::best`]: the candidate predicted fastest at that level; `Auto` runs
+//! [`CostModel::plan`], which keeps one KLSS configuration across levels) is timed too when
+//! it is not in the sweep.
 
 use super::{fmt_mib, fmt_ms, header, init_threads, time_once, try_measure, Stats, Table};
 use crate::Outcome;
@@ -1128,8 +1129,9 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
     );
     out.push_str(
         "- Summary: best KLSS is the fastest r̃ of the sweep; paper best / paper speedup the \
-         paper's. model's pick is CostModel::best (what KeySwitchMethod::Auto runs: hybrid or \
-         KLSS r̃ = 1..8, worst-case bound); it is timed as an extra row when it is outside the \
+         paper's. model's pick is CostModel::best (the candidate predicted fastest at this level: \
+         hybrid or KLSS r̃ = 1..8, worst-case bound; Auto runs CostModel::plan, one KLSS r̃ for \
+         all levels); it is timed as an extra row when it is outside the \
          sweep. pick = fastest: whether it is the measured-fastest of the timed methods it \
          could pick (else its time over the fastest's).\n",
     );
