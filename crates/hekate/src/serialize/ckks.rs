@@ -2,7 +2,7 @@
 //! keys (layouts in the module documentation).
 
 use super::{
-    Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer, MAX_LIMBS, MAX_N,
+    err, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer, MAX_LIMBS, MAX_N,
 };
 use crate::ckks::{
     Ciphertext, CkksContext, CkksParameters, GaloisKey, GaloisKeys, Plaintext, RelinearizationKey,
@@ -29,10 +29,6 @@ use std::sync::Arc;
 /// the format accepts ([`MAX_LIMBS`] primes below `2^62`), so every scale reachable by
 /// rescaling fits; numerators that large are far beyond any meaningful scale.
 pub const MAX_SCALE_BYTES: usize = 2048;
-
-fn err<T>(msg: String) -> Result<T> {
-    Err(Error::Deserialize(msg))
-}
 
 impl ParameterFingerprint for CkksContext {
     /// The fingerprint of the ring ([`RingContext::fingerprint`]): CKKS objects are tied

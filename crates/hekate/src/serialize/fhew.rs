@@ -2,7 +2,9 @@
 //! seed-compressed evaluation keys (layouts in the module documentation).
 
 use super::impls::{read_small_coeffs, residue_width, write_small_coeffs};
-use super::{packed_len, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer};
+use super::{
+    err, packed_len, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer,
+};
 use crate::fhew::lwe::{KsMasks, MAX_LOG_Q_KS};
 use crate::fhew::params::PRESETS;
 use crate::fhew::{
@@ -28,10 +30,6 @@ const MAX_INTERNED_SCHEDULES: usize = 64;
 
 /// The first word hashed into [`fhew_fingerprint`]: `b"FHEW"`, zero-padded.
 const FHEW_DOMAIN: u64 = u64::from_le_bytes(*b"FHEW\0\0\0\0");
-
-pub(super) fn err<T>(msg: String) -> Result<T> {
-    Err(Error::Deserialize(msg))
-}
 
 // ---------------------------------------------------------------------------------------
 // Parameters

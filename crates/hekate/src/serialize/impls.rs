@@ -1,16 +1,12 @@
 //! The encodings of the ring- and RLWE-level types (layouts in the module documentation).
 
-use super::{packed_len, Deserialize, ObjectTag, Reader, Serialize, Writer, MAX_LIMBS, MAX_N};
+use super::{err, packed_len, Deserialize, ObjectTag, Reader, Serialize, Writer, MAX_LIMBS, MAX_N};
 use crate::math::sample::Seed;
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::keys::expand_uniform;
 use crate::rlwe::{HybridKey, PublicKey, SecretKey};
 use crate::{Error, Result};
 use zeroize::Zeroize;
-
-fn err<T>(msg: String) -> Result<T> {
-    Err(Error::Deserialize(msg))
-}
 
 /// Bits per residue modulo `q`: the bit length of `q - 1`, i.e. `ceil(log2 q)`.
 pub(super) fn residue_width(q: u64) -> u32 {

@@ -393,6 +393,11 @@ mod impls;
 pub mod testing;
 mod threshold;
 
+/// An [`Error::Deserialize`] with `msg`: how every reader reports bad bytes.
+fn err<T>(msg: String) -> Result<T> {
+    Err(Error::Deserialize(msg))
+}
+
 pub use buffer::{packed_len, Reader, Writer};
 pub use ckks::{ckks_context_from_bytes, ckks_context_to_bytes, MAX_SCALE_BYTES};
 pub use fhew::{

@@ -5,8 +5,10 @@
 //! parameters, the number of parties `k` and the two noise widths, so shares of another
 //! protocol instance are refused.
 
-use super::fhew::{err, ksk_shape, read_brk, write_brk_parts, BrkParts, KeyRef};
-use super::{fnv1a64, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer};
+use super::fhew::{ksk_shape, read_brk, write_brk_parts, BrkParts, KeyRef};
+use super::{
+    err, fnv1a64, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer,
+};
 use crate::fhew::threshold::{
     EvalKeyShare, KeySwitchShare, PartialDecryption, PublicKeyShare, ThresholdContext,
     ThresholdPublicKey,
