@@ -120,4 +120,22 @@ fn mixed_contexts_and_keys_round_trip_through_bytes() {
     for cut in 0..bytes.len() {
         assert!(hekate::ckks::CkksContext::from_bytes(&bytes[..cut], &()).is_err());
     }
+    // The body ends with the level count, the levels (u16 each) and the key storage byte:
+    // a level of 0 or above the chain, and a count of 0, are refused with a message.
+    let n = bytes.len();
+    assert_eq!(&bytes[n - 5..n - 1], &[1, 0, 4, 0]);
+    for (at, val, what) in [
+        (n - 3, 0u16, "level 0"),
+        (n - 3, 5, "level 5"),
+        (n - 5, 0, "at 0 levels"),
+    ] {
+        let mut bad = bytes.clone();
+        bad[at..at + 2].copy_from_slice(&val.to_le_bytes());
+        match hekate::ckks::CkksContext::from_bytes(&bad, &()) {
+            Err(hekate::Error::Deserialize(m)) => {
+                assert!(m.contains("mixed engine"), "{what}: {m}")
+            }
+            other => panic!("{what}: {:?}", other.map(|_| ())),
+        }
+    }
 }
