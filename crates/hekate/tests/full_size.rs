@@ -1,4 +1,4 @@
-//! Full-size CKKS runs, too slow for CI: `cargo test --release -p hekate -- --ignored`.
+//! Full-size CKKS runs, too slow for CI: `cargo test --release -p hekate --test full_size -- --ignored`.
 //!
 //! The same operations as `tests/ckks.rs`, at the sizes the benchmarks use (N = 2^16 with
 //! 16 limbs and dnum 3, the peers' shape; N = 2^17, 128-bit secure), checked end to end.
