@@ -475,11 +475,7 @@ impl LweKeySwitchKey {
         debug_assert_eq!(a.len(), self.n_in);
         let mut ob = b;
         match &self.a {
-            KsMasks::U16(rows) => {
-                let mut acc = vec![0u16; self.n_out];
-                self.sum_rows(a, rows, &mut acc, &mut ob);
-                out_a.iter_mut().zip(&acc).for_each(|(o, &x)| *o = x as u32);
-            }
+            KsMasks::U16(rows) => self.sum_rows(a, rows, out_a, &mut ob),
             KsMasks::U32(rows) => self.sum_rows(a, rows, out_a, &mut ob),
         }
         let mask = ((1u64 << self.log_q_ks) - 1) as u32;
@@ -487,13 +483,13 @@ impl LweKeySwitchKey {
         ob & mask
     }
 
-    /// `out = Σ` of the rows the digits of `a` select (wrapping: every modulus is a power
-    /// of two dividing the word's), `ob += Σ` of their `β`.
-    fn sum_rows<W: Copy + WrappingWord>(&self, a: &[u32], rows: &[W], out: &mut [W], ob: &mut u32) {
+    /// `out = Σ` of the rows the digits of `a` select, summed in wrapping 32-bit words
+    /// (`Q_ks` is a power of two dividing `2^32`), `ob += Σ` of their `β`.
+    fn sum_rows<W: Copy + Into<u32>>(&self, a: &[u32], rows: &[W], out: &mut [u32], ob: &mut u32) {
         let n = self.n_out;
         let base = 1u32 << self.log_base;
         let bmask = base - 1;
-        out.fill(W::ZERO);
+        out.fill(0);
         for (i, &ai) in a.iter().enumerate() {
             let mut x = ai;
             for j in 0..self.digits {
@@ -502,7 +498,7 @@ impl LweKeySwitchKey {
                 if v != 0 {
                     let row = (i * self.digits + j) * (base as usize - 1) + v as usize - 1;
                     for (o, &y) in out.iter_mut().zip(&rows[row * n..(row + 1) * n]) {
-                        *o = o.wrapping_add_word(y);
+                        *o = o.wrapping_add(y.into());
                     }
                     *ob = ob.wrapping_add(self.b[row]);
                 }
@@ -522,28 +518,6 @@ impl LweKeySwitchKey {
     /// Bytes of the seed-compressed key (seed and packed `β` parts).
     pub fn compressed_bytes(&self) -> usize {
         32 + (self.b.len() * self.log_q_ks as usize).div_ceil(8)
-    }
-}
-
-/// The words of the key-switching tables.
-trait WrappingWord: Copy {
-    const ZERO: Self;
-    fn wrapping_add_word(self, other: Self) -> Self;
-}
-
-impl WrappingWord for u16 {
-    const ZERO: u16 = 0;
-    #[inline(always)]
-    fn wrapping_add_word(self, other: u16) -> u16 {
-        self.wrapping_add(other)
-    }
-}
-
-impl WrappingWord for u32 {
-    const ZERO: u32 = 0;
-    #[inline(always)]
-    fn wrapping_add_word(self, other: u32) -> u32 {
-        self.wrapping_add(other)
     }
 }
 

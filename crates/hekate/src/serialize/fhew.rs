@@ -515,33 +515,49 @@ impl Serialize for LweKeySwitchKey {
         w.write_u32(self.n_in as u32);
         w.write_u32(self.n_out as u32);
         w.write_bytes(&self.seed);
-        let b: Vec<u64> = self.b.iter().map(|&x| u64::from(x)).collect();
-        w.write_bits(&b, self.log_q_ks);
+        write_beta(w, &self.b, self.log_q_ks);
     }
+}
+
+/// `log Q_ks` and `log B_ks` of a key-switching body (`what`), which must be the
+/// parameters'.
+pub(super) fn read_ks_bases(r: &mut Reader<'_>, p: &FhewParams, what: &str) -> Result<(u32, u32)> {
+    let log_q_ks = u32::from(r.read_u8("key-switching log Q_ks")?);
+    let log_base = u32::from(r.read_u8("key-switching log B_ks")?);
+    if (log_q_ks, log_base) != (p.log_q_ks, p.log_b_ks) {
+        return err(format!(
+            "{what}: Q_ks = 2^{log_q_ks}, B_ks = 2^{log_base}; the parameters have 2^{} and 2^{}",
+            p.log_q_ks, p.log_b_ks
+        ));
+    }
+    Ok((log_q_ks, log_base))
+}
+
+/// The `β` parts of a key-switching body, bit-packed in `log Q_ks` bits.
+pub(super) fn write_beta(w: &mut Writer, b: &[u32], log_q_ks: u32) {
+    let b: Vec<u64> = b.iter().map(|&x| u64::from(x)).collect();
+    w.write_bits(&b, log_q_ks);
+}
+
+/// Reads what [`write_beta`] writes: `rows` values.
+pub(super) fn read_beta(r: &mut Reader<'_>, rows: usize, log_q_ks: u32) -> Result<Vec<u32>> {
+    let mut b = vec![0u64; rows];
+    r.read_bits(&mut b, log_q_ks, "key-switching β parts")?;
+    Ok(b.into_iter().map(|x| x as u32).collect())
 }
 
 impl Deserialize for LweKeySwitchKey {
     fn read_body(r: &mut Reader<'_>, ctx: &FhewContext) -> Result<Self> {
         let p = &ctx.params;
         let (rows, len) = ksk_shape(p)?;
-        let log_q_ks = u32::from(r.read_u8("LWE key-switching log Q_ks")?);
-        let log_base = u32::from(r.read_u8("LWE key-switching log B_ks")?);
-        if log_q_ks != p.log_q_ks || log_base != p.log_b_ks {
-            return err(format!(
-                "LWE key-switching key: Q_ks = 2^{log_q_ks}, B_ks = 2^{log_base}; the \
-                 parameters have 2^{} and 2^{}",
-                p.log_q_ks, p.log_b_ks
-            ));
-        }
+        let (log_q_ks, log_base) = read_ks_bases(r, p, "LWE key-switching key")?;
         let n_in = r.read_u32("LWE key-switching input dimension")? as usize;
         check_dim(n_in, p.big_n, "LWE key-switching key input")?;
         let n_out = r.read_u32("LWE key-switching output dimension")? as usize;
         check_dim(n_out, p.n, "LWE key-switching key output")?;
         r.require(len - 10, "LWE key-switching key")?;
         let seed: Seed = r.read_array("LWE key-switching seed")?;
-        let mut b = vec![0u64; rows];
-        r.read_bits(&mut b, log_q_ks, "LWE key-switching key β parts")?;
-        let b: Vec<u32> = b.into_iter().map(|x| x as u32).collect();
+        let b = read_beta(r, rows, log_q_ks)?;
         let size = rows.checked_mul(n_out).ok_or_else(|| {
             Error::Deserialize("LWE key-switching key: mask size overflows".into())
         })?;

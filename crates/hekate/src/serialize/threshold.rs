@@ -5,7 +5,9 @@
 //! parameters, the number of parties `k` and the two noise widths, so shares of another
 //! protocol instance are refused.
 
-use super::fhew::{ksk_shape, read_brk, write_brk_parts, BrkParts, KeyRef};
+use super::fhew::{
+    ksk_shape, read_beta, read_brk, read_ks_bases, write_beta, write_brk_parts, BrkParts, KeyRef,
+};
 use super::{
     err, fnv1a64, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer,
 };
@@ -141,8 +143,7 @@ impl Serialize for EvalKeyShare {
         w.write_u8(k.log_q_ks as u8);
         w.write_u8(k.log_base as u8);
         w.write_bytes(&k.seed);
-        let b: Vec<u64> = k.b.iter().map(|&x| u64::from(x)).collect();
-        w.write_bits(&b, k.log_q_ks);
+        write_beta(w, &k.b, k.log_q_ks);
     }
 }
 
@@ -168,18 +169,9 @@ impl Deserialize for EvalKeyShare {
                 BrkElement::Prime(_) => err("evaluation-key share: an RLWE' key".into()),
             })
             .collect::<Result<Vec<_>>>()?;
-        let log_q_ks = u32::from(r.read_u8("key-switching share log Q_ks")?);
-        let log_base = u32::from(r.read_u8("key-switching share log B_ks")?);
-        if (log_q_ks, log_base) != (p.log_q_ks, p.log_b_ks) {
-            return err(format!(
-                "key-switching share: Q_ks = 2^{log_q_ks}, B_ks = 2^{log_base}; the \
-                 parameters have 2^{} and 2^{}",
-                p.log_q_ks, p.log_b_ks
-            ));
-        }
+        let (log_q_ks, log_base) = read_ks_bases(r, p, "key-switching share")?;
         let seed: Seed = r.read_array("key-switching share seed")?;
-        let mut b = vec![0u64; rows];
-        r.read_bits(&mut b, log_q_ks, "key-switching share β parts")?;
+        let b = read_beta(r, rows, log_q_ks)?;
         Ok(EvalKeyShare {
             party,
             config,
@@ -189,7 +181,7 @@ impl Deserialize for EvalKeyShare {
                 log_q_ks,
                 log_base,
                 seed,
-                b: b.into_iter().map(|x| x as u32).collect(),
+                b,
             },
         })
     }
