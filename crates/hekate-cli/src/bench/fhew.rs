@@ -1,13 +1,17 @@
 //! `hekate bench fhew`: FHEW NAND gate bootstrapping per preset and blind-rotation method
 //! (seed 002 Tables 3 and 4): NAND time, blind-rotation key size, key-generation time,
 //! measured `σ_acc^2`, the decryption-failure probability it implies, and the ratio to
-//! GINX from the same run.
+//! GINX from the same run. Where the blind rotation's products run over `f64`
+//! ([`RotationArithmetic::Fourier`]), the NAND is also timed with the NTT products, gate
+//! for gate in turn with it, and their ratio is printed.
 
 use super::{fmt_mib, fmt_ms, header, init_threads, measure, time_once, Table};
 use crate::Outcome;
 use clap::Args;
 use hekate::fhew::params::{FhewParams, Method, MethodConfig};
-use hekate::fhew::{test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate};
+use hekate::fhew::{
+    test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, RotationArithmetic,
+};
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::{RngCore, SeedableRng};
 use std::error::Error;
@@ -114,6 +118,9 @@ fn run_preset(
         [
             "method",
             "NAND ms",
+            "products",
+            "NTT NAND ms",
+            "vs NTT",
             "vs GINX",
             "keygen s",
             "brk+ak RLWE'",
@@ -153,8 +160,15 @@ fn run_preset(
         // configuration whose noise is too large for its set), not hidden by an abort.
         let out = ev.gate(Gate::Nand, &a, &b)?;
         let nand_ok = sk.decrypt_bit(&out)?;
-        let st = measure(args.gates, || ev.gate(Gate::Nand, &a, &b));
-        let nand = st.median.as_secs_f64() * 1e3;
+        let (nand, ntt_nand) = if ev.arithmetic() == RotationArithmetic::Fourier {
+            let mut ntt =
+                FhewEvaluator::with_arithmetic(ctx.clone(), key.clone(), RotationArithmetic::Ntt)?;
+            let (x, y) = interleaved(args.gates, &mut ev, &mut ntt, &a, &b)?;
+            (x, Some(y))
+        } else {
+            let st = measure(args.gates, || ev.gate(Gate::Nand, &a, &b));
+            (st.median.as_secs_f64() * 1e3, None)
+        };
         // σ_acc^2 over `trials` blind rotations of random messages.
         let f = test_vector(&ctx, |u| (u as i64 % 7 - 3) * 1000);
         let (mut sum, mut count) = (0f64, 0usize);
@@ -174,13 +188,25 @@ fn run_preset(
             ginx_ms = Some(nand);
         }
         let ksk_bytes = key.ksk.memory_bytes();
-        rows.push((cfg, nand, t_key.as_secs_f64(), key, ksk_bytes, var, nand_ok));
+        let arith = ev.arithmetic();
+        rows.push((
+            cfg,
+            (nand, arith, ntt_nand),
+            t_key.as_secs_f64(),
+            key,
+            ksk_bytes,
+            var,
+            nand_ok,
+        ));
     }
-    for (cfg, nand, tk, key, ksk_bytes, var, nand_ok) in rows {
+    for (cfg, (nand, arith, ntt_nand), tk, key, ksk_bytes, var, nand_ok) in rows {
         let paper = p.paper_sigma_acc2(cfg);
         table.push(vec![
             cfg.label(),
             fmt_ms(nand),
+            format!("{arith:?}"),
+            ntt_nand.map_or("-".into(), fmt_ms),
+            ntt_nand.map_or("-".into(), |t| format!("{:.2}", nand / t)),
             ginx_ms.map_or("-".into(), |g| format!("{:.2}", nand / g)),
             format!("{tk:.2}"),
             key.brk.rlwe_prime_count().to_string(),
@@ -198,4 +224,30 @@ fn run_preset(
     print!("{}", table.to_markdown());
     println!();
     Ok(())
+}
+
+/// Median NAND milliseconds of `first` and `second`, timed one gate each in turn (after
+/// one warm-up gate each), so that both see the same machine load.
+fn interleaved(
+    gates: usize,
+    first: &mut FhewEvaluator,
+    second: &mut FhewEvaluator,
+    a: &hekate::fhew::LweCiphertext,
+    b: &hekate::fhew::LweCiphertext,
+) -> Result<(f64, f64), Box<dyn Error>> {
+    let mut t = [Vec::new(), Vec::new()];
+    for g in 0..=gates.max(1) {
+        for (ev, t) in [&mut *first, &mut *second].into_iter().zip(t.iter_mut()) {
+            let s = std::time::Instant::now();
+            ev.gate(Gate::Nand, a, b)?;
+            if g > 0 {
+                t.push(s.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Ok((median(&mut t[0]), median(&mut t[1])))
 }

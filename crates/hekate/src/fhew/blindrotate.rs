@@ -30,6 +30,10 @@ use crate::rlwe::SecretKey;
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 
+mod fourier;
+use fourier::FourierProducts;
+pub use fourier::{FourierKeys, FourierScratch};
+
 /// One blind-rotation key: an RGSW ciphertext, or an RLWE' ciphertext used with ALTMULT.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BrkElement {
@@ -368,44 +372,35 @@ impl BlindRotationKey {
             + self.z2.as_ref().map_or(0, |k| k.compressed_bytes())
     }
 
-    /// `acc ← EvalAuto_t(acc)` (NTT form) with the available keys: directly, or as a
-    /// product of `ak_(-1)` and powers of `ak_5` (seed 002 §3.4).
-    fn eval_auto(
-        &self,
-        acc: &mut RlweCiphertext,
-        t: usize,
-        ctx: &RingContext,
-        scratch: &mut GswScratch,
-    ) {
-        let two_n = 2 * ctx.n();
+    /// Calls `apply(i, t_i)` for the automorphism keys `auto[i]` (`ak_(t_i)`) whose
+    /// composition is `EvalAuto_t`, in order: the key itself, or `ak_(-1)` and powers of
+    /// `ak_5` (seed 002 §3.4). Nothing for `t = 1 mod 2N`.
+    fn auto_chain(&self, t: usize, mut apply: impl FnMut(usize, usize)) {
+        let two_n = 2 * self.auto_slot.len();
         let t = t % two_n;
         if t == 1 {
             return;
         }
-        let slot = self.auto_slot[t / 2];
-        if slot != 0 {
-            self.auto[slot as usize - 1].eval_auto(acc, ctx, scratch);
+        let mut by_exponent = |t: usize| {
+            let i = self.auto_slot[t / 2] as usize - 1;
+            apply(i, self.auto[i].t);
+        };
+        if self.auto_slot[t / 2] != 0 {
+            by_exponent(t);
             return;
         }
         let (e, neg) = self.dlog[t / 2];
         if neg {
-            let s = self.auto_slot[(two_n - 1) / 2];
-            self.auto[s as usize - 1].eval_auto(acc, ctx, scratch);
+            by_exponent(two_n - 1);
         }
         match self.config.auto_keys {
-            AutoKeySet::Generators => {
-                let s = self.auto_slot[5 / 2] as usize - 1;
-                for _ in 0..e {
-                    self.auto[s].eval_auto(acc, ctx, scratch);
-                }
-            }
+            AutoKeySet::Generators => (0..e).for_each(|_| by_exponent(5)),
             _ => {
                 let mut p = 5usize;
                 let mut bits = e;
                 while bits != 0 {
                     if bits & 1 == 1 {
-                        let s = self.auto_slot[p / 2] as usize - 1;
-                        self.auto[s].eval_auto(acc, ctx, scratch);
+                        by_exponent(p);
                     }
                     bits >>= 1;
                     p = p * p % two_n;
@@ -415,7 +410,7 @@ impl BlindRotationKey {
     }
 
     /// `acc = RLWE_z(f · Y^(β + <α, s>))` in coefficient form, for the test polynomial `f`
-    /// (coefficient form) and `ct` modulo `q`.
+    /// (coefficient form) and `ct` modulo `q`, with the NTT-form keys.
     pub fn blind_rotate(
         &self,
         f: &Poly,
@@ -423,6 +418,50 @@ impl BlindRotationKey {
         ctx: &RingContext,
         scratch: &mut GswScratch,
         acc: &mut RlweCiphertext,
+    ) -> Result<()> {
+        let mut t = scratch.take_tmp(ctx);
+        let mut p = NttProducts {
+            brk: self,
+            ctx,
+            scratch,
+        };
+        let r = self.rotate(f, ct, ctx, &mut p, acc, &mut t);
+        scratch.put_tmp(t);
+        r
+    }
+
+    /// [`BlindRotationKey::blind_rotate`] with the products over `f64` of
+    /// [`FourierKeys`] (made from this key).
+    pub fn blind_rotate_fourier(
+        &self,
+        f: &Poly,
+        ct: &LweCiphertext,
+        ctx: &RingContext,
+        keys: &FourierKeys,
+        scratch: &mut FourierScratch,
+        acc: &mut RlweCiphertext,
+    ) -> Result<()> {
+        let mut t = std::mem::replace(&mut scratch.tmp, RlweCiphertext::zero(ctx, Form::Coeff));
+        let mut p = FourierProducts {
+            brk: self,
+            keys,
+            scratch,
+        };
+        let r = self.rotate(f, ct, ctx, &mut p, acc, &mut t);
+        scratch.tmp = t;
+        r
+    }
+
+    /// The blind rotation of every method on the products `p`; `t` is a second
+    /// accumulator.
+    fn rotate<P: Products>(
+        &self,
+        f: &Poly,
+        ct: &LweCiphertext,
+        ctx: &RingContext,
+        p: &mut P,
+        acc: &mut RlweCiphertext,
+        t: &mut RlweCiphertext,
     ) -> Result<()> {
         if ct.q != self.q || ct.dim() != self.n {
             return Err(Error::ParameterMismatch(format!(
@@ -441,8 +480,6 @@ impl BlindRotationKey {
         acc.b.set_form(Form::Coeff);
         acc.b.data_mut().copy_from_slice(f.data());
         acc.b.mul_monomial_assign(y * ct.b as usize, ctx);
-        let z2 = self.z2.as_ref();
-        let mut t = scratch.take_tmp(ctx);
         let q = self.q as usize;
         match self.config.method {
             Method::Ap => {
@@ -453,10 +490,8 @@ impl BlindRotationKey {
                         let v = x % br;
                         x /= br;
                         if v != 0 {
-                            let k = &self.keys[(i * self.d_r + j) * (br - 1) + v - 1];
-                            k.mul_into(acc, ctx, scratch, z2, &mut t);
-                            to_coeff(&mut t, ctx);
-                            std::mem::swap(acc, &mut t);
+                            p.product((i * self.d_r + j) * (br - 1) + v - 1, acc, t);
+                            std::mem::swap(acc, t);
                         }
                     }
                 }
@@ -470,27 +505,25 @@ impl BlindRotationKey {
                         if k == 0 {
                             continue;
                         }
-                        self.keys[i * u.len() + j].mul_into(acc, ctx, scratch, z2, &mut t);
-                        to_coeff(&mut t, ctx);
+                        p.product(i * u.len() + j, acc, t);
                         add_monomial_times(&mut acc.a, &t.a, k, qm);
                         add_monomial_times(&mut acc.b, &t.b, k, qm);
                     }
                 }
             }
             Method::Alg3 | Method::Alg4 | Method::Alg5 => {
-                self.rotate_auto(ct, ctx, scratch, acc, &mut t, q, y);
+                self.rotate_auto(ct, ctx, p, acc, t, q, y);
             }
         }
-        scratch.put_tmp(t);
         Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn rotate_auto(
+    fn rotate_auto<P: Products>(
         &self,
         ct: &LweCiphertext,
         ctx: &RingContext,
-        scratch: &mut GswScratch,
+        p: &mut P,
         acc: &mut RlweCiphertext,
         t: &mut RlweCiphertext,
         q: usize,
@@ -498,7 +531,6 @@ impl BlindRotationKey {
     ) {
         let n = self.n;
         let two_n = 2 * ctx.n();
-        let z2 = self.z2.as_ref();
         let method = self.config.method;
         // ω_i (odd, as an exponent mod 2N), and the indices still to fix at the end.
         let mut omega: Vec<usize> = Vec::with_capacity(n);
@@ -539,17 +571,15 @@ impl BlindRotationKey {
             let key = match (method, next) {
                 (Method::Alg4, Some(nx)) if omega[nx].is_multiple_of(2) => {
                     omega[nx] = (omega[nx] + q - omega[i] % q) % q;
-                    &self.keys[n + i]
+                    n + i
                 }
-                _ => &self.keys[i],
+                _ => i,
             };
-            key.mul_into(acc, ctx, scratch, z2, t);
             let e = match next {
                 Some(nx) => omega[i] * inv(omega[nx]) % two_n,
                 None => omega[i] % two_n,
             };
-            self.eval_auto(t, e, ctx, scratch);
-            to_coeff(t, ctx);
+            p.product_auto(key, e, acc, t);
             std::mem::swap(acc, t);
         }
         let extra: Vec<usize> = if method == Method::Alg5 {
@@ -558,10 +588,41 @@ impl BlindRotationKey {
             fix_even
         };
         for k in extra {
-            self.keys[k].mul_into(acc, ctx, scratch, z2, t);
-            to_coeff(t, ctx);
+            p.product(k, acc, t);
             std::mem::swap(acc, t);
         }
+    }
+}
+
+/// The products a blind rotation is made of, on coefficient-form accumulators: over the
+/// NTT-form keys ([`NttProducts`]) or over `f64` transforms ([`FourierKeys`]).
+trait Products {
+    /// `out = acc · keys[k]` (`RLWE ⊗ RGSW`, or ALTMULT with `RLWE'` keys).
+    fn product(&mut self, k: usize, acc: &RlweCiphertext, out: &mut RlweCiphertext);
+    /// `out = EvalAuto_t(acc · keys[k])` (`t = 1`: no automorphism).
+    fn product_auto(&mut self, k: usize, t: usize, acc: &RlweCiphertext, out: &mut RlweCiphertext);
+}
+
+/// [`Products`] over the NTT-form keys: the automorphism acts on the product's NTT form.
+struct NttProducts<'a> {
+    brk: &'a BlindRotationKey,
+    ctx: &'a RingContext,
+    scratch: &'a mut GswScratch,
+}
+
+impl Products for NttProducts<'_> {
+    fn product(&mut self, k: usize, acc: &RlweCiphertext, out: &mut RlweCiphertext) {
+        let b = self.brk;
+        b.keys[k].mul_into(acc, self.ctx, self.scratch, b.z2.as_ref(), out);
+        to_coeff(out, self.ctx);
+    }
+
+    fn product_auto(&mut self, k: usize, t: usize, acc: &RlweCiphertext, out: &mut RlweCiphertext) {
+        let (b, ctx) = (self.brk, self.ctx);
+        b.keys[k].mul_into(acc, ctx, self.scratch, b.z2.as_ref(), out);
+        let s = &mut *self.scratch;
+        b.auto_chain(t, |i, _| b.auto[i].eval_auto(out, ctx, s));
+        to_coeff(out, ctx);
     }
 }
 

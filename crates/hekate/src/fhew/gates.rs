@@ -21,7 +21,7 @@
 //! `Z_q` is padding), and a table `F: Z_t → Z_t` is evaluated with
 //! `G(u) = F(floor(u 2t/q)) · Q/(2t)` after shifting the phase by `q/(4t)`.
 
-use super::blindrotate::BlindRotationKey;
+use super::blindrotate::{BlindRotationKey, FourierKeys, FourierScratch};
 use super::lwe::{LweCiphertext, LweKeySwitchKey, LweSecretKey};
 use super::params::{FhewParams, MethodConfig};
 use crate::math::sample::DiscreteGaussian;
@@ -220,6 +220,18 @@ impl Gate {
     }
 }
 
+/// The arithmetic of the blind rotation's gadget products.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RotationArithmetic {
+    /// Over the NTT-form keys, modulo `Q` (any parameters).
+    Ntt,
+    /// Over `f64` negacyclic FFTs of the keys ([`FourierKeys`]), for parameters where the
+    /// products are exact in a double ([`FourierKeys::supports`]: `Q` below about 2^32).
+    /// Gives the same results as [`RotationArithmetic::Ntt`] and is faster; the converted
+    /// keys take as much memory again as the key.
+    Fourier,
+}
+
 /// Bootstraps gates and tables with one key; holds the scratch space (no allocation per
 /// call beyond the output ciphertext).
 #[derive(Debug)]
@@ -227,6 +239,8 @@ pub struct FhewEvaluator {
     ctx: Arc<FhewContext>,
     key: Arc<BootstrapKey>,
     scratch: GswScratch,
+    /// The Fourier keys and their buffers, when the products run over `f64`.
+    fourier: Option<(Arc<FourierKeys>, FourierScratch)>,
     acc: RlweCiphertext,
     sign: Poly,
     ks_in: Vec<u32>,
@@ -234,8 +248,24 @@ pub struct FhewEvaluator {
 }
 
 impl FhewEvaluator {
-    /// An evaluator for `key`.
+    /// An evaluator for `key`, with the Fourier products where they are exact
+    /// ([`FourierKeys::supports`]) and the NTT products elsewhere.
     pub fn new(ctx: Arc<FhewContext>, key: Arc<BootstrapKey>) -> Result<Self> {
+        let arithmetic = if FourierKeys::supports(&key.brk, &ctx.ring) {
+            RotationArithmetic::Fourier
+        } else {
+            RotationArithmetic::Ntt
+        };
+        Self::with_arithmetic(ctx, key, arithmetic)
+    }
+
+    /// An evaluator for `key` with the given product arithmetic; an error if the Fourier
+    /// products would not be exact for these parameters.
+    pub fn with_arithmetic(
+        ctx: Arc<FhewContext>,
+        key: Arc<BootstrapKey>,
+        arithmetic: RotationArithmetic,
+    ) -> Result<Self> {
         if key.brk.n != ctx.params.n || key.ksk.n_in != ctx.params.big_n {
             return Err(Error::ParameterMismatch(
                 "the bootstrapping key was made for other FHEW parameters".into(),
@@ -244,8 +274,17 @@ impl FhewEvaluator {
         let q8 = (ctx.big_q / 8) as i64;
         let sign = test_vector(&ctx, |u| if u < ctx.params.q / 2 { q8 } else { -q8 });
         let ring = ctx.ring.clone();
+        let fourier = match arithmetic {
+            RotationArithmetic::Ntt => None,
+            RotationArithmetic::Fourier => {
+                let keys = FourierKeys::new(&key.brk, &ring)?;
+                let scratch = keys.scratch(&ring);
+                Some((Arc::new(keys), scratch))
+            }
+        };
         Ok(FhewEvaluator {
             scratch: GswScratch::new(&ring),
+            fourier,
             acc: RlweCiphertext::zero(&ring, Form::Coeff),
             sign,
             ks_in: vec![0; ctx.params.big_n],
@@ -263,6 +302,29 @@ impl FhewEvaluator {
     /// The key.
     pub fn key(&self) -> &Arc<BootstrapKey> {
         &self.key
+    }
+
+    /// The arithmetic of the blind rotation's products.
+    pub fn arithmetic(&self) -> RotationArithmetic {
+        match self.fourier {
+            Some(_) => RotationArithmetic::Fourier,
+            None => RotationArithmetic::Ntt,
+        }
+    }
+
+    /// Bytes the evaluator keeps beside the key (the Fourier keys; 0 with the NTT).
+    pub fn extra_memory_bytes(&self) -> usize {
+        self.fourier.as_ref().map_or(0, |(k, _)| k.memory_bytes())
+    }
+
+    /// `self.acc = RLWE(f · Y^(β + <α, s>))` with this evaluator's arithmetic.
+    fn blind_rotate(&mut self, ct: &LweCiphertext, f: &Poly) -> Result<()> {
+        let ring = &self.ctx.ring;
+        let brk = &self.key.brk;
+        match &mut self.fourier {
+            Some((keys, s)) => brk.blind_rotate_fourier(f, ct, ring, keys, s, &mut self.acc),
+            None => brk.blind_rotate(f, ct, ring, &mut self.scratch, &mut self.acc),
+        }
     }
 
     /// `NOT`: `q/4 - ct` (no bootstrapping).
@@ -378,10 +440,7 @@ impl FhewEvaluator {
         offset: u64,
     ) -> Result<LweCiphertext> {
         self.check(ct)?;
-        let ring = &self.ctx.ring;
-        self.key
-            .brk
-            .blind_rotate(f, ct, ring, &mut self.scratch, &mut self.acc)?;
+        self.blind_rotate(ct, f)?;
         let b0 = (self.acc.b.data()[0] + offset % self.ctx.big_q) % self.ctx.big_q;
         Ok(extract_and_switch(
             &self.ctx,
@@ -403,9 +462,7 @@ impl FhewEvaluator {
         sk: &FhewSecretKey,
     ) -> Result<Vec<i64>> {
         let ring = self.ctx.ring.clone();
-        self.key
-            .brk
-            .blind_rotate(f, ct, &ring, &mut self.scratch, &mut self.acc)?;
+        self.blind_rotate(ct, f)?;
         let phase = self.acc.phase(&ring, &sk.rlwe);
         let u = (sk.lwe.phase(ct)?).rem_euclid(ct.q as i64) as usize;
         let mut expect = f.clone();

@@ -33,8 +33,10 @@ pub mod lwe;
 pub mod params;
 pub mod threshold;
 
-pub use blindrotate::{BlindRotationKey, BrkElement};
-pub use gates::{test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate};
+pub use blindrotate::{BlindRotationKey, BrkElement, FourierKeys, FourierScratch};
+pub use gates::{
+    test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, RotationArithmetic,
+};
 pub use lwe::{KsMasks, LweCiphertext, LweKeySwitchKey, LweSecretDistribution, LweSecretKey};
 pub use params::{AutoKeySet, FhewParams, Method, MethodConfig};
 pub use threshold::{

@@ -1,9 +1,11 @@
-//! Word arithmetic, primes, NTT, complex FFT, RNS bases and samplers.
+//! Word arithmetic, primes, NTT, complex FFTs (CKKS slots; negacyclic products over `f64`),
+//! RNS bases and samplers.
 //!
 //! Nothing here knows about polynomials or schemes: it is the arithmetic the `ring` layer
 //! is made of.
 
 pub mod fft;
+pub mod fourier;
 pub mod kernels;
 pub mod modulus;
 pub mod ntt;

@@ -166,3 +166,60 @@ fn monomial_update_matches_the_schoolbook_product() {
         assert_eq!(acc.data(), &want[..], "k = {k}");
     }
 }
+
+/// The Fourier products give the NTT products' accumulator word for word, for every
+/// method, with and without ALTMULT, with every automorphism key set, at TOY (27-bit `Q`)
+/// and at OpenFHE's STD128_LMKCDEY row (two keys in base 2^14, the largest product
+/// [`FourierKeys::supports`] accepts: 2^51).
+#[test]
+fn fourier_products_equal_ntt_products() {
+    use crate::fhew::gates::RotationArithmetic;
+    let mut all = configs();
+    all.push((
+        params::OPENFHE_STD128_LMKCDEY,
+        MethodConfig::new(Method::Alg4),
+    ));
+    for (p, cfg) in all {
+        let ctx = FhewContext::new(&p).unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(21);
+        let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
+        let key = Arc::new(BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap());
+        assert!(
+            FourierKeys::supports(&key.brk, &ctx.ring),
+            "{}",
+            cfg.label()
+        );
+        let mut evs = [RotationArithmetic::Ntt, RotationArithmetic::Fourier]
+            .map(|a| FhewEvaluator::with_arithmetic(ctx.clone(), key.clone(), a).unwrap());
+        assert_eq!(evs[1].arithmetic(), RotationArithmetic::Fourier);
+        let f = test_vector(&ctx, |u| (u as i64 - 100) * 1000);
+        for _ in 0..3 {
+            let m = rng.next_u64() % p.q;
+            let ct = sk.lwe.encrypt(m, p.q, &ctx.noise, &mut rng).unwrap();
+            let [a, b] = &mut evs;
+            let ea = a.blind_rotation_error(&ct, &f, &sk).unwrap();
+            let eb = b.blind_rotation_error(&ct, &f, &sk).unwrap();
+            assert_eq!(ea, eb, "{} at {}", cfg.label(), p.name);
+        }
+    }
+}
+
+/// Parameters whose products could exceed a double's exactness are refused by name.
+#[test]
+fn fourier_products_refuse_wide_moduli() {
+    let mut rng = ChaCha20Rng::seed_from_u64(22);
+    let ctx = FhewContext::new(&params::TOY_THRESHOLD).unwrap();
+    let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
+    let cfg = MethodConfig::new(Method::Alg4);
+    let key = Arc::new(BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap());
+    assert!(!FourierKeys::supports(&key.brk, &ctx.ring));
+    let err = FhewEvaluator::with_arithmetic(
+        ctx.clone(),
+        key.clone(),
+        crate::fhew::gates::RotationArithmetic::Fourier,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("NTT"), "{err}");
+    let ev = FhewEvaluator::new(ctx, key).unwrap();
+    assert_eq!(ev.arithmetic(), crate::fhew::gates::RotationArithmetic::Ntt);
+}

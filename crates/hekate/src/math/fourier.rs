@@ -1,0 +1,782 @@
+//! Products in `Z[X]/(X^N + 1)` over `f64`: the negacyclic Fourier transform (a complex
+//! FFT of size `N/2`, from the `tfhe-fft` crate) and the modular reduction of its
+//! rounded results.
+//!
+//! This is the transform of FHEW-style gadget products with a small modulus (seed 002's
+//! blind rotation at `Q < 2^32`): there the exact integer products fit a double's 53-bit
+//! mantissa with room to spare, and a complex FFT of `N/2` points costs about half of a
+//! 64-bit NTT of `N` points (measured in `BENCHMARKS.md`).
+//!
+//! # The transform
+//!
+//! For a real polynomial `a` of degree `< N` and `τ = exp(iπ/N)`, fold the coefficients
+//! into `N/2` complex numbers and twist them,
+//!
+//! ```text
+//! z_j = (a_j + i a_(j+N/2)) τ^j,   j < N/2,
+//! ```
+//!
+//! then take the cyclic DFT of size `N/2`. Its outputs are `a(ω_k)` at the `N/2` roots
+//! `ω_k = τ · exp(±2πik/(N/2))` of `X^N = -1` with `ω_k^(N/2) = i` (so
+//! `a(ω) = Σ_j (a_j + i a_(j+N/2)) ω^j`). These are half of the roots of `X^N + 1`; the
+//! others are their conjugates, redundant for real `a`. The product of two transforms,
+//! point by point, is the transform of the negacyclic product. The FFT's output order
+//! (the "unordered" plan of `tfhe-fft`, with no bit reversal) does not matter for
+//! point-wise products; only [`NegacyclicFft::inverse_mod_add`] reads it, and undoes it.
+//!
+//! # Products
+//!
+//! [`mul_acc2`] works on `tfhe-fft`'s interleaved complex numbers with two sums per
+//! output: `p += x · y` and `p' += swap(x) · y` lane by lane (`swap` exchanges real and
+//! imaginary parts), so that `Re = p_re - p_im` and `Im = p'_re + p'_im` are formed once at
+//! the end. That is two fused multiply-adds per point and key and one shuffle per point,
+//! shared by both outputs; the keys stream from memory at that rate.
+//!
+//! # Exactness
+//!
+//! The inputs are the centered representatives of residues mod `Q` (gadget digits and
+//! key coefficients). A sum of `k` products of polynomials with coefficients bounded by
+//! `B_1` and `B_2` has integer coefficients bounded by `k N B_1 B_2`; the FFT computes them
+//! with an error of about `2^-53 log2(N)` times their root-mean-square size, so they round
+//! to the exact integers while that size stays far below `2^52`
+//! ([`NegacyclicFft::product_bits`] gives the worst case; callers require it to be at most
+//! [`MAX_PRODUCT_BITS`]). Where a rounding does go wrong the result is off by a unit or
+//! two in one coefficient: for an FHEW accumulator that is noise far below the products'
+//! own (`σ_⊙` is thousands), and the blind-rotation variance is measured through this path
+//! (`hekate bench fhew`).
+
+use crate::{Error, Result};
+use dyn_stack::{PodBuffer, PodStack};
+use num_complex::Complex64 as C64;
+use tfhe_fft::ordered::FftAlgo;
+use tfhe_fft::unordered::{Method, Plan};
+
+/// The largest worst-case product size, in bits, that the Fourier path accepts
+/// ([`NegacyclicFft::product_bits`]). Typical coefficients are `2^6` to `2^8` times
+/// smaller than the worst case, so the FFT's rounding error stays below `2^-4` there.
+pub const MAX_PRODUCT_BITS: u32 = 51;
+
+/// A negacyclic transform for ring degree `N` (a power of two, at least 16).
+#[derive(Clone, Debug)]
+pub struct NegacyclicFft {
+    n: usize,
+    plan: Plan,
+    /// `τ^j`.
+    twist: Vec<C64>,
+    /// `τ^-j / (N/2)` (undoes the twist and the inverse FFT's factor `N/2`).
+    untwist: Vec<C64>,
+    /// `e_k` with `ω_k = exp(iπ e_k / N)` the point of output `k` (`e_k = 1 mod 4`).
+    exponent: Vec<u32>,
+    /// The output `k` of the point `exp(iπ e / N)`, at `(e - 1) / 4`.
+    index: Vec<u32>,
+}
+
+/// Working memory of the FFT (one per thread).
+pub struct FftScratch {
+    stack: PodBuffer,
+}
+
+impl std::fmt::Debug for FftScratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FftScratch")
+    }
+}
+
+impl NegacyclicFft {
+    /// The transform for degree `n`.
+    pub fn new(n: usize) -> Result<Self> {
+        if !n.is_power_of_two() || n < 16 {
+            return Err(Error::InvalidParameters(format!(
+                "the negacyclic FFT needs a power-of-two degree of at least 16, got {n}"
+            )));
+        }
+        let m = n / 2;
+        // A fixed plan (no timing at start-up, so results do not depend on the machine's
+        // load): radix 8 on a base of up to 512 points was the fastest at N = 1024 and
+        // 2048 here (`tfhe-fft`'s own plan search agrees at 512 points).
+        let plan = Plan::new(
+            m,
+            Method::UserProvided {
+                base_algo: if m >= 64 {
+                    FftAlgo::Dif8
+                } else {
+                    FftAlgo::Dif4
+                },
+                base_n: m.min(512),
+            },
+        );
+        let angle = std::f64::consts::PI / n as f64;
+        let twist = (0..m)
+            .map(|j| C64::from_polar(1.0, angle * j as f64))
+            .collect();
+        let untwist = (0..m)
+            .map(|j| C64::from_polar(1.0 / m as f64, -angle * j as f64))
+            .collect();
+        let mut f = NegacyclicFft {
+            n,
+            plan,
+            twist,
+            untwist,
+            exponent: Vec::new(),
+            index: vec![0; m],
+        };
+        // The transform of X is the list of points (up to rounding).
+        let mut x = vec![0u64; n];
+        x[1] = 1;
+        let mut points = vec![C64::new(0.0, 0.0); m];
+        f.forward_mod(&x, 3, &mut points, &mut f.scratch());
+        let two_n = 2 * n as i64;
+        f.exponent = points
+            .iter()
+            .map(|w| {
+                ((w.arg() * n as f64 / std::f64::consts::PI).round() as i64).rem_euclid(two_n)
+                    as u32
+            })
+            .collect();
+        for (k, &e) in f.exponent.iter().enumerate() {
+            debug_assert_eq!(e % 4, 1, "the points are the roots with ω^(N/2) = i");
+            f.index[(e / 4) as usize] = k as u32;
+        }
+        Ok(f)
+    }
+
+    /// `out` = the transform of `a(X^t)` from `x`, the transform of `a` (`t` odd): the
+    /// point `ω_k` takes the value of `a` at `ω_k^t`, which is an output of `x` or the
+    /// conjugate of one (`a` is real).
+    pub fn automorphism(&self, t: usize, x: &[C64], out: &mut [C64]) {
+        let m = self.len();
+        assert!(
+            t % 2 == 1 && x.len() == m && out.len() == m,
+            "automorphism: arguments"
+        );
+        let mask = 2 * self.n - 1;
+        let t = t & mask;
+        for (o, &e) in out.iter_mut().zip(&self.exponent) {
+            let f = (e as usize * t) & mask;
+            *o = if f % 4 == 1 {
+                x[self.index[f / 4] as usize]
+            } else {
+                x[self.index[(mask + 1 - f) / 4] as usize].conj()
+            };
+        }
+    }
+
+    /// `N`.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Complex values per transform, `N/2`.
+    pub fn len(&self) -> usize {
+        self.n / 2
+    }
+
+    /// Always false (the degree is at least 16).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Scratch for [`NegacyclicFft::forward_mod`] and [`NegacyclicFft::inverse_mod_add`].
+    pub fn scratch(&self) -> FftScratch {
+        FftScratch {
+            stack: PodBuffer::new(self.plan.fft_scratch()),
+        }
+    }
+
+    /// `ceil(log2)` of the worst-case coefficient of a sum of `terms` products of
+    /// polynomials of degree `< N` with coefficients at most `bound_1` and `bound_2` in
+    /// absolute value.
+    pub fn product_bits(&self, terms: usize, bound_1: u64, bound_2: u64) -> u32 {
+        let x = terms as f64 * self.n as f64 * bound_1 as f64 * bound_2 as f64;
+        x.log2().ceil() as u32
+    }
+
+    /// The transform of the polynomial whose coefficients are the centered
+    /// representatives of `a` (residues mod `q < 2^52`, length `N`).
+    pub fn forward_mod(&self, a: &[u64], q: u64, out: &mut [C64], scratch: &mut FftScratch) {
+        assert!(
+            a.len() == self.n && out.len() == self.len(),
+            "forward_mod: lengths"
+        );
+        #[cfg(target_arch = "x86_64")]
+        {
+            if has_avx512dq() {
+                // SAFETY: the CPU supports AVX-512F and DQ (checked just above).
+                unsafe { avx512::twist(a, q, &self.twist, out) };
+                self.plan.fwd(out, PodStack::new(&mut scratch.stack));
+                return;
+            }
+        }
+        portable::twist(a, q, &self.twist, out);
+        self.plan.fwd(out, PodStack::new(&mut scratch.stack));
+    }
+
+    /// The transforms of the `d` signed digits in base `2^log_base` of the centered
+    /// representatives of `a` (residues mod `q`), digit `i` into the `i`-th block of
+    /// `N/2` points of `out`: the same digits as `rlwe::gsw::Gadget::decompose` (each in
+    /// `[-2^log_base / 2, 2^log_base / 2)`, the last one the remainder), made and twisted
+    /// in registers.
+    pub fn forward_digits(
+        &self,
+        a: &[u64],
+        q: u64,
+        log_base: u32,
+        d: usize,
+        out: &mut [C64],
+        scratch: &mut FftScratch,
+    ) {
+        let m = self.len();
+        assert!(
+            a.len() == self.n && out.len() == d * m && (1..63).contains(&log_base) && d > 0,
+            "forward_digits: lengths"
+        );
+        #[cfg(target_arch = "x86_64")]
+        let done = if has_avx512dq() {
+            // SAFETY: the CPU supports AVX-512F and DQ (checked just above).
+            unsafe { avx512::twist_digits(a, q, log_base, d, &self.twist, out) };
+            true
+        } else {
+            false
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let done = false;
+        if !done {
+            portable::twist_digits(a, q, log_base, d, &self.twist, out);
+        }
+        for row in out.chunks_exact_mut(m) {
+            self.plan.fwd(row, PodStack::new(&mut scratch.stack));
+        }
+    }
+
+    /// `out += b` modulo `q < 2^52`, where `b` is the polynomial of the transform `x`
+    /// (which this overwrites), rounded to integers; `out` holds residues in `[0, q)`.
+    pub fn inverse_mod_add(
+        &self,
+        x: &mut [C64],
+        q: u64,
+        out: &mut [u64],
+        scratch: &mut FftScratch,
+    ) {
+        assert!(
+            x.len() == self.len() && out.len() == self.n,
+            "inverse_mod_add: lengths"
+        );
+        self.plan.inv(x, PodStack::new(&mut scratch.stack));
+        #[cfg(target_arch = "x86_64")]
+        {
+            if has_avx512dq() {
+                // SAFETY: the CPU supports AVX-512F and DQ (checked just above).
+                unsafe { avx512::untwist_add(x, &self.untwist, q, out) };
+                return;
+            }
+        }
+        portable::untwist_add(x, &self.untwist, q, out);
+    }
+
+    /// `out = b`: [`NegacyclicFft::inverse_mod_add`] onto zero.
+    pub fn inverse_mod(&self, x: &mut [C64], q: u64, out: &mut [u64], scratch: &mut FftScratch) {
+        out.fill(0);
+        self.inverse_mod_add(x, q, out, scratch);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx512dq() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512dq")
+}
+
+/// `out_a = Σ_r x_r y^a_r` and `out_b = Σ_r x_r y^b_r` point by point, for `rows`
+/// transforms `x_r` (consecutive in `x`) and as many `y^a_r`, `y^b_r` (consecutive in
+/// `ya`, `yb`); with `accumulate` the sums are added to the outputs.
+pub fn mul_acc2(
+    out_a: &mut [C64],
+    out_b: &mut [C64],
+    x: &[C64],
+    ya: &[C64],
+    yb: &[C64],
+    accumulate: bool,
+) {
+    let m = out_a.len();
+    assert!(
+        m.is_multiple_of(8)
+            && out_b.len() == m
+            && x.len().is_multiple_of(m)
+            && ya.len() == x.len()
+            && yb.len() == x.len(),
+        "mul_acc2: lengths"
+    );
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU supports AVX-512F (checked just above).
+            unsafe { avx512::mul_acc2(out_a, out_b, x, ya, yb, accumulate) };
+            return;
+        }
+    }
+    portable::mul_acc2(out_a, out_b, x, ya, yb, accumulate);
+}
+
+/// Reference implementations (any CPU); the AVX-512 ones compute the same values.
+mod portable {
+    use super::C64;
+
+    pub(super) fn twist(a: &[u64], q: u64, twist: &[C64], buf: &mut [C64]) {
+        let (lo, hi) = a.split_at(buf.len());
+        let center = |x: u64| {
+            if x > q / 2 {
+                x as f64 - q as f64
+            } else {
+                x as f64
+            }
+        };
+        for (((o, &x), &y), &w) in buf.iter_mut().zip(lo).zip(hi).zip(twist) {
+            *o = C64::new(center(x), center(y)) * w;
+        }
+    }
+
+    /// Signed digits of the centered `x`: `x = Σ_i t_i 2^(i log_base)`, written to
+    /// `out[i]`.
+    pub(super) fn digits(x: i64, log_base: u32, out: &mut [f64]) {
+        let mask = (1i64 << log_base) - 1;
+        let half = 1i64 << (log_base - 1);
+        let mut x = x;
+        let d = out.len();
+        for o in &mut out[..d - 1] {
+            let r = x & mask;
+            let s = r - ((r & half) << 1);
+            x = (x - s) >> log_base;
+            *o = s as f64;
+        }
+        out[d - 1] = x as f64;
+    }
+
+    pub(super) fn twist_digits(
+        a: &[u64],
+        q: u64,
+        log_base: u32,
+        d: usize,
+        twist: &[C64],
+        out: &mut [C64],
+    ) {
+        let m = twist.len();
+        let center = |x: u64| x as i64 - if x > q / 2 { q as i64 } else { 0 };
+        let (mut lo, mut hi) = (vec![0.0; d], vec![0.0; d]);
+        for j in 0..m {
+            digits(center(a[j]), log_base, &mut lo);
+            digits(center(a[m + j]), log_base, &mut hi);
+            for i in 0..d {
+                out[i * m + j] = C64::new(lo[i], hi[i]) * twist[j];
+            }
+        }
+    }
+
+    /// `round(v) mod q` added to `o` (in `[0, q)`); exact for `|v| < 2^52`.
+    fn add_rounded(v: f64, q: u64, o: &mut u64) {
+        let qf = q as f64;
+        let r = v.round();
+        let r = r - (r / qf).round() * qf;
+        let r = r as i64 + *o as i64;
+        let q = q as i64;
+        let r = if r < 0 { r + q } else { r };
+        *o = if r >= q { r - q } else { r } as u64;
+    }
+
+    pub(super) fn untwist_add(buf: &[C64], untwist: &[C64], q: u64, out: &mut [u64]) {
+        let (lo, hi) = out.split_at_mut(buf.len());
+        for (((v, &w), a), b) in buf.iter().zip(untwist).zip(lo).zip(hi) {
+            let c = v * w;
+            add_rounded(c.re, q, a);
+            add_rounded(c.im, q, b);
+        }
+    }
+
+    pub(super) fn mul_acc2(
+        out_a: &mut [C64],
+        out_b: &mut [C64],
+        x: &[C64],
+        ya: &[C64],
+        yb: &[C64],
+        accumulate: bool,
+    ) {
+        let m = out_a.len();
+        if !accumulate {
+            out_a.fill(C64::new(0.0, 0.0));
+            out_b.fill(C64::new(0.0, 0.0));
+        }
+        for r in 0..x.len() / m {
+            let (xr, ar, br) = (&x[r * m..][..m], &ya[r * m..][..m], &yb[r * m..][..m]);
+            for k in 0..m {
+                out_a[k] += xr[k] * ar[k];
+                out_b[k] += xr[k] * br[k];
+            }
+        }
+    }
+}
+
+/// AVX-512 versions of [`portable`]: eight points per pair of registers.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::C64;
+    use core::arch::x86_64::*;
+
+    /// Round to nearest, no exceptions (`roundscale` immediate).
+    const NEAREST: i32 = 0x08;
+
+    #[inline(always)]
+    unsafe fn interleave(r: __m512d, i: __m512d) -> (__m512d, __m512d) {
+        let lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+        let hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+        (
+            _mm512_permutex2var_pd(r, lo, i),
+            _mm512_permutex2var_pd(r, hi, i),
+        )
+    }
+
+    #[inline(always)]
+    unsafe fn deinterleave(lo: __m512d, hi: __m512d) -> (__m512d, __m512d) {
+        let even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+        let odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+        (
+            _mm512_permutex2var_pd(lo, even, hi),
+            _mm512_permutex2var_pd(lo, odd, hi),
+        )
+    }
+
+    /// Eight complex numbers (interleaved) at `p` as (re, im).
+    #[inline(always)]
+    unsafe fn load_c(p: *const C64) -> (__m512d, __m512d) {
+        let p = p as *const f64;
+        deinterleave(_mm512_loadu_pd(p), _mm512_loadu_pd(p.add(8)))
+    }
+
+    #[inline(always)]
+    unsafe fn store_c(p: *mut C64, r: __m512d, i: __m512d) {
+        let p = p as *mut f64;
+        let (lo, hi) = interleave(r, i);
+        _mm512_storeu_pd(p, lo);
+        _mm512_storeu_pd(p.add(8), hi);
+    }
+
+    /// Centered residues as doubles.
+    #[inline(always)]
+    unsafe fn centered(p: *const u64, half: __m512i, q: __m512i) -> __m512d {
+        let x = _mm512_loadu_si512(p as *const _);
+        let big = _mm512_cmpgt_epu64_mask(x, half);
+        _mm512_cvtepi64_pd(_mm512_mask_sub_epi64(x, big, x, q))
+    }
+
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(super) unsafe fn twist(a: &[u64], q: u64, twist: &[C64], buf: &mut [C64]) {
+        let m = buf.len();
+        let (half, qv) = (
+            _mm512_set1_epi64((q / 2) as i64),
+            _mm512_set1_epi64(q as i64),
+        );
+        let (lo, hi) = (a.as_ptr(), a.as_ptr().add(m));
+        for j in (0..m).step_by(8) {
+            let x = centered(lo.add(j), half, qv);
+            let y = centered(hi.add(j), half, qv);
+            let (wr, wi) = load_c(twist.as_ptr().add(j));
+            let r = _mm512_fmsub_pd(x, wr, _mm512_mul_pd(y, wi));
+            let i = _mm512_fmadd_pd(x, wi, _mm512_mul_pd(y, wr));
+            store_c(buf.as_mut_ptr().add(j), r, i);
+        }
+    }
+
+    /// `o += round(v) mod q` for eight lanes, `o` in `[0, q)`.
+    #[inline(always)]
+    unsafe fn add_rounded(v: __m512d, qf: __m512d, qinv: __m512d, qi: __m512i, o: *mut u64) {
+        let r = _mm512_roundscale_pd::<NEAREST>(v);
+        let k = _mm512_roundscale_pd::<NEAREST>(_mm512_mul_pd(r, qinv));
+        let r = _mm512_cvtpd_epi64(_mm512_fnmadd_pd(k, qf, r));
+        let s = _mm512_add_epi64(r, _mm512_loadu_si512(o as *const _));
+        let neg = _mm512_cmplt_epi64_mask(s, _mm512_setzero_si512());
+        let s = _mm512_mask_add_epi64(s, neg, s, qi);
+        let ge = _mm512_cmpge_epi64_mask(s, qi);
+        _mm512_storeu_si512(o as *mut _, _mm512_mask_sub_epi64(s, ge, s, qi));
+    }
+
+    /// Centered residues as 64-bit integers.
+    #[inline(always)]
+    unsafe fn centered_i64(p: *const u64, half: __m512i, q: __m512i) -> __m512i {
+        let x = _mm512_loadu_si512(p as *const _);
+        let big = _mm512_cmpgt_epu64_mask(x, half);
+        _mm512_mask_sub_epi64(x, big, x, q)
+    }
+
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(super) unsafe fn twist_digits(
+        a: &[u64],
+        q: u64,
+        log_base: u32,
+        d: usize,
+        twist: &[C64],
+        out: &mut [C64],
+    ) {
+        let m = twist.len();
+        let (half_q, qv) = (
+            _mm512_set1_epi64((q / 2) as i64),
+            _mm512_set1_epi64(q as i64),
+        );
+        let lb = _mm512_set1_epi64(log_base as i64);
+        let mask = _mm512_set1_epi64((1i64 << log_base) - 1);
+        let half = _mm512_set1_epi64(1i64 << (log_base - 1));
+        // One signed digit of every lane of `x`, which moves on to the next digit.
+        let digit = |x: &mut __m512i| {
+            let r = _mm512_and_si512(*x, mask);
+            let s = _mm512_sub_epi64(r, _mm512_slli_epi64::<1>(_mm512_and_si512(r, half)));
+            *x = _mm512_srav_epi64(_mm512_sub_epi64(*x, s), lb);
+            _mm512_cvtepi64_pd(s)
+        };
+        let (pa, po) = (a.as_ptr(), out.as_mut_ptr());
+        for j in (0..m).step_by(8) {
+            let mut x = centered_i64(pa.add(j), half_q, qv);
+            let mut y = centered_i64(pa.add(m + j), half_q, qv);
+            let (wr, wi) = load_c(twist.as_ptr().add(j));
+            for i in 0..d {
+                let (u, v) = if i + 1 < d {
+                    (digit(&mut x), digit(&mut y))
+                } else {
+                    (_mm512_cvtepi64_pd(x), _mm512_cvtepi64_pd(y))
+                };
+                let r = _mm512_fmsub_pd(u, wr, _mm512_mul_pd(v, wi));
+                let im = _mm512_fmadd_pd(u, wi, _mm512_mul_pd(v, wr));
+                store_c(po.add(i * m + j), r, im);
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(super) unsafe fn untwist_add(buf: &[C64], untwist: &[C64], q: u64, out: &mut [u64]) {
+        let m = buf.len();
+        let qf = _mm512_set1_pd(q as f64);
+        let qinv = _mm512_set1_pd(1.0 / q as f64);
+        let qi = _mm512_set1_epi64(q as i64);
+        let (lo, hi) = (out.as_mut_ptr(), out.as_mut_ptr().add(m));
+        for j in (0..m).step_by(8) {
+            let (vr, vi) = load_c(buf.as_ptr().add(j));
+            let (wr, wi) = load_c(untwist.as_ptr().add(j));
+            let r = _mm512_fmsub_pd(vr, wr, _mm512_mul_pd(vi, wi));
+            let i = _mm512_fmadd_pd(vr, wi, _mm512_mul_pd(vi, wr));
+            add_rounded(r, qf, qinv, qi, lo.add(j));
+            add_rounded(i, qf, qinv, qi, hi.add(j));
+        }
+    }
+
+    /// Eight points (two registers) per step, four sums per output (see the module
+    /// documentation), combined once at the end.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn mul_acc2(
+        out_a: &mut [C64],
+        out_b: &mut [C64],
+        x: &[C64],
+        ya: &[C64],
+        yb: &[C64],
+        accumulate: bool,
+    ) {
+        let m = out_a.len();
+        let rows = x.len() / m;
+        let ld = |p: *const C64, k: usize| _mm512_loadu_pd((p as *const f64).add(8 * k));
+        let swap = |v: __m512d| _mm512_permute_pd::<0b0101_0101>(v);
+        // p: Re = even - odd lanes; p': Im = even + odd lanes; interleaved result.
+        let finish = |p: __m512d, ps: __m512d| {
+            let re = _mm512_sub_pd(p, swap(p));
+            let im = _mm512_add_pd(ps, swap(ps));
+            _mm512_mask_blend_pd(0b1010_1010, re, im)
+        };
+        for j in (0..m).step_by(8) {
+            let z = _mm512_setzero_pd();
+            let mut acc = [z; 8];
+            if accumulate {
+                // Start from (o, 0): Re = o_re - o_im and Im = 0 + 0 would be wrong, so
+                // seed p with (o_re, 0) and p' with (0, o_im).
+                for (h, out) in [(0, &*out_a), (4, &*out_b)] {
+                    for k in 0..2 {
+                        let o = ld(out.as_ptr().add(j), k);
+                        acc[h + 2 * k] = _mm512_maskz_mov_pd(0b0101_0101, o);
+                        acc[h + 2 * k + 1] = _mm512_maskz_mov_pd(0b1010_1010, o);
+                    }
+                }
+            }
+            for r in 0..rows {
+                let o = r * m + j;
+                for k in 0..2 {
+                    let v = ld(x.as_ptr().add(o), k);
+                    let vs = swap(v);
+                    let (a, b) = (ld(ya.as_ptr().add(o), k), ld(yb.as_ptr().add(o), k));
+                    acc[2 * k] = _mm512_fmadd_pd(v, a, acc[2 * k]);
+                    acc[2 * k + 1] = _mm512_fmadd_pd(vs, a, acc[2 * k + 1]);
+                    acc[4 + 2 * k] = _mm512_fmadd_pd(v, b, acc[4 + 2 * k]);
+                    acc[5 + 2 * k] = _mm512_fmadd_pd(vs, b, acc[5 + 2 * k]);
+                }
+            }
+            for k in 0..2 {
+                let pa = (out_a.as_mut_ptr().add(j) as *mut f64).add(8 * k);
+                _mm512_storeu_pd(pa, finish(acc[2 * k], acc[2 * k + 1]));
+                let pb = (out_b.as_mut_ptr().add(j) as *mut f64).add(8 * k);
+                _mm512_storeu_pd(pb, finish(acc[4 + 2 * k], acc[5 + 2 * k]));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Schoolbook negacyclic product mod `q` (the oracle).
+    fn negacyclic(a: &[i64], b: &[i64], q: i64) -> Vec<u64> {
+        let n = a.len();
+        let mut c = vec![0i128; n];
+        for i in 0..n {
+            for j in 0..n {
+                let p = a[i] as i128 * b[j] as i128;
+                if i + j < n {
+                    c[i + j] += p;
+                } else {
+                    c[i + j - n] -= p;
+                }
+            }
+        }
+        c.iter().map(|&x| x.rem_euclid(q as i128) as u64).collect()
+    }
+
+    const ZERO: C64 = C64::new(0.0, 0.0);
+
+    #[test]
+    fn products_match_the_schoolbook_oracle() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let q: u64 = 134215681; // 27 bits
+        for n in [16usize, 256, 1024] {
+            let f = NegacyclicFft::new(n).unwrap();
+            let mut s = f.scratch();
+            let m = f.len();
+            let terms = 3;
+            // Digits in [-2^8, 2^8), keys uniform mod q.
+            let xs: Vec<Vec<i64>> = (0..terms)
+                .map(|_| (0..n).map(|_| rng.gen_range(-256..256)).collect())
+                .collect();
+            let ys: Vec<Vec<u64>> = (0..terms)
+                .map(|_| (0..n).map(|_| rng.gen_range(0..q)).collect())
+                .collect();
+            let to_mod = |v: &[i64]| -> Vec<u64> {
+                v.iter().map(|&x| x.rem_euclid(q as i64) as u64).collect()
+            };
+            let mut xf = vec![ZERO; terms * m];
+            let mut yf = vec![ZERO; terms * m];
+            for t in 0..terms {
+                f.forward_mod(&to_mod(&xs[t]), q, &mut xf[t * m..(t + 1) * m], &mut s);
+                f.forward_mod(&ys[t], q, &mut yf[t * m..(t + 1) * m], &mut s);
+            }
+            let (mut oa, mut ob) = (vec![ZERO; m], vec![ZERO; m]);
+            mul_acc2(&mut oa, &mut ob, &xf, &yf, &yf, false);
+            let mut got = vec![0u64; n];
+            f.inverse_mod(&mut oa.clone(), q, &mut got, &mut s);
+            let mut want = vec![0u64; n];
+            for t in 0..terms {
+                let ys_signed: Vec<i64> = ys[t].iter().map(|&y| y as i64).collect();
+                for (w, p) in want
+                    .iter_mut()
+                    .zip(negacyclic(&xs[t], &ys_signed, q as i64))
+                {
+                    *w = (*w + p) % q;
+                }
+            }
+            assert_eq!(got, want, "n = {n}");
+            // The accumulate flag adds, and inverse_mod_add adds.
+            mul_acc2(&mut oa, &mut ob, &xf, &yf, &yf, true);
+            let mut twice = want.clone();
+            f.inverse_mod_add(&mut ob, q, &mut twice, &mut s);
+            let triple: Vec<u64> = want.iter().map(|&w| 3 * w % q).collect();
+            assert_eq!(twice, triple, "n = {n}, accumulated");
+        }
+    }
+
+    /// The portable code computes what the dispatched (AVX-512 here) code does.
+    #[test]
+    fn portable_code_agrees() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(8);
+        let (n, q) = (64usize, 268369921u64);
+        let f = NegacyclicFft::new(n).unwrap();
+        let mut s = f.scratch();
+        let m = n / 2;
+        let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..q)).collect();
+        let mut fast = vec![ZERO; m];
+        f.forward_mod(&a, q, &mut fast, &mut s);
+        let mut slow = vec![ZERO; m];
+        portable::twist(&a, q, &f.twist, &mut slow);
+        f.plan.fwd(&mut slow, PodStack::new(&mut s.stack));
+        let close = |x: &[C64], y: &[C64]| {
+            for (x, y) in x.iter().zip(y) {
+                assert!((x - y).norm() <= 1e-6 * x.norm().max(1.0), "{x} vs {y}");
+            }
+        };
+        close(&fast, &slow);
+        let mut c = || C64::new(rng.gen_range(-1e6..1e6), rng.gen_range(-1e6..1e6));
+        let keys: Vec<C64> = (0..2 * m).map(|_| c()).collect();
+        let xs: Vec<C64> = (0..2 * m).map(|_| c()).collect();
+        let (mut fa, mut fb): (Vec<C64>, Vec<C64>) =
+            ((0..m).map(|_| c()).collect(), (0..m).map(|_| c()).collect());
+        let (mut sa, mut sb) = (fa.clone(), fb.clone());
+        mul_acc2(&mut fa, &mut fb, &xs, &keys, &keys, true);
+        portable::mul_acc2(&mut sa, &mut sb, &xs, &keys, &keys, true);
+        close(&fa, &sa);
+        close(&fb, &sb);
+        let mut fast_out = a.clone();
+        f.inverse_mod_add(&mut fast.clone(), q, &mut fast_out, &mut s);
+        let mut slow_out = a.clone();
+        f.plan.inv(&mut fast, PodStack::new(&mut s.stack));
+        portable::untwist_add(&fast, &f.untwist, q, &mut slow_out);
+        assert_eq!(fast_out, slow_out);
+        // a + a, since inverse(forward(a)) = a.
+        let doubled: Vec<u64> = a.iter().map(|&x| 2 * x % q).collect();
+        assert_eq!(fast_out, doubled);
+        // The digit transforms: those of the gadget digits, and the same on both paths.
+        let g = crate::rlwe::gsw::Gadget::new(q, 9).unwrap();
+        let d = g.digits();
+        let mut digs = vec![0u64; d * n];
+        g.decompose(&a, &mut digs);
+        let mut want = vec![ZERO; d * m];
+        for (x, o) in digs.chunks_exact(n).zip(want.chunks_exact_mut(m)) {
+            f.forward_mod(x, q, o, &mut s);
+        }
+        let mut got = vec![ZERO; d * m];
+        f.forward_digits(&a, q, 9, d, &mut got, &mut s);
+        close(&got, &want);
+        let mut slow = vec![ZERO; d * m];
+        portable::twist_digits(&a, q, 9, d, &f.twist, &mut slow);
+        for row in slow.chunks_exact_mut(m) {
+            f.plan.fwd(row, PodStack::new(&mut s.stack));
+        }
+        close(&got, &slow);
+    }
+
+    /// The Fourier automorphism is the transform of the coefficient automorphism.
+    #[test]
+    fn automorphisms_permute_the_points() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        let (n, q) = (256usize, 134215681u64);
+        let f = NegacyclicFft::new(n).unwrap();
+        let mut s = f.scratch();
+        let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..q)).collect();
+        let mut x = vec![ZERO; n / 2];
+        f.forward_mod(&a, q, &mut x, &mut s);
+        for t in [1, 3, 5, 25, 2 * n - 1, n + 1] {
+            let mut y = vec![ZERO; n / 2];
+            f.automorphism(t, &x, &mut y);
+            let mut got = vec![0u64; n];
+            f.inverse_mod(&mut y, q, &mut got, &mut s);
+            let mut want = vec![0u64; n];
+            crate::ring::automorphism::automorphism_coeff(&a, &mut want, t, q);
+            assert_eq!(got, want, "t = {t}");
+        }
+    }
+
+    #[test]
+    fn bad_degrees_are_refused() {
+        assert!(NegacyclicFft::new(8).is_err());
+        assert!(NegacyclicFft::new(1000).is_err());
+    }
+}
