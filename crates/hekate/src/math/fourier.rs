@@ -626,22 +626,7 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
 
-    /// Schoolbook negacyclic product mod `q` (the oracle).
-    fn negacyclic(a: &[i64], b: &[i64], q: i64) -> Vec<u64> {
-        let n = a.len();
-        let mut c = vec![0i128; n];
-        for i in 0..n {
-            for j in 0..n {
-                let p = a[i] as i128 * b[j] as i128;
-                if i + j < n {
-                    c[i + j] += p;
-                } else {
-                    c[i + j - n] -= p;
-                }
-            }
-        }
-        c.iter().map(|&x| x.rem_euclid(q as i128) as u64).collect()
-    }
+    use crate::math::negacyclic_oracle;
 
     const ZERO: C64 = C64::new(0.0, 0.0);
 
@@ -676,10 +661,9 @@ mod tests {
             f.inverse_mod(&mut oa.clone(), q, &mut got, &mut s);
             let mut want = vec![0u64; n];
             for t in 0..terms {
-                let ys_signed: Vec<i64> = ys[t].iter().map(|&y| y as i64).collect();
                 for (w, p) in want
                     .iter_mut()
-                    .zip(negacyclic(&xs[t], &ys_signed, q as i64))
+                    .zip(negacyclic_oracle(&to_mod(&xs[t]), &ys[t], q))
                 {
                     *w = (*w + p) % q;
                 }

@@ -18,3 +18,22 @@ pub(crate) mod simd;
 pub use modulus::Modulus;
 pub use ntt::{NttBackend, NttPlan};
 pub use primes::PrimeGenerator;
+
+/// The schoolbook product in `Z_q[X]/(X^N + 1)` of residues `a`, `b` (in `[0, q)`), in
+/// `i128`: the exact oracle of the NTT, FFT and gadget-product tests.
+#[cfg(test)]
+pub(crate) fn negacyclic_oracle(a: &[u64], b: &[u64], q: u64) -> Vec<u64> {
+    let n = a.len();
+    let mut c = vec![0i128; n];
+    for i in 0..n {
+        for j in 0..n {
+            let p = a[i] as i128 * b[j] as i128;
+            if i + j < n {
+                c[i + j] += p;
+            } else {
+                c[i + j - n] -= p;
+            }
+        }
+    }
+    c.iter().map(|&x| x.rem_euclid(q as i128) as u64).collect()
+}

@@ -1,4 +1,5 @@
 use super::*;
+use crate::math::negacyclic_oracle as negacyclic;
 use crate::math::PrimeGenerator;
 use crate::rlwe::SecretDistribution;
 use rand_chacha::rand_core::SeedableRng;
@@ -10,25 +11,6 @@ const N: usize = 64;
 fn ring() -> Arc<RingContext> {
     let q = PrimeGenerator::new(N).unwrap().next_prime(27).unwrap();
     RingContext::new(N, &[q], &[]).unwrap()
-}
-
-/// Schoolbook negacyclic product mod q in i128 (the oracle).
-fn negacyclic(a: &[u64], b: &[u64], q: u64) -> Vec<u64> {
-    let n = a.len();
-    let mut acc = vec![0i128; n];
-    for i in 0..n {
-        for j in 0..n {
-            let p = a[i] as i128 * b[j] as i128;
-            if i + j < n {
-                acc[i + j] += p;
-            } else {
-                acc[i + j - n] -= p;
-            }
-        }
-    }
-    acc.iter()
-        .map(|&x| x.rem_euclid(q as i128) as u64)
-        .collect()
 }
 
 fn add_mod(a: &mut [u64], b: &[u64], q: u64) {
