@@ -441,7 +441,11 @@ impl BlindRotationKey {
         scratch: &mut FourierScratch,
         acc: &mut RlweCiphertext,
     ) -> Result<()> {
-        let mut t = std::mem::replace(&mut scratch.tmp, RlweCiphertext::zero(ctx, Form::Coeff));
+        let placeholder = RlweCiphertext {
+            a: Poly::placeholder(),
+            b: Poly::placeholder(),
+        };
+        let mut t = std::mem::replace(&mut scratch.tmp, placeholder);
         let mut p = FourierProducts {
             brk: self,
             keys,

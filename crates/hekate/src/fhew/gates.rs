@@ -401,7 +401,7 @@ impl FhewEvaluator {
     }
 
     fn bootstrap_sign(&mut self, ct: &LweCiphertext) -> Result<LweCiphertext> {
-        let f = std::mem::replace(&mut self.sign, Poly::zero(0, 0, 0, Form::Coeff));
+        let f = std::mem::replace(&mut self.sign, Poly::placeholder());
         let r = self.bootstrap(ct, &f, self.ctx.big_q / 8);
         self.sign = f;
         r

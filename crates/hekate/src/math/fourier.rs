@@ -184,31 +184,18 @@ impl NegacyclicFft {
     }
 
     /// `ceil(log2)` of the worst-case coefficient of a sum of `terms` products of
-    /// polynomials of degree `< N` with coefficients at most `bound_1` and `bound_2` in
+    /// polynomials of degree `< n` with coefficients at most `bound_1` and `bound_2` in
     /// absolute value.
-    pub fn product_bits(&self, terms: usize, bound_1: u64, bound_2: u64) -> u32 {
-        let x = terms as f64 * self.n as f64 * bound_1 as f64 * bound_2 as f64;
+    pub fn product_bits(n: usize, terms: usize, bound_1: u64, bound_2: u64) -> u32 {
+        let x = terms as f64 * n as f64 * bound_1 as f64 * bound_2 as f64;
         x.log2().ceil() as u32
     }
 
     /// The transform of the polynomial whose coefficients are the centered
     /// representatives of `a` (residues mod `q < 2^52`, length `N`).
     pub fn forward_mod(&self, a: &[u64], q: u64, out: &mut [C64], scratch: &mut FftScratch) {
-        assert!(
-            a.len() == self.n && out.len() == self.len(),
-            "forward_mod: lengths"
-        );
-        #[cfg(target_arch = "x86_64")]
-        {
-            if has_avx512dq() {
-                // SAFETY: the CPU supports AVX-512F and DQ (checked just above).
-                unsafe { avx512::twist(a, q, &self.twist, out) };
-                self.plan.fwd(out, PodStack::new(&mut scratch.stack));
-                return;
-            }
-        }
-        portable::twist(a, q, &self.twist, out);
-        self.plan.fwd(out, PodStack::new(&mut scratch.stack));
+        // One digit: the centered residue itself (the base does not matter).
+        self.forward_digits(a, q, 62, 1, out, scratch);
     }
 
     /// The transforms of the `d` signed digits in base `2^log_base` of the centered
@@ -321,32 +308,12 @@ pub fn mul_acc2(
 mod portable {
     use super::C64;
 
-    pub(super) fn twist(a: &[u64], q: u64, twist: &[C64], buf: &mut [C64]) {
-        let (lo, hi) = a.split_at(buf.len());
-        let center = |x: u64| {
-            if x > q / 2 {
-                x as f64 - q as f64
-            } else {
-                x as f64
-            }
-        };
-        for (((o, &x), &y), &w) in buf.iter_mut().zip(lo).zip(hi).zip(twist) {
-            *o = C64::new(center(x), center(y)) * w;
-        }
-    }
-
     /// Signed digits of the centered `x`: `x = Σ_i t_i 2^(i log_base)`, written to
     /// `out[i]`.
-    pub(super) fn digits(x: i64, log_base: u32, out: &mut [f64]) {
-        let mask = (1i64 << log_base) - 1;
-        let half = 1i64 << (log_base - 1);
-        let mut x = x;
+    fn digits(mut x: i64, log_base: u32, out: &mut [f64]) {
         let d = out.len();
         for o in &mut out[..d - 1] {
-            let r = x & mask;
-            let s = r - ((r & half) << 1);
-            x = (x - s) >> log_base;
-            *o = s as f64;
+            *o = crate::math::signed_digit(&mut x, log_base) as f64;
         }
         out[d - 1] = x as f64;
     }
@@ -418,6 +385,7 @@ mod portable {
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::C64;
+    use crate::math::simd::{centered, signed_digit};
     use core::arch::x86_64::*;
 
     /// Round to nearest, no exceptions (`roundscale` immediate).
@@ -458,32 +426,6 @@ mod avx512 {
         _mm512_storeu_pd(p.add(8), hi);
     }
 
-    /// Centered residues as doubles.
-    #[inline(always)]
-    unsafe fn centered(p: *const u64, half: __m512i, q: __m512i) -> __m512d {
-        let x = _mm512_loadu_si512(p as *const _);
-        let big = _mm512_cmpgt_epu64_mask(x, half);
-        _mm512_cvtepi64_pd(_mm512_mask_sub_epi64(x, big, x, q))
-    }
-
-    #[target_feature(enable = "avx512f,avx512dq")]
-    pub(super) unsafe fn twist(a: &[u64], q: u64, twist: &[C64], buf: &mut [C64]) {
-        let m = buf.len();
-        let (half, qv) = (
-            _mm512_set1_epi64((q / 2) as i64),
-            _mm512_set1_epi64(q as i64),
-        );
-        let (lo, hi) = (a.as_ptr(), a.as_ptr().add(m));
-        for j in (0..m).step_by(8) {
-            let x = centered(lo.add(j), half, qv);
-            let y = centered(hi.add(j), half, qv);
-            let (wr, wi) = load_c(twist.as_ptr().add(j));
-            let r = _mm512_fmsub_pd(x, wr, _mm512_mul_pd(y, wi));
-            let i = _mm512_fmadd_pd(x, wi, _mm512_mul_pd(y, wr));
-            store_c(buf.as_mut_ptr().add(j), r, i);
-        }
-    }
-
     /// `o += round(v) mod q` for eight lanes, `o` in `[0, q)`.
     #[inline(always)]
     unsafe fn add_rounded(v: __m512d, qf: __m512d, qinv: __m512d, qi: __m512i, o: *mut u64) {
@@ -495,14 +437,6 @@ mod avx512 {
         let s = _mm512_mask_add_epi64(s, neg, s, qi);
         let ge = _mm512_cmpge_epi64_mask(s, qi);
         _mm512_storeu_si512(o as *mut _, _mm512_mask_sub_epi64(s, ge, s, qi));
-    }
-
-    /// Centered residues as 64-bit integers.
-    #[inline(always)]
-    unsafe fn centered_i64(p: *const u64, half: __m512i, q: __m512i) -> __m512i {
-        let x = _mm512_loadu_si512(p as *const _);
-        let big = _mm512_cmpgt_epu64_mask(x, half);
-        _mm512_mask_sub_epi64(x, big, x, q)
     }
 
     #[target_feature(enable = "avx512f,avx512dq")]
@@ -522,17 +456,11 @@ mod avx512 {
         let lb = _mm512_set1_epi64(log_base as i64);
         let mask = _mm512_set1_epi64((1i64 << log_base) - 1);
         let half = _mm512_set1_epi64(1i64 << (log_base - 1));
-        // One signed digit of every lane of `x`, which moves on to the next digit.
-        let digit = |x: &mut __m512i| {
-            let r = _mm512_and_si512(*x, mask);
-            let s = _mm512_sub_epi64(r, _mm512_slli_epi64::<1>(_mm512_and_si512(r, half)));
-            *x = _mm512_srav_epi64(_mm512_sub_epi64(*x, s), lb);
-            _mm512_cvtepi64_pd(s)
-        };
+        let digit = |x: &mut __m512i| _mm512_cvtepi64_pd(signed_digit(x, mask, half, lb));
+        let load = |p: *const u64| centered(_mm512_loadu_si512(p as *const _), half_q, qv);
         let (pa, po) = (a.as_ptr(), out.as_mut_ptr());
         for j in (0..m).step_by(8) {
-            let mut x = centered_i64(pa.add(j), half_q, qv);
-            let mut y = centered_i64(pa.add(m + j), half_q, qv);
+            let (mut x, mut y) = (load(pa.add(j)), load(pa.add(m + j)));
             let (wr, wi) = load_c(twist.as_ptr().add(j));
             for i in 0..d {
                 let (u, v) = if i + 1 < d {
@@ -690,7 +618,7 @@ mod tests {
         let mut fast = vec![ZERO; m];
         f.forward_mod(&a, q, &mut fast, &mut s);
         let mut slow = vec![ZERO; m];
-        portable::twist(&a, q, &f.twist, &mut slow);
+        portable::twist_digits(&a, q, 62, 1, &f.twist, &mut slow);
         f.plan.fwd(&mut slow, PodStack::new(&mut s.stack));
         let close = |x: &[C64], y: &[C64]| {
             for (x, y) in x.iter().zip(y) {

@@ -19,6 +19,17 @@ pub use modulus::Modulus;
 pub use ntt::{NttBackend, NttPlan};
 pub use primes::PrimeGenerator;
 
+/// One signed digit in base `2^log_base` (the gadget decomposition's step): returns
+/// `s = x mod 2^log_base` in `[-2^log_base / 2, 2^log_base / 2)` and leaves
+/// `(x - s) / 2^log_base` in `x`.
+#[inline(always)]
+pub(crate) fn signed_digit(x: &mut i64, log_base: u32) -> i64 {
+    let r = *x & ((1i64 << log_base) - 1);
+    let s = r - ((r & (1i64 << (log_base - 1))) << 1);
+    *x = (*x - s) >> log_base;
+    s
+}
+
 /// The schoolbook product in `Z_q[X]/(X^N + 1)` of residues `a`, `b` (in `[0, q)`), in
 /// `i128`: the exact oracle of the NTT, FFT and gadget-product tests.
 #[cfg(test)]

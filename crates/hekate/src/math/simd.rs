@@ -115,3 +115,26 @@ pub(crate) unsafe fn shoup_mul_ifma(
 pub(crate) unsafe fn csub(x: __m512i, c: __m512i) -> __m512i {
     _mm512_min_epu64(x, _mm512_sub_epi64(x, c))
 }
+
+/// Centered representatives of the residues `x` (in `[0, q)`): `x - q` where `x > q/2`.
+#[inline(always)]
+pub(crate) unsafe fn centered(x: __m512i, half_q: __m512i, q: __m512i) -> __m512i {
+    let over = _mm512_cmpgt_epu64_mask(x, half_q);
+    _mm512_mask_sub_epi64(x, over, x, q)
+}
+
+/// One signed gadget digit of every lane ([`super::signed_digit`]): returns
+/// `s = x mod B` in `[-B/2, B/2)` and leaves `(x - s) / B` in `x`, for `B = 2^lb`,
+/// `mask = B - 1` and `half = B/2` in every lane.
+#[inline(always)]
+pub(crate) unsafe fn signed_digit(
+    x: &mut __m512i,
+    mask: __m512i,
+    half: __m512i,
+    lb: __m512i,
+) -> __m512i {
+    let r = _mm512_and_si512(*x, mask);
+    let s = _mm512_sub_epi64(r, _mm512_slli_epi64::<1>(_mm512_and_si512(r, half)));
+    *x = _mm512_srav_epi64(_mm512_sub_epi64(*x, s), lb);
+    s
+}

@@ -104,6 +104,12 @@ where
 }
 
 impl Poly {
+    /// A polynomial with no coefficients and no buffer (neither allocated nor taken from the
+    /// pool): a placeholder while the real one is borrowed out with `std::mem::replace`.
+    pub(crate) fn placeholder() -> Self {
+        Poly::from_raw(0, 0, 0, Form::Coeff, Vec::new())
+    }
+
     /// The zero polynomial.
     pub fn zero(n: usize, q_limbs: usize, p_limbs: usize, form: Form) -> Self {
         Poly {

@@ -136,6 +136,7 @@ unsafe fn decompose_avx512(g: &Gadget, a: &[u64], out: &mut [u64]) {
         return decompose_portable(g, a, out);
     }
     let d = g.digits;
+    use crate::math::simd::{centered, signed_digit};
     let q = _mm512_set1_epi64(g.q as i64);
     let half_q = _mm512_set1_epi64((g.q / 2) as i64);
     let lb = _mm512_set1_epi64(g.log_base as i64);
@@ -144,15 +145,9 @@ unsafe fn decompose_avx512(g: &Gadget, a: &[u64], out: &mut [u64]) {
     let (pa, po) = (a.as_ptr(), out.as_mut_ptr());
     let mut k = 0;
     while k < n {
-        let c = _mm512_loadu_si512(pa.add(k) as *const _);
-        // Centered representative: c - q when c > q/2.
-        let over = _mm512_cmpgt_epu64_mask(c, half_q);
-        let mut x = _mm512_mask_sub_epi64(c, over, c, q);
+        let mut x = centered(_mm512_loadu_si512(pa.add(k) as *const _), half_q, q);
         for i in 0..d - 1 {
-            let r = _mm512_and_si512(x, mask);
-            // s = r - 2 (r & B/2), in [-B/2, B/2).
-            let s = _mm512_sub_epi64(r, _mm512_slli_epi64::<1>(_mm512_and_si512(r, half)));
-            x = _mm512_srav_epi64(_mm512_sub_epi64(x, s), lb);
+            let s = signed_digit(&mut x, mask, half, lb);
             let neg = negative_lanes(s);
             let t = _mm512_mask_add_epi64(s, neg, s, q);
             _mm512_storeu_si512(po.add(i * n + k) as *mut _, t);
@@ -179,9 +174,6 @@ fn decompose_portable(g: &Gadget, a: &[u64], out: &mut [u64]) {
     let d = g.digits;
     let q = g.q as i64;
     let half_q = g.q / 2;
-    let lb = g.log_base;
-    let mask = (1i64 << lb) - 1;
-    let half = 1i64 << (lb - 1);
     let (low, last) = out.split_at_mut((d - 1) * n);
     for (x, &c) in last.iter_mut().zip(a) {
         let over = -((c > half_q) as i64);
@@ -189,10 +181,9 @@ fn decompose_portable(g: &Gadget, a: &[u64], out: &mut [u64]) {
     }
     for digit in low.chunks_exact_mut(n) {
         for (t, x) in digit.iter_mut().zip(last.iter_mut()) {
-            let v = *x as i64;
-            let r = v & mask;
-            let s = r - ((r & half) << 1); // in [-B/2, B/2)
-            *x = ((v - s) >> lb) as u64;
+            let mut v = *x as i64;
+            let s = crate::math::signed_digit(&mut v, g.log_base);
+            *x = v as u64;
             *t = (s + ((s >> 63) & q)) as u64;
         }
     }
@@ -241,8 +232,7 @@ impl RlweCiphertext {
         noise: &DiscreteGaussian,
         rng: &mut R,
     ) -> Self {
-        let mut seed = [0u8; 32];
-        rng.fill_bytes(&mut seed);
+        let seed = draw_seed(rng);
         let [mut b, mut a] = encrypt_zero_sk_with(ctx, z, 1, 0, &seed, 0, noise, rng);
         a.intt(ctx);
         b.intt(ctx);
@@ -278,8 +268,7 @@ impl RlwePrime {
         rng: &mut R,
     ) -> Result<Self> {
         check_ring(ctx, gadget)?;
-        let mut seed = [0u8; 32];
-        rng.fill_bytes(&mut seed);
+        let seed = draw_seed(rng);
         let q = *ctx.modulus(0, 1);
         let mut a = Vec::with_capacity(gadget.digits);
         let mut b = Vec::with_capacity(gadget.digits);

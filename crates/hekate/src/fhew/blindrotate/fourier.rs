@@ -73,6 +73,8 @@ impl FourierRows {
 #[derive(Clone, Debug)]
 pub struct FourierKeys {
     fft: NegacyclicFft,
+    /// `Q`.
+    q: u64,
     keys: Vec<FourierRows>,
     z2: Option<FourierRows>,
     auto: Vec<FourierRows>,
@@ -103,7 +105,10 @@ impl FourierKeys {
 
     /// The worst-case product size in bits (`None` if the degree has no transform).
     pub fn product_bits(key: &BlindRotationKey, ctx: &RingContext) -> Option<u32> {
-        let fft = NegacyclicFft::new(ctx.n()).ok()?;
+        let n = ctx.n();
+        if !n.is_power_of_two() || n < 16 {
+            return None;
+        }
         let q = ctx.modulus(0, 1).value();
         let gadgets = key
             .keys
@@ -115,7 +120,9 @@ impl FourierKeys {
             .chain(key.z2.iter().map(|p| (p.gadget, 1)))
             .chain(key.auto.iter().map(|k| (k.key.gadget, 1)));
         gadgets
-            .map(|(g, parts)| fft.product_bits(parts * g.digits(), g.base() / 2, q / 2))
+            .map(|(g, parts)| {
+                NegacyclicFft::product_bits(n, parts * g.digits(), g.base() / 2, q / 2)
+            })
             .max()
     }
 
@@ -151,6 +158,7 @@ impl FourierKeys {
             .collect();
         Ok(FourierKeys {
             fft,
+            q: ctx.modulus(0, 1).value(),
             keys,
             z2,
             auto,
@@ -244,7 +252,7 @@ impl FourierKeys {
 
     /// `out` = the polynomials of `(s.out[0], s.out[1])`.
     fn finish(&self, out: &mut RlweCiphertext, s: &mut FourierScratch) {
-        let q = self.keys[0].gadget.q();
+        let q = self.q;
         let [oa, ob, ..] = &mut s.out;
         self.fft.inverse_mod(oa, q, out.a.data_mut(), &mut s.fft);
         self.fft.inverse_mod(ob, q, out.b.data_mut(), &mut s.fft);
