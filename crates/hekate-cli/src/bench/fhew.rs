@@ -7,10 +7,11 @@
 
 use super::{fmt_mib, fmt_ms, header, init_threads, measure, time_once, Table};
 use crate::Outcome;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use hekate::fhew::params::{FhewParams, Method, MethodConfig};
 use hekate::fhew::{
     test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, RotationArithmetic,
+    StepOrder,
 };
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::{RngCore, SeedableRng};
@@ -51,6 +52,35 @@ pub struct FhewArgs {
     /// N = 2048).
     #[arg(long, default_value_t = 6.0)]
     max_key_gib: f64,
+    /// The blind rotation's products: `auto` (over `f64` where exact, else NTT; with
+    /// `f64` the NAND is also timed over the NTT), `ntt` (the NTT only: no converted copy
+    /// of the keys, for the largest AP keys), or `fourier` (an error where not exact).
+    #[arg(long, value_enum, default_value_t = Products::Auto)]
+    products: Products,
+    /// The step order of Alg. 3, 4 and 5: `dlog` (sorted by discrete log, the library's
+    /// default) or `index` (seed 002's order, whose noise Table 3 gives).
+    #[arg(long, value_enum, default_value_t = Order::Dlog)]
+    step_order: Order,
+}
+
+/// `--step-order`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Order {
+    /// `StepOrder::Dlog`.
+    Dlog,
+    /// `StepOrder::Index`.
+    Index,
+}
+
+/// `--products`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Products {
+    /// `FhewEvaluator::new`'s choice.
+    Auto,
+    /// NTT products only.
+    Ntt,
+    /// `f64` products only.
+    Fourier,
 }
 
 fn parse_method(s: &str) -> Result<MethodConfig, Box<dyn Error>> {
@@ -152,15 +182,30 @@ fn run_preset(
             continue;
         }
         let (key, t_key) = time_once(|| BootstrapKey::generate(&ctx, &sk, cfg, &mut rng));
-        let key = Arc::new(key?);
-        let mut ev = FhewEvaluator::new(ctx.clone(), key.clone())?;
+        let mut key = key?;
+        if args.step_order == Order::Index {
+            key.brk = key.brk.with_step_order(StepOrder::Index);
+        }
+        let key = Arc::new(key);
+        let mut ev = match args.products {
+            Products::Auto => FhewEvaluator::new(ctx.clone(), key.clone())?,
+            Products::Ntt => {
+                FhewEvaluator::with_arithmetic(ctx.clone(), key.clone(), RotationArithmetic::Ntt)?
+            }
+            Products::Fourier => FhewEvaluator::with_arithmetic(
+                ctx.clone(),
+                key.clone(),
+                RotationArithmetic::Fourier,
+            )?,
+        };
         let a = sk.encrypt_bit(&ctx, true, &mut rng)?;
         let b = sk.encrypt_bit(&ctx, false, &mut rng)?;
         // One correctness check per row; a wrong result is reported in the table (a
         // configuration whose noise is too large for its set), not hidden by an abort.
         let out = ev.gate(Gate::Nand, &a, &b)?;
         let nand_ok = sk.decrypt_bit(&out)?;
-        let (nand, ntt_nand) = if ev.arithmetic() == RotationArithmetic::Fourier {
+        let both = args.products == Products::Auto;
+        let (nand, ntt_nand) = if both && ev.arithmetic() == RotationArithmetic::Fourier {
             let mut ntt =
                 FhewEvaluator::with_arithmetic(ctx.clone(), key.clone(), RotationArithmetic::Ntt)?;
             let (x, y) = interleaved(args.gates, &mut ev, &mut ntt, &a, &b)?;

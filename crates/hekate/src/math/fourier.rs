@@ -140,24 +140,29 @@ impl NegacyclicFft {
         Ok(f)
     }
 
-    /// `out` = the transform of `a(X^t)` from `x`, the transform of `a` (`t` odd): the
-    /// point `ω_k` takes the value of `a` at `ω_k^t`, which is an output of `x` or the
-    /// conjugate of one (`a` is real).
-    pub fn automorphism(&self, t: usize, x: &[C64], out: &mut [C64]) {
+    /// `out[i]` = the transform of `a_i(X^t)` from `x[i]`, the transform of `a_i` (`t`
+    /// odd): the point `ω_k` takes the value of `a_i` at `ω_k^t`, which is an output of
+    /// `x[i]` or the conjugate of one (`a_i` is real). The source and the sign are worked
+    /// out once per point for all `K` transforms, without branches (which way a point goes
+    /// follows no pattern a branch predictor can learn).
+    pub fn automorphism<const K: usize>(&self, t: usize, x: [&[C64]; K], mut out: [&mut [C64]; K]) {
         let m = self.len();
         assert!(
-            t % 2 == 1 && x.len() == m && out.len() == m,
+            t % 2 == 1 && x.iter().all(|x| x.len() == m) && out.iter().all(|o| o.len() == m),
             "automorphism: arguments"
         );
         let mask = 2 * self.n - 1;
         let t = t & mask;
-        for (o, &e) in out.iter_mut().zip(&self.exponent) {
+        for (k, &e) in self.exponent.iter().enumerate() {
             let f = (e as usize * t) & mask;
-            *o = if f % 4 == 1 {
-                x[self.index[f / 4] as usize]
-            } else {
-                x[self.index[(mask + 1 - f) / 4] as usize].conj()
-            };
+            // f = 1 mod 4: the point itself; f = 3 mod 4: the conjugate of point 2N - f.
+            let conj = f & 2 != 0;
+            let src = self.index[(if conj { mask + 1 - f } else { f }) >> 2] as usize;
+            let sign = if conj { -1.0 } else { 1.0 };
+            for (x, o) in x.iter().zip(out.iter_mut()) {
+                let v = x[src];
+                o[k] = C64::new(v.re, sign * v.im);
+            }
         }
     }
 
@@ -677,7 +682,7 @@ mod tests {
         f.forward_mod(&a, q, &mut x, &mut s);
         for t in [1, 3, 5, 25, 2 * n - 1, n + 1] {
             let mut y = vec![ZERO; n / 2];
-            f.automorphism(t, &x, &mut y);
+            f.automorphism(t, [&x], [&mut y]);
             let mut got = vec![0u64; n];
             f.inverse_mod(&mut y, q, &mut got, &mut s);
             let mut want = vec![0u64; n];

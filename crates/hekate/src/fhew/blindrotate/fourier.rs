@@ -237,8 +237,7 @@ impl FourierKeys {
         let q = key.gadget.q();
         {
             let [oa, ob, ta, tb] = &mut s.out;
-            self.fft.automorphism(t, oa, ta);
-            self.fft.automorphism(t, ob, tb);
+            self.fft.automorphism(t, [oa, ob], [ta, tb]);
         }
         self.fft.inverse_mod(&mut s.out[2], q, &mut s.u, &mut s.fft);
         let u = std::mem::take(&mut s.u);
