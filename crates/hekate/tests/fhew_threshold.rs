@@ -36,19 +36,29 @@ struct Setup {
     rng: ChaCha20Rng,
 }
 
+/// Every party's secret share and public-key share (the first rounds of the protocol).
+fn parties(
+    ctx: &ThresholdContext,
+    crs: &CommonRandomString,
+    rng: &mut ChaCha20Rng,
+) -> (Vec<SecretShare>, Vec<threshold::PublicKeyShare>) {
+    let shares: Vec<SecretShare> = (0..ctx.parties())
+        .map(|j| SecretShare::generate(ctx, j, rng).unwrap())
+        .collect();
+    let pk_shares = shares
+        .iter()
+        .map(|s| s.public_key_share(ctx, crs, rng).unwrap())
+        .collect();
+    (shares, pk_shares)
+}
+
 fn setup(p: &ThresholdParams, k: usize, cfg: MethodConfig, seed: u64) -> Setup {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let ctx = ThresholdContext::new(p, k).unwrap();
     let mut crs_seed = [0u8; 32];
     rng.fill_bytes(&mut crs_seed);
     let crs = CommonRandomString::new(crs_seed);
-    let shares: Vec<SecretShare> = (0..k)
-        .map(|j| SecretShare::generate(&ctx, j, &mut rng).unwrap())
-        .collect();
-    let pk_shares: Vec<_> = shares
-        .iter()
-        .map(|s| s.public_key_share(&ctx, &crs, &mut rng).unwrap())
-        .collect();
+    let (shares, pk_shares) = parties(&ctx, &crs, &mut rng);
     let pk = ThresholdPublicKey::combine(&ctx, &crs, &pk_shares).unwrap();
     // The computing party folds each share in as it arrives (parties in reverse order).
     let mut combiner = KeyCombiner::new(&ctx);
@@ -367,13 +377,7 @@ fn bad_input_is_an_error() {
     assert_eq!(ctx.parties(), 3);
     assert!(SecretShare::generate(&ctx, 3, &mut rng).is_err());
     let crs = CommonRandomString::new([7; 32]);
-    let shares: Vec<SecretShare> = (0..k)
-        .map(|j| SecretShare::generate(&ctx, j, &mut rng).unwrap())
-        .collect();
-    let pks: Vec<_> = shares
-        .iter()
-        .map(|s| s.public_key_share(&ctx, &crs, &mut rng).unwrap())
-        .collect();
+    let (shares, pks) = parties(&ctx, &crs, &mut rng);
     // Wrong share counts and repeated parties.
     assert!(matches!(
         ThresholdPublicKey::combine(&ctx, &crs, &pks[..2]),
@@ -580,13 +584,7 @@ fn protocol_messages_round_trip_through_bytes() {
     let ctx = ThresholdContext::new(&THRESHOLD_TOY, k).unwrap();
     let other = ThresholdContext::new(&THRESHOLD_TOY, k + 1).unwrap();
     let crs = CommonRandomString::new([9; 32]);
-    let shares: Vec<SecretShare> = (0..k)
-        .map(|j| SecretShare::generate(&ctx, j, &mut rng).unwrap())
-        .collect();
-    let pk_shares: Vec<_> = shares
-        .iter()
-        .map(|s| s.public_key_share(&ctx, &crs, &mut rng).unwrap())
-        .collect();
+    let (shares, pk_shares) = parties(&ctx, &crs, &mut rng);
     let received: Vec<_> = pk_shares
         .iter()
         .map(|s| {
