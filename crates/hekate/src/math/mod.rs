@@ -7,6 +7,7 @@
 pub mod fft;
 pub mod fourier;
 pub mod kernels;
+pub mod memory;
 pub mod modulus;
 pub mod ntt;
 pub mod primes;
