@@ -54,6 +54,11 @@ pub struct KeyswitchArgs {
     /// (1..6 for r = 1, 2..7 for r >= 2); values above ℓ̃ are skipped
     #[arg(long = "r-tilde", value_delimiter = ',', value_name = "R,...")]
     r_tilde: Option<Vec<usize>>,
+    /// Bit size of the KLSS B' primes in t3 / t4 (30..=61). Primes below 2^50 take the
+    /// IFMA NTT path (about 2.5x cheaper per NTT here) at the price of a larger r'; the cost
+    /// model's own pick keeps the library default and is then timed as an extra row
+    #[arg(long = "b-prime-bits", value_name = "BITS", default_value_t = DEFAULT_B_PRIME_BITS)]
+    b_prime_bits: u32,
     /// Only these ℓ̃ (total primes of PQ) in t3 / t4, comma separated
     #[arg(long = "l-tilde", value_delimiter = ',', value_name = "L,...")]
     l_tilde: Option<Vec<usize>>,
@@ -78,6 +83,9 @@ pub struct KeyswitchArgs {
     quick: bool,
 }
 
+/// The library's default size of the `B'` primes ([`KlssConfig::klss`]).
+const DEFAULT_B_PRIME_BITS: u32 = 61;
+
 /// A paper table `--table` can name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
 pub enum PaperTable {
@@ -99,6 +107,7 @@ struct Config {
     reps: usize,
     threads: usize,
     r_tilde: Option<Vec<usize>>,
+    b_prime_bits: u32,
     l_tilde: Option<Vec<usize>>,
     r: Option<Vec<usize>>,
     levels: Option<Vec<usize>>,
@@ -132,12 +141,16 @@ impl KeyswitchArgs {
                 return Err(format!("--log-n {l} is outside [10, 17]").into());
             }
         }
+        if !(30..=61).contains(&self.b_prime_bits) {
+            return Err(format!("--b-prime-bits {} is outside [30, 61]", self.b_prime_bits).into());
+        }
         Ok(Config {
             tables,
             quick: self.quick,
             reps: self.reps,
             threads: self.threads,
             r_tilde: self.r_tilde,
+            b_prime_bits: self.b_prime_bits,
             l_tilde: self.l_tilde,
             r: self.r,
             levels: self.levels,
@@ -477,8 +490,15 @@ fn label(m: &KeySwitchMethod) -> String {
     match m {
         KeySwitchMethod::Linear(KlssBound::Heuristic) => "linear (heuristic B')".into(),
         KeySwitchMethod::Linear(KlssBound::WorstCase) => "linear (worst-case B')".into(),
-        KeySwitchMethod::Klss(c) if c.bound == KlssBound::Heuristic => {
-            format!("klss(r̃={}, heuristic B')", c.r_tilde)
+        KeySwitchMethod::Klss(c)
+            if c.bound == KlssBound::Heuristic || c.b_prime_bits != DEFAULT_B_PRIME_BITS =>
+        {
+            let bound = if c.bound == KlssBound::Heuristic {
+                ", heuristic"
+            } else {
+                ""
+            };
+            format!("klss(r̃={}, {}-bit{bound} B')", c.r_tilde, c.b_prime_bits)
         }
         other => other.name(),
     }
@@ -511,14 +531,20 @@ impl CellResult {
 
 /// Prime sizes of one seed-000 cell: `ℓ = ℓ̃ - r` chain primes of 36 bits, `r` special
 /// primes of 60 bits (Table 2).
-fn seed000_spec(log_n: u32, l_tilde: usize, r: usize, sweep: &[usize]) -> CellSpec {
+fn seed000_spec(
+    log_n: u32,
+    l_tilde: usize,
+    r: usize,
+    sweep: &[usize],
+    b_prime_bits: u32,
+) -> CellSpec {
     let l = l_tilde - r;
     let methods = std::iter::once(KeySwitchMethod::Hybrid)
-        .chain(
-            sweep
-                .iter()
-                .map(|&rt| KeySwitchMethod::Klss(KlssConfig::klss(rt))),
-        )
+        .chain(sweep.iter().map(|&rt| {
+            let mut cfg = KlssConfig::klss(rt);
+            cfg.b_prime_bits = b_prime_bits;
+            KeySwitchMethod::Klss(cfg)
+        }))
         .collect();
     CellSpec {
         log_n,
@@ -751,7 +777,7 @@ fn grid(cfg: &Config, table: PaperTable) -> Vec<CellSpec> {
                         None => paper_sweep(r).to_vec(),
                     };
                     let sweep: Vec<usize> = sweep.into_iter().filter(|&t| t <= lt).collect();
-                    out.push(seed000_spec(log_n, lt, r, &sweep));
+                    out.push(seed000_spec(log_n, lt, r, &sweep, cfg.b_prime_bits));
                 }
             }
             out
@@ -1106,8 +1132,8 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
          storage) and its output is checked equal to hybrid's word for word.\n",
     );
     out.push_str(
-        "- r': primes of B' (61-bit, the library default) derived from the worst-case bound \
-         B' > 2 N Σ_j B_j B̃ (Eq. (5)); paper r' is the paper's (60-bit primes). Ours can be \
+        "- r': primes of B' (61-bit, the library default, unless --b-prime-bits says \
+         otherwise) derived from the worst-case bound B' > 2 N Σ_j B_j B̃ (Eq. (5)); paper r' is the paper's (60-bit primes). Ours can be \
          one higher: hekate's key digits are taken over PQ in the order p_0.., q_0.. so the \
          first digit holds the 60-bit special prime(s) with r̃ - 1 chain primes, which sets \
          B̃; the paper's r' fits digits of r̃ 36-bit chain primes.\n",
@@ -1142,7 +1168,7 @@ fn hit_cell(pick: Option<&Timed>, fastest: Option<&Timed>) -> String {
     match (pick, fastest) {
         (Some(p), Some(f)) if canon(&p.method) == canon(&f.method) => "yes".into(),
         (Some(p), Some(f)) => format!(
-            "no ({:.2}x {})",
+            "no ({:.2}x the time of {})",
             p.stats.median.as_secs_f64() / f.stats.median.as_secs_f64(),
             f.method.name()
         ),
@@ -1320,6 +1346,7 @@ mod tests {
             reps: 1,
             threads: 1,
             r_tilde,
+            b_prime_bits: DEFAULT_B_PRIME_BITS,
             l_tilde: None,
             r: Some(vec![1]),
             levels: Some(vec![4]),
@@ -1391,6 +1418,11 @@ mod tests {
         );
         assert!(parse(&["--r-tilde", "0"]).unwrap().args.resolve().is_err());
         assert!(parse(&["--reps", "0"]).unwrap().args.resolve().is_err());
+        assert!(parse(&["--b-prime-bits", "62"])
+            .unwrap()
+            .args
+            .resolve()
+            .is_err());
         assert!(parse(&["--log-n", "20"]).unwrap().args.resolve().is_err());
         let cfg = parse(&["--table", "t3", "--l-tilde", "48"])
             .unwrap()
@@ -1422,5 +1454,19 @@ mod tests {
         assert!(report.text.contains("Table 3") && report.text.contains("Cost model summary"));
         assert!(report.text.contains("VmHWM") || report.text.contains("unavailable"));
         assert!(c.keygen_s >= 0.0);
+    }
+
+    #[test]
+    fn narrow_b_prime_cell_matches_hybrid() {
+        let spec = seed000_spec(12, 8, 1, &[3], 50);
+        let costs = UnitCosts::calibrate(1 << 12);
+        let c = run_cell(&spec, &costs, 1, false).unwrap();
+        // Hybrid, the 50-bit sweep, and the model's (61-bit) pick as an extra row unless it
+        // is hybrid.
+        let extra = c.auto != KeySwitchMethod::Hybrid;
+        assert_eq!(c.timed.len(), 2 + usize::from(extra));
+        assert!(c.timed.iter().all(|t| t.identical));
+        assert_eq!(label(&c.timed[1].method), "klss(r̃=3, 50-bit B')");
+        assert_eq!(c.timed.last().unwrap().auto_extra, extra);
     }
 }
