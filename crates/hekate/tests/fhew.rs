@@ -9,7 +9,10 @@
 //! ```
 
 use hekate::fhew::params::{self, AutoKeySet, FhewParams, Method, MethodConfig};
-use hekate::fhew::{BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, LweCiphertext};
+use hekate::fhew::{
+    BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, LweCiphertext,
+    RotationArithmetic,
+};
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::{RngCore, SeedableRng};
 use hekate::Error;
@@ -110,6 +113,42 @@ fn lookup_tables() {
     }
     assert!(sk.encrypt_int(&ctx, 4, 4, &mut rng).is_err());
     assert!(sk.encrypt_int(&ctx, 1, 3, &mut rng).is_err());
+}
+
+/// Workers share the evaluator's keys (no second Fourier conversion) and evaluate gates on
+/// their own threads, each output equal to the truth table.
+#[test]
+fn workers_evaluate_on_threads() {
+    let (ctx, sk, ev, mut rng) = setup(&TOY_2N, MethodConfig::new(Method::Alg4), 8);
+    assert_eq!(ev.arithmetic(), RotationArithmetic::Fourier);
+    let inputs: Vec<_> = (0..4)
+        .map(|t| {
+            let (x, y) = (t & 1 == 1, t & 2 == 2);
+            let mut enc = |b| sk.encrypt_bit(&ctx, b, &mut rng).unwrap();
+            (x, y, enc(x), enc(y))
+        })
+        .collect();
+    let outputs: Vec<Vec<LweCiphertext>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = inputs
+            .iter()
+            .map(|(_, _, cx, cy)| {
+                let mut w = ev.worker();
+                assert!(Arc::ptr_eq(w.key(), ev.key()));
+                assert_eq!(w.arithmetic(), ev.arithmetic());
+                scope.spawn(move || Gate::ALL.map(|g| w.gate(g, cx, cy).unwrap()).to_vec())
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for ((x, y, _, _), outs) in inputs.iter().zip(&outputs) {
+        for (g, out) in Gate::ALL.iter().zip(outs) {
+            assert_eq!(
+                sk.decrypt_bit(out).unwrap(),
+                g.eval(*x, *y),
+                "{g:?}({x}, {y})"
+            );
+        }
+    }
 }
 
 #[test]

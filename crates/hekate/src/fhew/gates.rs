@@ -137,7 +137,7 @@ fn check_t(t: u64, q: u64) -> Result<()> {
 }
 
 /// The public evaluation key: blind-rotation keys and the LWE key-switching key.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BootstrapKey {
     /// Blind-rotation keys (`brk`, `ak`).
     pub brk: BlindRotationKey,
@@ -273,25 +273,46 @@ impl FhewEvaluator {
         }
         let q8 = (ctx.big_q / 8) as i64;
         let sign = test_vector(&ctx, |u| if u < ctx.params.q / 2 { q8 } else { -q8 });
-        let ring = ctx.ring.clone();
         let fourier = match arithmetic {
             RotationArithmetic::Ntt => None,
-            RotationArithmetic::Fourier => {
-                let keys = FourierKeys::new(&key.brk, &ring)?;
-                let scratch = keys.scratch(&ring);
-                Some((Arc::new(keys), scratch))
-            }
+            RotationArithmetic::Fourier => Some(Arc::new(FourierKeys::new(&key.brk, &ctx.ring)?)),
         };
-        Ok(FhewEvaluator {
-            scratch: GswScratch::new(&ring),
-            fourier,
-            acc: RlweCiphertext::zero(&ring, Form::Coeff),
+        Ok(Self::with_parts(ctx, key, fourier, sign))
+    }
+
+    /// An evaluator over the parts of one: fresh buffers, shared keys.
+    fn with_parts(
+        ctx: Arc<FhewContext>,
+        key: Arc<BootstrapKey>,
+        fourier: Option<Arc<FourierKeys>>,
+        sign: Poly,
+    ) -> Self {
+        let ring = &ctx.ring;
+        FhewEvaluator {
+            scratch: GswScratch::new(ring),
+            fourier: fourier.map(|k| {
+                let s = k.scratch(ring);
+                (k, s)
+            }),
+            acc: RlweCiphertext::zero(ring, Form::Coeff),
             sign,
             ks_in: vec![0; ctx.params.big_n],
             ks_out: vec![0; ctx.params.n],
             ctx,
             key,
-        })
+        }
+    }
+
+    /// Another evaluator with this one's context, key and arithmetic, sharing its Fourier
+    /// keys (no second conversion, no second copy in memory) but with its own buffers: one
+    /// per thread, to evaluate independent gates in parallel.
+    pub fn worker(&self) -> FhewEvaluator {
+        Self::with_parts(
+            self.ctx.clone(),
+            self.key.clone(),
+            self.fourier.as_ref().map(|(k, _)| k.clone()),
+            self.sign.clone(),
+        )
     }
 
     /// The context.
