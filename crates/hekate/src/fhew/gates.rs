@@ -230,6 +230,12 @@ pub enum RotationArithmetic {
     /// Gives the same results as [`RotationArithmetic::Ntt`] and is faster; the converted
     /// keys take as much memory again as the key.
     Fourier,
+    /// [`RotationArithmetic::Fourier`] with the blind-rotation keys in 32-bit fixed point
+    /// ([`FourierKeys::compact`]): half the key bytes streamed per gate, at the price of
+    /// inexact products that add noise (about 4% more `σ_acc²` at OpenFHE's STD128 sets;
+    /// `hekate bench fhew --products compact` measures it). Opt-in; never chosen by
+    /// [`FhewEvaluator::new`].
+    FourierCompact,
 }
 
 /// Bootstraps gates and tables with one key; holds the scratch space (no allocation per
@@ -276,6 +282,9 @@ impl FhewEvaluator {
         let fourier = match arithmetic {
             RotationArithmetic::Ntt => None,
             RotationArithmetic::Fourier => Some(Arc::new(FourierKeys::new(&key.brk, &ctx.ring)?)),
+            RotationArithmetic::FourierCompact => {
+                Some(Arc::new(FourierKeys::new(&key.brk, &ctx.ring)?.compact()))
+            }
         };
         Ok(Self::with_parts(ctx, key, fourier, sign))
     }
@@ -327,7 +336,8 @@ impl FhewEvaluator {
 
     /// The arithmetic of the blind rotation's products.
     pub fn arithmetic(&self) -> RotationArithmetic {
-        match self.fourier {
+        match &self.fourier {
+            Some((k, _)) if k.is_compact() => RotationArithmetic::FourierCompact,
             Some(_) => RotationArithmetic::Fourier,
             None => RotationArithmetic::Ntt,
         }

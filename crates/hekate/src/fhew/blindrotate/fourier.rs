@@ -19,7 +19,9 @@
 //! doubles against `N` words per polynomial), and are kept beside them.
 
 use super::{BlindRotationKey, BrkElement, Products};
-use crate::math::fourier::{mul_acc2, FftScratch, NegacyclicFft, MAX_PRODUCT_BITS};
+use crate::math::fourier::{
+    mul_acc2, mul_acc2_compact, CompactTransforms, FftScratch, NegacyclicFft, MAX_PRODUCT_BITS,
+};
 use crate::ring::{Form, RingContext};
 use crate::rlwe::gsw::{Gadget, Rgsw, RlweCiphertext, RlwePrime, MAX_GADGET_DIGITS};
 use crate::{Error, Result};
@@ -32,10 +34,21 @@ const ZERO: C64 = C64::new(0.0, 0.0);
 #[derive(Clone, Debug)]
 struct FourierRows {
     gadget: Gadget,
-    /// `rows` transforms of `N/2` points.
-    a: Vec<C64>,
-    /// `rows` transforms of `N/2` points.
-    b: Vec<C64>,
+    parts: RowParts,
+}
+
+/// The transforms of [`FourierRows`]: `rows` transforms of `N/2` points for `a`, as many
+/// for `b`.
+#[derive(Clone, Debug)]
+enum RowParts {
+    /// In `f64`: the products are exact.
+    Exact { a: Vec<C64>, b: Vec<C64> },
+    /// In 32-bit fixed point ([`CompactTransforms`]): half the bytes, products off by a
+    /// small error (see [`FourierKeys::compact`]).
+    Compact {
+        a: CompactTransforms,
+        b: CompactTransforms,
+    },
 }
 
 impl FourierRows {
@@ -43,29 +56,64 @@ impl FourierRows {
         let n = ctx.n();
         let q = ctx.modulus(0, 1).value();
         let rows: usize = primes.iter().map(|p| p.a.len()).sum();
-        let mut out = FourierRows {
-            gadget: primes[0].gadget,
-            a: vec![ZERO; rows * n / 2],
-            b: vec![ZERO; rows * n / 2],
-        };
+        let (mut a, mut b) = (vec![ZERO; rows * n / 2], vec![ZERO; rows * n / 2]);
         let mut s = fft.scratch();
         let parts = primes.iter().flat_map(|p| p.a.iter().zip(&p.b));
-        for ((pa, pb), (oa, ob)) in parts.zip(
-            out.a
-                .chunks_exact_mut(n / 2)
-                .zip(out.b.chunks_exact_mut(n / 2)),
-        ) {
+        for ((pa, pb), (oa, ob)) in
+            parts.zip(a.chunks_exact_mut(n / 2).zip(b.chunks_exact_mut(n / 2)))
+        {
             for (p, o) in [(pa, oa), (pb, ob)] {
                 let mut c = p.clone();
                 c.intt(ctx);
                 fft.forward_mod(c.data(), q, o, &mut s);
             }
         }
-        out
+        FourierRows {
+            gadget: primes[0].gadget,
+            parts: RowParts::Exact { a, b },
+        }
+    }
+
+    /// These rows in 32-bit fixed point (one scale for `a` and `b`).
+    fn compact(self) -> Self {
+        let parts = match self.parts {
+            RowParts::Exact { a, b } => {
+                let [a, b]: [CompactTransforms; 2] = CompactTransforms::quantize(&[&a, &b])
+                    .try_into()
+                    .expect("two sets in, two out");
+                RowParts::Compact { a, b }
+            }
+            compact => compact,
+        };
+        FourierRows { parts, ..self }
+    }
+
+    /// Points of all the transforms of `a`.
+    fn points(&self) -> usize {
+        match &self.parts {
+            RowParts::Exact { a, .. } => a.len(),
+            RowParts::Compact { a, .. } => a.len(),
+        }
     }
 
     fn rows(&self, n: usize) -> usize {
-        2 * self.a.len() / n
+        2 * self.points() / n
+    }
+
+    fn memory_bytes(&self) -> usize {
+        let per_point = match self.parts {
+            RowParts::Exact { .. } => 16,
+            RowParts::Compact { .. } => 8,
+        };
+        2 * per_point * self.points()
+    }
+
+    /// `(out_a, out_b) (+)= Σ_r x_r (a_r, b_r)` over the rows `x` covers.
+    fn mul_acc(&self, out_a: &mut [C64], out_b: &mut [C64], x: &[C64], accumulate: bool) {
+        match &self.parts {
+            RowParts::Exact { a, b } => mul_acc2(out_a, out_b, x, a, b, accumulate),
+            RowParts::Compact { a, b } => mul_acc2_compact(out_a, out_b, x, a, b, accumulate),
+        }
     }
 }
 
@@ -165,10 +213,37 @@ impl FourierKeys {
         })
     }
 
+    /// These keys with the blind-rotation keys (and ALTMULT's `RLWE'(z^2)`) in 32-bit fixed
+    /// point ([`CompactTransforms`]): they are what a blind rotation streams from memory
+    /// (an RGSW key per step), and this halves it. The automorphism keys stay in `f64`
+    /// (few are used per rotation, and they stay in cache).
+    ///
+    /// The products are then not exact. Quantizing a row's transforms with 31 bits for
+    /// its largest part leaves its polynomial off by `δ ≈ 0.4 Q 2^-31` per coefficient in
+    /// root mean square ([`CompactTransforms`]), which the product sees as extra key
+    /// noise `δ_b + δ_a z`: variance about `δ² (1 + ‖z‖²)` against the key's `σ²`. At
+    /// OpenFHE's STD128 sets (`Q ≈ 2^27`, `N = 1024`, ternary `z`: `δ ≈ 0.025`,
+    /// `δ² ‖z‖² ≈ 0.42` against `σ² = 10.2`) that is about 4% more `σ_acc²` (2-4%
+    /// measured); `hekate bench fhew --products compact` measures it.
+    pub fn compact(self) -> Self {
+        FourierKeys {
+            keys: self.keys.into_iter().map(FourierRows::compact).collect(),
+            z2: self.z2.map(FourierRows::compact),
+            ..self
+        }
+    }
+
+    /// Whether the blind-rotation keys are in 32-bit fixed point ([`FourierKeys::compact`]).
+    pub fn is_compact(&self) -> bool {
+        self.keys
+            .first()
+            .is_some_and(|k| matches!(k.parts, RowParts::Compact { .. }))
+    }
+
     /// Bytes of the converted keys.
     pub fn memory_bytes(&self) -> usize {
         let rows = self.keys.iter().chain(&self.z2).chain(&self.auto);
-        rows.map(|r| 16 * (r.a.len() + r.b.len())).sum()
+        rows.map(FourierRows::memory_bytes).sum()
     }
 
     /// Buffers for these keys.
@@ -204,7 +279,7 @@ impl FourierKeys {
         if key.rows(n) == 2 * g.digits() {
             let rows = self.digit_transforms(g, &[acc.a.data(), acc.b.data()], s);
             let [oa, ob, ..] = &mut s.out;
-            mul_acc2(oa, ob, &s.digits_f[..rows * n / 2], &key.a, &key.b, false);
+            key.mul_acc(oa, ob, &s.digits_f[..rows * n / 2], false);
             return;
         }
         // ALTMULT (Alg. 6): (a', b') = a ⊙ RLWE'(m); res = a' ⊙ RLWE'(z^2) + (b', 0)
@@ -213,7 +288,7 @@ impl FourierKeys {
         let rows = self.digit_transforms(g, &[acc.a.data()], s);
         {
             let [_, _, ta, tb] = &mut s.out;
-            mul_acc2(ta, tb, &s.digits_f[..rows * n / 2], &key.a, &key.b, false);
+            key.mul_acc(ta, tb, &s.digits_f[..rows * n / 2], false);
         }
         self.fft
             .inverse_mod(&mut s.out[2], g.q(), &mut s.u, &mut s.fft);
@@ -221,11 +296,11 @@ impl FourierKeys {
         let rows = self.digit_transforms(z2.gadget, &[&u], s);
         s.u = u;
         let [oa, ob, _, tb] = &mut s.out;
-        mul_acc2(oa, ob, &s.digits_f[..rows * n / 2], &z2.a, &z2.b, false);
+        z2.mul_acc(oa, ob, &s.digits_f[..rows * n / 2], false);
         oa.iter_mut().zip(tb.iter()).for_each(|(x, y)| *x += y);
         let rows = self.digit_transforms(g, &[acc.b.data()], s);
         let [oa, ob, ..] = &mut s.out;
-        mul_acc2(oa, ob, &s.digits_f[..rows * n / 2], &key.a, &key.b, true);
+        key.mul_acc(oa, ob, &s.digits_f[..rows * n / 2], true);
     }
 
     /// `(s.out[0], s.out[1]) ← EvalAuto_t` of themselves with `auto[i]` (`ak_t`), in the
@@ -246,7 +321,7 @@ impl FourierKeys {
         let [oa, ob, _, tb] = &mut s.out;
         oa.fill(ZERO);
         ob.copy_from_slice(tb);
-        mul_acc2(oa, ob, &s.digits_f[..rows * n / 2], &key.a, &key.b, true);
+        key.mul_acc(oa, ob, &s.digits_f[..rows * n / 2], true);
     }
 
     /// `out` = the polynomials of `(s.out[0], s.out[1])`.

@@ -260,6 +260,57 @@ fn fourier_products_equal_ntt_products() {
     }
 }
 
+/// 32-bit keys ([`FourierKeys::compact`]): the same rotations within a small added noise.
+/// On the same ciphertexts, `σ²` with compact keys over `σ²` with exact ones is about
+/// `1 + δ² ‖z‖² / σ²` (a few percent at 27-bit `Q`); once one rounding differs the two
+/// rotations' noises are independent draws, so 20 trials measure the ratio to about ±8%
+/// (0.94-1.10 seen), and the band is [0.85, 1.2): a wrong scale or layout is off by orders
+/// of magnitude. The size of the product error itself is checked against its formula in
+/// `math::fourier`. The accumulators differ (the compact path is really taken).
+#[test]
+fn compact_keys_add_little_noise() {
+    use crate::fhew::gates::RotationArithmetic;
+    for (p, cfg) in configs() {
+        let ctx = FhewContext::new(&p).unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(23);
+        let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
+        let key = Arc::new(BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap());
+        let mut evs = [
+            RotationArithmetic::Fourier,
+            RotationArithmetic::FourierCompact,
+        ]
+        .map(|a| FhewEvaluator::with_arithmetic(ctx.clone(), key.clone(), a).unwrap());
+        assert_eq!(evs[1].arithmetic(), RotationArithmetic::FourierCompact);
+        assert!(evs[1].extra_memory_bytes() < evs[0].extra_memory_bytes());
+        let f = test_vector(&ctx, |u| (u as i64 - 100) * 1000);
+        let (mut sums, mut differ) = ([0f64; 2], false);
+        for _ in 0..20 {
+            let m = rng.next_u64() % p.q;
+            let ct = sk.lwe.encrypt(m, p.q, &ctx.noise, &mut rng).unwrap();
+            let [a, b] = &mut evs;
+            let ea = a.blind_rotation_error(&ct, &f, &sk).unwrap();
+            let eb = b.blind_rotation_error(&ct, &f, &sk).unwrap();
+            differ |= ea != eb;
+            for (s, e) in sums.iter_mut().zip([ea, eb]) {
+                *s += e.iter().map(|&x| (x * x) as f64).sum::<f64>();
+            }
+        }
+        let ratio = sums[1] / sums[0];
+        assert!(
+            differ,
+            "{} at {}: compact products equal exact ones",
+            cfg.label(),
+            p.name
+        );
+        assert!(
+            (0.85..1.2).contains(&ratio),
+            "{} at {}: σ² ratio {ratio}",
+            cfg.label(),
+            p.name
+        );
+    }
+}
+
 /// Parameters whose products could exceed a double's exactness are refused by name.
 #[test]
 fn fourier_products_refuse_wide_moduli() {
