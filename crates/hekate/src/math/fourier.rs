@@ -278,6 +278,20 @@ fn has_avx512dq() -> bool {
         && std::arch::is_x86_feature_detected!("avx512dq")
 }
 
+/// The shapes [`mul_acc2`] and [`mul_acc2_compact`] need: outputs of `m` points (a
+/// multiple of 8), `x` whole rows of `m`, and as many key points as `x`.
+fn check_mul_acc2(out_a: &[C64], out_b: &[C64], x: &[C64], ya_points: usize, yb_points: usize) {
+    let m = out_a.len();
+    assert!(
+        m.is_multiple_of(8)
+            && out_b.len() == m
+            && x.len().is_multiple_of(m)
+            && ya_points == x.len()
+            && yb_points == x.len(),
+        "mul_acc2: lengths"
+    );
+}
+
 /// `out_a = Σ_r x_r y^a_r` and `out_b = Σ_r x_r y^b_r` point by point, for `rows`
 /// transforms `x_r` (consecutive in `x`) and as many `y^a_r`, `y^b_r` (consecutive in
 /// `ya`, `yb`); with `accumulate` the sums are added to the outputs.
@@ -289,15 +303,7 @@ pub fn mul_acc2(
     yb: &[C64],
     accumulate: bool,
 ) {
-    let m = out_a.len();
-    assert!(
-        m.is_multiple_of(8)
-            && out_b.len() == m
-            && x.len().is_multiple_of(m)
-            && ya.len() == x.len()
-            && yb.len() == x.len(),
-        "mul_acc2: lengths"
-    );
+    check_mul_acc2(out_a, out_b, x, ya.len(), yb.len());
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
@@ -374,16 +380,8 @@ pub fn mul_acc2_compact(
     yb: &CompactTransforms,
     accumulate: bool,
 ) {
-    let m = out_a.len();
-    assert!(
-        m.is_multiple_of(8)
-            && out_b.len() == m
-            && x.len().is_multiple_of(m)
-            && ya.len() == x.len()
-            && yb.len() == x.len()
-            && ya.scale == yb.scale,
-        "mul_acc2_compact: lengths or scales"
-    );
+    check_mul_acc2(out_a, out_b, x, ya.len(), yb.len());
+    assert_eq!(ya.scale, yb.scale, "mul_acc2_compact: scales");
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
@@ -815,17 +813,11 @@ mod tests {
                 *w = (*w + p) % q;
             }
         }
+        let md = crate::math::Modulus::new(q);
         let errs: Vec<i64> = got
             .iter()
             .zip(&want)
-            .map(|(&g, &w)| {
-                let d = (g + q - w) % q;
-                if d > q / 2 {
-                    d as i64 - q as i64
-                } else {
-                    d as i64
-                }
-            })
+            .map(|(&g, &w)| md.center(md.sub(g, w)))
             .collect();
         let rms = (errs.iter().map(|&e| (e * e) as f64).sum::<f64>() / n as f64).sqrt();
         let max = errs.iter().map(|e| e.abs()).max().unwrap();
