@@ -25,7 +25,7 @@ use hekate::math::PrimeGenerator;
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::{RngCore, SeedableRng};
 use hekate::ring::{Form, RingContext};
-use hekate::rlwe::keyswitch::cost::{CostModel, UnitCosts};
+use hekate::rlwe::keyswitch::cost::{self, CostModel, UnitCosts};
 use hekate::rlwe::keyswitch::{
     HybridKeySwitcher, KeyStorage, KeySwitchMethod, KeySwitcher, KlssBound, KlssConfig,
     KlssKeySwitcher,
@@ -914,12 +914,8 @@ fn x2(v: f64) -> String {
 
 /// The candidates of [`CostModel::best`] for a cell, canonical.
 fn candidates(cell: &CellResult) -> Vec<KeySwitchMethod> {
-    // As `CostModel::candidates`: hybrid, KLSS r̃ = 1..=min(8, ℓ̃), worst-case bound (they
-    // depend on ℓ̃ alone, so the ring need not be kept).
-    let lt = cell.spec.q_bits.len() + cell.spec.p_bits.len();
-    std::iter::once(KeySwitchMethod::Hybrid)
-        .chain((1..=8.min(lt)).map(|rt| KeySwitchMethod::Klss(KlssConfig::klss(rt))))
-        .collect()
+    // They depend on ℓ̃ alone, so the ring need not be kept.
+    cost::candidates(cell.spec.q_bits.len() + cell.spec.p_bits.len())
 }
 
 /// The table of one paper table, with its header and notes.

@@ -24,6 +24,30 @@ use crate::{Error, Result};
 use std::hint::black_box;
 use std::time::Instant;
 
+/// The candidates `Auto` chooses among for `ℓ̃` primes in `PQ`: hybrid, and KLSS with
+/// `r̃` = 1..=min(8, ℓ̃) (worst-case bound), each with 61-bit `B'` primes and with
+/// [`NARROW_B_PRIME_BITS`]-bit ones (more of them, but NTTs at the cheaper narrow cost
+/// where the CPU has IFMA).
+pub fn candidates(l_tilde: usize) -> Vec<KeySwitchMethod> {
+    let narrow = |rt| KlssConfig {
+        b_prime_bits: NARROW_B_PRIME_BITS,
+        ..KlssConfig::klss(rt)
+    };
+    let r_tildes = 1..=8.min(l_tilde);
+    std::iter::once(KeySwitchMethod::Hybrid)
+        .chain(
+            r_tildes
+                .clone()
+                .map(|rt| KeySwitchMethod::Klss(KlssConfig::klss(rt))),
+        )
+        .chain(r_tildes.map(|rt| KeySwitchMethod::Klss(narrow(rt))))
+        .collect()
+}
+
+/// The size of the narrow `B'` primes `Auto` also weighs: the largest below the IFMA NTT's
+/// `2^50` bound.
+pub const NARROW_B_PRIME_BITS: u32 = 50;
+
 /// Measured unit costs, in seconds per operation on `N` words.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UnitCosts {
@@ -251,7 +275,8 @@ impl<'a> CostModel<'a> {
         let dtl = used.div_ceil(cfg.r_tilde) as f64;
         let dl = sizes.len() as f64;
         let rpf = rp as f64;
-        let b_wide = cfg.b_prime_bits >= 50;
+        // A ν-bit prime is below 2^ν: the IFMA lanes take ν <= 50.
+        let b_wide = cfg.b_prime_bits > 50;
         let b_ntts = dl * rpf + 2.0 * dtl * rpf;
         if b_wide {
             c.ntt_wide += b_ntts;
@@ -267,13 +292,9 @@ impl<'a> CostModel<'a> {
         Ok(())
     }
 
-    /// The candidates `Auto` chooses among: hybrid, and KLSS with `r̃` = 1..=8 (worst-case
-    /// bound).
+    /// The candidates `Auto` chooses among here: [`candidates`] for this ring's `PQ`.
     pub fn candidates(&self) -> Vec<KeySwitchMethod> {
-        let lt = self.ctx.q_len() + self.ctx.p_len();
-        std::iter::once(KeySwitchMethod::Hybrid)
-            .chain((1..=8.min(lt)).map(|rt| KeySwitchMethod::Klss(KlssConfig::klss(rt))))
-            .collect()
+        candidates(self.ctx.q_len() + self.ctx.p_len())
     }
 
     /// The prediction for `method` at `q_limbs` chain limbs.
