@@ -249,26 +249,36 @@ impl NegacyclicFft {
         out: &mut [u64],
         scratch: &mut FftScratch,
     ) {
+        self.inverse::<true>(x, q, out, scratch);
+    }
+
+    /// `out = b`: [`NegacyclicFft::inverse_mod_add`] onto zero (without reading `out`).
+    pub fn inverse_mod(&self, x: &mut [C64], q: u64, out: &mut [u64], scratch: &mut FftScratch) {
+        self.inverse::<false>(x, q, out, scratch);
+    }
+
+    /// Both: with `ADD`, `out += b`, else `out = b`.
+    fn inverse<const ADD: bool>(
+        &self,
+        x: &mut [C64],
+        q: u64,
+        out: &mut [u64],
+        scratch: &mut FftScratch,
+    ) {
         assert!(
             x.len() == self.len() && out.len() == self.n,
-            "inverse_mod_add: lengths"
+            "inverse_mod(_add): lengths"
         );
         self.plan.inv(x, PodStack::new(&mut scratch.stack));
         #[cfg(target_arch = "x86_64")]
         {
             if has_avx512dq() {
                 // SAFETY: the CPU supports AVX-512F and DQ (checked just above).
-                unsafe { avx512::untwist_add(x, &self.untwist, q, out) };
+                unsafe { avx512::untwist::<ADD>(x, &self.untwist, q, out) };
                 return;
             }
         }
-        portable::untwist_add(x, &self.untwist, q, out);
-    }
-
-    /// `out = b`: [`NegacyclicFft::inverse_mod_add`] onto zero.
-    pub fn inverse_mod(&self, x: &mut [C64], q: u64, out: &mut [u64], scratch: &mut FftScratch) {
-        out.fill(0);
-        self.inverse_mod_add(x, q, out, scratch);
+        portable::untwist::<ADD>(x, &self.untwist, q, out);
     }
 }
 
@@ -442,7 +452,10 @@ mod portable {
         *o = if r >= q { r - q } else { r } as u64;
     }
 
-    pub(super) fn untwist_add(buf: &[C64], untwist: &[C64], q: u64, out: &mut [u64]) {
+    pub(super) fn untwist<const ADD: bool>(buf: &[C64], untwist: &[C64], q: u64, out: &mut [u64]) {
+        if !ADD {
+            out.fill(0);
+        }
         let (lo, hi) = out.split_at_mut(buf.len());
         for (((v, &w), a), b) in buf.iter().zip(untwist).zip(lo).zip(hi) {
             let c = v * w;
@@ -545,15 +558,31 @@ mod avx512 {
 
     /// `o += round(v) mod q` for eight lanes, `o` in `[0, q)`.
     #[inline(always)]
-    unsafe fn add_rounded(v: __m512d, qf: __m512d, qinv: __m512d, qi: __m512i, o: *mut u64) {
+    unsafe fn add_rounded<const ADD: bool>(
+        v: __m512d,
+        qf: __m512d,
+        qinv: __m512d,
+        qi: __m512i,
+        o: *mut u64,
+    ) {
         let r = _mm512_roundscale_pd::<NEAREST>(v);
         let k = _mm512_roundscale_pd::<NEAREST>(_mm512_mul_pd(r, qinv));
+        // r - k q is in [-q/2, q/2]: one conditional add of q makes it a residue.
         let r = _mm512_cvtpd_epi64(_mm512_fnmadd_pd(k, qf, r));
-        let s = _mm512_add_epi64(r, _mm512_loadu_si512(o as *const _));
+        let s = if ADD {
+            _mm512_add_epi64(r, _mm512_loadu_si512(o as *const _))
+        } else {
+            r
+        };
         let neg = _mm512_cmplt_epi64_mask(s, _mm512_setzero_si512());
         let s = _mm512_mask_add_epi64(s, neg, s, qi);
-        let ge = _mm512_cmpge_epi64_mask(s, qi);
-        _mm512_storeu_si512(o as *mut _, _mm512_mask_sub_epi64(s, ge, s, qi));
+        let s = if ADD {
+            let ge = _mm512_cmpge_epi64_mask(s, qi);
+            _mm512_mask_sub_epi64(s, ge, s, qi)
+        } else {
+            s
+        };
+        _mm512_storeu_si512(o as *mut _, s);
     }
 
     #[target_feature(enable = "avx512f,avx512dq")]
@@ -593,7 +622,12 @@ mod avx512 {
     }
 
     #[target_feature(enable = "avx512f,avx512dq")]
-    pub(super) unsafe fn untwist_add(buf: &[C64], untwist: &[C64], q: u64, out: &mut [u64]) {
+    pub(super) unsafe fn untwist<const ADD: bool>(
+        buf: &[C64],
+        untwist: &[C64],
+        q: u64,
+        out: &mut [u64],
+    ) {
         let m = buf.len();
         let qf = _mm512_set1_pd(q as f64);
         let qinv = _mm512_set1_pd(1.0 / q as f64);
@@ -604,8 +638,8 @@ mod avx512 {
             let (wr, wi) = load_c(untwist.as_ptr().add(j));
             let r = _mm512_fmsub_pd(vr, wr, _mm512_mul_pd(vi, wi));
             let i = _mm512_fmadd_pd(vr, wi, _mm512_mul_pd(vi, wr));
-            add_rounded(r, qf, qinv, qi, lo.add(j));
-            add_rounded(i, qf, qinv, qi, hi.add(j));
+            add_rounded::<ADD>(r, qf, qinv, qi, lo.add(j));
+            add_rounded::<ADD>(i, qf, qinv, qi, hi.add(j));
         }
     }
 
@@ -865,7 +899,7 @@ mod tests {
         f.inverse_mod_add(&mut fast.clone(), q, &mut fast_out, &mut s);
         let mut slow_out = a.clone();
         f.plan.inv(&mut fast, PodStack::new(&mut s.stack));
-        portable::untwist_add(&fast, &f.untwist, q, &mut slow_out);
+        portable::untwist::<true>(&fast, &f.untwist, q, &mut slow_out);
         assert_eq!(fast_out, slow_out);
         // a + a, since inverse(forward(a)) = a.
         let doubled: Vec<u64> = a.iter().map(|&x| 2 * x % q).collect();
