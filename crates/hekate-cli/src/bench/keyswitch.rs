@@ -55,8 +55,9 @@ pub struct KeyswitchArgs {
     #[arg(long = "r-tilde", value_delimiter = ',', value_name = "R,...")]
     r_tilde: Option<Vec<usize>>,
     /// Bit size of the KLSS B' primes in t3 / t4 (30..=61). Primes below 2^50 take the
-    /// IFMA NTT path (about 2.5x cheaper per NTT here) at the price of a larger r'; the cost
-    /// model's own pick keeps the library default and is then timed as an extra row
+    /// IFMA NTT path (about 2.5x cheaper per NTT here) at the price of a larger r'. The
+    /// cost model's own pick (among 61- and 50-bit B' primes) is timed as an extra row
+    /// when the sweep does not hold it
     #[arg(long = "b-prime-bits", value_name = "BITS", default_value_t = DEFAULT_B_PRIME_BITS)]
     b_prime_bits: u32,
     /// Only these ℓ̃ (total primes of PQ) in t3 / t4, comma separated
