@@ -1113,7 +1113,7 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
             best_speedup,
             paper_best,
             paper_speedup,
-            c.auto.name(),
+            label(&c.auto),
             pick.map_or("-".into(), |p| fmt_ms(p.stats.ms())),
             hit_cell(pick, fastest),
         ]);
@@ -1153,7 +1153,7 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
     out.push_str(
         "- Summary: best KLSS is the fastest r̃ of the sweep; paper best / paper speedup the \
          paper's. model's pick is CostModel::best (the candidate predicted fastest at this level: \
-         hybrid or KLSS r̃ = 1..8, worst-case bound; Auto runs CostModel::plan, one KLSS r̃ for \
+         hybrid or KLSS r̃ = 1..8, worst-case bound, 61- or 50-bit B' primes; Auto runs CostModel::plan, one KLSS r̃ for \
          all levels); it is timed as an extra row when it is outside the \
          sweep. pick = fastest: whether it is the measured-fastest of the timed methods it \
          could pick (else its time over the fastest's).\n",
@@ -1167,7 +1167,7 @@ fn hit_cell(pick: Option<&Timed>, fastest: Option<&Timed>) -> String {
         (Some(p), Some(f)) => format!(
             "no ({:.2}x the time of {})",
             p.stats.median.as_secs_f64() / f.stats.median.as_secs_f64(),
-            f.method.name()
+            label(&f.method)
         ),
         _ => "-".into(),
     }
@@ -1235,7 +1235,7 @@ fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
                 paper_ms,
                 paper_speedup,
                 if i == 0 {
-                    format!("{}: {hit}", c.auto.name())
+                    format!("{}: {hit}", label(&c.auto))
                 } else {
                     String::new()
                 },
@@ -1270,7 +1270,7 @@ fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
     ));
     out.push_str(
         "- pred ms / pred err: CostModel::predict (calibrated once per N) and predicted / \
-         measured - 1. model's pick: CostModel::best (hybrid or KLSS r̃ = 1..8, worst-case \
+         measured - 1. model's pick: CostModel::best (hybrid or KLSS r̃ = 1..8, 61- or 50-bit B', worst-case \
          bound; timed as an extra row when it is not hybrid or linear), and whether it is the \
          measured-fastest of the timed methods it could pick (the heuristic linear is not a \
          candidate).\n",
