@@ -498,19 +498,12 @@ impl FhewEvaluator {
         let u = (sk.lwe.phase(ct)?).rem_euclid(ct.q as i64) as usize;
         let mut expect = f.clone();
         expect.mul_monomial_assign(u * (2 * ring.n() / ct.q as usize), &ring);
-        let q = self.ctx.big_q;
+        let q = ring.modulus(0, 1);
         Ok(phase
             .data()
             .iter()
             .zip(expect.data())
-            .map(|(&x, &y)| {
-                let d = (x + q - y) % q;
-                if d > q / 2 {
-                    d as i64 - q as i64
-                } else {
-                    d as i64
-                }
-            })
+            .map(|(&x, &y)| q.center(q.sub(x, y)))
             .collect())
     }
 }
