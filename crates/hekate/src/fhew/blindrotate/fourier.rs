@@ -318,9 +318,10 @@ impl FourierKeys {
         let u = std::mem::take(&mut s.u);
         let rows = self.digit_transforms(key.gadget, &[&u], s);
         s.u = u;
-        let [oa, ob, _, tb] = &mut s.out;
+        // ψ(b) becomes the output's b (a buffer swap, no copy).
+        s.out.swap(1, 3);
+        let [oa, ob, ..] = &mut s.out;
         oa.fill(ZERO);
-        ob.copy_from_slice(tb);
         key.mul_acc(oa, ob, &s.digits_f[..rows * n / 2], true);
     }
 
