@@ -11,11 +11,12 @@ use crate::Outcome;
 use clap::{Args, ValueEnum};
 use hekate::fhew::params::{FhewParams, Method, MethodConfig};
 use hekate::fhew::{
-    test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, RotationArithmetic,
-    StepOrder,
+    test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, LweCiphertext,
+    RotationArithmetic, StepOrder,
 };
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::{RngCore, SeedableRng};
+use hekate::ring::Poly;
 use std::error::Error;
 use std::sync::Arc;
 
@@ -42,7 +43,8 @@ pub struct FhewArgs {
     /// Timed NAND gates per method (median reported).
     #[arg(long, default_value_t = 15)]
     gates: usize,
-    /// Worker threads (1 matches the single-thread peers).
+    /// Worker threads: key generation, and the σ_acc^2 trials (one evaluator per thread,
+    /// sharing the key). NAND times are single-threaded either way.
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// A short run: TOY and OPENFHE_STD128 with GINX and Alg4, 20 trials, 5 gates.
@@ -230,21 +232,16 @@ fn run_preset(
             let st = measure(args.gates, || ev.gate(Gate::Nand, &a, &b));
             (st.median.as_secs_f64() * 1e3, None)
         };
-        // σ_acc^2 over `trials` blind rotations of random messages.
+        // σ_acc^2 over `trials` blind rotations of random messages, shared out among
+        // `--threads` workers (`FhewEvaluator::worker`: one converted key for all).
         let f = test_vector(&ctx, |u| (u as i64 % 7 - 3) * 1000);
-        let (mut sum, mut count) = (0f64, 0usize);
-        for _ in 0..args.trials {
-            let m = rng.next_u64() % p.q;
-            let ct = sk.lwe.encrypt(m, p.q, &ctx.noise, &mut rng)?;
-            let err = ev.blind_rotation_error(&ct, &f, &sk)?;
-            sum += err.iter().map(|&e| (e as f64) * (e as f64)).sum::<f64>();
-            count += err.len();
-        }
-        let var = if count > 0 {
-            sum / count as f64
-        } else {
-            f64::NAN
-        };
+        let cts = (0..args.trials)
+            .map(|_| {
+                let m = rng.next_u64() % p.q;
+                sk.lwe.encrypt(m, p.q, &ctx.noise, &mut rng)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let var = squared_error(&ev, &cts, &f, &sk, args.threads)?;
         if cfg == MethodConfig::new(Method::Ginx) {
             ginx_ms = Some(nand);
         }
@@ -285,6 +282,49 @@ fn run_preset(
     print!("{}", table.to_markdown());
     println!();
     Ok(())
+}
+
+/// The mean squared blind-rotation error (`σ_acc^2`) over `cts`, on `threads` workers of
+/// `ev` (NaN for no ciphertexts).
+fn squared_error(
+    ev: &FhewEvaluator,
+    cts: &[LweCiphertext],
+    f: &Poly,
+    sk: &FhewSecretKey,
+    threads: usize,
+) -> Result<f64, Box<dyn Error>> {
+    if cts.is_empty() {
+        return Ok(f64::NAN);
+    }
+    let per = cts.len().div_ceil(threads.max(1));
+    let sums: Vec<hekate::Result<(f64, usize)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cts
+            .chunks(per)
+            .map(|chunk| {
+                let mut w = ev.worker();
+                scope.spawn(move || {
+                    let (mut sum, mut count) = (0f64, 0usize);
+                    for ct in chunk {
+                        let err = w.blind_rotation_error(ct, f, sk)?;
+                        sum += err.iter().map(|&e| (e as f64) * (e as f64)).sum::<f64>();
+                        count += err.len();
+                    }
+                    Ok((sum, count))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a σ_acc^2 worker panicked"))
+            .collect()
+    });
+    let (mut sum, mut count) = (0f64, 0usize);
+    for r in sums {
+        let (s, c) = r?;
+        sum += s;
+        count += c;
+    }
+    Ok(sum / count as f64)
 }
 
 /// Median NAND milliseconds of `first` and `second`, timed one gate each in turn (after
