@@ -91,6 +91,18 @@ pub enum Products {
     Compact,
 }
 
+impl Products {
+    /// The arithmetic asked for (`None`: the evaluator's own choice).
+    fn arithmetic(self) -> Option<RotationArithmetic> {
+        match self {
+            Products::Auto => None,
+            Products::Ntt => Some(RotationArithmetic::Ntt),
+            Products::Fourier => Some(RotationArithmetic::Fourier),
+            Products::Compact => Some(RotationArithmetic::FourierCompact),
+        }
+    }
+}
+
 fn parse_method(s: &str) -> Result<MethodConfig, Box<dyn Error>> {
     let (name, alt) = match s.split_once('+') {
         Some((n, "ALTMULT")) => (n, true),
@@ -195,21 +207,9 @@ fn run_preset(
             key.brk = key.brk.with_step_order(StepOrder::Index);
         }
         let key = Arc::new(key);
-        let mut ev = match args.products {
-            Products::Auto => FhewEvaluator::new(ctx.clone(), key.clone())?,
-            Products::Ntt => {
-                FhewEvaluator::with_arithmetic(ctx.clone(), key.clone(), RotationArithmetic::Ntt)?
-            }
-            Products::Fourier => FhewEvaluator::with_arithmetic(
-                ctx.clone(),
-                key.clone(),
-                RotationArithmetic::Fourier,
-            )?,
-            Products::Compact => FhewEvaluator::with_arithmetic(
-                ctx.clone(),
-                key.clone(),
-                RotationArithmetic::FourierCompact,
-            )?,
+        let mut ev = match args.products.arithmetic() {
+            None => FhewEvaluator::new(ctx.clone(), key.clone())?,
+            Some(r) => FhewEvaluator::with_arithmetic(ctx.clone(), key.clone(), r)?,
         };
         let a = sk.encrypt_bit(&ctx, true, &mut rng)?;
         let b = sk.encrypt_bit(&ctx, false, &mut rng)?;
@@ -333,8 +333,8 @@ fn interleaved(
     gates: usize,
     first: &mut FhewEvaluator,
     second: &mut FhewEvaluator,
-    a: &hekate::fhew::LweCiphertext,
-    b: &hekate::fhew::LweCiphertext,
+    a: &LweCiphertext,
+    b: &LweCiphertext,
 ) -> Result<(f64, f64), Box<dyn Error>> {
     let mut t = [Vec::new(), Vec::new()];
     for g in 0..=gates.max(1) {

@@ -489,28 +489,30 @@ impl LweKeySwitchKey {
         ob & mask
     }
 
+    /// The rows the digits of `a` select, in order: row `(i d_ks + j)(B_ks - 1) + v - 1`
+    /// for each nonzero digit `v` (digit `j` of `a_i`).
+    fn selected_rows<'a>(&'a self, a: &'a [u32]) -> impl Iterator<Item = usize> + 'a {
+        let (lb, digits) = (self.log_base as usize, self.digits);
+        let bmask = (1usize << lb) - 1;
+        a.iter().enumerate().flat_map(move |(i, &ai)| {
+            // j log B_ks < log Q_ks <= 32: the shift stays below the word.
+            (0..digits).filter_map(move |j| {
+                let v = (ai as usize >> (j * lb)) & bmask;
+                (v != 0).then(|| (i * digits + j) * bmask + v - 1)
+            })
+        })
+    }
+
     /// `out = Σ` of the rows the digits of `a` select, summed in wrapping 32-bit words
-    /// (`Q_ks` is a power of two dividing `2^32`), `ob += Σ` of their `β`. The rows are
-    /// listed first so that each can be prefetched [`PREFETCH_ROWS`] rows ahead.
+    /// (`Q_ks` is a power of two dividing `2^32`), `ob += Σ` of their `β`. Each row is
+    /// prefetched [`PREFETCH_ROWS`] rows ahead (a second pass over the digits).
     fn sum_rows<W: Copy + Into<u32>>(&self, a: &[u32], rows: &[W], out: &mut [u32], ob: &mut u32) {
         let n = self.n_out;
-        let base = 1u32 << self.log_base;
-        let bmask = base - 1;
-        let mut selected = Vec::with_capacity(a.len() * self.digits);
-        for (i, &ai) in a.iter().enumerate() {
-            let mut x = ai;
-            for j in 0..self.digits {
-                let v = x & bmask;
-                x >>= self.log_base;
-                if v != 0 {
-                    selected.push((i * self.digits + j) * (base as usize - 1) + v as usize - 1);
-                }
-            }
-        }
+        let mut ahead = self.selected_rows(a).skip(PREFETCH_ROWS);
         out.fill(0);
-        for (t, &row) in selected.iter().enumerate() {
-            if let Some(&ahead) = selected.get(t + PREFETCH_ROWS) {
-                prefetch(&rows[ahead * n..(ahead + 1) * n]);
+        for row in self.selected_rows(a) {
+            if let Some(r) = ahead.next() {
+                prefetch(&rows[r * n..(r + 1) * n]);
             }
             for (o, &y) in out.iter_mut().zip(&rows[row * n..(row + 1) * n]) {
                 *o = o.wrapping_add(y.into());

@@ -16,7 +16,9 @@
 //! acts on the NTT form.
 //!
 //! Memory: the converted keys take as many bytes as the NTT-form keys (`N/2` complex
-//! doubles against `N` words per polynomial), and are kept beside them.
+//! doubles against `N` words per polynomial), and are kept beside them; with
+//! [`FourierKeys::compact`] the blind-rotation keys take half that (and the products are
+//! no longer exact).
 
 use super::{BlindRotationKey, BrkElement, Products};
 use crate::math::fourier::{
