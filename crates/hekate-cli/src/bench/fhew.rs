@@ -93,7 +93,7 @@ pub enum Products {
 
 impl Products {
     /// The arithmetic asked for (`None`: the evaluator's own choice).
-    fn arithmetic(self) -> Option<RotationArithmetic> {
+    pub(super) fn arithmetic(self) -> Option<RotationArithmetic> {
         match self {
             Products::Auto => None,
             Products::Ntt => Some(RotationArithmetic::Ntt),
@@ -103,7 +103,8 @@ impl Products {
     }
 }
 
-fn parse_method(s: &str) -> Result<MethodConfig, Box<dyn Error>> {
+/// A method by name (`Alg4`, `GINX+ALTMULT`, ...).
+pub(super) fn parse_method(s: &str) -> Result<MethodConfig, Box<dyn Error>> {
     let (name, alt) = match s.split_once('+') {
         Some((n, "ALTMULT")) => (n, true),
         None => (s, false),

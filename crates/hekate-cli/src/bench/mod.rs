@@ -7,6 +7,7 @@
 
 pub mod ckks;
 pub mod fhew;
+pub mod fhew_peer;
 pub mod keyswitch;
 
 use crate::Outcome;
@@ -29,6 +30,10 @@ pub enum BenchArea {
     /// FHEW NAND gate bootstrapping per preset and blind-rotation method: NAND time, key
     /// sizes, key generation, measured σ_acc^2, failure probability (try --quick first).
     Fhew(fhew::FhewArgs),
+    /// hekate's NAND against a peer library's (OpenFHE through
+    /// scripts/peers/openfhe_binfhe_serve.py), alternating round by round in one sitting:
+    /// per-round ratios, their median and spread.
+    FhewPeer(fhew_peer::FhewPeerArgs),
 }
 
 /// Runs one benchmark area.
@@ -37,6 +42,7 @@ pub fn run(area: BenchArea) -> Result<Outcome, Box<dyn Error>> {
         BenchArea::Ckks(args) => ckks::run(args),
         BenchArea::Keyswitch(args) => keyswitch::run(args),
         BenchArea::Fhew(args) => fhew::run(args),
+        BenchArea::FhewPeer(args) => fhew_peer::run(args),
     }
 }
 
