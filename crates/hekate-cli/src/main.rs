@@ -3,6 +3,7 @@
 //! ```text
 //! hekate demo                      # walk-through of CKKS and FHEW gates, a smoke test
 //! hekate bench fhew --quick        # FHEW NAND per preset and blind-rotation method
+//! hekate bench fhew-peer --peer CMD # NAND against OpenFHE's, alternating in one sitting
 //! hekate bench ckks                # CKKS primitive operations, N = 2^16, markdown table
 //! hekate bench ckks --quick        # the same at N = 2^13 with small chains (< 1 minute)
 //! hekate bench keyswitch           # hybrid vs KLSS / linear on seed 000's and 001's grids
