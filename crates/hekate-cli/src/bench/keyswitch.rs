@@ -454,8 +454,8 @@ struct Timed {
     method: KeySwitchMethod,
     /// Not asked for: the cost model's pick, timed to score it.
     auto_extra: bool,
-    /// `(r̃, d̃, r')` of a KLSS / linear engine.
-    klss: Option<(usize, usize, usize)>,
+    /// `(r̃, d̃, (min r'_i, max r'_i))` of a KLSS / linear engine.
+    klss: Option<(usize, usize, (usize, usize))>,
     /// In-memory key size (the expanded key for KLSS).
     key_bytes: usize,
     /// Expansion of the hybrid key, seconds (KLSS only).
@@ -649,7 +649,11 @@ fn run_cell(
                 Timed {
                     method: *m,
                     auto_extra: auto_extra && idx == methods.len() - 1,
-                    klss: Some((engine.r_tilde(), engine.d_tilde(), engine.r_prime())),
+                    klss: Some((
+                        engine.r_tilde(),
+                        engine.d_tilde(),
+                        r_prime_range(engine.r_primes()),
+                    )),
                     key_bytes,
                     expand_s: Some(t_expand.as_secs_f64()),
                     stats,
@@ -1008,7 +1012,7 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
                 name.push_str(" [model's pick]");
             }
             let (rt, dt, rp) = match row.klss {
-                Some((a, b, c)) => (a.to_string(), b.to_string(), c.to_string()),
+                Some((a, b, c)) => (a.to_string(), b.to_string(), fmt_r_prime(c)),
                 None => ("-".into(), "-".into(), "-".into()),
             };
             let paper_rp = row
@@ -1078,7 +1082,7 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
             Some(b) => {
                 let (rt, _, rp) = b.klss.expect("KLSS row");
                 (
-                    format!("r̃={rt}, r'={rp}"),
+                    format!("r̃={rt}, r'={}", fmt_r_prime(rp)),
                     fmt_ms(b.stats.ms()),
                     x2(c.speedup(b)),
                 )
@@ -1130,14 +1134,16 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
     );
     out.push_str(
         "- r': primes of B' (61-bit, the library default, unless --b-prime-bits says \
-         otherwise) derived from the worst-case bound B' > 2 N Σ_j B_j B̃ (Eq. (5)); paper r' is the paper's (60-bit primes). Ours can be \
-         one higher: hekate's key digits are taken over PQ in the order p_0.., q_0.. so the \
-         first digit holds the 60-bit special prime(s) with r̃ - 1 chain primes, which sets \
-         B̃; the paper's r' fits digits of r̃ 36-bit chain primes.\n",
+         otherwise) derived from the worst-case bound B' > 2 N Σ_j B_j B̃_i (Eq. (5)) per \
+         key digit i; `a-b` means the digits take a to b of them. paper r' is the paper's \
+         (60-bit primes). Ours can be one higher: hekate's key digits are taken over PQ in \
+         the order p_0.., q_0.. so the first digit holds the 60-bit special prime(s) with \
+         r̃ - 1 chain primes, which needs the most; the paper's r' fits digits of r̃ 36-bit \
+         chain primes.\n",
     );
     out.push_str(
         "- key MiB: the key in memory (hybrid: 2 d (ℓ + r) N words; KLSS: the expanded key, \
-         2 d d̃ r' N words); key / hybrid is their ratio. expand s: expanding the hybrid key, \
+         2 d Σ r'_i N words); key / hybrid is their ratio. expand s: expanding the hybrid key, \
          once (not part of the switch).\n",
     );
     out.push_str(&format!(
@@ -1224,7 +1230,7 @@ fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
                 l.to_string(),
                 c.spec.dnum.to_string(),
                 name,
-                row.klss.map_or("-".into(), |(_, _, rp)| rp.to_string()),
+                row.klss.map_or("-".into(), |(_, _, rp)| fmt_r_prime(rp)),
                 fmt_mib(row.key_bytes),
                 x2(row.key_bytes as f64 / h.key_bytes as f64),
                 row.expand_s.map_or("-".into(), |s| format!("{s:.2}")),
@@ -1330,6 +1336,23 @@ fn render_summary(all: &[(PaperTable, Vec<CellResult>)], total_s: f64) -> String
          could have picked (1.000 = always right). Total run time {total_s:.1} s.\n"
     ));
     out
+}
+
+/// The smallest and largest `r'_i` of an engine's key digits.
+fn r_prime_range(r_primes: &[usize]) -> (usize, usize) {
+    let min = r_primes.iter().copied().min().unwrap_or(0);
+    let max = r_primes.iter().copied().max().unwrap_or(0);
+    (min, max)
+}
+
+/// `r'` for a table: one number, or `min-max` where the key digits differ (the digits
+/// holding the special primes can need one more `B'` prime than the others).
+fn fmt_r_prime((min, max): (usize, usize)) -> String {
+    if min == max {
+        max.to_string()
+    } else {
+        format!("{min}-{max}")
+    }
 }
 
 #[cfg(test)]
@@ -1446,7 +1469,7 @@ mod tests {
             .iter()
             .find(|t| t.method == KeySwitchMethod::Linear(KlssBound::Heuristic))
             .unwrap();
-        assert_eq!(heur.klss.map(|k| k.2), Some(2));
+        assert_eq!(heur.klss.map(|k| k.2), Some((2, 2)));
         assert_eq!(heur.key_bytes, 2 * l.hybrid().key_bytes);
         assert!(report.text.contains("Table 3") && report.text.contains("Cost model summary"));
         assert!(report.text.contains("VmHWM") || report.text.contains("unavailable"));

@@ -263,32 +263,39 @@ impl<'a> CostModel<'a> {
     ) -> Result<()> {
         let ctx = self.ctx;
         let k = ctx.p_len();
-        let rp = match cfg.r_prime {
-            Some(r) => r,
-            None => {
-                let need = super::klss::log_bound(ctx, self.dnum, cfg);
-                // B' primes sit just below 2^bits.
-                (need / (cfg.b_prime_bits as f64 - 0.01)).floor() as usize + 1
-            }
+        // r'_i per key digit (KlssKeySwitcher::r_primes): B' primes sit just below
+        // 2^bits, so a digit whose bound is `need` bits takes floor(need / bits) + 1.
+        let r_primes: Vec<usize> = match cfg.r_prime {
+            Some(r) => vec![r; (ctx.q_len() + k).div_ceil(cfg.r_tilde)],
+            None => super::klss::log_bounds(ctx, self.dnum, cfg)
+                .iter()
+                .map(|need| (need / (cfg.b_prime_bits as f64 - 0.01)).floor() as usize + 1)
+                .collect(),
         };
+        let rp = r_primes.iter().copied().max().unwrap_or(1);
         let used = k + ql;
-        let dtl = used.div_ceil(cfg.r_tilde) as f64;
+        let dtl = used.div_ceil(cfg.r_tilde);
+        // Σ r'_i over the key digits in use, and Σ r'_i |D̃_i| (the recombination).
+        let sum_rp: f64 = r_primes[..dtl].iter().map(|&r| r as f64).sum();
+        let sum_rp_primes: f64 = (0..dtl)
+            .map(|i| (r_primes[i] * (((i + 1) * cfg.r_tilde).min(used) - i * cfg.r_tilde)) as f64)
+            .sum();
         let dl = sizes.len() as f64;
         let rpf = rp as f64;
         // A ν-bit prime is below 2^ν: the IFMA lanes take ν <= 50.
         let b_wide = cfg.b_prime_bits > 50;
-        let b_ntts = dl * rpf + 2.0 * dtl * rpf;
+        let b_ntts = dl * rpf + 2.0 * sum_rp;
         if b_wide {
             c.ntt_wide += b_ntts;
         } else {
             c.ntt_narrow += b_ntts;
         }
-        c.hadamard += 2.0 * dl * dtl * rpf;
+        c.hadamard += 2.0 * dl * sum_rp;
         let copy_lift = sizes.iter().all(|&s| s == 1);
         if !copy_lift {
             c.conversion += sizes.iter().map(|&s| (s * rp) as f64).sum::<f64>();
         }
-        c.conversion += 2.0 * rpf * used as f64 + 2.0 * (k * ql) as f64;
+        c.conversion += 2.0 * sum_rp_primes + 2.0 * (k * ql) as f64;
         Ok(())
     }
 

@@ -12,13 +12,15 @@
 //! - The key gadget `h̃`: `d̃` digits `D̃_i` of `r̃` consecutive primes of `Q̃`, with the CRT
 //!   idempotents `g̃_i` (`1 mod D̃_i`, `0 mod D̃_{i'}`).
 //! - The auxiliary base `B'`: `r'` word primes (not in `Q̃`), large enough that every inner
-//!   product below is exact as an integer (Eq. (5), see [`KlssBound`]).
+//!   product below is exact as an integer (Eq. (5), see [`KlssBound`]). Key digit `i`
+//!   uses only the first `r'_i <= r'` of them: the fewest above its own bound, which
+//!   grows with `D̃_i` (the digits holding wide special primes need the most).
 //!
 //! # Key (expanded once)
 //!
-//! `v_{h,j,i} = [u_{h,j}]_{D̃_i}` (centered), in NTT form over `B'`: `2 d d̃` polynomials of
-//! `r'` limbs. Memory: `2 d d̃ r' N` words against the hybrid key's `2 d ℓ̃ N`, so about
-//! `r' / r̃` times as large. [`KlssKey`] can also keep the ordinary (seed-compressed)
+//! `v_{h,j,i} = [u_{h,j}]_{D̃_i}` (centered), in NTT form over the first `r'_i` primes of
+//! `B'`: `2 d d̃` polynomials. Memory: `2 d Σ_i r'_i N` words against the hybrid key's
+//! `2 d ℓ̃ N`, so about `r' / r̃` times as large. [`KlssKey`] can also keep the ordinary (seed-compressed)
 //! hybrid key beside it, so that it serializes at the hybrid size and is expanded again
 //! on load ([`KeyStorage`]).
 //!
@@ -27,10 +29,12 @@
 //! 1. *Decompose*: inverse NTT (`l + 1` NTTs); `b_j = [c]_{D_j}` (centered) lifted exactly
 //!    to `B'` and transformed (`d r'` NTTs). For `r = 1` and `q_j` below every `B'` prime
 //!    the lift is a copy (plus the centering).
-//! 2. *Inner products* over `B'`: `c̃_{h,i} = Σ_j b_j v_{h,j,i}` (`2 d d̃ r'` Hadamard
-//!    products): exact integer polynomials because `B'` exceeds twice their bound.
-//! 3. *Recombine*: inverse NTT over `B'` (`2 d̃ r'` NTTs), then `c̃_h mod p = [c̃_{h,i}]_p`
-//!    for every prime `p` of `D̃_i` (an exact centered base conversion `B' -> D̃_i`): since
+//! 2. *Inner products* over `B'`: `c̃_{h,i} = Σ_j b_j v_{h,j,i}` over the first `r'_i`
+//!    primes (`2 d Σ_i r'_i` Hadamard products): exact integer polynomials because those
+//!    primes exceed twice their bound.
+//! 3. *Recombine*: inverse NTT over `B'` (`2 Σ_i r'_i` NTTs), then `c̃_h mod p =
+//!    [c̃_{h,i}]_p` for every prime `p` of `D̃_i` (an exact centered base conversion from
+//!    the first `r'_i` primes of `B'` to `D̃_i`): since
 //!    `U = Σ_i g̃_i V_i`, `⟨b, u_h⟩ = Σ_i g̃_i c̃_{h,i}`, which is `c̃_{h,i}` modulo `D̃_i`.
 //! 4. *ModDown* by `P` as in the hybrid engine (coefficient form), then the forward NTT
 //!    over `Q_l` (`2 (l + 1)` NTTs).
@@ -58,10 +62,11 @@
 //! - *The size of `[m_0, m_1]`.* The paper requires the sums below `m_0 m_1` and takes two
 //!   64-bit moduli, but its own parameters (55-bit `q_0` and `p`, `ℓ = 32`, `N = 2^16`)
 //!   bound the sums by `2 d N B B̃ ≈ 2^130` in the worst case, above any two word primes.
-//!   hekate sizes `B'` by a stated bound: [`KlssBound::WorstCase`] (Eq. (5); may need
-//!   `r' = 3`), or [`KlssBound::Heuristic`], Hoeffding's tail bound for inputs whose digits
-//!   are uniform (every honestly computed ciphertext), at failure probability `2^-64` per
-//!   coefficient, which gives `r' = 2` there. The heuristic bound is *not* safe for
+//!   hekate sizes `B'` by a stated bound, per key digit: [`KlssBound::WorstCase`] (Eq. (5):
+//!   there `r'_i = 3` for the two digits of 55-bit primes and 2 for the 40-bit ones, a
+//!   key 2.06 times the hybrid one), or [`KlssBound::Heuristic`], Hoeffding's tail bound
+//!   for inputs whose digits are uniform (every honestly computed ciphertext), at failure
+//!   probability `2^-64` per coefficient, which gives `r' = 2` for every digit there. The heuristic bound is *not* safe for
 //!   adversarially chosen inputs (an attacker who knows the public key can force an
 //!   overflow); it is opt-in.
 //! - *`α > 1`.* The paper sketches it only; here the ciphertext digits have `α` primes and
@@ -160,11 +165,12 @@ pub struct KlssKey {
     pub dnum: usize,
     /// `d̃`: key digits.
     pub d_tilde: usize,
-    /// `r'`: limbs per polynomial.
-    pub r_prime: usize,
+    /// `r'_i`: the `B'` limbs of key digit `i`'s polynomials (the first `r'_i` primes of
+    /// `B'`, enough for that digit's bound; see [`KlssKeySwitcher::r_primes`]).
+    pub r_primes: Vec<usize>,
     /// Ring degree.
     pub n: usize,
-    /// `v_{h,j,i}` at `((h d̃ + i) d + j) r' N`: limb `t` of it at `+ t N`.
+    /// `v_{h,j,i}` at `((h Σr' + Σ_(i' < i) r'_i') d + j r'_i) N`: limb `t` of it at `+ t N`.
     pub data: Vec<u64>,
     /// The seed of the ordinary key's `a` parts (to serialize it seed-compressed).
     pub seed: Seed,
@@ -185,10 +191,17 @@ impl KlssKey {
 
     #[inline]
     fn v(&self, h: usize, i: usize, j: usize) -> &[u64] {
-        let len = self.r_prime * self.n;
-        let at = ((h * self.d_tilde + i) * self.dnum + j) * len;
+        let len = self.r_primes[i] * self.n;
+        let at = key_block(&self.r_primes, h, i) * self.dnum * self.n + j * len;
         &self.data[at..at + len]
     }
+}
+
+/// The first limb of block `(h, i)` (in units of `d` limbs for a key, of one limb for an
+/// accumulator) when the blocks `(0, 0), (0, 1), .., (1, 0), ..` of `r'_i` limbs each
+/// follow one another, for the key digits `r_primes` covers.
+fn key_block(r_primes: &[usize], h: usize, i: usize) -> usize {
+    h * r_primes.iter().sum::<usize>() + r_primes[..i].iter().sum::<usize>()
 }
 
 /// The digits `b_j` lifted to `B'`, NTT form: digit `j` limb `t` at `(j r' + t) N`.
@@ -205,7 +218,8 @@ pub struct KlssAccumulator {
     q_limbs: usize,
     /// Products summed into `sums` since the last recombination.
     count: usize,
-    /// `c̃_{h,i}` at `(h d̃_l + i) r' N`, for the `d̃_l` key digits in use.
+    /// `c̃_{h,i}` at `key_block(r'[..d̃_l], h, i) N` (`r'_i` limbs), for the `d̃_l` key
+    /// digits in use.
     sums: Vec<u64>,
     /// Recombined part: over `Q_l ∪ P`, coefficient form.
     recombined: Option<[Poly; 2]>,
@@ -220,10 +234,12 @@ pub struct KlssKeySwitcher {
     /// The ring over `B'` (its NTT plans and moduli).
     aux: Arc<RingContext>,
     r_prime: usize,
+    /// `r'_i` per key digit: the first `r'_i` primes of `B'` exceed digit `i`'s bound.
+    r_primes: Vec<usize>,
     d_tilde: usize,
     /// `lift[j][s - 1]`: the first `s` primes of digit `j` to `B'`.
     lift: Vec<Vec<BaseConverter>>,
-    /// `recombine[i]`: `B'` to the primes of key digit `i`.
+    /// `recombine[i]`: the first `r'_i` primes of `B'` to the primes of key digit `i`.
     recombine: Vec<BaseConverter>,
     /// Whether digit lifts are copies (`r = 1`, every `q` below every `B'` prime).
     copy_lift: bool,
@@ -258,7 +274,8 @@ impl KlssKeySwitcher {
         }
         let pq = pq_order(&ctx);
         let d_tilde = lt.div_ceil(config.r_tilde);
-        let log_bound = log_bound(&ctx, dnum, &config);
+        let digit_bounds = log_bounds(&ctx, dnum, &config);
+        let log_bound = digit_bounds.iter().copied().fold(f64::MIN, f64::max);
         let mut gen = PrimeGenerator::new(n)?;
         gen.exclude(&pq.iter().map(|m| m.value()).collect::<Vec<_>>());
         let mut b_primes = Vec::new();
@@ -287,8 +304,27 @@ impl KlssKeySwitcher {
             )));
         }
         let r_prime = b_primes.len();
+        // Each key digit takes the fewest leading B' primes above its own bound (all r'
+        // when r' is given).
+        let r_primes: Vec<usize> = match config.r_prime {
+            Some(_) => vec![r_prime; d_tilde],
+            None => digit_bounds
+                .iter()
+                .map(|&bound| {
+                    let mut log = 0.0;
+                    1 + b_primes
+                        .iter()
+                        .position(|&p| {
+                            log += (p as f64).log2();
+                            log > bound
+                        })
+                        .expect("B' exceeds every digit's bound")
+                })
+                .collect(),
+        };
         let aux = RingContext::new(n, &b_primes, &[])?;
         let b_basis = aux.q().clone();
+        let b_prefix = |r: usize| RnsBasis::from_moduli(b_basis.moduli()[..r].to_vec());
         let alpha = hybrid.alpha();
         let q = ctx.q().moduli();
         let lift = (0..dnum)
@@ -308,7 +344,8 @@ impl KlssKeySwitcher {
         let recombine = (0..d_tilde)
             .map(|i| {
                 let range = i * config.r_tilde..((i + 1) * config.r_tilde).min(lt);
-                BaseConverter::new(&b_basis, &RnsBasis::from_moduli(pq[range].to_vec()))
+                let to = RnsBasis::from_moduli(pq[range].to_vec());
+                BaseConverter::new(&b_prefix(r_primes[i]), &to)
             })
             .collect();
         let b_min = b_primes.iter().copied().min().expect("r' >= 1");
@@ -322,6 +359,13 @@ impl KlssKeySwitcher {
             ]
             .iter()
             .chain(b_primes.iter())
+            .chain(
+                r_primes
+                    .iter()
+                    .map(|&r| r as u64)
+                    .collect::<Vec<_>>()
+                    .iter(),
+            )
             .flat_map(|x| x.to_le_bytes())
             .collect::<Vec<_>>(),
         );
@@ -331,6 +375,7 @@ impl KlssKeySwitcher {
             config,
             aux,
             r_prime,
+            r_primes,
             d_tilde,
             lift,
             recombine,
@@ -370,6 +415,14 @@ impl KlssKeySwitcher {
         self.r_prime
     }
 
+    /// `r'_i` for each key digit `i`: the key digit's polynomials are kept over the first
+    /// `r'_i` primes of `B'`, the fewest whose product exceeds that digit's own bound
+    /// (a digit holding a special prime can need more than the others). The key takes
+    /// `2 d Σ r'_i N` words, and a switch as many products.
+    pub fn r_primes(&self) -> &[usize] {
+        &self.r_primes
+    }
+
     /// The `B'` primes.
     pub fn b_primes(&self) -> Vec<u64> {
         self.aux.q().moduli().iter().map(|m| m.value()).collect()
@@ -396,6 +449,19 @@ impl KlssKeySwitcher {
         (used.div_ceil(self.config.r_tilde), used)
     }
 
+    /// For each limb of an accumulator over the first `dl` key digits: `(h, i, t)`, the
+    /// output part, the key digit and the `B'` prime.
+    fn sum_limbs(&self, dl: usize) -> Vec<(usize, usize, usize)> {
+        (0..2)
+            .flat_map(|h| {
+                self.r_primes[..dl]
+                    .iter()
+                    .enumerate()
+                    .flat_map(move |(i, &r)| (0..r).map(move |t| (h, i, t)))
+            })
+            .collect()
+    }
+
     /// Expands an ordinary (hybrid) key: `v_{h,j,i} = [u_{h,j}]_{D̃_i}` over `B'`, NTT form.
     pub fn expand(&self, key: &HybridKey, storage: KeyStorage) -> Result<KlssKey> {
         let ctx = &*self.ctx;
@@ -414,12 +480,29 @@ impl KlssKeySwitcher {
         let (l1, k) = (ctx.q_len(), ctx.p_len());
         let lt = l1 + k;
         let pq = pq_order(ctx);
+        let rps = &self.r_primes;
         let to_b: Vec<BaseConverter> = pq
             .chunks(rt)
-            .map(|c| BaseConverter::new(&RnsBasis::from_moduli(c.to_vec()), self.aux.q()))
+            .zip(rps)
+            .map(|(c, &r)| {
+                let to = RnsBasis::from_moduli(self.aux.q().moduli()[..r].to_vec());
+                BaseConverter::new(&RnsBasis::from_moduli(c.to_vec()), &to)
+            })
             .collect();
-        let len = rp * n;
-        let mut data = vec![0u64; 2 * dt * d * len];
+        let total: usize = rps.iter().sum();
+        let mut data = vec![0u64; 2 * d * total * n];
+        // The blocks v_{h,j,i} in storage order (h, i, j), r'_i limbs each.
+        let mut blocks: Vec<(usize, usize, usize, &mut [u64])> = Vec::with_capacity(2 * dt * d);
+        let mut rest = data.as_mut_slice();
+        for h in 0..2 {
+            for (i, &r) in rps.iter().enumerate() {
+                for j in 0..d {
+                    let (block, tail) = rest.split_at_mut(r * n);
+                    blocks.push((h, i, j, block));
+                    rest = tail;
+                }
+            }
+        }
         for j in 0..d {
             for h in 0..2 {
                 // u_{h,j} in coefficient form, limbs in PQ order.
@@ -430,11 +513,10 @@ impl KlssKeySwitcher {
                     let src = poly_limb(t, l1, k);
                     coeff[t * n..(t + 1) * n].copy_from_slice(u.limb(src));
                 }
-                let mut chunks: Vec<(usize, &mut [u64])> = data
-                    .chunks_mut(len)
-                    .enumerate()
-                    .filter(|(idx, _)| idx % d == j && (idx / d) / dt == h)
-                    .map(|(idx, c)| ((idx / d) % dt, c))
+                let mut chunks: Vec<(usize, &mut [u64])> = blocks
+                    .iter_mut()
+                    .filter(|(bh, _, bj, _)| *bh == h && *bj == j)
+                    .map(|(_, i, _, out)| (*i, &mut **out))
                     .collect();
                 let work = |(i, out): &mut (usize, &mut [u64])| {
                     let i = *i;
@@ -454,12 +536,13 @@ impl KlssKeySwitcher {
                 chunks.iter_mut().for_each(work);
             }
         }
+        drop(blocks);
         Ok(KlssKey {
             ring_id: ctx.fingerprint(),
             engine_id: self.id,
             dnum: d,
             d_tilde: dt,
-            r_prime: rp,
+            r_primes: rps.clone(),
             n,
             data,
             seed: key.seed,
@@ -537,8 +620,9 @@ impl KlssKeySwitcher {
             .unwrap_or_else(|| [0, 1].map(|_| ctx.scratch_poly(ql, k, Form::Coeff)));
         // Inverse NTT of every sum, in place.
         let aux = &*self.aux;
+        let (rps, limb_of) = (&self.r_primes[..dl], self.sum_limbs(dl));
         for_each_limb(&mut acc.sums, n, |idx, limb| {
-            aux.ntt_plan(idx % rp, rp).inverse(limb)
+            aux.ntt_plan(limb_of[idx].2, rp).inverse(limb)
         });
         let pool = ctx.pool();
         for (h, poly) in out.iter_mut().enumerate() {
@@ -546,11 +630,12 @@ impl KlssKeySwitcher {
             let data = poly.data_mut();
             let mut conv = pool.take(rt * n);
             let mut scratch = pool.take((rp + 1) * n);
-            for i in 0..dl {
+            for (i, &r) in rps.iter().enumerate() {
                 let range = i * rt..((i + 1) * rt).min(used);
                 let m = range.len();
-                let src = &acc.sums[(h * dl + i) * rp * n..(h * dl + i + 1) * rp * n];
-                self.recombine[i].convert(src, &mut conv[..m * n], n, &mut scratch);
+                let at = key_block(rps, h, i) * n;
+                let src = &acc.sums[at..at + r * n];
+                self.recombine[i].convert(src, &mut conv[..m * n], n, &mut scratch[..(r + 1) * n]);
                 for (s, t) in range.enumerate() {
                     let limb = poly_limb(t, ql, k);
                     let dst = &mut data[limb * n..(limb + 1) * n];
@@ -570,35 +655,33 @@ impl KlssKeySwitcher {
     }
 }
 
-/// `log2` of the bound `B'` has to exceed (twice the largest inner-product sum).
-pub(super) fn log_bound(ctx: &RingContext, dnum: usize, config: &KlssConfig) -> f64 {
+/// `log2` of the bound the `B'` primes of each key digit `i` have to exceed (twice the
+/// largest inner-product sum with that digit, whose coefficients are below `B̃_i =
+/// D̃_i / 2`): Eq. (5) per digit, or its heuristic counterpart ([`KlssBound`]).
+pub(super) fn log_bounds(ctx: &RingContext, dnum: usize, config: &KlssConfig) -> Vec<f64> {
     let pq = pq_order(ctx);
     let l1 = ctx.q_len();
     let alpha = l1.div_ceil(dnum);
     let q = ctx.q().moduli();
     let lg =
         |ms: &[crate::math::Modulus]| -> f64 { ms.iter().map(|m| (m.value() as f64).log2()).sum() };
-    // log2 B_j = log2(D_j / 2), log2 B̃ = max_i log2(D̃_i / 2).
+    // log2 B_j = log2(D_j / 2), log2 B̃_i = log2(D̃_i / 2).
     let log_bj: Vec<f64> = (0..dnum)
         .map(|j| lg(&q[j * alpha..((j + 1) * alpha).min(l1)]) - 1.0)
         .collect();
-    let log_bt = pq
-        .chunks(config.r_tilde)
-        .map(|c| lg(c) - 1.0)
-        .fold(f64::MIN, f64::max);
     let log_n = ctx.n() as f64;
     let acc = config.accumulation as f64;
-    match config.bound {
+    let bound = |log_bt: f64| match config.bound {
         KlssBound::WorstCase => {
-            // B' > 2 · acc · N · Σ_j B_j · B̃  (Eq. (5), with the sum over the digits
+            // B' > 2 · acc · N · Σ_j B_j · B̃_i  (Eq. (5), with the sum over the digits
             // instead of d · max B_j); Σ_j 2^(b_j) computed as 2^min · Σ 2^(b_j - min).
             let min_b = log_bj.iter().copied().fold(f64::MAX, f64::min);
             let s: f64 = log_bj.iter().map(|&b| 2f64.powf(b - min_b)).sum();
             1.0 + acc.log2() + log_n.log2() + min_b + s.log2() + log_bt
         }
         KlssBound::Heuristic => {
-            // |Σ| < t with P <= 2 exp(-2 t² / Σ range²) = 2^-64, range = 2 B_j B̃ for each
-            // of the acc · N terms per digit; B' > 2 t.
+            // |Σ| < t with P <= 2 exp(-2 t² / Σ range²) = 2^-64, range = 2 B_j B̃_i for
+            // each of the acc · N terms per digit; B' > 2 t.
             let max_b = log_bj.iter().copied().fold(f64::MIN, f64::max);
             let s: f64 = log_bj.iter().map(|&b| 2f64.powf(2.0 * (b - max_b))).sum();
             let log_sum_range2 =
@@ -606,7 +689,10 @@ pub(super) fn log_bound(ctx: &RingContext, dnum: usize, config: &KlssConfig) -> 
             let log_t = 0.5 * (log_sum_range2 + (65.0 * std::f64::consts::LN_2 / 2.0).log2());
             1.0 + log_t
         }
-    }
+    };
+    pq.chunks(config.r_tilde)
+        .map(|c| bound(lg(c) - 1.0))
+        .collect()
 }
 
 /// The limb of a `Q_l ∪ P` polynomial (chain limbs first) holding prime `t` of the PQ
@@ -701,7 +787,8 @@ impl KeySwitcher for KlssKeySwitcher {
 
     fn zero_accumulator(&self, q_limbs: usize) -> KlssAccumulator {
         let (dl, _) = self.active(q_limbs);
-        let mut sums = self.ctx.pool().take(2 * dl * self.r_prime * self.ctx.n());
+        let limbs: usize = self.r_primes[..dl].iter().sum();
+        let mut sums = self.ctx.pool().take(2 * limbs * self.ctx.n());
         sums.fill(0);
         KlssAccumulator {
             q_limbs,
@@ -729,10 +816,9 @@ impl KeySwitcher for KlssKeySwitcher {
                     .collect()
             })
             .collect();
+        let limb_of = self.sum_limbs(dl);
         for_each_limb(&mut acc.sums, n, |idx, limb| {
-            let t = idx % rp;
-            let hi = idx / rp;
-            let (h, i) = (hi / dl, hi % dl);
+            let (h, i, t) = limb_of[idx];
             let a = &rows[t];
             let b: Vec<&[u64]> = (0..digits)
                 .map(|j| &key.v(h, i, j)[t * n..(t + 1) * n])

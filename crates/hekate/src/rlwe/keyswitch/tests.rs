@@ -180,6 +180,53 @@ fn klss_and_linear_equal_hybrid_word_for_word() {
     }
 }
 
+/// Each key digit keeps the fewest leading `B'` primes above its own bound: the digits
+/// holding the 58-bit special primes need more than the chain digits, the key is
+/// `2 d Σ r'_i N` words, and the switch still equals the hybrid one word for word.
+#[test]
+fn klss_key_digits_take_their_own_r_prime() {
+    let ctx = mixed_ring(1 << 10);
+    let mut rng = ChaCha20Rng::seed_from_u64(6);
+    let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let other = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let dnum = 6;
+    let hybrid = HybridKeySwitcher::new(ctx.clone(), dnum);
+    let key = hybrid.generate_key(other.ntt(), &sk, &mut rng);
+    let mut seen_mixed = false;
+    for r_tilde in [1usize, 2, 3] {
+        let config = KlssConfig::klss(r_tilde);
+        let klss = KlssKeySwitcher::new(ctx.clone(), dnum, config).unwrap();
+        let bounds = super::klss::log_bounds(&ctx, dnum, &config);
+        let b: Vec<f64> = klss.b_primes().iter().map(|&p| (p as f64).log2()).collect();
+        let rps = klss.r_primes();
+        assert_eq!(rps.len(), klss.d_tilde());
+        assert_eq!(rps.iter().max(), Some(&klss.r_prime()));
+        for (&r, &bound) in rps.iter().zip(&bounds) {
+            let log = |c: usize| b[..c].iter().sum::<f64>();
+            assert!(
+                log(r) > bound && log(r - 1) <= bound,
+                "r' {r} for 2^{bound:.1}"
+            );
+        }
+        seen_mixed |= rps.iter().min() != rps.iter().max();
+        let ek = klss.expand(&key, KeyStorage::Expanded).unwrap();
+        let words = 2 * dnum * rps.iter().sum::<usize>() * ctx.n();
+        assert_eq!(ek.expanded_bytes(), 8 * words);
+        for ql in [6usize, 3] {
+            let c = random_ntt(&ctx, ql, &mut rng);
+            assert!(
+                hybrid.switch(&c, &key) == klss.switch(&c, &ek),
+                "r̃ {r_tilde} {rps:?}"
+            );
+        }
+        assert!(klss.contract(&ek) == key, "r̃ {r_tilde}: contraction");
+    }
+    assert!(
+        seen_mixed,
+        "no configuration with key digits of different r'"
+    );
+}
+
 /// Sums of products in B' (double hoisting), across the recombination threshold, with a
 /// permutation of the accumulator: equal to the hybrid engine's.
 #[test]
