@@ -20,9 +20,9 @@
 //!
 //! `v_{h,j,i} = [u_{h,j}]_{D̃_i}` (centered), in NTT form over the first `r'_i` primes of
 //! `B'`: `2 d d̃` polynomials. Memory: `2 d Σ_i r'_i N` words against the hybrid key's
-//! `2 d ℓ̃ N`, so about `r' / r̃` times as large. [`KlssKey`] can also keep the ordinary (seed-compressed)
-//! hybrid key beside it, so that it serializes at the hybrid size and is expanded again
-//! on load ([`KeyStorage`]).
+//! `2 d ℓ̃ N`, so about `r' / r̃` times as large. [`KlssKey`] can also keep the ordinary
+//! (seed-compressed) hybrid key beside it, so that it serializes at the hybrid size and
+//! is expanded again on load ([`KeyStorage`]).
 //!
 //! # Switch of `c` (NTT form over `Q_l`)
 //!
@@ -66,9 +66,9 @@
 //!   there `r'_i = 3` for the two digits of 55-bit primes and 2 for the 40-bit ones, a
 //!   key 2.06 times the hybrid one), or [`KlssBound::Heuristic`], Hoeffding's tail bound
 //!   for inputs whose digits are uniform (every honestly computed ciphertext), at failure
-//!   probability `2^-64` per coefficient, which gives `r' = 2` for every digit there. The heuristic bound is *not* safe for
-//!   adversarially chosen inputs (an attacker who knows the public key can force an
-//!   overflow); it is opt-in.
+//!   probability `2^-64` per coefficient, which gives `r' = 2` for every digit there. The
+//!   heuristic bound is *not* safe for adversarially chosen inputs (an attacker who knows
+//!   the public key can force an overflow); it is opt-in.
 //! - *`α > 1`.* The paper sketches it only; here the ciphertext digits have `α` primes and
 //!   `r'` grows with `α` through the bound.
 //! - *Where `P` goes in the key decomposition.* Each special prime is a key digit of its own
@@ -170,7 +170,8 @@ pub struct KlssKey {
     pub r_primes: Vec<usize>,
     /// Ring degree.
     pub n: usize,
-    /// `v_{h,j,i}` at `((h Σr' + Σ_(i' < i) r'_i') d + j r'_i) N`: limb `t` of it at `+ t N`.
+    /// `v_{h,j,i}` at `((h Σr' + Σ_(i' < i) r'_i') d + j r'_i) N`: limb `t` of it at
+    /// `+ t N`.
     pub data: Vec<u64>,
     /// The seed of the ordinary key's `a` parts (to serialize it seed-compressed).
     pub seed: Seed,
