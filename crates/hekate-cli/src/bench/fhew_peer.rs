@@ -10,12 +10,17 @@
 //! fastest peer configuration's median of that round) compares the two under the same
 //! load; the summary gives their spread and how many rounds are at or below `--target`.
 //!
+//! Key generation is compared too, once per configuration (not alternated): hekate's
+//! `BootstrapKey::generate` against the peer's own timing of its bootstrapping keys.
+//!
 //! The protocol, one line each way: the peer prints `ready LABEL...` once its keys are
 //! made; to `nand K` it answers `times MS...` (median milliseconds of K NANDs per
-//! configuration, in the order of `ready`); `quit` ends it; `error TEXT` reports a failure.
+//! configuration, in the order of `ready`); to `keygen`, `times S...` (seconds its
+//! bootstrapping keys took per configuration); `quit` ends it; `error TEXT` reports a
+//! failure.
 
 use super::fhew::{parse_method, Products};
-use super::{fmt_ms, header, try_measure, Table};
+use super::{fmt_ms, header, time_once, try_measure, Table};
 use crate::Outcome;
 use clap::Args;
 use hekate::fhew::params::{FhewParams, MethodConfig};
@@ -102,7 +107,12 @@ impl Peer {
 
     /// The peer's median NAND milliseconds per configuration over `gates` gates.
     fn nand(&mut self, gates: usize, configs: usize) -> Result<Vec<f64>, Box<dyn Error>> {
-        writeln!(self.input, "nand {gates}")?;
+        self.times(&format!("nand {gates}"), configs)
+    }
+
+    /// The `times` the peer answers to `request`, one per configuration.
+    fn times(&mut self, request: &str, configs: usize) -> Result<Vec<f64>, Box<dyn Error>> {
+        writeln!(self.input, "{request}")?;
         self.input.flush()?;
         let times = self
             .expect("times")?
@@ -157,11 +167,14 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     let b = sk.encrypt_bit(&ctx, false, &mut rng)?;
     // hekate's configurations: every method with every arithmetic, checked once.
     let mut ours = Vec::new();
+    let mut keygens = Vec::new();
     for &cfg in &methods {
         if !cfg.method.applies(p.q, p.big_n) {
             return Err(format!("{} does not apply to {}", cfg.label(), p.name).into());
         }
-        let key = Arc::new(BootstrapKey::generate(&ctx, &sk, cfg, &mut rng)?);
+        let (key, keygen) = time_once(|| BootstrapKey::generate(&ctx, &sk, cfg, &mut rng));
+        let key = Arc::new(key?);
+        keygens.push((cfg.label(), keygen.as_secs_f64()));
         for &products in &args.products {
             let mut ev = match products.arithmetic() {
                 None => FhewEvaluator::new(ctx.clone(), key.clone())?,
@@ -175,6 +188,7 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         }
     }
     let (mut peer, labels) = Peer::start(&args.peer)?;
+    let peer_keygen = peer.times("keygen", labels.len())?;
     println!(
         "hekate at {} (n = {}, N = {}, log Q = {}); the peer's configurations: {}. {} rounds of \
          {} timed NANDs per configuration, milliseconds (median per round).",
@@ -245,6 +259,18 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         ]);
     }
     print!("{}", summary.to_markdown());
+    println!();
+    let mut columns = vec!["hekate method".to_string(), "keygen s".to_string()];
+    columns.extend(labels.iter().map(|l| format!("{l} keygen s")));
+    columns.extend(labels.iter().map(|l| format!("hekate / {l}")));
+    let mut keygen_table = Table::new(columns, 1);
+    for (label, s) in &keygens {
+        let mut row = vec![label.clone(), format!("{s:.2}")];
+        row.extend(peer_keygen.iter().map(|p| format!("{p:.2}")));
+        row.extend(peer_keygen.iter().map(|p| format!("{:.2}", s / p)));
+        keygen_table.push(row);
+    }
+    print!("{}", keygen_table.to_markdown());
     Ok(Outcome::Success)
 }
 
@@ -268,8 +294,10 @@ mod tests {
         assert!(err("exit 0").contains("stopped before answering `ready`"));
         assert!(err("echo hello").contains("answered `hello`"));
         assert!(err("echo ready").contains("no configurations"));
-        let (mut peer, labels) = Peer::start("echo ready X Y; read l; echo times 1.5").unwrap();
+        let mock = "echo ready X Y; read l; echo times 2 3.5; read l; echo times 1.5";
+        let (mut peer, labels) = Peer::start(mock).unwrap();
         assert_eq!(labels, ["X", "Y"]);
+        assert_eq!(peer.times("keygen", 2).unwrap(), [2.0, 3.5]);
         let e = peer.nand(3, 2).unwrap_err().to_string();
         assert!(e.contains("gave 1 times for 2"), "{e}");
     }
