@@ -209,18 +209,18 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     let mut ratios = vec![Vec::new(); ours.len()];
     for round in 1..=args.rounds {
         // Alternate who goes first, so that neither always follows the other.
-        let mut mine = Vec::new();
+        let peer_first = round % 2 == 1;
         let mut theirs = Vec::new();
-        for turn in 0..2 {
-            if (turn == 0) == (round % 2 == 1) {
-                theirs = peer.nand(args.gates, labels.len())?;
-            } else {
-                mine.clear();
-                for (_, ev) in ours.iter_mut() {
-                    let (st, _) = try_measure(args.gates, || ev.gate(Gate::Nand, &a, &b))?;
-                    mine.push(st.ms());
-                }
-            }
+        if peer_first {
+            theirs = peer.nand(args.gates, labels.len())?;
+        }
+        let mut mine = Vec::with_capacity(ours.len());
+        for (_, ev) in ours.iter_mut() {
+            let (st, _) = try_measure(args.gates, || ev.gate(Gate::Nand, &a, &b))?;
+            mine.push(st.ms());
+        }
+        if !peer_first {
+            theirs = peer.nand(args.gates, labels.len())?;
         }
         let fastest = theirs.iter().copied().fold(f64::INFINITY, f64::min);
         let mut row = vec![round.to_string()];

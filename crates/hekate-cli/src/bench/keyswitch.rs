@@ -1159,9 +1159,9 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
     out.push_str(
         "- Summary: best KLSS is the fastest r̃ of the sweep; paper best / paper speedup the \
          paper's. model's pick is CostModel::best (the candidate predicted fastest at this level: \
-         hybrid or KLSS r̃ = 1..8, worst-case bound, 61- or 50-bit B' primes; Auto runs CostModel::plan, one KLSS r̃ for \
-         all levels); it is timed as an extra row when it is outside the \
-         sweep. pick = fastest: whether it is the measured-fastest of the timed methods it \
+         hybrid or KLSS r̃ = 1..8, worst-case bound, 61- or 50-bit B' primes; Auto runs \
+         CostModel::plan, one KLSS r̃ for all levels); it is timed as an extra row when it is \
+         outside the sweep. pick = fastest: whether it is the measured-fastest of the timed methods it \
          could pick (else its time over the fastest's).\n",
     );
 }
@@ -1276,8 +1276,8 @@ fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
     ));
     out.push_str(
         "- pred ms / pred err: CostModel::predict (calibrated once per N) and predicted / \
-         measured - 1. model's pick: CostModel::best (hybrid or KLSS r̃ = 1..8, 61- or 50-bit B', worst-case \
-         bound; timed as an extra row when it is not hybrid or linear), and whether it is the \
+         measured - 1. model's pick: CostModel::best (hybrid or KLSS r̃ = 1..8, 61- or 50-bit \
+         B', worst-case bound; timed as an extra row when it is not hybrid or linear), and whether it is the \
          measured-fastest of the timed methods it could pick (the heuristic linear is not a \
          candidate).\n",
     );
