@@ -4,15 +4,16 @@
 //! GINX from the same run. Where the blind rotation's products run over `f64`
 //! ([`RotationArithmetic::Fourier`]), the NAND is also timed with the NTT products, gate
 //! for gate in turn with it, and their ratio is printed (`ref NAND ms`, `vs ref`); with
-//! `--products compact` the reference is the exact `f64` products.
+//! the approximate gadget decomposition or 32-bit keys the reference is the exact `f64`
+//! products.
 
 use super::{fmt_mib, fmt_ms, header, init_threads, measure, time_once, Table};
 use crate::Outcome;
 use clap::{Args, ValueEnum};
 use hekate::fhew::params::{FhewParams, Method, MethodConfig};
 use hekate::fhew::{
-    test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, LweCiphertext,
-    RotationArithmetic, StepOrder,
+    test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, GadgetDecomposition,
+    Gate, LweCiphertext, RotationArithmetic, StepOrder,
 };
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::{RngCore, SeedableRng};
@@ -55,11 +56,15 @@ pub struct FhewArgs {
     /// N = 2048).
     #[arg(long, default_value_t = 6.0)]
     max_key_gib: f64,
-    /// The blind rotation's products: `auto` (over `f64` where exact, else NTT; with
-    /// `f64` the NAND is also timed over the NTT), `ntt` (the NTT only: no converted copy
-    /// of the keys, for the largest AP keys), `fourier` (an error where not exact), or
-    /// `compact` (`f64` with 32-bit fixed-point keys: inexact, the NAND also timed with
-    /// the exact `f64` products).
+    /// The blind rotation's products: `auto` (the library's default: over `f64` with the
+    /// approximate gadget decomposition where the products are exact, else NTT), `ntt`
+    /// (the NTT only: no converted copy of the keys, for the largest AP keys), `fourier`
+    /// (`f64`, every gadget digit: seed 002's and OpenFHE's products, the ones Table 3's
+    /// σ_acc² is for; an error where not exact), `approx` (`f64`, the lowest digit of the
+    /// RGSW and automorphism products rounded away: faster and less noisy), `compact`
+    /// (`f64` with 32-bit fixed-point keys: inexact) or `compact-approx` (both). The NAND
+    /// is also timed with a reference: the NTT for `fourier`, the exact `f64` products
+    /// otherwise.
     #[arg(long, value_enum, default_value_t = Products::Auto)]
     products: Products,
     /// The step order of Alg. 3, 4 and 5: `dlog` (sorted by discrete log, the library's
@@ -84,22 +89,49 @@ pub enum Products {
     Auto,
     /// NTT products only.
     Ntt,
-    /// `f64` products only.
+    /// `f64` products, every gadget digit.
     Fourier,
-    /// `f64` products with 32-bit keys (`RotationArithmetic::FourierCompact`), timed
-    /// against the exact ones.
+    /// `f64` products, approximate gadget decomposition.
+    Approx,
+    /// `f64` products with 32-bit keys (`RotationArithmetic::FourierCompact`).
     Compact,
+    /// `f64` products with 32-bit keys and the approximate gadget decomposition.
+    CompactApprox,
 }
 
 impl Products {
-    /// The arithmetic asked for (`None`: the evaluator's own choice).
-    pub(super) fn arithmetic(self) -> Option<RotationArithmetic> {
+    /// The arithmetic and decomposition asked for (`None`: the evaluator's own choice).
+    fn choice(self) -> Option<(RotationArithmetic, GadgetDecomposition)> {
+        use GadgetDecomposition::{Approximate, Exact};
         match self {
             Products::Auto => None,
-            Products::Ntt => Some(RotationArithmetic::Ntt),
-            Products::Fourier => Some(RotationArithmetic::Fourier),
-            Products::Compact => Some(RotationArithmetic::FourierCompact),
+            Products::Ntt => Some((RotationArithmetic::Ntt, Exact)),
+            Products::Fourier => Some((RotationArithmetic::Fourier, Exact)),
+            Products::Approx => Some((RotationArithmetic::Fourier, Approximate)),
+            Products::Compact => Some((RotationArithmetic::FourierCompact, Exact)),
+            Products::CompactApprox => Some((RotationArithmetic::FourierCompact, Approximate)),
         }
+    }
+
+    /// An evaluator with these products.
+    pub(super) fn evaluator(
+        self,
+        ctx: &Arc<FhewContext>,
+        key: &Arc<BootstrapKey>,
+    ) -> hekate::Result<FhewEvaluator> {
+        match self.choice() {
+            None => FhewEvaluator::new(ctx.clone(), key.clone()),
+            Some((r, d)) => FhewEvaluator::with_products(ctx.clone(), key.clone(), r, d),
+        }
+    }
+}
+
+/// How `ev`'s products run, for tables: `Fourier`, `Fourier approx`, `FourierCompact`,
+/// `Ntt`, ...
+pub(super) fn products_label(ev: &FhewEvaluator) -> String {
+    match ev.decomposition() {
+        GadgetDecomposition::Exact => format!("{:?}", ev.arithmetic()),
+        GadgetDecomposition::Approximate => format!("{:?} approx", ev.arithmetic()),
     }
 }
 
@@ -208,22 +240,21 @@ fn run_preset(
             key.brk = key.brk.with_step_order(StepOrder::Index);
         }
         let key = Arc::new(key);
-        let mut ev = match args.products.arithmetic() {
-            None => FhewEvaluator::new(ctx.clone(), key.clone())?,
-            Some(r) => FhewEvaluator::with_arithmetic(ctx.clone(), key.clone(), r)?,
-        };
+        let mut ev = args.products.evaluator(&ctx, &key)?;
         let a = sk.encrypt_bit(&ctx, true, &mut rng)?;
         let b = sk.encrypt_bit(&ctx, false, &mut rng)?;
         // One correctness check per row; a wrong result is reported in the table (a
         // configuration whose noise is too large for its set), not hidden by an abort.
         let out = ev.gate(Gate::Nand, &a, &b)?;
         let nand_ok = sk.decrypt_bit(&out)?;
-        // The reference the NAND is timed against, gate for gate: the NTT for `auto`
-        // over `f64`, the exact `f64` products for `compact`.
-        let reference = match (args.products, ev.arithmetic()) {
-            (Products::Auto, RotationArithmetic::Fourier) => Some(RotationArithmetic::Ntt),
-            (Products::Compact, _) => Some(RotationArithmetic::Fourier),
-            _ => None,
+        // The reference the NAND is timed against, gate for gate: the NTT for the exact
+        // `f64` products, those for the others over `f64`.
+        let reference = match (ev.arithmetic(), ev.decomposition()) {
+            (RotationArithmetic::Ntt, _) => None,
+            (RotationArithmetic::Fourier, GadgetDecomposition::Exact) => {
+                Some(RotationArithmetic::Ntt)
+            }
+            _ => Some(RotationArithmetic::Fourier),
         };
         let (nand, ref_nand) = if let Some(r) = reference {
             let mut other = FhewEvaluator::with_arithmetic(ctx.clone(), key.clone(), r)?;
@@ -247,7 +278,7 @@ fn run_preset(
             ginx_ms = Some(nand);
         }
         let ksk_bytes = key.ksk.memory_bytes();
-        let arith = ev.arithmetic();
+        let arith = products_label(&ev);
         rows.push((
             cfg,
             (nand, arith, ref_nand),
@@ -263,7 +294,7 @@ fn run_preset(
         table.push(vec![
             cfg.label(),
             fmt_ms(nand),
-            format!("{arith:?}"),
+            arith,
             ref_nand.map_or("-".into(), fmt_ms),
             ref_nand.map_or("-".into(), |t| format!("{:.2}", nand / t)),
             ginx_ms.map_or("-".into(), |g| format!("{:.2}", nand / g)),

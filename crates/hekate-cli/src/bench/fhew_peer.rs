@@ -19,12 +19,12 @@
 //! bootstrapping keys took per configuration); `quit` ends it; `error TEXT` reports a
 //! failure.
 
-use super::fhew::{parse_method, Products};
+use super::fhew::{parse_method, products_label, Products};
 use super::{fmt_ms, header, time_once, try_measure, Table};
 use crate::Outcome;
 use clap::Args;
 use hekate::fhew::params::{FhewParams, MethodConfig};
-use hekate::fhew::{BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate};
+use hekate::fhew::{BootstrapKey, FhewContext, FhewSecretKey, Gate};
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
 use std::error::Error;
@@ -45,8 +45,8 @@ pub struct FhewPeerArgs {
     /// hekate's blind-rotation methods, comma-separated (as in `bench fhew`).
     #[arg(long, default_value = "Alg4", value_delimiter = ',')]
     methods: Vec<String>,
-    /// hekate's product arithmetic, comma-separated (`auto`, `ntt`, `fourier`, `compact`);
-    /// every method runs with each.
+    /// hekate's products, comma-separated (`auto`, `ntt`, `fourier`, `approx`, `compact`,
+    /// `compact-approx`, as in `bench fhew`); every method runs with each.
     #[arg(long, value_enum, default_value = "auto", value_delimiter = ',')]
     products: Vec<Products>,
     /// Rounds.
@@ -176,14 +176,11 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         let key = Arc::new(key?);
         keygens.push((cfg.label(), keygen.as_secs_f64()));
         for &products in &args.products {
-            let mut ev = match products.arithmetic() {
-                None => FhewEvaluator::new(ctx.clone(), key.clone())?,
-                Some(r) => FhewEvaluator::with_arithmetic(ctx.clone(), key.clone(), r)?,
-            };
+            let mut ev = products.evaluator(&ctx, &key)?;
             if !sk.decrypt_bit(&ev.gate(Gate::Nand, &a, &b)?)? {
                 return Err(format!("{}: NAND(1, 0) decrypted wrong", cfg.label()).into());
             }
-            let label = format!("hekate {} {:?}", cfg.label(), ev.arithmetic());
+            let label = format!("hekate {} {}", cfg.label(), products_label(&ev));
             ours.push((label, ev));
         }
     }

@@ -32,7 +32,7 @@ use rand_chacha::rand_core::{CryptoRng, RngCore};
 
 mod fourier;
 use fourier::FourierProducts;
-pub use fourier::{FourierKeys, FourierScratch};
+pub use fourier::{FourierKeys, FourierScratch, GadgetDecomposition};
 
 /// One blind-rotation key: an RGSW ciphertext, or an RLWE' ciphertext used with ALTMULT.
 #[derive(Clone, Debug, PartialEq, Eq)]

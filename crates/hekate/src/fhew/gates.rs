@@ -21,7 +21,7 @@
 //! `Z_q` is padding), and a table `F: Z_t → Z_t` is evaluated with
 //! `G(u) = F(floor(u 2t/q)) · Q/(2t)` after shifting the phase by `q/(4t)`.
 
-use super::blindrotate::{BlindRotationKey, FourierKeys, FourierScratch};
+use super::blindrotate::{BlindRotationKey, FourierKeys, FourierScratch, GadgetDecomposition};
 use super::lwe::{LweCiphertext, LweKeySwitchKey, LweSecretKey};
 use super::params::{FhewParams, MethodConfig};
 use crate::math::sample::DiscreteGaussian;
@@ -227,8 +227,10 @@ pub enum RotationArithmetic {
     Ntt,
     /// Over `f64` negacyclic FFTs of the keys ([`FourierKeys`]), for parameters where the
     /// products are exact in a double ([`FourierKeys::supports`]: `Q` below about 2^32).
-    /// Gives the same results as [`RotationArithmetic::Ntt`] and is faster; the converted
-    /// keys take as much memory again as the key.
+    /// Gives the same results as [`RotationArithmetic::Ntt`] with
+    /// [`GadgetDecomposition::Exact`] and is faster; the converted keys take as much
+    /// memory again as the key (a third less with [`GadgetDecomposition::Approximate`] at
+    /// `d_g = 3`).
     Fourier,
     /// [`RotationArithmetic::Fourier`] with the blind-rotation keys in 32-bit fixed point
     /// ([`FourierKeys::compact`]): half the key bytes streamed per gate, at the price of
@@ -254,23 +256,44 @@ pub struct FhewEvaluator {
 }
 
 impl FhewEvaluator {
-    /// An evaluator for `key`, with the Fourier products where they are exact
-    /// ([`FourierKeys::supports`]) and the NTT products elsewhere.
+    /// An evaluator for `key`, with the fastest products that add no noise: over `f64`
+    /// with the approximate gadget decomposition where the Fourier products are exact
+    /// ([`FourierKeys::supports`]; the decomposition lowers `σ_acc²`, see
+    /// [`GadgetDecomposition`]), and the exact NTT products elsewhere. Seed 002's and
+    /// OpenFHE's own products (every digit, the noise of seed 002 Table 3) are
+    /// [`FhewEvaluator::with_arithmetic`].
     pub fn new(ctx: Arc<FhewContext>, key: Arc<BootstrapKey>) -> Result<Self> {
-        let arithmetic = if FourierKeys::supports(&key.brk, &ctx.ring) {
-            RotationArithmetic::Fourier
+        if FourierKeys::supports(&key.brk, &ctx.ring) {
+            let (r, d) = (
+                RotationArithmetic::Fourier,
+                GadgetDecomposition::Approximate,
+            );
+            Self::with_products(ctx, key, r, d)
         } else {
-            RotationArithmetic::Ntt
-        };
-        Self::with_arithmetic(ctx, key, arithmetic)
+            Self::with_arithmetic(ctx, key, RotationArithmetic::Ntt)
+        }
     }
 
-    /// An evaluator for `key` with the given product arithmetic; an error if the Fourier
-    /// products would not be exact for these parameters.
+    /// An evaluator for `key` with the given product arithmetic and the exact gadget
+    /// decomposition; an error if the Fourier products would not be exact for these
+    /// parameters.
     pub fn with_arithmetic(
         ctx: Arc<FhewContext>,
         key: Arc<BootstrapKey>,
         arithmetic: RotationArithmetic,
+    ) -> Result<Self> {
+        Self::with_products(ctx, key, arithmetic, GadgetDecomposition::Exact)
+    }
+
+    /// An evaluator for `key` with the given product arithmetic and gadget decomposition.
+    /// [`GadgetDecomposition::Approximate`] (a third fewer transforms and key bytes at
+    /// `d_g = 3`, and less noise: see [`GadgetDecomposition`]) is implemented for the
+    /// Fourier products only; with [`RotationArithmetic::Ntt`] it is an error.
+    pub fn with_products(
+        ctx: Arc<FhewContext>,
+        key: Arc<BootstrapKey>,
+        arithmetic: RotationArithmetic,
+        decomposition: GadgetDecomposition,
     ) -> Result<Self> {
         if key.brk.n != ctx.params.n || key.ksk.n_in != ctx.params.big_n {
             return Err(Error::ParameterMismatch(
@@ -279,12 +302,18 @@ impl FhewEvaluator {
         }
         let q8 = (ctx.big_q / 8) as i64;
         let sign = test_vector(&ctx, |u| if u < ctx.params.q / 2 { q8 } else { -q8 });
+        let convert = || FourierKeys::with_decomposition(&key.brk, &ctx.ring, decomposition);
         let fourier = match arithmetic {
-            RotationArithmetic::Ntt => None,
-            RotationArithmetic::Fourier => Some(Arc::new(FourierKeys::new(&key.brk, &ctx.ring)?)),
-            RotationArithmetic::FourierCompact => {
-                Some(Arc::new(FourierKeys::new(&key.brk, &ctx.ring)?.compact()))
+            RotationArithmetic::Ntt if decomposition == GadgetDecomposition::Approximate => {
+                return Err(Error::InvalidParameters(
+                    "the approximate gadget decomposition is implemented for the Fourier \
+                     products only (RotationArithmetic::Fourier or FourierCompact)"
+                        .into(),
+                ))
             }
+            RotationArithmetic::Ntt => None,
+            RotationArithmetic::Fourier => Some(Arc::new(convert()?)),
+            RotationArithmetic::FourierCompact => Some(Arc::new(convert()?.compact())),
         };
         Ok(Self::with_parts(ctx, key, fourier, sign))
     }
@@ -341,6 +370,13 @@ impl FhewEvaluator {
             Some(_) => RotationArithmetic::Fourier,
             None => RotationArithmetic::Ntt,
         }
+    }
+
+    /// The gadget decomposition of the blind rotation's products.
+    pub fn decomposition(&self) -> GadgetDecomposition {
+        self.fourier
+            .as_ref()
+            .map_or(GadgetDecomposition::Exact, |(k, _)| k.decomposition())
     }
 
     /// Bytes the evaluator keeps beside the key (the Fourier keys; 0 with the NTT).

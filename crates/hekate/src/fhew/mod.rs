@@ -33,7 +33,9 @@ pub mod lwe;
 pub mod params;
 pub mod threshold;
 
-pub use blindrotate::{BlindRotationKey, BrkElement, FourierKeys, FourierScratch, StepOrder};
+pub use blindrotate::{
+    BlindRotationKey, BrkElement, FourierKeys, FourierScratch, GadgetDecomposition, StepOrder,
+};
 pub use gates::{
     test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, RotationArithmetic,
 };

@@ -15,27 +15,61 @@
 //! product costs two inverse transforms more than in the NTT path, where the permutation
 //! acts on the NTT form.
 //!
+//! **Approximate gadget decomposition** ([`GadgetDecomposition::Approximate`]). The lowest
+//! signed digit of `x` is `x - B_g round(x / B_g)` (ties up), and the other `d_g - 1` are
+//! the digits of `round(x / B_g)`, so leaving the lowest digit's row out of a product
+//! computes it on `B_g round(x / B_g)` instead of `x`: `d_g - 1` transforms and rows
+//! instead of `d_g`. The product is off by `ε · (z m)` for the `a` half and `ε · m` for
+//! the `b` half, where `ε = x - B_g round(x / B_g)` is uniform in `[-B_g/2, B_g/2)`:
+//! variance `(B_g^2 / 12)(‖z‖^2 + 1)` per RGSW product with a monomial `m` (seed 002's
+//! Alg. 3-5 and GINX), `(B_g^2 / 12) ‖z‖^2` per key switch. The row left out would have
+//! added `N (B_g^2 / 12) σ^2` (its share of `σ_⊙^2 = d_g N (B_g^2 / 12) σ^2`, §4.2). With
+//! ternary `z` (`‖z‖^2 ≈ 2N/3`) and `σ = 3.19`, the rounding adds `N σ^2 / ‖z‖^2 ≈ 15`
+//! times less than the row removes: the blind rotation gets *less* noisy and about a
+//! third cheaper where `d_g = 3`. Leaving out a second digit would add `B_g^2` times more
+//! than the first, far more than it removes, so exactly one digit is dropped, and only
+//! from the RGSW and automorphism keys: in ALTMULT (Alg. 6) the rounding error of `a`
+//! would be multiplied by `z^2`.
+//!
 //! Memory: the converted keys take as many bytes as the NTT-form keys (`N/2` complex
 //! doubles against `N` words per polynomial), and are kept beside them; with
 //! [`FourierKeys::compact`] the blind-rotation keys take half that (and the products are
-//! no longer exact).
+//! no longer exact); with [`GadgetDecomposition::Approximate`] the RGSW and automorphism
+//! keys keep `d_g - 1` of their `d_g` rows.
 
 use super::{BlindRotationKey, BrkElement, Products};
 use crate::math::fourier::{
     mul_acc2, mul_acc2_compact, CompactTransforms, FftScratch, NegacyclicFft, MAX_PRODUCT_BITS,
 };
 use crate::ring::{Form, RingContext};
-use crate::rlwe::gsw::{Gadget, Rgsw, RlweCiphertext, RlwePrime, MAX_GADGET_DIGITS};
+use crate::rlwe::gsw::{Gadget, RlweCiphertext, RlwePrime, MAX_GADGET_DIGITS};
 use crate::{Error, Result};
 use num_complex::Complex64 as C64;
 
 const ZERO: C64 = C64::new(0.0, 0.0);
 
-/// Gadget rows in Fourier form: an `RLWE'` (`d_g` rows) or an RGSW (`2 d_g` rows: those of
-/// `RLWE'(z m)`, then those of `RLWE'(m)`), each row the transforms of its `a` and `b`.
+/// How the blind rotation's Fourier products decompose into gadget digits (see the module
+/// documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GadgetDecomposition {
+    /// Every digit: the products of seed 002 and OpenFHE, word for word those of the NTT.
+    Exact,
+    /// The lowest digit of the RGSW and automorphism products rounded away: a third fewer
+    /// transforms and key bytes per step at `d_g = 3`, and less noise (the module
+    /// documentation has the variances).
+    Approximate,
+}
+
+/// Gadget rows in Fourier form: an `RLWE'` (`d_g - skip` rows) or an RGSW (`2 (d_g -
+/// skip)` rows: those of `RLWE'(z m)`, then those of `RLWE'(m)`), each row the transforms
+/// of its `a` and `b`; the rows of the lowest `skip` digits are left out.
 #[derive(Clone, Debug)]
 struct FourierRows {
     gadget: Gadget,
+    /// Lowest digits left out (0, or 1 with [`GadgetDecomposition::Approximate`]).
+    skip: usize,
+    /// An RGSW (else an `RLWE'`).
+    rgsw: bool,
     parts: RowParts,
 }
 
@@ -54,13 +88,22 @@ enum RowParts {
 }
 
 impl FourierRows {
-    fn from_primes(primes: &[&RlwePrime], ctx: &RingContext, fft: &NegacyclicFft) -> Self {
+    /// The rows of one `RLWE'` or of an RGSW's two (`[zm, m]`), without those of the
+    /// lowest `skip` digits.
+    fn from_primes(
+        primes: &[&RlwePrime],
+        skip: usize,
+        ctx: &RingContext,
+        fft: &NegacyclicFft,
+    ) -> Self {
         let n = ctx.n();
         let q = ctx.modulus(0, 1).value();
-        let rows: usize = primes.iter().map(|p| p.a.len()).sum();
+        let rows: usize = primes.iter().map(|p| p.a.len() - skip).sum();
         let (mut a, mut b) = (vec![ZERO; rows * n / 2], vec![ZERO; rows * n / 2]);
         let mut s = fft.scratch();
-        let parts = primes.iter().flat_map(|p| p.a.iter().zip(&p.b));
+        let parts = primes
+            .iter()
+            .flat_map(|p| p.a[skip..].iter().zip(&p.b[skip..]));
         for ((pa, pb), (oa, ob)) in
             parts.zip(a.chunks_exact_mut(n / 2).zip(b.chunks_exact_mut(n / 2)))
         {
@@ -72,6 +115,8 @@ impl FourierRows {
         }
         FourierRows {
             gadget: primes[0].gadget,
+            skip,
+            rgsw: primes.len() == 2,
             parts: RowParts::Exact { a, b },
         }
     }
@@ -96,10 +141,6 @@ impl FourierRows {
             RowParts::Exact { a, .. } => a.len(),
             RowParts::Compact { a, .. } => a.len(),
         }
-    }
-
-    fn rows(&self, n: usize) -> usize {
-        2 * self.points() / n
     }
 
     fn memory_bytes(&self) -> usize {
@@ -128,6 +169,7 @@ pub struct FourierKeys {
     keys: Vec<FourierRows>,
     z2: Option<FourierRows>,
     auto: Vec<FourierRows>,
+    decomposition: GadgetDecomposition,
 }
 
 /// Reusable buffers of the Fourier products (one per evaluator).
@@ -176,8 +218,20 @@ impl FourierKeys {
             .max()
     }
 
-    /// Converts the keys of `key` (ring `ctx`).
+    /// Converts the keys of `key` (ring `ctx`), for the exact products.
     pub fn new(key: &BlindRotationKey, ctx: &RingContext) -> Result<Self> {
+        Self::with_decomposition(key, ctx, GadgetDecomposition::Exact)
+    }
+
+    /// Converts the keys of `key` (ring `ctx`) for the products of `decomposition`: with
+    /// [`GadgetDecomposition::Approximate`], the rows of the lowest digit of the RGSW and
+    /// automorphism keys are left out (they are not needed), where their gadget has at
+    /// least two digits.
+    pub fn with_decomposition(
+        key: &BlindRotationKey,
+        ctx: &RingContext,
+        decomposition: GadgetDecomposition,
+    ) -> Result<Self> {
         if !Self::supports(key, ctx) {
             return Err(Error::InvalidParameters(format!(
                 "the Fourier products would not be exact here: worst case 2^{} against at \
@@ -188,23 +242,24 @@ impl FourierKeys {
             )));
         }
         let fft = NegacyclicFft::new(ctx.n())?;
-        let rgsw = |r: &Rgsw| FourierRows::from_primes(&[&r.zm, &r.m], ctx, &fft);
+        let skip = |g: Gadget| match decomposition {
+            GadgetDecomposition::Approximate if g.digits() > 1 => 1,
+            _ => 0,
+        };
+        let rows = |ps: &[&RlwePrime], skip| FourierRows::from_primes(ps, skip, ctx, &fft);
         let keys = key
             .keys
             .iter()
             .map(|k| match k {
-                BrkElement::Rgsw(r) => rgsw(r),
-                BrkElement::Prime(p) => FourierRows::from_primes(&[p], ctx, &fft),
+                BrkElement::Rgsw(r) => rows(&[&r.zm, &r.m], skip(r.gadget())),
+                BrkElement::Prime(p) => rows(&[p], 0),
             })
             .collect();
-        let z2 = key
-            .z2
-            .as_ref()
-            .map(|p| FourierRows::from_primes(&[p], ctx, &fft));
+        let z2 = key.z2.as_ref().map(|p| rows(&[p], 0));
         let auto = key
             .auto
             .iter()
-            .map(|k| FourierRows::from_primes(&[&k.key], ctx, &fft))
+            .map(|k| rows(&[&k.key], skip(k.key.gadget)))
             .collect();
         Ok(FourierKeys {
             fft,
@@ -212,6 +267,7 @@ impl FourierKeys {
             keys,
             z2,
             auto,
+            decomposition,
         })
     }
 
@@ -233,6 +289,11 @@ impl FourierKeys {
             z2: self.z2.map(FourierRows::compact),
             ..self
         }
+    }
+
+    /// The decomposition these keys were converted for.
+    pub fn decomposition(&self) -> GadgetDecomposition {
+        self.decomposition
     }
 
     /// Whether the blind-rotation keys are in 32-bit fixed point ([`FourierKeys::compact`]).
@@ -260,16 +321,24 @@ impl FourierKeys {
         }
     }
 
-    /// The transforms of the gadget digits of `parts` (concatenated) into
-    /// `s.digits_f[..rows N/2]`; returns `rows`.
-    fn digit_transforms(&self, g: Gadget, parts: &[&[u64]], s: &mut FourierScratch) -> usize {
-        let m = self.fft.len();
-        let d = g.digits();
-        for (p, o) in parts.iter().zip(s.digits_f.chunks_exact_mut(d * m)) {
+    /// The transforms of the gadget digits of `parts` (concatenated) that `key`'s rows
+    /// take (all but its lowest `skip`) into `s.digits_f[..rows N/2]`; returns `rows`.
+    fn digit_transforms(
+        &self,
+        key: &FourierRows,
+        parts: &[&[u64]],
+        s: &mut FourierScratch,
+    ) -> usize {
+        let (m, g) = (self.fft.len(), key.gadget);
+        let (d, skip) = (g.digits(), key.skip);
+        for (p, o) in parts
+            .iter()
+            .zip(s.digits_f.chunks_exact_mut((d - skip) * m))
+        {
             self.fft
-                .forward_digits(p, g.q(), g.log_base(), d, o, &mut s.fft);
+                .forward_digits(p, g.q(), g.log_base(), d, skip, o, &mut s.fft);
         }
-        parts.len() * d
+        parts.len() * (d - skip)
     }
 
     /// `(s.out[0], s.out[1])` = the transforms of `(acc.a, acc.b) ⊗ keys[k]` (RGSW) or
@@ -278,8 +347,8 @@ impl FourierKeys {
         let key = &self.keys[k];
         let n = self.fft.n();
         let g = key.gadget;
-        if key.rows(n) == 2 * g.digits() {
-            let rows = self.digit_transforms(g, &[acc.a.data(), acc.b.data()], s);
+        if key.rgsw {
+            let rows = self.digit_transforms(key, &[acc.a.data(), acc.b.data()], s);
             let [oa, ob, ..] = &mut s.out;
             key.mul_acc(oa, ob, &s.digits_f[..rows * n / 2], false);
             return;
@@ -287,7 +356,7 @@ impl FourierKeys {
         // ALTMULT (Alg. 6): (a', b') = a ⊙ RLWE'(m); res = a' ⊙ RLWE'(z^2) + (b', 0)
         // + b ⊙ RLWE'(m).
         let z2 = self.z2.as_ref().expect("ALTMULT keys carry RLWE'(z^2)");
-        let rows = self.digit_transforms(g, &[acc.a.data()], s);
+        let rows = self.digit_transforms(key, &[acc.a.data()], s);
         {
             let [_, _, ta, tb] = &mut s.out;
             key.mul_acc(ta, tb, &s.digits_f[..rows * n / 2], false);
@@ -295,12 +364,12 @@ impl FourierKeys {
         self.fft
             .inverse_mod(&mut s.out[2], g.q(), &mut s.u, &mut s.fft);
         let u = std::mem::take(&mut s.u);
-        let rows = self.digit_transforms(z2.gadget, &[&u], s);
+        let rows = self.digit_transforms(z2, &[&u], s);
         s.u = u;
         let [oa, ob, _, tb] = &mut s.out;
         z2.mul_acc(oa, ob, &s.digits_f[..rows * n / 2], false);
         oa.iter_mut().zip(tb.iter()).for_each(|(x, y)| *x += y);
-        let rows = self.digit_transforms(g, &[acc.b.data()], s);
+        let rows = self.digit_transforms(key, &[acc.b.data()], s);
         let [oa, ob, ..] = &mut s.out;
         key.mul_acc(oa, ob, &s.digits_f[..rows * n / 2], true);
     }
@@ -318,7 +387,7 @@ impl FourierKeys {
         }
         self.fft.inverse_mod(&mut s.out[2], q, &mut s.u, &mut s.fft);
         let u = std::mem::take(&mut s.u);
-        let rows = self.digit_transforms(key.gadget, &[&u], s);
+        let rows = self.digit_transforms(key, &[&u], s);
         s.u = u;
         // ψ(b) becomes the output's b (a buffer swap, no copy).
         s.out.swap(1, 3);

@@ -4,6 +4,7 @@
 use super::*;
 use crate::fhew::gates::{test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey};
 use crate::fhew::params::{self, AutoKeySet, FhewParams, Method, MethodConfig};
+use rand::Rng;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use std::sync::Arc;
@@ -35,14 +36,19 @@ fn configs() -> Vec<(FhewParams, MethodConfig)> {
     v
 }
 
-/// `σ_⊙^2 = N σ^2 Σ_i E[t_i^2]`: `(B^2 + 2)/12` for the full signed digits, and
-/// `(Q / B^(d-1))^2 / 12` for the top one.
-fn sigma_odot2(p: &FhewParams, big_q: u64, log_bg: u32) -> f64 {
+/// `E[t^2] = (B^2 + 2) / 12` of a full signed digit in base `B` (in `[-B/2, B/2)`).
+fn digit_variance(b: f64) -> f64 {
+    (b * b + 2.0) / 12.0
+}
+
+/// `σ_⊙^2 = N σ^2 Σ_i E[t_i^2]` over the digits from `skip` up: `(B^2 + 2)/12` for the
+/// full signed digits, and `(Q / B^(d-1))^2 / 12` for the top one.
+fn sigma_odot2(p: &FhewParams, big_q: u64, log_bg: u32, skip: usize) -> f64 {
     let g = Gadget::new(big_q, log_bg).unwrap();
     let b = g.base() as f64;
     let d = g.digits();
     let top = big_q as f64 / b.powi(d as i32 - 1);
-    let e = (d - 1) as f64 * (b * b + 2.0) / 12.0 + top * top / 12.0;
+    let e = (d - 1 - skip) as f64 * digit_variance(b) + top * top / 12.0;
     p.big_n as f64 * p.sigma * p.sigma * e
 }
 
@@ -52,60 +58,84 @@ fn sigma_odot2(p: &FhewParams, big_q: u64, log_bg: u32) -> f64 {
 /// AP `2 d_r (1 - 1/B_r) n`, GINX `4|U|n`, Alg. 3 `5n` (worst case; on average
 /// `4.5n`), Alg. 4/5 `(3n + 2)`, times `σ_⊙^2`; ALTMULT replaces each RLWE⊗RGSW's `2` by
 /// `‖z‖^2 + 2` (‖z‖^2 ≈ 2N/3 for ternary z).
+///
+/// The same with the approximate gadget decomposition ([`GadgetDecomposition`]): the
+/// lowest digit's share leaves `σ_⊙^2`, and the rounding error `ε` (variance
+/// `(B^2 + 2)/12`) adds `E[ε^2] (‖z‖^2 + 1)` per RGSW product with a monomial,
+/// `E[ε^2] ‖z‖^2` per key switch; in GINX the product's key is `(Y^a - 1) RGSW(s_(i,j))`,
+/// so `2 E[ε^2] (‖z‖^2 + 1)` where `s_(i,j) = 1` (a third of them for uniform ternary `s`)
+/// and nothing elsewhere. ALTMULT's products stay exact.
 #[test]
 fn every_method_rotates_with_the_predicted_noise() {
-    for (p, cfg) in configs() {
-        let ctx = FhewContext::new(&p).unwrap();
-        let mut rng = ChaCha20Rng::seed_from_u64(11);
-        let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
-        let mut key = BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap();
-        key.brk = key.brk.with_step_order(StepOrder::Index);
-        let mut ev = FhewEvaluator::new(ctx.clone(), Arc::new(key)).unwrap();
-        let f = test_vector(&ctx, |u| (u as i64 - 100) * 1000);
-        let mut sum = 0f64;
-        let mut count = 0usize;
-        let trials = 6;
-        for _ in 0..trials {
-            let m = rng.next_u64() % p.q;
-            let ct = sk.lwe.encrypt(m, p.q, &ctx.noise, &mut rng).unwrap();
-            let err = ev.blind_rotation_error(&ct, &f, &sk).unwrap();
-            let bound = ctx.big_q as i64 / 64;
+    use crate::fhew::gates::RotationArithmetic;
+    for decomposition in [GadgetDecomposition::Exact, GadgetDecomposition::Approximate] {
+        for (p, cfg) in configs() {
+            let ctx = FhewContext::new(&p).unwrap();
+            let mut rng = ChaCha20Rng::seed_from_u64(11);
+            let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
+            let mut key = BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap();
+            key.brk = key.brk.with_step_order(StepOrder::Index);
+            let arithmetic = RotationArithmetic::Fourier;
+            let mut ev =
+                FhewEvaluator::with_products(ctx.clone(), Arc::new(key), arithmetic, decomposition)
+                    .unwrap();
+            assert_eq!(ev.decomposition(), decomposition);
+            let f = test_vector(&ctx, |u| (u as i64 - 100) * 1000);
+            let mut sum = 0f64;
+            let mut count = 0usize;
+            let trials = 6;
+            for _ in 0..trials {
+                let m = rng.next_u64() % p.q;
+                let ct = sk.lwe.encrypt(m, p.q, &ctx.noise, &mut rng).unwrap();
+                let err = ev.blind_rotation_error(&ct, &f, &sk).unwrap();
+                let bound = ctx.big_q as i64 / 64;
+                assert!(
+                    err.iter().all(|e| e.abs() < bound),
+                    "{}: rotation wrong",
+                    cfg.label()
+                );
+                sum += err.iter().map(|&e| (e * e) as f64).sum::<f64>();
+                count += err.len();
+            }
+            let measured = sum / count as f64;
+            let skip = usize::from(decomposition == GadgetDecomposition::Approximate);
+            let so = sigma_odot2(&p, ctx.big_q, p.log_bg, 0);
+            let so_kept = sigma_odot2(&p, ctx.big_q, p.log_bg, skip);
+            let eps = skip as f64 * digit_variance((1u64 << p.log_bg) as f64);
+            let n = p.n as f64;
+            let z2 = 2.0 * p.big_n as f64 / 3.0;
+            // One RGSW product with a monomial (ALTMULT: exact), one key switch.
+            let product = if cfg.alt_mult {
+                (z2 + 2.0) * so
+            } else {
+                2.0 * so_kept + eps * (z2 + 1.0)
+            };
+            let ks = if cfg.auto_keys == AutoKeySet::Full {
+                so_kept + eps * z2
+            } else {
+                f64::NAN
+            };
+            let predicted = match cfg.method {
+                Method::Ap => {
+                    let br = p.b_r as f64;
+                    p.d_r() as f64 * (1.0 - 1.0 / br) * n * product
+                }
+                Method::Ginx if cfg.alt_mult => 2.0 * 2.0 * n * product,
+                Method::Ginx => 2.0 * n * (4.0 * so_kept + 2.0 / 3.0 * eps * (z2 + 1.0)),
+                Method::Alg3 => (1.5 * product + ks) * n,
+                Method::Alg4 | Method::Alg5 => (product + ks) * n + product,
+            };
+            if predicted.is_nan() {
+                continue; // reduced key sets: several key switches per step
+            }
+            let ratio = measured / predicted;
             assert!(
-                err.iter().all(|e| e.abs() < bound),
-                "{}: rotation wrong",
+                (0.75..1.25).contains(&ratio),
+                "{} ({decomposition:?}): measured σ_acc^2 = {measured:.3e}, predicted \
+                 {predicted:.3e}",
                 cfg.label()
             );
-            sum += err.iter().map(|&e| (e * e) as f64).sum::<f64>();
-            count += err.len();
         }
-        let measured = sum / count as f64;
-        let so = sigma_odot2(&p, ctx.big_q, p.log_bg);
-        let n = p.n as f64;
-        let z2 = 2.0 * p.big_n as f64 / 3.0;
-        let m2 = if cfg.alt_mult { z2 + 2.0 } else { 2.0 };
-        let ks = if cfg.auto_keys == AutoKeySet::Full {
-            1.0
-        } else {
-            f64::NAN
-        };
-        let predicted = match cfg.method {
-            Method::Ap => {
-                let br = p.b_r as f64;
-                m2 * p.d_r() as f64 * (1.0 - 1.0 / br) * n * so
-            }
-            Method::Ginx => 2.0 * m2 * 2.0 * n * so,
-            Method::Alg3 => (1.5 * m2 + ks) * n * so,
-            Method::Alg4 | Method::Alg5 => ((m2 + ks) * n + m2) * so,
-        };
-        if predicted.is_nan() {
-            continue; // reduced key sets: several key switches per step
-        }
-        let ratio = measured / predicted;
-        assert!(
-            (0.75..1.25).contains(&ratio),
-            "{}: measured σ_acc^2 = {measured:.3e}, predicted {predicted:.3e}",
-            cfg.label()
-        );
     }
 }
 
@@ -327,6 +357,96 @@ fn fourier_products_refuse_wide_moduli() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("NTT"), "{err}");
+    // The approximate decomposition is for the Fourier products only.
+    let err = FhewEvaluator::with_products(
+        ctx.clone(),
+        key.clone(),
+        crate::fhew::gates::RotationArithmetic::Ntt,
+        GadgetDecomposition::Approximate,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("Fourier products only"), "{err}");
     let ev = FhewEvaluator::new(ctx, key).unwrap();
     assert_eq!(ev.arithmetic(), crate::fhew::gates::RotationArithmetic::Ntt);
+}
+
+/// The approximate decomposition's products ([`GadgetDecomposition::Approximate`]) are
+/// the exact products of the accumulator with its lowest signed digit subtracted (each
+/// coefficient rounded to a multiple of `B_g`), word for word, for RGSW keys of every
+/// gadget (STD128_LMKCDEY's last two keys are in base 2^14); ALTMULT's keys stay exact.
+/// Coefficients are drawn below `Q/2 - B_g` so that the rounded one stays centered.
+#[test]
+fn approximate_products_are_exact_products_of_the_rounded_accumulator() {
+    let cases = [
+        (params::TOY, MethodConfig::new(Method::Ginx)),
+        (TOY_2N, MethodConfig::new(Method::Alg4)),
+        (TOY_2N, MethodConfig::new(Method::Alg4).with_alt_mult(true)),
+        (
+            params::OPENFHE_STD128_LMKCDEY,
+            MethodConfig::new(Method::Alg4),
+        ),
+    ];
+    for (p, cfg) in cases {
+        let ctx = FhewContext::new(&p).unwrap();
+        let ring = &ctx.ring;
+        let mut rng = ChaCha20Rng::seed_from_u64(31);
+        let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
+        let key = BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap();
+        let brk = &key.brk;
+        let approx =
+            FourierKeys::with_decomposition(brk, ring, GadgetDecomposition::Approximate).unwrap();
+        assert_eq!(approx.decomposition(), GadgetDecomposition::Approximate);
+        let exact = FourierKeys::new(brk, ring).unwrap();
+        assert!(approx.memory_bytes() < exact.memory_bytes(), "{}", p.name);
+        let q = ctx.big_q;
+        let (mut s_approx, mut s_ntt) = (approx.scratch(ring), GswScratch::new(ring));
+        let n_keys = brk.keys.len();
+        for k in [0, 1, n_keys - 2, n_keys - 1] {
+            let log_base = match &brk.keys[k] {
+                BrkElement::Rgsw(r) => Some(r.gadget().log_base()),
+                BrkElement::Prime(_) => None,
+            };
+            let limit = (q / 2 - (1 << log_base.unwrap_or(1))) as i64;
+            let mut acc = RlweCiphertext::zero(ring, Form::Coeff);
+            let mut rounded = acc.clone();
+            for (x, r) in acc
+                .a
+                .data_mut()
+                .iter_mut()
+                .chain(acc.b.data_mut())
+                .zip(rounded.a.data_mut().iter_mut().chain(rounded.b.data_mut()))
+            {
+                let c = rng.gen_range(-limit..limit);
+                let mut hi = c;
+                let c_rounded = match log_base {
+                    Some(lb) => {
+                        crate::math::signed_digit(&mut hi, lb);
+                        hi << lb
+                    }
+                    None => c,
+                };
+                *x = c.rem_euclid(q as i64) as u64;
+                *r = c_rounded.rem_euclid(q as i64) as u64;
+            }
+            let mut got = RlweCiphertext::zero(ring, Form::Coeff);
+            FourierProducts {
+                brk,
+                keys: &approx,
+                scratch: &mut s_approx,
+            }
+            .product(k, &acc, &mut got);
+            let mut want = RlweCiphertext::zero(ring, Form::Coeff);
+            NttProducts {
+                brk,
+                ctx: ring,
+                scratch: &mut s_ntt,
+            }
+            .product(k, &rounded, &mut want);
+            assert_eq!(got.a.data(), want.a.data(), "{} key {k}", p.name);
+            assert_eq!(got.b.data(), want.b.data(), "{} key {k}", p.name);
+            if log_base.is_some() {
+                assert_ne!(acc.a.data(), rounded.a.data(), "nothing was rounded");
+            }
+        }
+    }
 }
