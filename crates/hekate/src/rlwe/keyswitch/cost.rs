@@ -15,6 +15,7 @@
 //! [`UnitCosts::ntt_wide`] above. The inner product streams the key from memory, so its
 //! unit cost is measured on buffers far larger than the caches.
 
+use super::klss::key_digit_primes;
 use super::{KeySwitchMethod, KlssConfig, LevelSet};
 use crate::math::kernels;
 use crate::math::rns::{BaseConverter, RnsBasis};
@@ -278,7 +279,7 @@ impl<'a> CostModel<'a> {
         // Σ r'_i over the key digits in use, and Σ r'_i |D̃_i| (the recombination).
         let sum_rp: f64 = r_primes[..dtl].iter().map(|&r| r as f64).sum();
         let sum_rp_primes: f64 = (0..dtl)
-            .map(|i| (r_primes[i] * (((i + 1) * cfg.r_tilde).min(used) - i * cfg.r_tilde)) as f64)
+            .map(|i| (r_primes[i] * key_digit_primes(i, cfg.r_tilde, used).len()) as f64)
             .sum();
         let dl = sizes.len() as f64;
         let rpf = rp as f64;

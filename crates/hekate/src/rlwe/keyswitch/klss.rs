@@ -85,6 +85,7 @@ use crate::rlwe::keys::expand_uniform;
 use crate::rlwe::keys::SecretKey;
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// How the auxiliary base `B'` is sized.
@@ -196,6 +197,12 @@ impl KlssKey {
         let at = key_block(&self.r_primes, h, i) * self.dnum * self.n + j * len;
         &self.data[at..at + len]
     }
+}
+
+/// The `PQ` primes of key digit `i` (`r̃` primes per digit) among the first `used`:
+/// `[i r̃, min((i + 1) r̃, used))`.
+pub(super) fn key_digit_primes(i: usize, r_tilde: usize, used: usize) -> Range<usize> {
+    i * r_tilde..((i + 1) * r_tilde).min(used)
 }
 
 /// The first limb of block `(h, i)` (in units of `d` limbs for a key, of one limb for an
@@ -344,7 +351,7 @@ impl KlssKeySwitcher {
             .collect();
         let recombine = (0..d_tilde)
             .map(|i| {
-                let range = i * config.r_tilde..((i + 1) * config.r_tilde).min(lt);
+                let range = key_digit_primes(i, config.r_tilde, lt);
                 let to = RnsBasis::from_moduli(pq[range].to_vec());
                 BaseConverter::new(&b_prefix(r_primes[i]), &to)
             })
@@ -521,7 +528,7 @@ impl KlssKeySwitcher {
                     .collect();
                 let work = |(i, out): &mut (usize, &mut [u64])| {
                     let i = *i;
-                    let range = i * rt..((i + 1) * rt).min(lt);
+                    let range = key_digit_primes(i, rt, lt);
                     let mut scratch = vec![0u64; (range.len() + 1) * n];
                     to_b[i].convert(&coeff[range.start * n..range.end * n], out, n, &mut scratch);
                     for (t, limb) in out.chunks_mut(n).enumerate() {
@@ -567,7 +574,7 @@ impl KlssKeySwitcher {
             .map(|j| {
                 let mut b = ctx.zero(l1, k, Form::Coeff);
                 for i in 0..self.d_tilde {
-                    let range = i * rt..((i + 1) * rt).min(lt);
+                    let range = key_digit_primes(i, rt, lt);
                     let mut v = key.v(0, i, j).to_vec();
                     for (t, limb) in v.chunks_mut(n).enumerate() {
                         self.aux.ntt_plan(t, rp).inverse(limb);
@@ -632,7 +639,7 @@ impl KlssKeySwitcher {
             let mut conv = pool.take(rt * n);
             let mut scratch = pool.take((rp + 1) * n);
             for (i, &r) in rps.iter().enumerate() {
-                let range = i * rt..((i + 1) * rt).min(used);
+                let range = key_digit_primes(i, rt, used);
                 let m = range.len();
                 let at = key_block(rps, h, i) * n;
                 let src = &acc.sums[at..at + r * n];
