@@ -9,7 +9,7 @@ mod context;
 mod poly;
 mod pool;
 
-pub(crate) use poly::for_each_limb;
+pub(crate) use poly::{for_each_limb, for_each_limb_pair};
 
 pub use context::{fnv1a64, ring_fingerprint, RingContext};
 pub use poly::{Form, Poly};

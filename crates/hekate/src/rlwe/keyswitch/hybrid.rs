@@ -27,7 +27,7 @@
 //! Then `u0 + u1 s = c s' + e_ks` with `e_ks = (sum_j d_j e_j) / P + rounding`, small when
 //! `P` is at least as large as every digit `Q_j`.
 
-use super::KeySwitcher;
+use super::{KeySwitcher, KEY_TILE};
 use crate::math::kernels;
 use crate::math::rns::{BaseConverter, RnsBasis};
 use crate::math::sample::Seed;
@@ -129,6 +129,10 @@ impl HybridKeySwitcher {
     }
 
     /// `acc [+]= <d, key>` over `Q_l ∪ P` (`ACC = false` overwrites `acc`).
+    ///
+    /// Limb by limb, and within a limb tile by tile ([`KEY_TILE`] coefficients): both
+    /// halves of a tile in a row, so the digits' tile is read from memory once for the
+    /// two of them (half by half over whole limbs, the digits were streamed twice).
     fn inner_product<const ACC: bool>(
         &self,
         d: &HybridDecomposition,
@@ -138,23 +142,34 @@ impl HybridKeySwitcher {
         let ctx = &*self.ctx;
         let ql = acc[0].q_limbs();
         let n = ctx.n();
+        let tile = n.min(KEY_TILE);
         let beta = d.digits.len();
         debug_assert!(beta <= key.digits.len() && beta < 64);
-        for (half, out) in acc.iter_mut().enumerate() {
-            crate::ring::for_each_limb(out.data_mut(), n, |t, limb| {
-                let kt = self.key_limb(t, ql);
-                let a: Vec<&[u64]> = d.digits.iter().map(|p| p.limb(t)).collect();
-                let b: Vec<&[u64]> = key.digits[..beta]
-                    .iter()
-                    .map(|k| k[half].limb(kt))
-                    .collect();
-                if ACC {
-                    kernels::inner_product_add_assign(limb, &a, &b, ctx.modulus(t, ql));
-                } else {
-                    kernels::inner_product(limb, &a, &b, ctx.modulus(t, ql));
+        let [acc0, acc1] = acc;
+        crate::ring::for_each_limb_pair(acc0.data_mut(), acc1.data_mut(), n, |t, l0, l1| {
+            let kt = self.key_limb(t, ql);
+            let q = ctx.modulus(t, ql);
+            let mut a: Vec<&[u64]> = Vec::with_capacity(beta);
+            let mut b: Vec<&[u64]> = Vec::with_capacity(beta);
+            for lo in (0..n).step_by(tile) {
+                let r = lo..lo + tile;
+                a.clear();
+                a.extend(d.digits.iter().map(|p| &p.limb(t)[r.clone()]));
+                for (half, out) in [(0, &mut *l0), (1, &mut *l1)] {
+                    b.clear();
+                    b.extend(
+                        key.digits[..beta]
+                            .iter()
+                            .map(|k| &k[half].limb(kt)[r.clone()]),
+                    );
+                    if ACC {
+                        kernels::inner_product_add_assign(&mut out[r.clone()], &a, &b, q);
+                    } else {
+                        kernels::inner_product(&mut out[r.clone()], &a, &b, q);
+                    }
                 }
-            });
-        }
+            }
+        });
     }
 }
 
