@@ -560,14 +560,21 @@ impl KlssKeySwitcher {
                 }
                 #[cfg(not(feature = "parallel"))]
                 chunks.iter_mut().for_each(work);
-                // Scatter into the tiles (see KlssKey::data).
-                for (t, limb) in v.chunks(n).enumerate() {
-                    let o = h * total + t;
-                    for (b, src) in limb.chunks(tile).enumerate() {
-                        let at = ((b * 2 * total + o) * d + j) * tile;
-                        data[at..at + tile].copy_from_slice(src);
+                // Scatter into the tiles (see KlssKey::data), tile by tile.
+                let scatter = |(b, block): (usize, &mut [u64])| {
+                    for (t, limb) in v.chunks(n).enumerate() {
+                        let at = ((h * total + t) * d + j) * tile;
+                        block[at..at + tile].copy_from_slice(&limb[b * tile..(b + 1) * tile]);
                     }
+                };
+                let block = 2 * total * d * tile;
+                #[cfg(feature = "parallel")]
+                {
+                    use rayon::prelude::*;
+                    data.par_chunks_mut(block).enumerate().for_each(scatter);
                 }
+                #[cfg(not(feature = "parallel"))]
+                data.chunks_mut(block).enumerate().for_each(scatter);
             }
         }
         Ok(KlssKey {
