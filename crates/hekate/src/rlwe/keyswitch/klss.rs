@@ -357,7 +357,6 @@ impl KlssKeySwitcher {
         };
         let aux = RingContext::new(n, &b_primes, &[])?;
         let b_basis = aux.q().clone();
-        let b_prefix = |r: usize| RnsBasis::from_moduli(b_basis.moduli()[..r].to_vec());
         let alpha = hybrid.alpha();
         let q = ctx.q().moduli();
         let lift = (0..dnum)
@@ -378,29 +377,26 @@ impl KlssKeySwitcher {
             .map(|i| {
                 let range = key_digit_primes(i, config.r_tilde, lt);
                 let to = RnsBasis::from_moduli(pq[range].to_vec());
-                BaseConverter::new(&b_prefix(r_primes[i]), &to)
+                BaseConverter::new(&b_prefix(&aux, r_primes[i]), &to)
             })
             .collect();
         let b_min = b_primes.iter().copied().min().expect("r' >= 1");
         let copy_lift = alpha == 1 && q.iter().all(|m| m.value() < b_min);
+        let words: Vec<u64> = [
+            ctx.fingerprint(),
+            dnum as u64,
+            config.r_tilde as u64,
+            r_prime as u64,
+        ]
+        .into_iter()
+        .chain(b_primes.iter().copied())
+        .chain(r_primes.iter().map(|&r| r as u64))
+        .collect();
         let id = crate::ring::fnv1a64(
-            &[
-                ctx.fingerprint(),
-                dnum as u64,
-                config.r_tilde as u64,
-                r_prime as u64,
-            ]
-            .iter()
-            .chain(b_primes.iter())
-            .chain(
-                r_primes
-                    .iter()
-                    .map(|&r| r as u64)
-                    .collect::<Vec<_>>()
-                    .iter(),
-            )
-            .flat_map(|x| x.to_le_bytes())
-            .collect::<Vec<_>>(),
+            &words
+                .iter()
+                .flat_map(|x| x.to_le_bytes())
+                .collect::<Vec<_>>(),
         );
         Ok(KlssKeySwitcher {
             ctx,
@@ -518,8 +514,7 @@ impl KlssKeySwitcher {
             .chunks(rt)
             .zip(rps)
             .map(|(c, &r)| {
-                let to = RnsBasis::from_moduli(self.aux.q().moduli()[..r].to_vec());
-                BaseConverter::new(&RnsBasis::from_moduli(c.to_vec()), &to)
+                BaseConverter::new(&RnsBasis::from_moduli(c.to_vec()), &b_prefix(&self.aux, r))
             })
             .collect();
         let total: usize = rps.iter().sum();
@@ -736,6 +731,11 @@ pub(super) fn log_bounds(ctx: &RingContext, dnum: usize, config: &KlssConfig) ->
         .collect()
 }
 
+/// The first `r` primes of `B'` (the ring `aux`): the base of a key digit with `r'_i = r`.
+fn b_prefix(aux: &RingContext, r: usize) -> RnsBasis {
+    RnsBasis::from_moduli(aux.q().moduli()[..r].to_vec())
+}
+
 /// The limb of a `Q_l ∪ P` polynomial (chain limbs first) holding prime `t` of the PQ
 /// order (special primes first), with `q_limbs` chain and `k` special limbs.
 #[inline]
@@ -883,7 +883,7 @@ impl KeySwitcher for KlssKeySwitcher {
                 }
             }
         };
-        debug_assert!(key.tile_terms(0, 2 * total - 1).len() == key.dnum * tile);
+        debug_assert_eq!(key.data.len(), 2 * total * key.dnum * n);
         #[cfg(feature = "parallel")]
         {
             use rayon::prelude::*;

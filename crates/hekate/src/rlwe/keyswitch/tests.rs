@@ -51,9 +51,7 @@ fn hybrid_switch_is_correct_at_every_level_and_dnum() {
         .map(|&b| g.next_prime(b).unwrap())
         .collect();
     let ctx = RingContext::new(n, &q, &p).unwrap();
-    let mut rng = ChaCha20Rng::seed_from_u64(42);
-    let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
-    let other = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let (mut rng, sk, other) = rng_and_secrets(&ctx, 42);
     for dnum in [2usize, 3, 5] {
         let ks = HybridKeySwitcher::new(ctx.clone(), dnum);
         let key = ks.generate_key(other.ntt(), &sk, &mut rng);
@@ -84,9 +82,7 @@ fn hybrid_noise_variance_matches_the_analysis() {
         .collect();
     let p: Vec<u64> = vec![g.next_prime(40).unwrap()];
     let ctx = RingContext::new(n, &q, &p).unwrap();
-    let mut rng = ChaCha20Rng::seed_from_u64(7);
-    let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
-    let other = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let (mut rng, sk, other) = rng_and_secrets(&ctx, 7);
     let ks = HybridKeySwitcher::new(ctx.clone(), 4); // one prime per digit
     let key = ks.generate_key(other.ntt(), &sk, &mut rng);
     let ql = 4;
@@ -135,6 +131,15 @@ fn mixed_ring(n: usize) -> Arc<RingContext> {
     RingContext::new(n, &q, &p).unwrap()
 }
 
+/// A generator seeded with `seed` and two ternary secrets of `ctx` drawn from it: the one
+/// a key switches to (`sk`) and the one it switches from (`other`).
+fn rng_and_secrets(ctx: &RingContext, seed: u64) -> (ChaCha20Rng, SecretKey, SecretKey) {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let sk = SecretKey::generate(ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let other = SecretKey::generate(ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    (rng, sk, other)
+}
+
 fn random_ntt(ctx: &RingContext, ql: usize, rng: &mut ChaCha20Rng) -> Poly {
     let mut c = ctx.zero(ql, 0, Form::Ntt);
     for (i, limb) in c.limbs_mut().enumerate() {
@@ -150,9 +155,7 @@ fn random_ntt(ctx: &RingContext, ql: usize, rng: &mut ChaCha20Rng) -> Poly {
 #[test]
 fn klss_and_linear_equal_hybrid_word_for_word() {
     let ctx = mixed_ring(1 << 10);
-    let mut rng = ChaCha20Rng::seed_from_u64(3);
-    let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
-    let other = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let (mut rng, sk, other) = rng_and_secrets(&ctx, 3);
     for dnum in [6usize, 3, 2] {
         let hybrid = HybridKeySwitcher::new(ctx.clone(), dnum);
         let key = hybrid.generate_key(other.ntt(), &sk, &mut rng);
@@ -186,9 +189,7 @@ fn klss_and_linear_equal_hybrid_word_for_word() {
 #[test]
 fn klss_key_digits_take_their_own_r_prime() {
     let ctx = mixed_ring(1 << 10);
-    let mut rng = ChaCha20Rng::seed_from_u64(6);
-    let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
-    let other = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let (mut rng, sk, other) = rng_and_secrets(&ctx, 6);
     let dnum = 6;
     let hybrid = HybridKeySwitcher::new(ctx.clone(), dnum);
     let key = hybrid.generate_key(other.ntt(), &sk, &mut rng);
@@ -232,9 +233,7 @@ fn klss_key_digits_take_their_own_r_prime() {
 #[test]
 fn klss_accumulation_and_permutation_equal_hybrid() {
     let ctx = mixed_ring(1 << 10);
-    let mut rng = ChaCha20Rng::seed_from_u64(4);
-    let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
-    let other = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let (mut rng, sk, other) = rng_and_secrets(&ctx, 4);
     let hybrid = HybridKeySwitcher::new(ctx.clone(), 3);
     let keys: Vec<HybridKey> = (0..5)
         .map(|_| hybrid.generate_key(other.ntt(), &sk, &mut rng))
@@ -284,9 +283,7 @@ fn klss_r_prime_is_checked_against_the_bound() {
 #[test]
 fn mixed_engine_equals_hybrid_at_every_level() {
     let ctx = mixed_ring(1 << 10);
-    let mut rng = ChaCha20Rng::seed_from_u64(5);
-    let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
-    let other = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+    let (mut rng, sk, other) = rng_and_secrets(&ctx, 5);
     let hybrid = HybridKeySwitcher::new(ctx.clone(), 3);
     let levels = LevelSet::from_limbs([2, 5, 6]).unwrap();
     let method = KeySwitchMethod::Mixed {
