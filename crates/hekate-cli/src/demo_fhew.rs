@@ -1,5 +1,6 @@
 //! The gates part of `hekate demo`: an encrypted 4-bit ripple-carry adder with FHEW gate
-//! bootstrapping (seed 002, automorphism-based blind rotation, Alg. 5).
+//! bootstrapping (seed 002, automorphism-based blind rotation LMKCDEY, Alg. 4) on a 128-bit
+//! set.
 
 use crate::bench::time_once;
 use crate::Outcome;
@@ -10,17 +11,18 @@ use std::sync::Arc;
 
 /// Adds two encrypted 4-bit numbers with XOR and 3-input majority gates.
 pub fn run() -> Result<Outcome, Box<dyn Error>> {
-    let p = &params::OPENFHE_MEDIUM;
+    let p = &params::OPENFHE_STD128_LMKCDEY;
     println!("6. FHEW gates: an encrypted 4-bit adder");
     println!(
-        "  {} (n = {}, q = {}, N = {}, log Q = {}), LMKCDEY blind rotation (Alg. 5)",
+        "  {} (n = {}, q = {}, N = {}, log Q = {}), LMKCDEY blind rotation (Alg. 4)",
         p.name, p.n, p.q, p.big_n, p.log_big_q
     );
+    println!("  security: {}", p.security());
     let mut rng = hekate::math::sample::os_rng();
     let ctx = FhewContext::new(p)?;
     let sk = FhewSecretKey::generate(&ctx, &mut rng)?;
     let (key, t) =
-        time_once(|| BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::Alg5), &mut rng));
+        time_once(|| BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::Alg4), &mut rng));
     let key = key?;
     println!(
         "  {:.2} s bootstrapping keys ({:.1} MiB seed-compressed blind-rotation keys)",

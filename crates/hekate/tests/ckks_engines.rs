@@ -90,7 +90,7 @@ fn every_engine_gives_hybrids_words_and_decrypts() {
 fn klss_contexts_and_keys_round_trip_through_bytes() {
     let f = fixture_with(11, 5, &[1], KeySwitchMethod::Linear(KlssBound::WorstCase));
     let bytes = f.ctx.to_bytes(&());
-    let ctx = hekate::ckks::CkksContext::from_bytes(&bytes, &()).unwrap();
+    let ctx = hekate::ckks::CkksContext::from_bytes_with(&bytes, &(), &test_policy()).unwrap();
     assert_eq!(ctx.key_switch_method(), f.ctx.key_switch_method());
     let rlk = f.ctx.generate_relinearization_key(&f.sk);
     let rb = rlk.to_bytes(&f.ctx);
@@ -111,14 +111,16 @@ fn mixed_contexts_and_keys_round_trip_through_bytes() {
     let f = fixture_with(11, 6, &[1], mixed_top());
     assert_eq!(f.ctx.key_switch_method(), mixed_top());
     let bytes = f.ctx.to_bytes(&());
-    let ctx = hekate::ckks::CkksContext::from_bytes(&bytes, &()).unwrap();
+    let ctx = hekate::ckks::CkksContext::from_bytes_with(&bytes, &(), &test_policy()).unwrap();
     assert_eq!(ctx.key_switch_method(), mixed_top());
     let rlk = f.ctx.generate_relinearization_key(&f.sk);
     let back = hekate::ckks::RelinearizationKey::from_bytes(&rlk.to_bytes(&f.ctx), &ctx).unwrap();
     assert_eq!(back, rlk, "both forms rebuilt exactly");
     // Every truncation of the parameters is refused.
     for cut in 0..bytes.len() {
-        assert!(hekate::ckks::CkksContext::from_bytes(&bytes[..cut], &()).is_err());
+        assert!(
+            hekate::ckks::CkksContext::from_bytes_with(&bytes[..cut], &(), &test_policy()).is_err()
+        );
     }
     // The body ends with the level count, the levels (u16 each) and the key storage byte:
     // a level of 0 or above the chain, and a count of 0, are refused with a message.
@@ -131,11 +133,17 @@ fn mixed_contexts_and_keys_round_trip_through_bytes() {
     ] {
         let mut bad = bytes.clone();
         bad[at..at + 2].copy_from_slice(&val.to_le_bytes());
-        match hekate::ckks::CkksContext::from_bytes(&bad, &()) {
+        match hekate::ckks::CkksContext::from_bytes_with(&bad, &(), &test_policy()) {
             Err(hekate::Error::Deserialize(m)) => {
                 assert!(m.contains("mixed engine"), "{what}: {m}")
             }
             other => panic!("{what}: {:?}", other.map(|_| ())),
         }
     }
+}
+
+/// The test contexts are below the 128-bit bound (small rings): reading them back is an
+/// explicit opt-out.
+fn test_policy() -> hekate::serialize::ReadPolicy {
+    hekate::serialize::ReadPolicy::default().min_security(hekate::params::SecurityLevel::NotChecked)
 }

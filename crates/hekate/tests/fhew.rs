@@ -30,7 +30,7 @@ fn setup(
     seed: u64,
 ) -> (Arc<FhewContext>, FhewSecretKey, FhewEvaluator, ChaCha20Rng) {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let ctx = FhewContext::new(p).unwrap();
+    let ctx = FhewContext::with_security(p, hekate::params::SecurityLevel::NotChecked).unwrap();
     let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
     let key = BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap();
     let ev = FhewEvaluator::new(ctx.clone(), Arc::new(key)).unwrap();
@@ -166,23 +166,27 @@ fn bad_input_is_an_error() {
     ));
     // Alg. 5 needs q < 2N, Alg. 3/4 need q = 2N.
     assert!(BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::Alg4), &mut rng).is_err());
-    let ctx2 = FhewContext::new(&TOY_2N).unwrap();
+    let ctx2 =
+        FhewContext::with_security(&TOY_2N, hekate::params::SecurityLevel::NotChecked).unwrap();
     let sk2 = FhewSecretKey::generate(&ctx2, &mut rng).unwrap();
     assert!(
         BootstrapKey::generate(&ctx2, &sk2, MethodConfig::new(Method::Alg5), &mut rng).is_err()
     );
     // A secret key of other parameters.
-    let ctx3 = FhewContext::new(&FhewParams {
-        big_n: 512,
-        ..params::TOY
-    })
+    let ctx3 = FhewContext::with_security(
+        &FhewParams {
+            big_n: 512,
+            ..params::TOY
+        },
+        hekate::params::SecurityLevel::NotChecked,
+    )
     .unwrap();
     assert!(BootstrapKey::generate(&ctx3, &sk, MethodConfig::new(Method::Ap), &mut rng).is_err());
     let bad = FhewParams {
         q: 300,
         ..params::TOY
     };
-    assert!(FhewContext::new(&bad).is_err());
+    assert!(FhewContext::with_security(&bad, hekate::params::SecurityLevel::NotChecked).is_err());
     assert!(format!("{sk:?}").contains("redacted"));
 }
 

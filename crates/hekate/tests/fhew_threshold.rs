@@ -18,6 +18,7 @@ use hekate::fhew::threshold::{
 use hekate::fhew::{
     test_vector, BlindRotationKey, BootstrapKey, BrkElement, FhewEvaluator, Gate, LweCiphertext,
 };
+use hekate::params::SecurityLevel::NotChecked;
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::{RngCore, SeedableRng};
 use hekate::ring::{Form, Poly};
@@ -54,7 +55,7 @@ fn parties(
 
 fn setup(p: &ThresholdParams, k: usize, cfg: MethodConfig, seed: u64) -> Setup {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let ctx = ThresholdContext::new(p, k).unwrap();
+    let ctx = ThresholdContext::with_security(p, k, NotChecked).unwrap();
     let mut crs_seed = [0u8; 32];
     rng.fill_bytes(&mut crs_seed);
     let crs = CommonRandomString::new(crs_seed);
@@ -363,17 +364,17 @@ fn bad_input_is_an_error() {
     let p = &THRESHOLD_TOY;
     for k in [0, 1, 17] {
         assert!(matches!(
-            ThresholdContext::new(p, k),
+            ThresholdContext::with_security(p, k, NotChecked),
             Err(Error::InvalidParameters(_))
         ));
     }
     let mut bin = p.clone();
     bin.fhew.lwe_secret = hekate::fhew::LweSecretDistribution::Binary;
-    assert!(ThresholdContext::new(&bin, 3).is_err());
+    assert!(ThresholdContext::with_security(&bin, 3, NotChecked).is_err());
 
     let k = 3;
     let mut rng = ChaCha20Rng::seed_from_u64(9);
-    let ctx = ThresholdContext::new(p, k).unwrap();
+    let ctx = ThresholdContext::with_security(p, k, NotChecked).unwrap();
     assert_eq!(ctx.parties(), 3);
     assert!(SecretShare::generate(&ctx, 3, &mut rng).is_err());
     let crs = CommonRandomString::new([7; 32]);
@@ -504,7 +505,7 @@ fn bad_input_is_an_error() {
     assert!(threshold::combine_int(&ctx, &ct, 3, &partials).is_err());
     // Without one party's partial decryption the phase is garbage: the k - 1 others do
     // not decrypt (checked over several ciphertexts, so a lucky phase cannot pass).
-    let ctx2 = ThresholdContext::new(p, 2).unwrap();
+    let ctx2 = ThresholdContext::with_security(p, 2, NotChecked).unwrap();
     let mut wrong = 0;
     for _ in 0..16 {
         let ct = pk.encrypt_bit(&ctx, &key, true, &mut rng).unwrap();
@@ -524,7 +525,7 @@ fn bad_input_is_an_error() {
     assert!(FhewEvaluator::new(fctx.clone(), Arc::new(key)).is_ok());
 
     // A share made for other parameters (N = 2048) or for more parties is rejected.
-    let big = ThresholdContext::new(&THRESHOLD_STD128, 4).unwrap();
+    let big = ThresholdContext::with_security(&THRESHOLD_STD128, 4, NotChecked).unwrap();
     let foreign = SecretShare::generate(&big, 0, &mut rng).unwrap();
     assert!(matches!(
         foreign.public_key_share(&ctx, &crs, &mut rng),
@@ -535,7 +536,12 @@ fn bad_input_is_an_error() {
         Err(Error::ParameterMismatch(_))
     ));
     assert!(foreign.partial_decrypt(&ctx, &ct, &mut rng).is_err());
-    let fourth = SecretShare::generate(&ThresholdContext::new(p, 4).unwrap(), 3, &mut rng).unwrap();
+    let fourth = SecretShare::generate(
+        &ThresholdContext::with_security(p, 4, NotChecked).unwrap(),
+        3,
+        &mut rng,
+    )
+    .unwrap();
     assert!(matches!(
         fourth.partial_decrypt(&ctx, &ct, &mut rng),
         Err(Error::InvalidParameters(_))
@@ -581,8 +587,8 @@ fn protocol_messages_round_trip_through_bytes() {
     let k = 3;
     let cfg = MethodConfig::new(Method::Alg4);
     let mut rng = ChaCha20Rng::seed_from_u64(36);
-    let ctx = ThresholdContext::new(&THRESHOLD_TOY, k).unwrap();
-    let other = ThresholdContext::new(&THRESHOLD_TOY, k + 1).unwrap();
+    let ctx = ThresholdContext::with_security(&THRESHOLD_TOY, k, NotChecked).unwrap();
+    let other = ThresholdContext::with_security(&THRESHOLD_TOY, k + 1, NotChecked).unwrap();
     let crs = CommonRandomString::new([9; 32]);
     let (shares, pk_shares) = parties(&ctx, &crs, &mut rng);
     let received: Vec<_> = pk_shares

@@ -6,10 +6,10 @@ use hekate::params::SecurityLevel;
 use hekate::ring::{ring_fingerprint, Form};
 use hekate::rlwe::keyswitch::SwitchingKey;
 use hekate::rlwe::{SecretDistribution, SecretKey};
-use hekate::serialize::testing::{check_contract, check_contract_standalone};
+use hekate::serialize::testing::{check_contract, check_contract_standalone_with};
 use hekate::serialize::{
-    ckks_context_from_bytes, ckks_context_to_bytes, peek_header, Deserialize, ObjectTag, Serialize,
-    Writer, HEADER_LEN,
+    ckks_context_from_bytes, ckks_context_from_bytes_with, ckks_context_to_bytes, peek_header,
+    Deserialize, ObjectTag, ReadPolicy, Serialize, Writer, HEADER_LEN,
 };
 use hekate::Error;
 use num_complex::Complex64;
@@ -87,7 +87,7 @@ fn keys(ctx: &Arc<CkksContext>, seed: u64) -> Keys {
 #[test]
 fn parameters_contract() {
     let (ctx, _) = contexts();
-    check_contract_standalone(&*ctx, ctx_eq);
+    check_contract_standalone_with(&*ctx, &test_policy(), ctx_eq);
     // Other secret distributions and a scale that is not a power of two.
     for secret in [
         SecretDistribution::HammingWeight(64),
@@ -98,7 +98,7 @@ fn parameters_contract() {
             .scale(1.5 * 2f64.powi(30))
             .build()
             .unwrap();
-        check_contract_standalone(&*c, ctx_eq);
+        check_contract_standalone_with(&*c, &test_policy(), ctx_eq);
     }
     // A fractional scale (denominator > 1) and the default dnum.
     let c = CkksParameters::new(10)
@@ -107,7 +107,7 @@ fn parameters_contract() {
         .security(SecurityLevel::NotChecked)
         .build()
         .unwrap();
-    check_contract_standalone(&*c, ctx_eq);
+    check_contract_standalone_with(&*c, &test_policy(), ctx_eq);
 }
 
 #[test]
@@ -121,7 +121,7 @@ fn parameters_round_trip_with_security_check() {
         .build()
         .unwrap();
     let bytes = ckks_context_to_bytes(&ctx);
-    let back = ckks_context_from_bytes(&bytes).unwrap();
+    let back = ckks_context_from_bytes_with(&bytes, &test_policy()).unwrap();
     assert!(ctx_eq(&ctx, &back));
     assert_eq!(back.security(), SecurityLevel::Bits128);
     // The header carries the ring fingerprint, as every object of these parameters does.
@@ -130,7 +130,10 @@ fn parameters_round_trip_with_security_check() {
     assert_eq!(h.fingerprint, ctx.ring().fingerprint());
     // The trait and the free functions agree.
     assert_eq!(ctx.to_bytes(&()), bytes);
-    assert!(ctx_eq(&CkksContext::from_bytes(&bytes, &()).unwrap(), &ctx));
+    assert!(ctx_eq(
+        &CkksContext::from_bytes_with(&bytes, &(), &test_policy()).unwrap(),
+        &ctx
+    ));
 }
 
 #[test]
@@ -231,7 +234,7 @@ fn saved_ciphertext_decrypts_under_rebuilt_parameters() {
     let sk_bytes = k.sk.to_bytes(ctx.ring());
     let ct_bytes: Vec<Vec<u8>> = cts.iter().map(|c| c.to_bytes(&ctx)).collect();
 
-    let ctx2 = ckks_context_from_bytes(&param_bytes).unwrap();
+    let ctx2 = ckks_context_from_bytes_with(&param_bytes, &test_policy()).unwrap();
     assert!(!Arc::ptr_eq(&ctx, &ctx2) && ctx_eq(&ctx, &ctx2));
     let sk2 = SecretKey::from_bytes(&sk_bytes, ctx2.ring()).unwrap();
     for (bytes, ct) in ct_bytes.iter().zip(&cts) {
@@ -318,13 +321,13 @@ fn param_blob(
 const SCALE_2_30: [u8; 9] = [4, 0, 0, 0, 0, 0x40, 1, 0, 1];
 
 fn expect_param_err(bytes: &[u8], needle: &str) {
-    let m = deserialize_err(ckks_context_from_bytes(bytes));
+    let m = deserialize_err(ckks_context_from_bytes_with(bytes, &test_policy()));
     assert!(
         m.contains(needle),
         "message {m:?} does not mention {needle:?}"
     );
     // The trait path says the same.
-    let m2 = deserialize_err(CkksContext::from_bytes(bytes, &()));
+    let m2 = deserialize_err(CkksContext::from_bytes_with(bytes, &(), &test_policy()));
     assert_eq!(m, m2);
 }
 
@@ -334,7 +337,10 @@ fn hostile_parameters_are_rejected() {
     let (q, p) = (ctx.q_primes(), ctx.p_primes());
     let good = param_blob(1024, &q, &p, 2, &[0], 3, &SCALE_2_30);
     assert_eq!(good, ckks_context_to_bytes(&ctx));
-    assert!(ctx_eq(&ckks_context_from_bytes(&good).unwrap(), &ctx));
+    assert!(ctx_eq(
+        &ckks_context_from_bytes_with(&good, &test_policy()).unwrap(),
+        &ctx
+    ));
 
     // Huge or malformed N.
     for n in [1u32 << 18, u32::MAX, 0, 1, 1000] {
@@ -543,4 +549,73 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
         &ctx,
     ));
     assert!(m.contains("has 1 digits; the context's dnum is 2"), "{m}");
+}
+
+/// The test parameters are below the 128-bit bound (small rings) and say so in their
+/// bytes (`NotChecked`): reading them back is an explicit opt-out.
+fn test_policy() -> ReadPolicy {
+    ReadPolicy::default().min_security(SecurityLevel::NotChecked)
+}
+
+#[test]
+fn bytes_never_lower_the_security_check() {
+    let (ctx, _) = contexts();
+    let bytes = ckks_context_to_bytes(&ctx);
+    // The blob records NotChecked: refused under the default policy and under 128 bits,
+    // with a message that says how to opt out.
+    for r in [
+        ckks_context_from_bytes(&bytes).map(|_| ()),
+        CkksContext::from_bytes(&bytes, &()).map(|_| ()),
+        ckks_context_from_bytes_with(
+            &bytes,
+            &ReadPolicy::default().min_security(SecurityLevel::Bits128),
+        )
+        .map(|_| ()),
+    ] {
+        let m = deserialize_err(r);
+        assert!(m.contains("not checked") && m.contains("NotChecked"), "{m}");
+    }
+    // A 128-bit blob is refused by a reader asking for 192 bits.
+    let secure = CkksParameters::new(12)
+        .log_q(&[35, 30])
+        .log_p(&[40])
+        .build()
+        .unwrap();
+    let b128 = ckks_context_to_bytes(&secure);
+    assert!(ckks_context_from_bytes(&b128).is_ok());
+    let m = deserialize_err(ckks_context_from_bytes_with(
+        &b128,
+        &ReadPolicy::default().min_security(SecurityLevel::Bits192),
+    ));
+    assert!(m.contains("below the reader's minimum"), "{m}");
+    // The heuristic KLSS bound needs its own opt-in, even where security is opted out.
+    let heuristic = CkksParameters::new(10)
+        .log_q(&[50, 40, 40])
+        .log_p(&[55, 55])
+        .dnum(2)
+        .security(SecurityLevel::NotChecked)
+        .key_switching(hekate::rlwe::keyswitch::KeySwitchMethod::Linear(
+            hekate::rlwe::keyswitch::KlssBound::Heuristic,
+        ))
+        .build()
+        .unwrap();
+    let hb = ckks_context_to_bytes(&heuristic);
+    let m = deserialize_err(ckks_context_from_bytes_with(&hb, &test_policy()));
+    assert!(m.contains("heuristic KLSS bound"), "{m}");
+    let back =
+        ckks_context_from_bytes_with(&hb, &test_policy().allow_heuristic_klss(true)).unwrap();
+    assert!(ctx_eq(&back, &heuristic));
+}
+
+#[test]
+fn reading_parameters_is_bounded_by_the_readers_limit() {
+    let (ctx, _) = contexts();
+    let bytes = ckks_context_to_bytes(&ctx);
+    // The context's tables: (L + 1 + k) primes of N words, several tables each.
+    let m = deserialize_err(ckks_context_from_bytes_with(
+        &bytes,
+        &test_policy().max_alloc_bytes(4096),
+    ));
+    assert!(m.contains("over the reader's limit"), "{m}");
+    assert!(ckks_context_from_bytes_with(&bytes, &test_policy().max_alloc_bytes(64 << 20)).is_ok());
 }

@@ -19,8 +19,8 @@ use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
 use hekate::serialize::testing::{check_contract, check_contract_standalone};
 use hekate::serialize::{
-    fhew_context_from_bytes, fhew_context_to_bytes, fhew_fingerprint, fhew_params_from_bytes,
-    peek_header, Deserialize, ObjectTag, Serialize, HEADER_LEN,
+    fhew_context_from_bytes, fhew_context_from_bytes_with, fhew_context_to_bytes, fhew_fingerprint,
+    fhew_params_from_bytes, peek_header, Deserialize, ObjectTag, Serialize, HEADER_LEN,
 };
 use hekate::Error;
 use std::sync::Arc;
@@ -30,7 +30,7 @@ use std::sync::Arc;
 const TINY: FhewParams = FhewParams {
     name: "TINY",
     source: "test",
-    security: "none",
+    claimed_security: "none",
     n: 8,
     q: 32,
     big_n: 32,
@@ -90,7 +90,7 @@ struct Setup {
 
 fn setup(p: &FhewParams, cfg: MethodConfig, seed: u64) -> Setup {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let ctx = FhewContext::new(p).unwrap();
+    let ctx = FhewContext::with_security(p, hekate::params::SecurityLevel::NotChecked).unwrap();
     let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
     let key = BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap();
     Setup { ctx, sk, key, rng }
@@ -98,10 +98,13 @@ fn setup(p: &FhewParams, cfg: MethodConfig, seed: u64) -> Setup {
 
 /// A context with other parameters (another `σ`: same shapes, another fingerprint).
 fn other(p: &FhewParams) -> Arc<FhewContext> {
-    FhewContext::new(&FhewParams {
-        sigma: 3.2,
-        ..p.clone()
-    })
+    FhewContext::with_security(
+        &FhewParams {
+            sigma: 3.2,
+            ..p.clone()
+        },
+        hekate::params::SecurityLevel::NotChecked,
+    )
     .unwrap()
 }
 
@@ -135,12 +138,12 @@ fn params_eq(a: &FhewParams, b: &FhewParams) -> bool {
     FhewParams {
         name: "",
         source: "",
-        security: "",
+        claimed_security: "",
         ..a.clone()
     } == FhewParams {
         name: "",
         source: "",
-        security: "",
+        claimed_security: "",
         ..b.clone()
     }
 }
@@ -175,8 +178,20 @@ fn parameters_round_trip_for_every_preset() {
         assert_eq!(back.name, "custom");
     }
     // The context rebuilt from bytes is the same.
-    let ctx = FhewContext::new(&params::TOY).unwrap();
-    let ctx2 = fhew_context_from_bytes(&fhew_context_to_bytes(&ctx)).unwrap();
+    let ctx = FhewContext::with_security(&params::TOY, hekate::params::SecurityLevel::NotChecked)
+        .unwrap();
+    let toy_bytes = fhew_context_to_bytes(&ctx);
+    // The toy set is insecure: its bytes alone cannot make a context.
+    assert!(matches!(
+        fhew_context_from_bytes(&toy_bytes),
+        Err(hekate::Error::Deserialize(m)) if m.contains("do not meet 128-bit")
+    ));
+    let ctx2 = fhew_context_from_bytes_with(
+        &toy_bytes,
+        &hekate::serialize::ReadPolicy::default()
+            .min_security(hekate::params::SecurityLevel::NotChecked),
+    )
+    .unwrap();
     assert_eq!(ctx2.params, ctx.params);
     assert_eq!(ctx2.big_q, ctx.big_q);
     assert_eq!(ctx2.ring.fingerprint(), ctx.ring.fingerprint());
@@ -227,12 +242,12 @@ fn parameter_fingerprint_depends_on_every_numeric_field() {
     let renamed = FhewParams {
         name: "other",
         source: "x",
-        security: "y",
+        claimed_security: "y",
         ..TINY
     };
     assert_eq!(fhew_fingerprint(&renamed), base);
     // FHEW and ring fingerprints of the same context differ.
-    let ctx = FhewContext::new(&TINY).unwrap();
+    let ctx = FhewContext::with_security(&TINY, hekate::params::SecurityLevel::NotChecked).unwrap();
     assert_ne!(fhew_fingerprint(&TINY), ctx.ring.fingerprint());
 }
 
@@ -304,7 +319,7 @@ fn parameters_reject_invalid_fields() {
     let e = deserialize_err(fhew_params_from_bytes(&m));
     assert!(e.contains("corrupt FHEW parameters"), "{e}");
     // Another object's tag.
-    let ctx = FhewContext::new(&TINY).unwrap();
+    let ctx = FhewContext::with_security(&TINY, hekate::params::SecurityLevel::NotChecked).unwrap();
     let ct = LweCiphertext::trivial(TINY.n, 3, TINY.q);
     let e = deserialize_err(fhew_params_from_bytes(&ct.to_bytes(&ctx)));
     assert!(e.contains("wrong object type"), "{e}");

@@ -25,6 +25,7 @@ use crate::Outcome;
 use clap::Args;
 use hekate::fhew::params::{FhewParams, MethodConfig};
 use hekate::fhew::{BootstrapKey, FhewContext, FhewSecretKey, Gate};
+use hekate::params::SecurityLevel;
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
 use std::error::Error;
@@ -160,7 +161,10 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         .collect::<Result<_, _>>()?;
     println!("{}", header("fhew-peer", 1));
     println!();
-    let ctx = FhewContext::new(p)?;
+    println!("Security of {}: {}", p.name, p.security());
+    println!();
+    // Benchmarks may compare with OpenFHE's weaker sets too; the line above says which.
+    let ctx = FhewContext::with_security(p, SecurityLevel::NotChecked)?;
     let mut rng = ChaCha20Rng::seed_from_u64(2024);
     let sk = FhewSecretKey::generate(&ctx, &mut rng)?;
     let a = sk.encrypt_bit(&ctx, true, &mut rng)?;

@@ -29,6 +29,7 @@ use crate::rlwe::gsw::{
 use crate::rlwe::SecretKey;
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
+use zeroize::Zeroize;
 
 mod fourier;
 use fourier::FourierProducts;
@@ -265,7 +266,9 @@ impl BlindRotationKey {
                 for (e, log_bg) in exps {
                     let m = monomial_ntt(ctx, e);
                     let g = Gadget::new(big_q, log_bg)?;
-                    keys.push(BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng)?);
+                    let key = BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng);
+                    m.discard_secret();
+                    keys.push(key?);
                 }
             }
             None => {
@@ -276,8 +279,11 @@ impl BlindRotationKey {
                         let mut c = vec![0i64; big_n];
                         c[0] = bit;
                         let mut m = ctx.from_signed(&c, 1, 0);
+                        c.zeroize();
                         m.ntt(ctx);
-                        keys.push(BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng)?);
+                        let key = BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng);
+                        m.discard_secret();
+                        keys.push(key?);
                     }
                 }
             }

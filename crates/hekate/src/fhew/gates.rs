@@ -25,6 +25,7 @@ use super::blindrotate::{BlindRotationKey, FourierKeys, FourierScratch, GadgetDe
 use super::lwe::{LweCiphertext, LweKeySwitchKey, LweSecretKey};
 use super::params::{FhewParams, MethodConfig};
 use crate::math::sample::DiscreteGaussian;
+use crate::params::SecurityLevel;
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::gsw::{GswScratch, RlweCiphertext};
 use crate::rlwe::{SecretDistribution, SecretKey};
@@ -46,9 +47,28 @@ pub struct FhewContext {
 }
 
 impl FhewContext {
-    /// Validates `params` and builds the ring.
+    /// Validates `params`, checks that they are 128-bit secure ([`FhewParams::security`])
+    /// and builds the ring. Weaker sets (the paper's `MEDIUM`, the insecure test sets) need
+    /// [`FhewContext::with_security`] with [`SecurityLevel::NotChecked`].
     pub fn new(params: &FhewParams) -> Result<Arc<Self>> {
+        Self::with_security(params, SecurityLevel::Bits128)
+    }
+
+    /// [`FhewContext::new`] checked against `min` instead of 128 bits;
+    /// [`SecurityLevel::NotChecked`] is the explicit opt-out for experiments, tests and
+    /// benchmarks of weak sets.
+    pub fn with_security(params: &FhewParams, min: SecurityLevel) -> Result<Arc<Self>> {
         params.validate()?;
+        let security = params.security();
+        if !security.meets(min) {
+            return Err(Error::Insecure(format!(
+                "FHEW parameters {} do not meet {min}: {security}; use a 128-bit preset \
+                 (OPENFHE_STD128, OPENFHE_STD128_LMKCDEY, OPENFHE_STD192, STD256), or \
+                 FhewContext::with_security(params, SecurityLevel::NotChecked) to opt out \
+                 for experiments and benchmarks",
+                params.name
+            )));
+        }
         let big_q = params.big_q()?;
         Ok(Arc::new(FhewContext {
             params: params.clone(),
@@ -143,9 +163,17 @@ pub struct BootstrapKey {
     pub brk: BlindRotationKey,
     /// LWE key switching `z → s`.
     pub ksk: LweKeySwitchKey,
+    /// [`FhewParams::fingerprint`] of the parameters the key was made under (every
+    /// numeric field: another `Q` or `Q_ks` with the same `n` and `N` is another key).
+    pub(crate) params_id: u64,
 }
 
 impl BootstrapKey {
+    /// [`FhewParams::fingerprint`] of the parameters the key was made under.
+    pub fn params_fingerprint(&self) -> u64 {
+        self.params_id
+    }
+
     /// Generates the keys for `config`.
     pub fn generate<R: RngCore + CryptoRng>(
         ctx: &FhewContext,
@@ -169,7 +197,11 @@ impl BootstrapKey {
             &ctx.noise,
             rng,
         )?;
-        Ok(BootstrapKey { brk, ksk })
+        Ok(BootstrapKey {
+            brk,
+            ksk,
+            params_id: ctx.params.fingerprint(),
+        })
     }
 
     /// Bytes of the seed-compressed key: [`BlindRotationKey::compressed_bytes`] plus
@@ -295,10 +327,15 @@ impl FhewEvaluator {
         arithmetic: RotationArithmetic,
         decomposition: GadgetDecomposition,
     ) -> Result<Self> {
-        if key.brk.n != ctx.params.n || key.ksk.n_in != ctx.params.big_n {
-            return Err(Error::ParameterMismatch(
-                "the bootstrapping key was made for other FHEW parameters".into(),
-            ));
+        if key.params_id != ctx.params.fingerprint() {
+            return Err(Error::ParameterMismatch(format!(
+                "the bootstrapping key was made under other FHEW parameters (fingerprint \
+                 {:#018x}; this context's {} has {:#018x}); use the key generated with this \
+                 context's parameters",
+                key.params_id,
+                ctx.params.name,
+                ctx.params.fingerprint()
+            )));
         }
         let q8 = (ctx.big_q / 8) as i64;
         let sign = test_vector(&ctx, |u| if u < ctx.params.q / 2 { q8 } else { -q8 });
@@ -455,6 +492,7 @@ impl FhewEvaluator {
     }
 
     fn check(&self, ct: &LweCiphertext) -> Result<()> {
+        ct.validate()?;
         if ct.q != self.ctx.params.q || ct.dim() != self.ctx.params.n {
             return Err(Error::ParameterMismatch(format!(
                 "ciphertext (n, q) = ({}, {}) does not match the parameters ({}, {})",
@@ -507,6 +545,17 @@ impl FhewEvaluator {
         offset: u64,
     ) -> Result<LweCiphertext> {
         self.check(ct)?;
+        let big_n = self.ctx.params.big_n;
+        if f.n() != big_n || f.num_limbs() != 1 || f.form() != Form::Coeff {
+            return Err(Error::ParameterMismatch(format!(
+                "the test polynomial has degree {}, {} limbs and {:?} form; bootstrapping \
+                 needs one from this context's ring (degree N = {big_n}, one limb, \
+                 coefficient form): build it with fhew::test_vector",
+                f.n(),
+                f.num_limbs(),
+                f.form()
+            )));
+        }
         self.blind_rotate(ct, f)?;
         let b0 = (self.acc.b.data()[0] + offset % self.ctx.big_q) % self.ctx.big_q;
         Ok(extract_and_switch(

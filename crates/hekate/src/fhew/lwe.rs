@@ -158,6 +158,7 @@ impl LweSecretKey {
                 self.dim()
             )));
         }
+        ct.validate()?;
         let p = (ct.b + self.dot(&ct.a, ct.q)) % ct.q;
         Ok(if p >= ct.q.div_ceil(2) {
             p as i64 - ct.q as i64
@@ -179,6 +180,42 @@ pub struct LweCiphertext {
 }
 
 impl LweCiphertext {
+    /// The largest modulus `q` an LWE ciphertext may have (`2^32`: FHEW's `q <= 2N`
+    /// and key-switching moduli `Q_ks <= 2^32`).
+    pub const MAX_Q: u64 = 1 << 32;
+
+    /// `(α, β)` modulo `q`, validated ([`LweCiphertext::validate`]).
+    pub fn new(a: Vec<u64>, b: u64, q: u64) -> Result<Self> {
+        let ct = LweCiphertext { a, b, q };
+        ct.validate()?;
+        Ok(ct)
+    }
+
+    /// Checks the ranges every operation relies on: `2 <= q <= 2^32`, `β` and every `α_i`
+    /// in `[0, q)`. The fields are public, so a hand-built ciphertext is checked here
+    /// before it is decrypted or bootstrapped.
+    pub fn validate(&self) -> Result<()> {
+        if !(2..=Self::MAX_Q).contains(&self.q) {
+            return Err(Error::InvalidParameters(format!(
+                "LWE modulus q = {} is not in [2, 2^32]",
+                self.q
+            )));
+        }
+        if self.b >= self.q {
+            return Err(Error::InvalidParameters(format!(
+                "LWE ciphertext: β = {} is not reduced modulo q = {}",
+                self.b, self.q
+            )));
+        }
+        if let Some(i) = self.a.iter().position(|&x| x >= self.q) {
+            return Err(Error::InvalidParameters(format!(
+                "LWE ciphertext: α_{i} = {} is not reduced modulo q = {}",
+                self.a[i], self.q
+            )));
+        }
+        Ok(())
+    }
+
     /// The noiseless encryption `(0, m)` of `m mod q`.
     pub fn trivial(n: usize, m: u64, q: u64) -> Self {
         LweCiphertext {

@@ -6,6 +6,8 @@
 //!   RGSW keys or RLWE' keys (ALTMULT), full or reduced automorphism key sets.
 //! * [`gates`]: keys, bit and small-integer encryption, gates, majority, look-up tables.
 //! * [`params`]: the paper's Table 3 sets and OpenFHE 1.6.1's sets.
+//! * [`security`]: the security estimate every context is checked against (128 bits by
+//!   default; weaker sets only with [`SecurityLevel::NotChecked`](crate::params::SecurityLevel::NotChecked)).
 //! * [`threshold`]: threshold FHEW (seed 002 §6): `k` parties, distributed key generation,
 //!   threshold decryption.
 //!
@@ -31,6 +33,7 @@ pub mod blindrotate;
 pub mod gates;
 pub mod lwe;
 pub mod params;
+pub mod security;
 pub mod threshold;
 
 pub use blindrotate::{
@@ -41,6 +44,7 @@ pub use gates::{
 };
 pub use lwe::{KsMasks, LweCiphertext, LweKeySwitchKey, LweSecretDistribution, LweSecretKey};
 pub use params::{AutoKeySet, FhewParams, Method, MethodConfig};
+pub use security::FhewSecurity;
 pub use threshold::{
     CommonRandomString, EvalKeyShare, KeyCombiner, KeySwitchShare, PartialDecryption,
     PublicKeyShare, SecretShare, ThresholdContext, ThresholdParams, ThresholdPublicKey,

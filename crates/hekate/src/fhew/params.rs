@@ -24,6 +24,7 @@
 
 use super::lwe::LweSecretDistribution;
 use crate::math::PrimeGenerator;
+use crate::ring::fnv1a64;
 use crate::{Error, Result};
 
 /// Which blind rotation (seed 002 §2.2 and §3).
@@ -141,8 +142,9 @@ pub struct FhewParams {
     pub name: &'static str,
     /// Where the values come from.
     pub source: &'static str,
-    /// Claimed security (classical bits unless the name ends in `Q`), from the source.
-    pub security: &'static str,
+    /// The security its source claims, in the source's words (classical bits unless the
+    /// name ends in `Q`). Descriptive only: [`FhewParams::security`] is what hekate checks.
+    pub claimed_security: &'static str,
     /// `n`.
     pub n: usize,
     /// `q`.
@@ -175,7 +177,7 @@ const OPENFHE: &str = "OpenFHE 1.6.1 binfhecontext.cpp";
 #[allow(clippy::too_many_arguments)]
 const fn table3(
     name: &'static str,
-    security: &'static str,
+    claimed_security: &'static str,
     n: usize,
     q: u64,
     big_n: usize,
@@ -186,7 +188,7 @@ const fn table3(
     FhewParams {
         name,
         source: PALISADE,
-        security,
+        claimed_security,
         n,
         q,
         big_n,
@@ -232,7 +234,7 @@ pub const STD256Q: FhewParams = table3("STD256Q", "256 quantum", 1024, 1024, 204
 pub const OPENFHE_STD128: FhewParams = FhewParams {
     name: "OPENFHE_STD128",
     source: OPENFHE,
-    security: "128 classical (OpenFHE's estimate)",
+    claimed_security: "128 classical (OpenFHE's estimate)",
     n: 554,
     q: 2048,
     big_n: 1024,
@@ -260,7 +262,7 @@ pub const OPENFHE_STD128_LMKCDEY: FhewParams = FhewParams {
 pub const OPENFHE_MEDIUM: FhewParams = FhewParams {
     name: "OPENFHE_MEDIUM",
     source: OPENFHE,
-    security: "108 classical (OpenFHE's estimate)",
+    claimed_security: "108 classical (OpenFHE's estimate)",
     n: 422,
     q: 1024,
     big_n: 1024,
@@ -279,7 +281,7 @@ pub const OPENFHE_MEDIUM: FhewParams = FhewParams {
 pub const OPENFHE_STD192: FhewParams = FhewParams {
     name: "OPENFHE_STD192",
     source: OPENFHE,
-    security: "192 classical (OpenFHE's estimate)",
+    claimed_security: "192 classical (OpenFHE's estimate)",
     n: 820,
     q: 4096,
     big_n: 2048,
@@ -297,7 +299,7 @@ pub const OPENFHE_STD192: FhewParams = FhewParams {
 pub const TOY: FhewParams = FhewParams {
     name: "TOY",
     source: "hekate test set (insecure)",
-    security: "none (toy)",
+    claimed_security: "none (toy)",
     n: 32,
     q: 256,
     big_n: 256,
@@ -319,7 +321,7 @@ pub const TOY: FhewParams = FhewParams {
 pub const TOY_THRESHOLD: FhewParams = FhewParams {
     name: "TOY_THRESHOLD",
     source: "hekate threshold test set (insecure)",
-    security: "none (toy)",
+    claimed_security: "none (toy)",
     n: 32,
     q: 512,
     big_n: 256,
@@ -344,7 +346,7 @@ pub const TOY_THRESHOLD: FhewParams = FhewParams {
 pub const STD128_THRESHOLD: FhewParams = FhewParams {
     name: "STD128_THRESHOLD",
     source: "hekate (seed 002 §6 analysis)",
-    security: "128 classical (estimate from the HomomorphicEncryption.org table)",
+    claimed_security: "128 classical (estimate from the HomomorphicEncryption.org table)",
     n: 700,
     q: 4096,
     big_n: 2048,
@@ -359,8 +361,28 @@ pub const STD128_THRESHOLD: FhewParams = FhewParams {
 };
 
 /// Every named single-key preset (the threshold sets [`TOY_THRESHOLD`] and
-/// [`STD128_THRESHOLD`] are reached through [`super::threshold`]).
-pub const PRESETS: [&FhewParams; 13] = [
+/// [`STD128_THRESHOLD`] are reached through [`super::threshold`]; the insecure [`TOY`] is
+/// not listed). Not every preset is 128-bit: [`FhewParams::security`] says which are, and
+/// [`FhewContext::new`](super::FhewContext::new) refuses the others unless the caller opts
+/// out.
+pub const PRESETS: [&FhewParams; 12] = [
+    &MEDIUM,
+    &STD128,
+    &STD128_AP,
+    &STD192,
+    &STD256,
+    &STD128Q,
+    &STD192Q,
+    &STD256Q,
+    &OPENFHE_STD128,
+    &OPENFHE_STD128_LMKCDEY,
+    &OPENFHE_MEDIUM,
+    &OPENFHE_STD192,
+];
+
+/// Every named set, the insecure and threshold ones included: parameters read from bytes
+/// that equal one of them in every numeric field get its name and descriptions.
+pub(crate) const NAMED: [&FhewParams; 15] = [
     &MEDIUM,
     &STD128,
     &STD128_AP,
@@ -374,6 +396,8 @@ pub const PRESETS: [&FhewParams; 13] = [
     &OPENFHE_MEDIUM,
     &OPENFHE_STD192,
     &TOY,
+    &TOY_THRESHOLD,
+    &STD128_THRESHOLD,
 ];
 
 impl FhewParams {
@@ -389,6 +413,19 @@ impl FhewParams {
                     PRESETS.map(|p| p.name).join(", ")
                 ))
             })
+    }
+
+    /// A 64-bit fingerprint of every numeric field (the descriptive strings do not
+    /// count): keys and serialized objects carry it, and are refused under other
+    /// parameters. The same as [`crate::serialize::fhew_fingerprint`].
+    pub fn fingerprint(&self) -> u64 {
+        fingerprint_with(self, self.bg_schedule)
+    }
+
+    /// The security of the set, estimated from its numbers ([`super::security`]): the
+    /// weaker of the ring side (`N`, `Q`) and the LWE side (`n`, `Q_ks`).
+    pub fn security(&self) -> super::security::FhewSecurity {
+        super::security::estimate(self)
     }
 
     /// Checks the shape: `N` a power of two, `q` a power of two dividing `2N`, the digit
@@ -568,6 +605,50 @@ impl FhewParams {
             .find(|(name, _)| *name == self.name)
             .map(|(_, row)| row[column])
     }
+}
+
+/// The first word hashed into [`FhewParams::fingerprint`]: `b"FHEW"`, zero-padded.
+const FHEW_DOMAIN: u64 = u64::from_le_bytes(*b"FHEW\0\0\0\0");
+
+// Codes of the LWE secret distributions (fingerprint and serialized parameters).
+pub(crate) const LWE_BINARY: u8 = 0;
+pub(crate) const LWE_TERNARY: u8 = 1;
+pub(crate) const LWE_GAUSSIAN: u8 = 2;
+pub(crate) const LWE_UNIFORM: u8 = 3;
+
+/// The code and parameter word of an LWE secret distribution.
+pub(crate) fn lwe_secret_code(d: LweSecretDistribution) -> (u8, u64) {
+    match d {
+        LweSecretDistribution::Binary => (LWE_BINARY, 0),
+        LweSecretDistribution::Ternary => (LWE_TERNARY, 0),
+        LweSecretDistribution::Gaussian { sigma } => (LWE_GAUSSIAN, sigma.to_bits()),
+        LweSecretDistribution::Uniform { bound } => (LWE_UNIFORM, bound as u64),
+    }
+}
+
+pub(crate) fn fingerprint_with(p: &FhewParams, schedule: &[(u32, usize)]) -> u64 {
+    let (code, param) = lwe_secret_code(p.lwe_secret);
+    let mut words = vec![
+        FHEW_DOMAIN,
+        p.n as u64,
+        p.q,
+        p.big_n as u64,
+        u64::from(p.log_big_q),
+        u64::from(p.log_bg),
+        p.b_r,
+        u64::from(p.log_q_ks),
+        u64::from(p.log_b_ks),
+        p.sigma.to_bits(),
+        u64::from(code),
+        param,
+        schedule.len() as u64,
+    ];
+    for &(lb, count) in schedule {
+        words.push(u64::from(lb));
+        words.push(count as u64);
+    }
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    fnv1a64(&bytes)
 }
 
 /// The complementary error function (Numerical Recipes `erfcc`, relative error < 1.2e-7),

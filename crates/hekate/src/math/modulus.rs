@@ -96,6 +96,25 @@ impl Modulus {
         r
     }
 
+    /// `x mod q` for a signed `x` in `[0, q)`, **without branches or loops on the value**
+    /// (for secret and noise coefficients): the Barrett estimate is corrected with masks,
+    /// and the sign is applied with a mask. Same result as [`Modulus::reduce_i64`].
+    #[inline(always)]
+    pub fn reduce_i64_ct(&self, x: i64) -> u64 {
+        let q = self.q;
+        let neg = 0u64.wrapping_sub((x as u64) >> 63);
+        let a = x.unsigned_abs();
+        let est = ((a as u128 * self.barrett_hi as u128) >> 64) as u64;
+        // The estimate is at most 2 below the quotient: r < 3q.
+        let mut r = a.wrapping_sub(est.wrapping_mul(q));
+        r -= q & 0u64.wrapping_sub((r >= q) as u64);
+        r -= q & 0u64.wrapping_sub((r >= q) as u64);
+        // q - r, and 0 for r = 0.
+        let t = q - r;
+        let t = t & 0u64.wrapping_sub((t != q) as u64);
+        (t & neg) | (r & !neg)
+    }
+
     /// `x mod q` for a signed `x`, as a representative in `[0, q)`.
     #[inline(always)]
     pub fn reduce_i64(&self, x: i64) -> u64 {

@@ -56,6 +56,12 @@ impl SecurityLevel {
         }
     }
 
+    /// Whether this level is at least as strong as `min` ([`SecurityLevel::NotChecked`] is
+    /// the weakest: it meets only itself).
+    pub fn at_least(self, min: SecurityLevel) -> bool {
+        self.bits().unwrap_or(0) >= min.bits().unwrap_or(0)
+    }
+
     fn column(self) -> Option<usize> {
         match self {
             SecurityLevel::Bits128 => Some(0),
@@ -168,6 +174,80 @@ pub fn check(n: usize, log_qp: f64, level: SecurityLevel) -> Result<()> {
     )))
 }
 
+/// An estimate of the security of an (R)LWE instance from the HomomorphicEncryption.org
+/// table ([`estimate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableEstimate {
+    /// The strongest level of the table the instance meets (`None`: below 128 bits).
+    pub level: Option<SecurityLevel>,
+    /// Whether the dimension lies outside the table (`n < 2^10` or not a power of two), so
+    /// that the bound was interpolated or extrapolated rather than read off (see
+    /// [`estimate`]).
+    pub extrapolated: bool,
+}
+
+impl TableEstimate {
+    /// The estimate in bits (`0` below 128).
+    pub fn bits(&self) -> u32 {
+        self.level.and_then(SecurityLevel::bits).unwrap_or(0)
+    }
+}
+
+/// The largest `log2 q` the table allows for (R)LWE dimension `n` at `level`, for any
+/// `n >= 1` (see [`estimate`] for the method); `None` for [`SecurityLevel::NotChecked`].
+pub fn interpolated_max_log_q(n: usize, level: SecurityLevel) -> Option<f64> {
+    let col = level.column()?;
+    let (n0, b0) = TABLE[0];
+    let (nl, bl) = TABLE[TABLE.len() - 1];
+    if n <= n0 {
+        return Some(n as f64 * b0[col] as f64 / n0 as f64);
+    }
+    if n >= nl {
+        return Some(bl[col] as f64);
+    }
+    let w = TABLE
+        .windows(2)
+        .find(|w| n <= w[1].0)
+        .expect("n inside the table");
+    let (lo, hi) = (w[0], w[1]);
+    let t = (n - lo.0) as f64 / (hi.0 - lo.0) as f64;
+    Some(lo.1[col] as f64 + t * (hi.1[col] as f64 - lo.1[col] as f64))
+}
+
+/// Estimates the security of LWE or RLWE with dimension `n`, modulus `2^log_q`, a ternary
+/// (or wider) secret and error of standard deviation about 3.2, from the
+/// HomomorphicEncryption.org table (the *table method*).
+///
+/// The table's figures are lattice-estimator results for LWE of dimension `n` (the ring
+/// structure plays no part in them), so they apply to plain LWE as well:
+///
+/// * for a dimension of the table (`2^10 .. 2^17`), its bound is read off;
+/// * between two entries, the bound is interpolated linearly (the table is nearly linear
+///   in `n`: `n / log2 q` stays within 37.2-37.9 at 128 bits);
+/// * below `2^10`, outside the standard, the bound is extrapolated in proportion,
+///   `log2 q <= n · b(2^10) / 2^10`. This is **optimistic**: the ratio `n / log2 q`
+///   needed for a level grows as `n` shrinks, so a set this method places at 128 bits may
+///   be a few bits weaker. [`TableEstimate::extrapolated`] flags it; a real
+///   lattice-estimator run (as OpenFHE publishes for its FHEW sets) is the better source
+///   there.
+///
+/// The estimate is the strongest of the 128-, 192- and 256-bit levels whose bound
+/// `log_q` meets.
+pub fn estimate(n: usize, log_q: f64) -> TableEstimate {
+    let extrapolated = n < TABLE[0].0 || !n.is_power_of_two();
+    let level = [
+        SecurityLevel::Bits256,
+        SecurityLevel::Bits192,
+        SecurityLevel::Bits128,
+    ]
+    .into_iter()
+    .find(|&l| interpolated_max_log_q(n, l).is_some_and(|b| log_q <= b + 1e-9));
+    TableEstimate {
+        level,
+        extrapolated,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,6 +317,26 @@ mod tests {
             panic!("expected Insecure")
         };
         assert!(msg.contains("no N up to 131072"), "{msg}");
+    }
+
+    #[test]
+    fn table_method_estimates() {
+        // On the table: read off.
+        let e = estimate(1024, 27.0);
+        assert_eq!(e.level, Some(Bits128));
+        assert!(!e.extrapolated);
+        assert_eq!(estimate(1024, 27.5).level, None);
+        assert_eq!(estimate(2048, 29.0).level, Some(Bits256));
+        assert_eq!(estimate(2048, 37.0).level, Some(Bits192));
+        // Between entries: linear.
+        assert!((interpolated_max_log_q(1536, Bits128).unwrap() - 40.5).abs() < 1e-9);
+        assert!(estimate(1536, 40.0).extrapolated);
+        // Below the table: in proportion (flagged).
+        let e = estimate(512, 13.5);
+        assert_eq!((e.level, e.extrapolated), (Some(Bits128), true));
+        assert_eq!(estimate(512, 14.0).level, None);
+        assert_eq!(estimate(512, 14.0).bits(), 0);
+        assert_eq!(interpolated_max_log_q(512, NotChecked), None);
     }
 
     #[test]

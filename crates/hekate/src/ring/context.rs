@@ -178,11 +178,45 @@ impl RingContext {
         let mut out = self.zero(q_limbs, p_limbs, Form::Coeff);
         for (i, limb) in out.limbs_mut().enumerate() {
             let m = *self.modulus(i, q_limbs);
+            // Secrets and noise pass through here: no branch on their values.
             for (o, &c) in limb.iter_mut().zip(coeffs) {
-                *o = m.reduce_i64(c);
+                *o = m.reduce_i64_ct(c);
             }
         }
         out
+    }
+
+    /// Checks that `p` belongs to this ring: degree `N`, at most `L + 1` chain and `k`
+    /// special limbs, and every residue reduced below its prime. `what` names it in the
+    /// [`Error::ParameterMismatch`](crate::Error::ParameterMismatch) returned otherwise.
+    pub fn check_poly(&self, p: &Poly, what: &str) -> crate::Result<()> {
+        let bad = |m: String| Err(crate::Error::ParameterMismatch(format!("{what}: {m}")));
+        if p.n() != self.n {
+            return bad(format!(
+                "degree {} differs from the ring's N = {}",
+                p.n(),
+                self.n
+            ));
+        }
+        if p.q_limbs() > self.q_len() || p.p_limbs() > self.p_len() {
+            return bad(format!(
+                "{} chain and {} special limbs; the ring has {} and {}",
+                p.q_limbs(),
+                p.p_limbs(),
+                self.q_len(),
+                self.p_len()
+            ));
+        }
+        for (i, limb) in p.limbs().enumerate() {
+            let q = self.modulus(i, p.q_limbs()).value();
+            if let Some(j) = limb.iter().position(|&x| x >= q) {
+                return bad(format!(
+                    "residue {j} of limb {i} is {} >= q = {q} (not reduced)",
+                    limb[j]
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The basis extender between `Q` and `P` (ModDown), if `P` is not empty.

@@ -57,6 +57,16 @@ impl Zeroize for Poly {
     }
 }
 
+impl Poly {
+    /// Zeroizes a polynomial that held secret-equivalent material (`a·s`, the ephemeral `u`
+    /// of public-key encryption, noise, `X^{s_i}` monomials) and frees its buffer
+    /// **without** returning it to the shared pool.
+    pub fn discard_secret(mut self) {
+        self.data.zeroize();
+        drop(std::mem::take(&mut self.data));
+    }
+}
+
 /// Runs `f(limb_index, limb)` over the limbs of `data`, in parallel when the `parallel`
 /// feature is on and the work is large enough to amortize the fork.
 #[inline]

@@ -6,7 +6,10 @@
 //! instead. There is one pool per process ([`global`]); a [`Poly`](super::Poly) gives its
 //! buffer back when dropped (if it is large enough to be worth it), so results a caller
 //! drops are reused too. Buffers are plain `Vec<u64>`s: safe to take, fill and drop.
-//! Buffers that held secret material are zeroized by their owners before they are dropped.
+//! Buffers that held secret material never come back here: their owners zeroize them and
+//! free them ([`Poly::discard_secret`](super::Poly::discard_secret)). In debug builds the
+//! pool fills every buffer it hands out again with [`CANARY`], so code that reads a buffer
+//! before writing it fails the tests.
 
 use std::sync::Mutex;
 
@@ -16,6 +19,11 @@ const MAX_POOLED_WORDS: usize = 1 << 27; // 1 GiB
 /// Buffers smaller than this (in words) are not worth pooling: the allocator serves them
 /// from its own free lists without page faults.
 pub const MIN_POOLED_WORDS: usize = 1 << 14;
+
+/// What debug builds fill recycled buffers with (not a residue of any modulus hekate
+/// accepts, so arithmetic on it shows up).
+#[cfg(debug_assertions)]
+pub const CANARY: u64 = 0xDEAD_BEEF_DEAD_BEEF;
 
 /// The process-wide pool.
 pub fn global() -> &'static BufferPool {
@@ -61,6 +69,10 @@ impl BufferPool {
                 } else {
                     b.resize(len, 0);
                 }
+                // Debug builds poison recycled buffers, so a read before write shows up in
+                // the tests instead of leaking an earlier user's data.
+                #[cfg(debug_assertions)]
+                b.fill(CANARY);
                 b
             }
             None => vec![0; len],

@@ -34,6 +34,7 @@ use crate::rlwe::keys::encrypt_zero_sk_with;
 use crate::rlwe::SecretKey;
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
+use zeroize::Zeroize;
 
 /// Largest number of gadget digits (`2 d_g` products must fit the inner-product kernel).
 pub const MAX_GADGET_DIGITS: usize = 31;
@@ -473,16 +474,19 @@ impl Rgsw {
 }
 
 /// `X^k` in NTT form (one limb), `k` taken mod 2N.
+///
+/// `k` is often secret (`X^{s_i}` of blind-rotation keys): every coefficient is computed
+/// by comparisons, with no branch on `k` and no write at an index that depends on it.
+/// Callers holding a secret exponent wipe the result with [`Poly::discard_secret`].
 pub fn monomial_ntt(ctx: &RingContext, k: i64) -> Poly {
     let n = ctx.n() as i64;
     let k = k.rem_euclid(2 * n);
-    let mut coeffs = vec![0i64; n as usize];
-    if k < n {
-        coeffs[k as usize] = 1;
-    } else {
-        coeffs[(k - n) as usize] = -1;
-    }
+    // X^k = X^k for k < N, -X^(k - N) otherwise: one of the two indices matches.
+    let mut coeffs: Vec<i64> = (0..n)
+        .map(|j| i64::from(j == k) - i64::from(j == k - n))
+        .collect();
     let mut m = ctx.from_signed(&coeffs, 1, 0);
+    coeffs.zeroize();
     m.ntt(ctx);
     m
 }
@@ -514,10 +518,9 @@ impl AutoKey {
         }
         let mut zt = ctx.zero(1, 0, Form::Ntt);
         z.ntt_at(1, 0).automorphism(t, ctx, &mut zt);
-        Ok(AutoKey {
-            t,
-            key: RlwePrime::encrypt(ctx, z, &zt, gadget, noise, rng)?,
-        })
+        let key = RlwePrime::encrypt(ctx, z, &zt, gadget, noise, rng);
+        zt.discard_secret();
+        Ok(AutoKey { t, key: key? })
     }
 
     /// `out = EvalAuto_t(acc)` for `acc` in NTT form; `out` in NTT form.

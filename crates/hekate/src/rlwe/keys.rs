@@ -190,6 +190,7 @@ pub fn sample_noise_with<R: RngCore + CryptoRng>(
     let mut e = vec![0i64; ctx.n()];
     noise.fill(rng, &mut e);
     let mut p = ctx.from_signed(&e, q_limbs, p_limbs);
+    e.zeroize();
     p.ntt(ctx);
     p
 }
@@ -225,9 +226,11 @@ pub fn encrypt_zero_sk_with<R: RngCore + CryptoRng>(
     let a = expand_uniform(ctx, seed, stream, q_limbs, p_limbs);
     let mut b = sample_noise_with(ctx, q_limbs, p_limbs, noise, rng);
     let s = sk.ntt_at(q_limbs, p_limbs);
+    // `a·s` gives `s` away (divide by the public `a`): wiped, never pooled.
     let mut as_ = a.clone();
     as_.mul_assign(&s, ctx);
     b.sub_assign(&as_, ctx);
+    as_.discard_secret();
     [b, a]
 }
 
@@ -240,13 +243,16 @@ pub fn encrypt_zero_pk<R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> [Poly; 2] {
     let k = ctx.p_len();
-    let u = sample::ternary(rng, ctx.n());
-    let mut u = ctx.from_signed(&u, q_limbs, k);
+    // The ephemeral `u` decrypts the ciphertext: wiped, never pooled.
+    let mut u_coeffs = sample::ternary(rng, ctx.n());
+    let mut u = ctx.from_signed(&u_coeffs, q_limbs, k);
+    u_coeffs.zeroize();
     u.ntt(ctx);
     let mut c0 = sample_noise(ctx, q_limbs, k, rng);
     let mut c1 = sample_noise(ctx, q_limbs, k, rng);
     c0.mul_add_assign(&u, &pk.b.restricted(q_limbs, k), ctx);
     c1.mul_add_assign(&u, &pk.a.restricted(q_limbs, k), ctx);
+    u.discard_secret();
     if k == 0 {
         return [c0, c1];
     }

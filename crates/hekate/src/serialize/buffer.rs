@@ -1,5 +1,6 @@
 //! [`Writer`] and [`Reader`]: little-endian primitives and LSB-first bit packing.
 
+use crate::params::SecurityLevel;
 use crate::{Error, Result};
 
 /// The number of bytes `count` values of `width` bits occupy when bit-packed
@@ -124,21 +125,117 @@ impl Writer {
     }
 }
 
-/// Reads encoded values from a byte slice.
+/// What a reader accepts: the **caller's** policy, never the bytes'.
+///
+/// * `min_security`: the weakest security level a parameter set read from bytes may
+///   claim or have (default [`SecurityLevel::Bits128`]). A CKKS parameter blob records
+///   the level it was built for; one below `min_security` (in particular
+///   [`SecurityLevel::NotChecked`]) is refused, and the level is checked again when the
+///   context is built.
+/// * `allow_heuristic_klss`: whether a CKKS parameter blob may select the heuristic KLSS
+///   bound ([`KlssBound::Heuristic`](crate::rlwe::keyswitch::KlssBound), unsafe against
+///   inputs chosen by an adversary who knows the key); default `false`.
+/// * `max_alloc_bytes`: the most memory a read may build *beyond its input* (the NTT
+///   tables of a parameter set, expanded key-switching masks, expanded KLSS keys),
+///   checked before anything is built (default [`ReadPolicy::DEFAULT_MAX_ALLOC`]).
+///   Memory proportional to the input (decoded polynomials) is not counted: it is bounded
+///   by the input's length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadPolicy {
+    /// The weakest security level accepted from bytes.
+    pub min_security: SecurityLevel,
+    /// Accept the heuristic KLSS bound from bytes.
+    pub allow_heuristic_klss: bool,
+    /// The most bytes a read may allocate beyond its input.
+    pub max_alloc_bytes: u64,
+}
+
+impl ReadPolicy {
+    /// The default allocation limit: 4 GiB (enough for every CKKS context up to
+    /// `N = 2^16` with 64 primes, and every FHEW preset's keys).
+    pub const DEFAULT_MAX_ALLOC: u64 = 4 << 30;
+
+    /// The same policy with another minimum security level.
+    pub fn min_security(mut self, level: SecurityLevel) -> Self {
+        self.min_security = level;
+        self
+    }
+
+    /// The same policy accepting (or not) the heuristic KLSS bound.
+    pub fn allow_heuristic_klss(mut self, allow: bool) -> Self {
+        self.allow_heuristic_klss = allow;
+        self
+    }
+
+    /// The same policy with another allocation limit.
+    pub fn max_alloc_bytes(mut self, bytes: u64) -> Self {
+        self.max_alloc_bytes = bytes;
+        self
+    }
+}
+
+impl Default for ReadPolicy {
+    /// 128-bit security, no heuristic KLSS bound, [`ReadPolicy::DEFAULT_MAX_ALLOC`].
+    fn default() -> Self {
+        ReadPolicy {
+            min_security: SecurityLevel::Bits128,
+            allow_heuristic_klss: false,
+            max_alloc_bytes: Self::DEFAULT_MAX_ALLOC,
+        }
+    }
+}
+
+/// Reads encoded values from a byte slice, under a [`ReadPolicy`].
 ///
 /// Every method checks the bytes left first and returns [`Error::Deserialize`] with what
 /// was expected instead of panicking; nothing is allocated here beyond what the input
-/// holds.
+/// holds, and what a read builds beyond that is charged to the policy's allocation budget
+/// first ([`Reader::charge`]).
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
+    policy: ReadPolicy,
+    /// Bytes charged so far.
+    charged: u64,
 }
 
 impl<'a> Reader<'a> {
-    /// A reader at the start of `bytes`.
+    /// A reader at the start of `bytes`, with the default [`ReadPolicy`].
     pub fn new(bytes: &'a [u8]) -> Self {
-        Reader { bytes, pos: 0 }
+        Self::with_policy(bytes, ReadPolicy::default())
+    }
+
+    /// A reader at the start of `bytes` under `policy`.
+    pub fn with_policy(bytes: &'a [u8], policy: ReadPolicy) -> Self {
+        Reader {
+            bytes,
+            pos: 0,
+            policy,
+            charged: 0,
+        }
+    }
+
+    /// The policy this reader applies.
+    pub fn policy(&self) -> &ReadPolicy {
+        &self.policy
+    }
+
+    /// Charges `bytes` of memory that the read is about to build (beyond its input) to the
+    /// policy's budget; refuses with [`Error::Deserialize`] naming `what` if the total
+    /// would pass [`ReadPolicy::max_alloc_bytes`]. Call it *before* allocating.
+    pub fn charge(&mut self, bytes: u64, what: &str) -> Result<()> {
+        let total = self.charged.saturating_add(bytes);
+        if total > self.policy.max_alloc_bytes {
+            return Err(Error::Deserialize(format!(
+                "{what} would need {bytes} bytes of memory ({total} in all for this read), \
+                 over the reader's limit of {} bytes; raise ReadPolicy::max_alloc_bytes if \
+                 the object is trusted and that much memory is intended",
+                self.policy.max_alloc_bytes
+            )));
+        }
+        self.charged = total;
+        Ok(())
     }
 
     /// Bytes consumed so far.

@@ -2,7 +2,8 @@
 //! keys (layouts in the module documentation).
 
 use super::{
-    err, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer, MAX_LIMBS, MAX_N,
+    err, Deserialize, ObjectTag, ParameterFingerprint, ReadPolicy, Reader, Serialize, Writer,
+    MAX_LIMBS, MAX_N,
 };
 use crate::ckks::{
     Ciphertext, CkksContext, CkksParameters, GaloisKey, GaloisKeys, Plaintext, RelinearizationKey,
@@ -264,6 +265,12 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
              and {MAX_LIMBS}"
         ));
     }
+    // What the context builds per prime: its NTT plan (up to six N-word tables) and the
+    // base-conversion and key-switching tables (at most two more), charged up front.
+    r.charge(
+        ((l1 + k) as u64) * (n as u64) * 8 * 8,
+        "the CKKS context's NTT and conversion tables",
+    )?;
     let mut seen = Vec::with_capacity(l1 + k);
     let q = read_primes(r, l1, n, &mut seen, "CKKS chain prime")?;
     let p = read_primes(r, k, n, &mut seen, "CKKS special prime")?;
@@ -304,6 +311,15 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
             ))
         }
     };
+    let min = r.policy().min_security;
+    if !security.at_least(min) {
+        return err(format!(
+            "CKKS parameters: the blob was built for security level \"{security}\", below \
+             the reader's minimum \"{min}\"; bytes never lower the check: read them with \
+             ReadPolicy::default().min_security(SecurityLevel::NotChecked) (or the level \
+             wanted) if these parameters are trusted and meant for experiments"
+        ));
+    }
     let scale = read_scale(r)?;
     let f = scale.to_f64();
     if Scale::from_f64(f).as_ref() != Some(&scale) {
@@ -379,7 +395,16 @@ fn read_klss_config(r: &mut Reader<'_>, limbs: usize) -> Result<KlssConfig> {
     };
     let bound = match r.read_u8("KLSS bound")? {
         0 => KlssBound::WorstCase,
-        1 => KlssBound::Heuristic,
+        1 if r.policy().allow_heuristic_klss => KlssBound::Heuristic,
+        1 => {
+            return err(
+                "CKKS parameters: the blob selects the heuristic KLSS bound, which is not \
+                 safe against inputs chosen by an adversary who knows the switching key; \
+                 read it with ReadPolicy::default().allow_heuristic_klss(true) if that is \
+                 intended"
+                    .into(),
+            )
+        }
         c => return err(format!("CKKS parameters: unknown KLSS bound {c}")),
     };
     let b_prime_bits = r.read_u8("KLSS B' prime size")? as u32;
@@ -429,9 +454,9 @@ impl Deserialize for CkksContext {
         unshare(build(parsed)?)
     }
 
-    /// [`ckks_context_from_bytes`], unwrapped from its `Arc`.
-    fn from_bytes(bytes: &[u8], _: &()) -> Result<Self> {
-        unshare(ckks_context_from_bytes(bytes)?)
+    /// [`ckks_context_from_bytes_with`], unwrapped from its `Arc`.
+    fn from_bytes_with(bytes: &[u8], _: &(), policy: &ReadPolicy) -> Result<Self> {
+        unshare(ckks_context_from_bytes_with(bytes, policy)?)
     }
 }
 
@@ -496,8 +521,21 @@ pub fn ckks_context_to_bytes(ctx: &CkksContext) -> Vec<u8> {
 /// [`CkksParameters`] builder (explicit primes), so its validation, the security check
 /// included, runs again. Every failure is an [`Error::Deserialize`] saying what was
 /// wrong.
+///
+/// The default [`ReadPolicy`] applies: 128-bit security at least (a blob recording a
+/// weaker level, or `NotChecked`, is refused), no heuristic KLSS bound, at most
+/// [`ReadPolicy::DEFAULT_MAX_ALLOC`] bytes of tables. [`ckks_context_from_bytes_with`]
+/// takes the caller's policy.
 pub fn ckks_context_from_bytes(bytes: &[u8]) -> Result<Arc<CkksContext>> {
-    let mut r = Reader::new(bytes);
+    ckks_context_from_bytes_with(bytes, &ReadPolicy::default())
+}
+
+/// [`ckks_context_from_bytes`] under the caller's `policy`: the blob's security level must
+/// be at least `policy.min_security`, the heuristic KLSS bound needs
+/// `policy.allow_heuristic_klss`, and the context's tables must fit
+/// `policy.max_alloc_bytes`.
+pub fn ckks_context_from_bytes_with(bytes: &[u8], policy: &ReadPolicy) -> Result<Arc<CkksContext>> {
+    let mut r = Reader::with_policy(bytes, *policy);
     let fingerprint = read_parameters_header(&mut r)?;
     let parsed = parse_parameters(&mut r)?;
     r.finish()?;
@@ -665,6 +703,10 @@ fn read_switching_key(r: &mut Reader<'_>, ctx: &CkksContext, what: &str) -> Resu
         }
     }
     // A KLSS context expands the ordinary key once, here.
+    r.charge(
+        ctx.keyswitcher().adopted_key_bytes(),
+        &format!("expanding the {what} for the KLSS engine"),
+    )?;
     ctx.keyswitcher().adopt(key, ctx.key_storage())
 }
 

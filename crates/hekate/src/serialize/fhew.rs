@@ -3,23 +3,28 @@
 
 use super::impls::{read_small_coeffs, residue_width, write_small_coeffs};
 use super::{
-    err, packed_len, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer,
+    err, packed_len, Deserialize, ObjectTag, ParameterFingerprint, ReadPolicy, Reader, Serialize,
+    Writer,
 };
 use crate::fhew::lwe::{KsMasks, MAX_LOG_Q_KS};
-use crate::fhew::params::PRESETS;
+use crate::fhew::params::{
+    fingerprint_with, lwe_secret_code, LWE_BINARY, LWE_GAUSSIAN, LWE_TERNARY, LWE_UNIFORM, NAMED,
+    PRESETS,
+};
 use crate::fhew::{
     AutoKeySet, BlindRotationKey, BootstrapKey, BrkElement, FhewContext, FhewParams, FhewSecretKey,
     LweCiphertext, LweKeySwitchKey, LweSecretDistribution, LweSecretKey, Method, MethodConfig,
 };
 use crate::math::sample::{DiscreteGaussian, Seed};
-use crate::ring::{fnv1a64, Form, Poly, RingContext};
+use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::gsw::{AutoKey, Gadget, Rgsw, RlwePrime};
 use crate::rlwe::SecretKey;
 use crate::{Error, Result};
 use std::sync::{Arc, Mutex};
 
-/// The largest LWE dimension `n` the format accepts.
-pub const MAX_LWE_DIM: usize = 1 << 16;
+/// The largest LWE dimension `n` the format accepts (every real FHEW set has `n` of a
+/// few hundred to about a thousand).
+pub const MAX_LWE_DIM: usize = 1 << 12;
 
 /// The largest number of runs of a `B_g` schedule the format accepts.
 pub const MAX_SCHEDULE_RUNS: usize = 64;
@@ -28,51 +33,8 @@ pub const MAX_SCHEDULE_RUNS: usize = 64;
 /// [`fhew_params_from_bytes`]).
 const MAX_INTERNED_SCHEDULES: usize = 64;
 
-/// The first word hashed into [`fhew_fingerprint`]: `b"FHEW"`, zero-padded.
-const FHEW_DOMAIN: u64 = u64::from_le_bytes(*b"FHEW\0\0\0\0");
-
 // ---------------------------------------------------------------------------------------
 // Parameters
-
-const LWE_BINARY: u8 = 0;
-const LWE_TERNARY: u8 = 1;
-const LWE_GAUSSIAN: u8 = 2;
-const LWE_UNIFORM: u8 = 3;
-
-/// The code and parameter word of an LWE secret distribution.
-fn lwe_secret_code(d: LweSecretDistribution) -> (u8, u64) {
-    match d {
-        LweSecretDistribution::Binary => (LWE_BINARY, 0),
-        LweSecretDistribution::Ternary => (LWE_TERNARY, 0),
-        LweSecretDistribution::Gaussian { sigma } => (LWE_GAUSSIAN, sigma.to_bits()),
-        LweSecretDistribution::Uniform { bound } => (LWE_UNIFORM, bound as u64),
-    }
-}
-
-fn fingerprint_with(p: &FhewParams, schedule: &[(u32, usize)]) -> u64 {
-    let (code, param) = lwe_secret_code(p.lwe_secret);
-    let mut words = vec![
-        FHEW_DOMAIN,
-        p.n as u64,
-        p.q,
-        p.big_n as u64,
-        u64::from(p.log_big_q),
-        u64::from(p.log_bg),
-        p.b_r,
-        u64::from(p.log_q_ks),
-        u64::from(p.log_b_ks),
-        p.sigma.to_bits(),
-        u64::from(code),
-        param,
-        schedule.len() as u64,
-    ];
-    for &(lb, count) in schedule {
-        words.push(u64::from(lb));
-        words.push(count as u64);
-    }
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    fnv1a64(&bytes)
-}
 
 /// The fingerprint of FHEW parameters: [`fnv1a64`] of the little-endian `u64` words
 ///
@@ -237,7 +199,7 @@ fn parse_params(r: &mut Reader<'_>) -> Result<ParsedParams> {
         params: FhewParams {
             name: "custom",
             source: "deserialized",
-            security: "unknown (deserialized parameters)",
+            claimed_security: "unknown (deserialized parameters)",
             n,
             q,
             big_n,
@@ -303,17 +265,17 @@ fn finish_params(parsed: ParsedParams, fingerprint: Option<u64>) -> Result<FhewP
         Gadget::new(big_q, lb).map_err(bad)?;
     }
     params.bg_schedule = static_schedule(&schedule)?;
-    if let Some(p) = PRESETS.iter().find(|p| {
+    if let Some(p) = NAMED.iter().find(|p| {
         FhewParams {
             name: p.name,
             source: p.source,
-            security: p.security,
+            claimed_security: p.claimed_security,
             ..params.clone()
         } == ***p
     }) {
         params.name = p.name;
         params.source = p.source;
-        params.security = p.security;
+        params.claimed_security = p.claimed_security;
     }
     Ok(params)
 }
@@ -347,10 +309,19 @@ pub fn fhew_context_to_bytes(ctx: &FhewContext) -> Vec<u8> {
     ctx.params.to_bytes(&())
 }
 
-/// Reads FHEW parameters ([`fhew_params_from_bytes`]) and builds their context.
+/// Reads FHEW parameters ([`fhew_params_from_bytes`]) and builds their context, which
+/// must be 128-bit secure ([`FhewContext::new`]); [`fhew_context_from_bytes_with`] takes
+/// the caller's policy.
 pub fn fhew_context_from_bytes(bytes: &[u8]) -> Result<Arc<FhewContext>> {
-    let params = fhew_params_from_bytes(bytes)?;
-    FhewContext::new(&params).map_err(|e| {
+    fhew_context_from_bytes_with(bytes, &ReadPolicy::default())
+}
+
+/// [`fhew_context_from_bytes`] under the caller's `policy`: the parameters' estimated
+/// security ([`FhewParams::security`], computed from their numbers, never read from the
+/// bytes) must meet `policy.min_security`.
+pub fn fhew_context_from_bytes_with(bytes: &[u8], policy: &ReadPolicy) -> Result<Arc<FhewContext>> {
+    let params = FhewParams::from_bytes_with(bytes, &(), policy)?;
+    FhewContext::with_security(&params, policy.min_security).map_err(|e| {
         Error::Deserialize(format!(
             "the serialized FHEW parameters do not form a valid context: {e}"
         ))
@@ -561,6 +532,11 @@ impl Deserialize for LweKeySwitchKey {
         let size = rows.checked_mul(n_out).ok_or_else(|| {
             Error::Deserialize("LWE key-switching key: mask size overflows".into())
         })?;
+        let width = if log_q_ks <= 16 { 2 } else { 4 };
+        r.charge(
+            size as u64 * width,
+            "expanding the LWE key-switching masks from their seed",
+        )?;
         let a = KsMasks::expand(&seed, 0, log_q_ks, size);
         Ok(LweKeySwitchKey {
             log_q_ks,
@@ -1061,6 +1037,10 @@ impl Deserialize for BootstrapKey {
         let (_, ksk_len) = ksk_shape(&ctx.params)?;
         let brk = read_brk(r, ctx, ksk_len)?;
         let ksk = LweKeySwitchKey::read_body(r, ctx)?;
-        Ok(BootstrapKey { brk, ksk })
+        Ok(BootstrapKey {
+            brk,
+            ksk,
+            params_id: ctx.params.fingerprint(),
+        })
     }
 }

@@ -398,11 +398,13 @@ fn err<T>(msg: String) -> Result<T> {
     Err(Error::Deserialize(msg))
 }
 
-pub use buffer::{packed_len, Reader, Writer};
-pub use ckks::{ckks_context_from_bytes, ckks_context_to_bytes, MAX_SCALE_BYTES};
+pub use buffer::{packed_len, ReadPolicy, Reader, Writer};
+pub use ckks::{
+    ckks_context_from_bytes, ckks_context_from_bytes_with, ckks_context_to_bytes, MAX_SCALE_BYTES,
+};
 pub use fhew::{
-    fhew_context_from_bytes, fhew_context_to_bytes, fhew_fingerprint, fhew_params_from_bytes,
-    MAX_LWE_DIM, MAX_SCHEDULE_RUNS,
+    fhew_context_from_bytes, fhew_context_from_bytes_with, fhew_context_to_bytes, fhew_fingerprint,
+    fhew_params_from_bytes, MAX_LWE_DIM, MAX_SCHEDULE_RUNS,
 };
 
 use crate::ring::RingContext;
@@ -682,9 +684,16 @@ pub trait Deserialize: Serialize + Sized {
         Self::read_body(r, ctx)
     }
 
-    /// Decodes `bytes`, which must hold exactly one object.
+    /// Decodes `bytes`, which must hold exactly one object, under the default
+    /// [`ReadPolicy`].
     fn from_bytes(bytes: &[u8], ctx: &Self::Context) -> Result<Self> {
-        let mut r = Reader::new(bytes);
+        Self::from_bytes_with(bytes, ctx, &ReadPolicy::default())
+    }
+
+    /// Decodes `bytes`, which must hold exactly one object, under `policy` (the caller's
+    /// minimum security level, opt-ins and allocation limit).
+    fn from_bytes_with(bytes: &[u8], ctx: &Self::Context, policy: &ReadPolicy) -> Result<Self> {
+        let mut r = Reader::with_policy(bytes, *policy);
         let out = Self::read(&mut r, ctx)?;
         r.finish()?;
         Ok(out)

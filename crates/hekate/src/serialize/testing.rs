@@ -1,6 +1,6 @@
 //! A reusable check of the serialization contract (for tests of every serializable type).
 
-use super::{Deserialize, HEADER_LEN};
+use super::{Deserialize, ReadPolicy, HEADER_LEN};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// A small deterministic generator (SplitMix64) so the checks need no dependency.
@@ -21,8 +21,13 @@ impl SplitMix {
 }
 
 /// Decodes `bytes`, turning a panic into a test failure that names the `case`.
-fn decode<T: Deserialize>(bytes: &[u8], ctx: &T::Context, case: &str) -> crate::Result<T> {
-    match catch_unwind(AssertUnwindSafe(|| T::from_bytes(bytes, ctx))) {
+fn decode<T: Deserialize>(
+    bytes: &[u8],
+    ctx: &T::Context,
+    policy: &ReadPolicy,
+    case: &str,
+) -> crate::Result<T> {
+    match catch_unwind(AssertUnwindSafe(|| T::from_bytes_with(bytes, ctx, policy))) {
         Ok(r) => r,
         Err(_) => panic!("from_bytes panicked on {case}"),
     }
@@ -48,7 +53,7 @@ where
     T: Deserialize,
     F: Fn(&T, &T) -> bool,
 {
-    check(obj, ctx, Some(other_ctx), eq);
+    check(obj, ctx, Some(other_ctx), &ReadPolicy::default(), eq);
 }
 
 /// [`check_contract`] for a self-contained type (one read without parameters, such as
@@ -60,18 +65,33 @@ where
     T: Deserialize<Context = ()>,
     F: Fn(&T, &T) -> bool,
 {
-    check(obj, &(), None, eq);
+    check(obj, &(), None, &ReadPolicy::default(), eq);
 }
 
-fn check<T, F>(obj: &T, ctx: &T::Context, other_ctx: Option<&T::Context>, eq: F)
+/// [`check_contract_standalone`] reading under `policy` (e.g. test parameters below
+/// 128 bits, read with an explicit [`SecurityLevel::NotChecked`](crate::params::SecurityLevel::NotChecked)).
+pub fn check_contract_standalone_with<T, F>(obj: &T, policy: &ReadPolicy, eq: F)
 where
+    T: Deserialize<Context = ()>,
+    F: Fn(&T, &T) -> bool,
+{
+    check(obj, &(), None, policy, eq);
+}
+
+fn check<T, F>(
+    obj: &T,
+    ctx: &T::Context,
+    other_ctx: Option<&T::Context>,
+    policy: &ReadPolicy,
+    eq: F,
+) where
     T: Deserialize,
     F: Fn(&T, &T) -> bool,
 {
     let bytes = obj.to_bytes(ctx);
     assert!(bytes.len() > HEADER_LEN, "encoding shorter than a header");
     assert_eq!(bytes, obj.to_bytes(ctx), "to_bytes is not deterministic");
-    let back = decode::<T>(&bytes, ctx, "the original encoding")
+    let back = decode::<T>(&bytes, ctx, policy, "the original encoding")
         .unwrap_or_else(|e| panic!("round trip failed: {e}"));
     assert!(eq(obj, &back), "round trip changed the object");
     assert_eq!(back.to_bytes(ctx), bytes, "re-encoding differs");
@@ -81,7 +101,7 @@ where
     obj.write(&mut w, ctx);
     obj.write(&mut w, ctx);
     let two = w.into_bytes();
-    let mut r = super::Reader::new(&two);
+    let mut r = super::Reader::with_policy(&two, *policy);
     for k in 0..2 {
         let x = T::read(&mut r, ctx).unwrap_or_else(|e| panic!("streamed object {k}: {e}"));
         assert!(eq(obj, &x), "streamed object {k} differs");
@@ -109,7 +129,7 @@ where
     for cut in cuts {
         let case = format!("a truncation to {cut} of {len} bytes");
         assert!(
-            decode::<T>(&bytes[..cut], ctx, &case).is_err(),
+            decode::<T>(&bytes[..cut], ctx, policy, &case).is_err(),
             "{case} was accepted"
         );
     }
@@ -120,7 +140,10 @@ where
             let mut m = bytes.clone();
             m[pos] ^= bit;
             let case = format!("a flip of bit {bit:#04x} in header byte {pos}");
-            assert!(decode::<T>(&m, ctx, &case).is_err(), "{case} was accepted");
+            assert!(
+                decode::<T>(&m, ctx, policy, &case).is_err(),
+                "{case} was accepted"
+            );
         }
     }
 
@@ -131,7 +154,7 @@ where
         let x = 1 + rng.below(255) as u8;
         m[pos] ^= x;
         let case = format!("a flip by {x:#04x} at byte {pos} of {len}");
-        if let Ok(o) = decode::<T>(&m, ctx, &case) {
+        if let Ok(o) = decode::<T>(&m, ctx, policy, &case) {
             assert_eq!(
                 o.to_bytes(ctx),
                 m,
@@ -145,13 +168,16 @@ where
         let mut m = bytes.clone();
         m.extend_from_slice(extra);
         let case = format!("{} trailing bytes", extra.len());
-        assert!(decode::<T>(&m, ctx, &case).is_err(), "{case} were accepted");
+        assert!(
+            decode::<T>(&m, ctx, policy, &case).is_err(),
+            "{case} were accepted"
+        );
     }
 
     // Other parameters.
     if let Some(other_ctx) = other_ctx {
         assert!(
-            decode::<T>(&bytes, other_ctx, "another context").is_err(),
+            decode::<T>(&bytes, other_ctx, policy, "another context").is_err(),
             "decoding under another context was accepted"
         );
     }

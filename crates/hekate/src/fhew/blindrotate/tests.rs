@@ -70,7 +70,8 @@ fn every_method_rotates_with_the_predicted_noise() {
     use crate::fhew::gates::RotationArithmetic;
     for decomposition in [GadgetDecomposition::Exact, GadgetDecomposition::Approximate] {
         for (p, cfg) in configs() {
-            let ctx = FhewContext::new(&p).unwrap();
+            let ctx =
+                FhewContext::with_security(&p, crate::params::SecurityLevel::NotChecked).unwrap();
             let mut rng = ChaCha20Rng::seed_from_u64(11);
             let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
             let mut key = BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap();
@@ -151,7 +152,7 @@ fn dlog_order_rotates_like_index_order() {
         .iter()
         .filter(|(_, c)| matches!(c.method, Method::Alg3 | Method::Alg4 | Method::Alg5));
     for (p, cfg) in auto {
-        let ctx = FhewContext::new(p).unwrap();
+        let ctx = FhewContext::with_security(p, crate::params::SecurityLevel::NotChecked).unwrap();
         // Two evaluators on the same keys (the key generation is seeded alike).
         let ev = |order: StepOrder| {
             let mut rng = ChaCha20Rng::seed_from_u64(12);
@@ -201,7 +202,7 @@ fn key_counts_match_table_1() {
         if cfg.auto_keys != AutoKeySet::Full {
             continue;
         }
-        let ctx = FhewContext::new(&p).unwrap();
+        let ctx = FhewContext::with_security(&p, crate::params::SecurityLevel::NotChecked).unwrap();
         let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
         let brk =
             BlindRotationKey::generate(&ctx.ring, &p, cfg, &sk.lwe, &sk.rlwe, &ctx.noise, &mut rng)
@@ -225,7 +226,8 @@ fn key_counts_match_table_1() {
 #[test]
 fn monomial_update_matches_the_schoolbook_product() {
     use rand_chacha::rand_core::RngCore;
-    let ctx = FhewContext::new(&params::TOY).unwrap();
+    let ctx =
+        FhewContext::with_security(&params::TOY, crate::params::SecurityLevel::NotChecked).unwrap();
     let ring = &ctx.ring;
     let (n, q) = (ring.n(), ring.modulus(0, 1));
     let mut rng = ChaCha20Rng::seed_from_u64(77);
@@ -266,7 +268,7 @@ fn fourier_products_equal_ntt_products() {
         MethodConfig::new(Method::Alg4),
     ));
     for (p, cfg) in all {
-        let ctx = FhewContext::new(&p).unwrap();
+        let ctx = FhewContext::with_security(&p, crate::params::SecurityLevel::NotChecked).unwrap();
         let mut rng = ChaCha20Rng::seed_from_u64(21);
         let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
         let key = Arc::new(BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap());
@@ -301,7 +303,7 @@ fn fourier_products_equal_ntt_products() {
 fn compact_keys_add_little_noise() {
     use crate::fhew::gates::RotationArithmetic;
     for (p, cfg) in configs() {
-        let ctx = FhewContext::new(&p).unwrap();
+        let ctx = FhewContext::with_security(&p, crate::params::SecurityLevel::NotChecked).unwrap();
         let mut rng = ChaCha20Rng::seed_from_u64(23);
         let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
         let key = Arc::new(BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap());
@@ -345,7 +347,11 @@ fn compact_keys_add_little_noise() {
 #[test]
 fn fourier_products_refuse_wide_moduli() {
     let mut rng = ChaCha20Rng::seed_from_u64(22);
-    let ctx = FhewContext::new(&params::TOY_THRESHOLD).unwrap();
+    let ctx = FhewContext::with_security(
+        &params::TOY_THRESHOLD,
+        crate::params::SecurityLevel::NotChecked,
+    )
+    .unwrap();
     let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
     let cfg = MethodConfig::new(Method::Alg4);
     let key = Arc::new(BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap());
@@ -387,7 +393,7 @@ fn approximate_products_are_exact_products_of_the_rounded_accumulator() {
         ),
     ];
     for (p, cfg) in cases {
-        let ctx = FhewContext::new(&p).unwrap();
+        let ctx = FhewContext::with_security(&p, crate::params::SecurityLevel::NotChecked).unwrap();
         let ring = &ctx.ring;
         let mut rng = ChaCha20Rng::seed_from_u64(31);
         let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();

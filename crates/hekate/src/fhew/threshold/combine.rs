@@ -206,7 +206,11 @@ impl<'a> KeyCombiner<'a> {
             a,
             b: ks.b,
         };
-        Ok(BootstrapKey { brk, ksk })
+        Ok(BootstrapKey {
+            brk,
+            ksk,
+            params_id: p.fingerprint(),
+        })
     }
 }
 

@@ -103,10 +103,21 @@
 //!   `q = 2048`). Its cost is memory: the key-switching table holds
 //!   `N d_ks (B_ks - 1) n` 32-bit words (241 MB).
 //!
-//! Noise flooding in decryption: the flooding noise (`k σ_flood^2` in all) is about as
-//! wide as the ciphertext's own error, not wider by a super-polynomial factor, which no
-//! decision margin of `q/8` with `q <= 2N` leaves room for; it masks the parties'
-//! `<α, s_j>` only up to that ratio.
+//! # What is and is not secure
+//!
+//! * **k-out-of-k.** Every one of the `k` parties must take part in every decryption: one
+//!   absent party blocks it (there is no `t`-out-of-`k` secret sharing here).
+//! * **Key generation** of [`THRESHOLD_STD128`] is 128-bit
+//!   ([`crate::fhew::FhewParams::security`]): the public key and the evaluation-key shares
+//!   are RLWE / LWE samples at that level, with smudging noise `σ_smenc` on the shares.
+//! * **Decryption is not simulation-secure.** The flooding noise (`k σ_flood^2` in all) is
+//!   about as wide as the ciphertext's own error, not wider by the factor `2^λ` that
+//!   statistical hiding needs, which no decision margin of `q/8` with `q <= 2N` leaves
+//!   room for; it masks the parties' `<α, s_j>` only up to that ratio. Whoever collects the
+//!   partial decryptions learns `e + Σ e_j` up to that masking, and the leakage adds up
+//!   over many decryptions. [`ThresholdParams::decryption_simulation_secure`] says so in
+//!   code. Use threshold decryption only where the combiner is trusted not to collect
+//!   partial decryptions across many ciphertexts, or where that leakage is acceptable.
 //!
 //! Threshold keys are not seed-compressed: the `a` parts of public-key encryptions and of
 //! products are not expanded from a seed (their [`RlwePrime::seed`](crate::rlwe::gsw::RlwePrime::seed) is `None`), so
@@ -122,7 +133,8 @@
 //! use std::sync::Arc;
 //! # fn main() -> hekate::Result<()> {
 //! let mut rng = hekate::math::sample::os_rng();
-//! let ctx = ThresholdContext::new(&threshold::THRESHOLD_TOY, 3)?;
+//! let ctx = ThresholdContext::with_security(&threshold::THRESHOLD_TOY, 3, hekate::params::SecurityLevel::NotChecked,
+//! )?;
 //! let crs = CommonRandomString::new(hekate::math::sample::fresh_seed());
 //! let shares: Vec<SecretShare> =
 //!     (0..3).map(|j| SecretShare::generate(&ctx, j, &mut rng)).collect::<Result<_, _>>()?;
@@ -162,6 +174,7 @@ use super::gates::FhewContext;
 use super::lwe::LweSecretDistribution;
 use super::params::{self, FhewParams, Method};
 use crate::math::sample::{DiscreteGaussian, Seed};
+use crate::params::SecurityLevel;
 use crate::ring::{Poly, RingContext};
 use crate::rlwe::gsw::Gadget;
 use crate::rlwe::keys::expand_uniform;
@@ -207,6 +220,11 @@ pub const THRESHOLD_TOY: ThresholdParams = ThresholdParams {
     sigma_flood: 1.5,
 };
 
+/// **Key generation 128-bit; decryption not simulation-secure** (see
+/// [`ThresholdParams::decryption_simulation_secure`]: its flooding is about as wide as the
+/// error). k-out-of-k: every one of the `k`
+/// parties must take part in every decryption.
+///
 /// [`params::STD128_THRESHOLD`] (`n = 700`, `q = 4096`, `N = 2048`, 54-bit `Q`,
 /// `B_g = 2^6`, `Q_ks = 2^18`, `B_ks = 2^3`; Alg. 3 or 4) with `σ_smenc = 2^6 σ` and
 /// `σ_flood = 2`: gate failure below `2^-80` for every `k <= 16` (the table in the module
@@ -229,6 +247,33 @@ pub fn digit_gain(gadget: &Gadget, big_n: usize) -> f64 {
 }
 
 impl ThresholdParams {
+    /// `log2(σ_flood,total / σ_ct)`: how many bits wider the flooding noise of `k`
+    /// parties (`k σ_flood^2`) is than the error of the bootstrapped ciphertext it hides
+    /// (half the gate decision variance, [`crate::fhew::FhewParams::gate_noise_variance_parties`]).
+    pub fn flooding_bits(&self, k: usize, method: Method) -> Result<f64> {
+        let ct = self
+            .fhew
+            .gate_noise_variance_parties(self.sigma_acc2(k, method)?, k)
+            / 2.0;
+        Ok(0.5 * (k as f64 * self.sigma_flood.powi(2) / ct).log2())
+    }
+
+    /// Whether threshold decryption hides the parties' partial decryptions in the
+    /// simulation sense for statistical security `λ` bits: flooding noise at least `2^λ`
+    /// times wider than the error it hides ([`ThresholdParams::flooding_bits`] `>= λ`),
+    /// *and* still decryptable (failure probability below `2^-λ`). No set hekate ships
+    /// meets both for any useful `λ` (see the module documentation, "What is and is not
+    /// secure"); key generation is unaffected.
+    pub fn decryption_simulation_secure(
+        &self,
+        k: usize,
+        method: Method,
+        lambda: u32,
+    ) -> Result<bool> {
+        Ok(self.flooding_bits(k, method)? >= lambda as f64
+            && self.decryption_failure_probability(k, method)? <= (-(lambda as f64)).exp2())
+    }
+
     fn gain(&self) -> Result<f64> {
         let g = Gadget::new(self.fhew.big_q()?, self.fhew.log_bg)?;
         Ok(digit_gain(&g, self.fhew.big_n))
@@ -326,8 +371,16 @@ pub struct ThresholdContext {
 }
 
 impl ThresholdContext {
-    /// Validates `params` and `k` (`2 <= k <= 16`; ternary LWE secrets).
+    /// Validates `params` and `k` (`2 <= k <= 16`; ternary LWE secrets) and checks that
+    /// the keys are 128-bit secure ([`FhewContext::new`]; this says nothing of the
+    /// decryption protocol, see [`ThresholdParams::decryption_simulation_secure`]).
     pub fn new(params: &ThresholdParams, k: usize) -> Result<Self> {
+        Self::with_security(params, k, SecurityLevel::Bits128)
+    }
+
+    /// [`ThresholdContext::new`] checked against `min` ([`SecurityLevel::NotChecked`]
+    /// for the insecure test set [`THRESHOLD_TOY`]).
+    pub fn with_security(params: &ThresholdParams, k: usize, min: SecurityLevel) -> Result<Self> {
         if !(MIN_PARTIES..=MAX_PARTIES).contains(&k) {
             return Err(Error::InvalidParameters(format!(
                 "threshold FHEW supports k in [{MIN_PARTIES}, {MAX_PARTIES}] parties, got {k}"
@@ -342,7 +395,7 @@ impl ThresholdContext {
         Ok(ThresholdContext {
             params: params.clone(),
             k,
-            fhew: FhewContext::new(&params.fhew)?,
+            fhew: FhewContext::with_security(&params.fhew, min)?,
             smenc: DiscreteGaussian::new(params.sigma_smenc, 6.0)?,
             flood: DiscreteGaussian::new(params.sigma_flood, 6.0)?,
         })

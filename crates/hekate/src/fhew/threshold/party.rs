@@ -174,7 +174,9 @@ impl SecretShare {
         let mut brk = Vec::with_capacity(exps.len());
         for (e, log_bg) in exps {
             let g = Gadget::new(big_q, log_bg)?;
-            brk.push(pk.encrypt_rgsw(ctx, &monomial_ntt(ring, e), g, rng));
+            let m = monomial_ntt(ring, e);
+            brk.push(pk.encrypt_rgsw(ctx, &m, g, rng));
+            m.discard_secret();
         }
         let ag = Gadget::new(big_q, p.log_bg)?;
         let z = self.key.rlwe.ntt_at(1, 0);

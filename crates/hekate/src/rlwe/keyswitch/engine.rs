@@ -207,6 +207,21 @@ impl KeySwitchEngine {
         }
     }
 
+    /// The memory [`KeySwitchEngine::adopt`] builds beyond the ordinary key it is given:
+    /// the expanded KLSS key, `2 d Σ r'_i N` words (zero for hybrid). Readers charge it to
+    /// their allocation limit before expanding.
+    pub fn adopted_key_bytes(&self) -> u64 {
+        let klss = |e: &KlssKeySwitcher| {
+            let n = e.ring_degree() as u64;
+            2 * e.dnum() as u64 * e.r_primes().iter().sum::<usize>() as u64 * n * 8
+        };
+        match self {
+            KeySwitchEngine::Hybrid(_) => 0,
+            KeySwitchEngine::Klss(e) => klss(e),
+            KeySwitchEngine::Mixed(e) => klss(&e.klss),
+        }
+    }
+
     /// Brings an ordinary key to this engine's form (expands it for KLSS; a mixed engine
     /// keeps both forms whatever `storage` says).
     pub fn adopt(&self, key: HybridKey, storage: KeyStorage) -> Result<SwitchingKey> {

@@ -424,6 +424,11 @@ impl KlssKeySwitcher {
         self.hybrid.dnum()
     }
 
+    /// `N`, the ring degree.
+    pub fn ring_degree(&self) -> usize {
+        self.ctx.n()
+    }
+
     /// `r` (= `α`): primes per ciphertext digit.
     pub fn r(&self) -> usize {
         self.hybrid.alpha()
