@@ -68,7 +68,7 @@ fn main() -> hekate::Result<()> {
     }
 
     // Ciphertexts (and keys, plaintexts, parameters) travel as checked, versioned bytes.
-    let bytes = p.to_bytes(&ctx);
+    let bytes = p.to_bytes(&ctx)?;
     let back = Ciphertext::from_bytes(&bytes, &ctx)?;
     assert_eq!(back, p);
     println!("ciphertext: {} bytes, read back identical", bytes.len());

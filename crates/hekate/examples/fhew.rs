@@ -22,7 +22,7 @@ fn main() -> hekate::Result<()> {
     println!("bootstrapping key: {:.2} s", t.elapsed().as_secs_f64());
 
     // The key is public: the client sends it to the server as seed-compressed bytes.
-    let bytes = key.to_bytes(&ctx);
+    let bytes = key.to_bytes(&ctx)?;
     println!(
         "bootstrapping key: {:.1} MiB on the wire",
         bytes.len() as f64 / (1 << 20) as f64

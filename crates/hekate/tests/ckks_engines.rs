@@ -89,11 +89,11 @@ fn every_engine_gives_hybrids_words_and_decrypts() {
 #[test]
 fn klss_contexts_and_keys_round_trip_through_bytes() {
     let f = fixture_with(11, 5, &[1], KeySwitchMethod::Linear(KlssBound::WorstCase));
-    let bytes = f.ctx.to_bytes(&());
+    let bytes = f.ctx.to_bytes(&()).unwrap();
     let ctx = hekate::ckks::CkksContext::from_bytes_with(&bytes, &(), &test_policy()).unwrap();
     assert_eq!(ctx.key_switch_method(), f.ctx.key_switch_method());
     let rlk = f.ctx.generate_relinearization_key(&f.sk);
-    let rb = rlk.to_bytes(&f.ctx);
+    let rb = rlk.to_bytes(&f.ctx).unwrap();
     // Written in the ordinary, seed-compressed form: about a quarter of the expanded key
     // (r' = 3 limbs per key limb, half of them seeds).
     assert!(
@@ -110,11 +110,12 @@ fn klss_contexts_and_keys_round_trip_through_bytes() {
 fn mixed_contexts_and_keys_round_trip_through_bytes() {
     let f = fixture_with(11, 6, &[1], mixed_top());
     assert_eq!(f.ctx.key_switch_method(), mixed_top());
-    let bytes = f.ctx.to_bytes(&());
+    let bytes = f.ctx.to_bytes(&()).unwrap();
     let ctx = hekate::ckks::CkksContext::from_bytes_with(&bytes, &(), &test_policy()).unwrap();
     assert_eq!(ctx.key_switch_method(), mixed_top());
     let rlk = f.ctx.generate_relinearization_key(&f.sk);
-    let back = hekate::ckks::RelinearizationKey::from_bytes(&rlk.to_bytes(&f.ctx), &ctx).unwrap();
+    let back =
+        hekate::ckks::RelinearizationKey::from_bytes(&rlk.to_bytes(&f.ctx).unwrap(), &ctx).unwrap();
     assert_eq!(back, rlk, "both forms rebuilt exactly");
     // Every truncation of the parameters is refused.
     for cut in 0..bytes.len() {

@@ -152,7 +152,7 @@ fn combined_keys_round_trip_through_bytes() {
     let cfg = MethodConfig::new(Method::Alg4);
     let mut st = setup(&THRESHOLD_TOY, 3, cfg, 35);
     let fctx = st.ctx.fhew().clone();
-    let bytes = st.key.to_bytes(&fctx);
+    let bytes = st.key.to_bytes(&fctx).unwrap();
     let back = BootstrapKey::from_bytes(&bytes, &fctx).unwrap();
     assert!(back == *st.key, "combined key read back differs");
     // Header, blind-rotation body (its RLWE' keys with explicit `a` parts) and
@@ -594,14 +594,14 @@ fn protocol_messages_round_trip_through_bytes() {
     let received: Vec<_> = pk_shares
         .iter()
         .map(|s| {
-            let bytes = s.to_bytes(&ctx);
+            let bytes = s.to_bytes(&ctx).unwrap();
             assert!(threshold::PublicKeyShare::from_bytes(&bytes, &other).is_err());
             threshold::PublicKeyShare::from_bytes(&bytes, &ctx).unwrap()
         })
         .collect();
     assert_eq!(received, pk_shares);
     let pk = ThresholdPublicKey::combine(&ctx, &crs, &received).unwrap();
-    let pk_bytes = pk.to_bytes(&ctx);
+    let pk_bytes = pk.to_bytes(&ctx).unwrap();
     assert_eq!(ThresholdPublicKey::from_bytes(&pk_bytes, &ctx).unwrap(), pk);
     let eval_shares: Vec<EvalKeyShare> = shares
         .iter()
@@ -610,7 +610,7 @@ fn protocol_messages_round_trip_through_bytes() {
     let mut direct = KeyCombiner::new(&ctx);
     let mut via_bytes = KeyCombiner::new(&ctx);
     for s in &eval_shares {
-        let bytes = s.to_bytes(&ctx);
+        let bytes = s.to_bytes(&ctx).unwrap();
         let back = EvalKeyShare::from_bytes(&bytes, &ctx).unwrap();
         assert!(back == *s, "party {}: share read back differs", s.party);
         for cut in (0..bytes.len()).step_by(bytes.len() / 53 + 1) {
@@ -632,7 +632,7 @@ fn protocol_messages_round_trip_through_bytes() {
         .iter()
         .map(|s| {
             let p = s.partial_decrypt(&ctx, &out, &mut rng).unwrap();
-            let bytes = p.to_bytes(&ctx);
+            let bytes = p.to_bytes(&ctx).unwrap();
             let back = PartialDecryption::from_bytes(&bytes, &ctx).unwrap();
             assert_eq!(back, p);
             let mut bad = bytes.clone();

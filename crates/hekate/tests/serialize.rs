@@ -85,7 +85,7 @@ fn poly_is_bit_packed() {
     let p = ctx.zero(4, 2, Form::Ntt);
     // widths 55 + 3*45 + 2*58 bits per coefficient.
     let expect = HEADER_LEN + 9 + N * (55 + 3 * 45 + 2 * 58) / 8;
-    assert_eq!(p.to_bytes(&ctx).len(), expect);
+    assert_eq!(p.to_bytes(&ctx).unwrap().len(), expect);
 }
 
 #[test]
@@ -94,7 +94,7 @@ fn poly_rejects_out_of_range_residue() {
     let mut p = ctx.zero(1, 0, Form::Ntt);
     let q = ctx.modulus(0, 1).value();
     p.data_mut()[5] = q - 1;
-    let mut bytes = p.to_bytes(&ctx);
+    let mut bytes = p.to_bytes(&ctx).unwrap();
     // Residue 5 sits at bits 5*55 .. 6*55 of the limb: set all of them to one (>= q).
     let base = (HEADER_LEN + 9) * 8 + 5 * 55;
     for b in base..base + 55 {
@@ -119,7 +119,7 @@ fn secret_key_contract_for_every_encoding() {
     ] {
         let sk = SecretKey::generate(&ctx, dist, &mut rng).unwrap();
         check_contract(&sk, &ctx, &other, sk_eq);
-        sizes.push(sk.to_bytes(&ctx).len());
+        sizes.push(sk.to_bytes(&ctx).unwrap().len());
     }
     assert_eq!(sizes[0], HEADER_LEN + 5 + N / 4);
     assert_eq!(sizes[1], HEADER_LEN + 5 + N / 4);
@@ -130,14 +130,14 @@ fn secret_key_contract_for_every_encoding() {
     big[7] = -300;
     let sk = SecretKey::from_coeffs(&ctx, big);
     check_contract(&sk, &ctx, &other, sk_eq);
-    assert_eq!(sk.to_bytes(&ctx).len(), HEADER_LEN + 5 + 8 * N);
+    assert_eq!(sk.to_bytes(&ctx).unwrap().len(), HEADER_LEN + 5 + 8 * N);
 }
 
 #[test]
 fn secret_key_rejects_invalid_and_noncanonical_codes() {
     let (ctx, _) = rings();
     let sk = SecretKey::from_coeffs(&ctx, vec![0; N]);
-    let mut bytes = sk.to_bytes(&ctx);
+    let mut bytes = sk.to_bytes(&ctx).unwrap();
     bytes[HEADER_LEN + 5 + 2] = 0b1100_0000; // coefficient 11 gets code 0b11
     let m = deserialize_err(SecretKey::from_bytes(&bytes, &ctx));
     assert!(m.contains("coefficient 11"), "{m}");
@@ -158,8 +158,8 @@ fn public_key_contract_and_compression() {
     let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
     let pk = PublicKey::generate(&ctx, &sk, &mut rng);
     check_contract(&pk, &ctx, &other, |a, b| a == b);
-    let compressed = pk.to_bytes(&ctx).len();
-    let uncompressed = pk.b.to_bytes(&ctx).len() + pk.a.to_bytes(&ctx).len();
+    let compressed = pk.to_bytes(&ctx).unwrap().len();
+    let uncompressed = pk.b.to_bytes(&ctx).unwrap().len() + pk.a.to_bytes(&ctx).unwrap().len();
     let ratio = compressed as f64 / uncompressed as f64;
     println!("public key N=2^10: {compressed} bytes seed-compressed, {uncompressed} uncompressed, ratio {ratio:.4}");
     assert!((0.49..=0.52).contains(&ratio), "ratio {ratio}");
@@ -175,11 +175,11 @@ fn hybrid_key_contract_and_compression() {
         let key: HybridKey =
             HybridKeySwitcher::new(ctx.clone(), dnum).generate_key(from.ntt(), &sk, &mut rng);
         check_contract(&key, &ctx, &other, |a, b| a == b);
-        let compressed = key.to_bytes(&ctx).len();
+        let compressed = key.to_bytes(&ctx).unwrap().len();
         let uncompressed: usize = key
             .digits
             .iter()
-            .map(|[b, a]| b.to_bytes(&ctx).len() + a.to_bytes(&ctx).len())
+            .map(|[b, a]| b.to_bytes(&ctx).unwrap().len() + a.to_bytes(&ctx).unwrap().len())
             .sum();
         let ratio = compressed as f64 / uncompressed as f64;
         println!(
@@ -197,7 +197,7 @@ fn header_errors_say_what_is_wrong() {
     let mut rng = ChaCha20Rng::seed_from_u64(5);
     let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
     let pk = PublicKey::generate(&ctx, &sk, &mut rng);
-    let bytes = pk.to_bytes(&ctx);
+    let bytes = pk.to_bytes(&ctx).unwrap();
     let h = peek_header(&bytes).unwrap();
     assert_eq!(
         (h.version, h.tag, h.fingerprint),

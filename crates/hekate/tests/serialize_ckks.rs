@@ -129,7 +129,7 @@ fn parameters_round_trip_with_security_check() {
     assert_eq!(h.tag, ObjectTag::CkksParameters);
     assert_eq!(h.fingerprint, ctx.ring().fingerprint());
     // The trait and the free functions agree.
-    assert_eq!(ctx.to_bytes(&()), bytes);
+    assert_eq!(ctx.to_bytes(&()).unwrap(), bytes);
     assert!(ctx_eq(
         &CkksContext::from_bytes_with(&bytes, &(), &test_policy()).unwrap(),
         &ctx
@@ -146,7 +146,7 @@ fn plaintext_contract() {
         .encode_at(&values(8), 8, 1, &ctx.constant_scale(1))
         .unwrap();
     check_contract(&pt, &ctx, &other, |a, b| a == b);
-    let back = Plaintext::from_bytes(&pt.to_bytes(&ctx), &ctx).unwrap();
+    let back = Plaintext::from_bytes(&pt.to_bytes(&ctx).unwrap(), &ctx).unwrap();
     assert_eq!((back.level(), back.slots()), (1, 8));
     let got = ctx.decode(&back).unwrap();
     assert!(max_err(&got, &values(8)) < 1e-4);
@@ -187,9 +187,9 @@ fn evaluation_keys_contract() {
     eprintln!(
         "relinearization key: {} bytes serialized, {} in memory; Galois keys (4): {} bytes \
          serialized, {} in memory",
-        rlk.to_bytes(&ctx).len(),
+        rlk.to_bytes(&ctx).unwrap().len(),
         rlk.0.size_bytes(),
-        gks.to_bytes(&ctx).len(),
+        gks.to_bytes(&ctx).unwrap().len(),
         gks.size_bytes()
     );
 }
@@ -200,7 +200,7 @@ fn galois_keys_encoding_is_sorted_and_deterministic() {
     let mut rng = ChaCha20Rng::seed_from_u64(3);
     let sk = ctx.generate_secret_key_with(&mut rng);
     let gks = ctx.generate_galois_keys_with(&sk, &[5, 1, -2, 3], true, &mut rng);
-    let bytes = gks.to_bytes(&ctx);
+    let bytes = gks.to_bytes(&ctx).unwrap();
     // Rebuilding the map (another insertion order, another hash seed) changes nothing.
     let mut rebuilt = GaloisKeys::default();
     let mut elements: Vec<usize> = gks.keys.keys().copied().collect();
@@ -208,7 +208,7 @@ fn galois_keys_encoding_is_sorted_and_deterministic() {
     for g in elements {
         rebuilt.keys.insert(g, gks.keys[&g].clone());
     }
-    assert_eq!(rebuilt.to_bytes(&ctx), bytes);
+    assert_eq!(rebuilt.to_bytes(&ctx).unwrap(), bytes);
     // The elements appear in increasing order.
     let count = u32::from_le_bytes(bytes[HEADER_LEN..HEADER_LEN + 4].try_into().unwrap());
     assert_eq!(count as usize, gks.keys.len());
@@ -231,8 +231,8 @@ fn saved_ciphertext_decrypts_under_rebuilt_parameters() {
     ];
     // Save parameters, secret key and ciphertexts; load everything in a fresh context.
     let param_bytes = ckks_context_to_bytes(&ctx);
-    let sk_bytes = k.sk.to_bytes(ctx.ring());
-    let ct_bytes: Vec<Vec<u8>> = cts.iter().map(|c| c.to_bytes(&ctx)).collect();
+    let sk_bytes = k.sk.to_bytes(ctx.ring()).unwrap();
+    let ct_bytes: Vec<Vec<u8>> = cts.iter().map(|c| c.to_bytes(&ctx).unwrap()).collect();
 
     let ctx2 = ckks_context_from_bytes_with(&param_bytes, &test_policy()).unwrap();
     assert!(!Arc::ptr_eq(&ctx, &ctx2) && ctx_eq(&ctx, &ctx2));
@@ -249,7 +249,7 @@ fn saved_ciphertext_decrypts_under_rebuilt_parameters() {
     let ct2 = Ciphertext::from_bytes(&ct_bytes[1], &ctx2).unwrap();
     let sum = eval2.add(&ct2, &ct2).unwrap();
     assert!(sum.seed().is_none());
-    let sum2 = Ciphertext::from_bytes(&sum.to_bytes(&ctx2), &ctx2).unwrap();
+    let sum2 = Ciphertext::from_bytes(&sum.to_bytes(&ctx2).unwrap(), &ctx2).unwrap();
     assert_eq!(sum2, sum);
     let got = ctx2.decrypt_decode(&sum2, &sk2).unwrap();
     let want: Vec<Complex64> = v.iter().map(|x| 2.0 * x).collect();
@@ -263,13 +263,17 @@ fn seed_compressed_ciphertext_is_half_size() {
     let pt = ctx.encode(&values(ctx.max_slots())).unwrap();
     let seeded = ctx.encrypt_symmetric_with(&pt, &k.sk, &mut k.rng).unwrap();
     let full = Ciphertext::from_parts(
-        ctx.ring().fingerprint(),
+        &ctx,
         seeded.parts().to_vec(),
         seeded.scale().clone(),
         seeded.slots(),
         None,
+    )
+    .unwrap();
+    let (a, b) = (
+        seeded.to_bytes(&ctx).unwrap().len(),
+        full.to_bytes(&ctx).unwrap().len(),
     );
-    let (a, b) = (seeded.to_bytes(&ctx).len(), full.to_bytes(&ctx).len());
     let ratio = a as f64 / b as f64;
     eprintln!(
         "ciphertext N = 2^10, 3 limbs: seed-compressed {a} bytes, full {b} bytes \
@@ -278,8 +282,8 @@ fn seed_compressed_ciphertext_is_half_size() {
     );
     assert!((0.49..0.52).contains(&ratio), "ratio {ratio}");
     // Both decode to the same parts; only the seeded one remembers its seed.
-    let s = Ciphertext::from_bytes(&seeded.to_bytes(&ctx), &ctx).unwrap();
-    let f = Ciphertext::from_bytes(&full.to_bytes(&ctx), &ctx).unwrap();
+    let s = Ciphertext::from_bytes(&seeded.to_bytes(&ctx).unwrap(), &ctx).unwrap();
+    let f = Ciphertext::from_bytes(&full.to_bytes(&ctx).unwrap(), &ctx).unwrap();
     assert_eq!(s.parts(), f.parts());
     assert!(s.seed().is_some() && f.seed().is_none());
 }
@@ -451,7 +455,7 @@ fn hostile_parameters_are_rejected() {
     expect_param_err(&trailing, "trailing bytes");
     expect_param_err(&good[..good.len() - 1], "truncated");
     let pt = ctx.encode(&values(4)).unwrap();
-    expect_param_err(&pt.to_bytes(&ctx), "wrong object type");
+    expect_param_err(&pt.to_bytes(&ctx).unwrap(), "wrong object type");
 }
 
 #[test]
@@ -461,13 +465,14 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
     let pt = ctx.encode(&values(4)).unwrap();
     let ct = ctx.encrypt_symmetric_with(&pt, &k.sk, &mut k.rng).unwrap();
     let full = Ciphertext::from_parts(
-        ctx.ring().fingerprint(),
+        &ctx,
         ct.parts().to_vec(),
         ct.scale().clone(),
         ct.slots(),
         None,
-    );
-    let bytes = full.to_bytes(&ctx);
+    )
+    .unwrap();
+    let bytes = full.to_bytes(&ctx).unwrap();
     let (deg, storage) = (HEADER_LEN, HEADER_LEN + 1);
     let with = |pos: usize, v: u8| {
         let mut b = bytes.clone();
@@ -482,27 +487,32 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
     let mut b = with(deg, 2);
     b[storage] = 1;
     assert!(read(&b).contains("seed-compressed ciphertext has degree 1"));
-    // A part in coefficient form, a part with special limbs.
+    // A part in coefficient form, parts at different levels: refused when assembled...
     let mut coeff = full.parts()[0].clone();
     coeff.intt(ctx.ring());
     assert_eq!(coeff.form(), Form::Coeff);
-    let odd = Ciphertext::from_parts(
-        ctx.ring().fingerprint(),
-        vec![coeff, full.parts()[1].clone()],
+    let parts_err = |parts: Vec<hekate::ring::Poly>| match Ciphertext::from_parts(
+        &ctx,
+        parts,
         ct.scale().clone(),
         ct.slots(),
         None,
+    ) {
+        Err(Error::ParameterMismatch(m)) => m,
+        other => panic!("accepted: {:?}", other.map(|_| ())),
+    };
+    assert!(parts_err(vec![coeff, full.parts()[1].clone()]).contains("NTT form"));
+    let m = parts_err(vec![full.parts()[0].clone(), full.parts()[1].truncated(2)]);
+    assert!(
+        m.contains("2 chain limbs where the first part has 3"),
+        "{m}"
     );
-    assert!(read(&odd.to_bytes(&ctx)).contains("NTT form"));
-    // Parts at different levels.
-    let mixed = Ciphertext::from_parts(
-        ctx.ring().fingerprint(),
-        vec![full.parts()[0].clone(), full.parts()[1].truncated(2)],
-        ct.scale().clone(),
-        ct.slots(),
-        None,
-    );
-    assert!(read(&mixed.to_bytes(&ctx)).contains("part 1 has 2 chain limbs"));
+    assert!(parts_err(vec![full.parts()[0].clone()]).contains("2 or 3 parts"));
+    // ... and when read: the form byte of part 0 (after degree, storage, the 9-byte scale,
+    // the slot count, and the part's degree and limb counts).
+    let form_at = HEADER_LEN + 2 + 9 + 4 + 8;
+    assert_eq!(bytes[form_at], 1);
+    assert!(read(&with(form_at, 0)).contains("NTT form"));
     // Slot counts: the scale 2^30 takes 9 bytes, then the slot count.
     let slots_at = HEADER_LEN + 2 + 9;
     assert_eq!(bytes[slots_at..slots_at + 4], 512u32.to_le_bytes());
@@ -512,7 +522,7 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
     b[slots_at..slots_at + 4].copy_from_slice(&3u32.to_le_bytes());
     assert!(read(&b).contains("slot count 3"));
     // A plaintext is not a ciphertext.
-    assert!(read(&pt.to_bytes(&ctx)).contains("wrong object type"));
+    assert!(read(&pt.to_bytes(&ctx).unwrap()).contains("wrong object type"));
 
     // Galois keys: element order, parity, range, count.
     let gks = &ctx.generate_galois_keys_with(&k.sk, &[1], false, &mut k.rng);
@@ -543,9 +553,18 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
         panic!("a hybrid context's key")
     };
     one_digit.digits.truncate(1);
-    let rlk = hekate::ckks::RelinearizationKey(SwitchingKey::Hybrid(one_digit));
+    let rlk = hekate::ckks::RelinearizationKey(SwitchingKey::Hybrid(one_digit.clone()));
+    // The writer refuses it (the context could not use it) ...
+    assert!(matches!(
+        rlk.to_bytes(&ctx),
+        Err(Error::ParameterMismatch(_))
+    ));
+    // ... and the reader refuses such bytes.
+    let mut w = Writer::new();
+    w.write_header(ObjectTag::RelinearizationKey, ctx.ring().fingerprint());
+    one_digit.write_body(&mut w, ctx.ring());
     let m = deserialize_err(hekate::ckks::RelinearizationKey::from_bytes(
-        &rlk.to_bytes(&ctx),
+        &w.into_bytes(),
         &ctx,
     ));
     assert!(m.contains("has 1 digits; the context's dnum is 2"), "{m}");

@@ -154,7 +154,7 @@ fn params_eq(a: &FhewParams, b: &FhewParams) -> bool {
 #[test]
 fn parameters_round_trip_for_every_preset() {
     for p in params::PRESETS {
-        let bytes = p.to_bytes(&());
+        let bytes = p.to_bytes(&()).unwrap();
         let h = peek_header(&bytes).unwrap();
         assert_eq!(h.tag, ObjectTag::FhewParameters);
         assert_eq!(h.fingerprint, fhew_fingerprint(p));
@@ -173,7 +173,7 @@ fn parameters_round_trip_for_every_preset() {
             lwe_secret: d,
             ..TINY
         };
-        let back = fhew_params_from_bytes(&p.to_bytes(&())).unwrap();
+        let back = fhew_params_from_bytes(&p.to_bytes(&()).unwrap()).unwrap();
         assert!(params_eq(&back, &p));
         assert_eq!(back.name, "custom");
     }
@@ -253,7 +253,7 @@ fn parameter_fingerprint_depends_on_every_numeric_field() {
 
 #[test]
 fn parameters_reject_invalid_fields() {
-    let bytes = TINY.to_bytes(&());
+    let bytes = TINY.to_bytes(&()).unwrap();
     // Every truncation and every bit flip: an error or (for σ's low bits) other valid
     // parameters that re-encode to the flipped bytes, never a panic.
     for cut in 0..bytes.len() {
@@ -264,7 +264,11 @@ fn parameters_reject_invalid_fields() {
             let mut m = bytes.clone();
             m[pos] ^= 1 << bit;
             if let Ok(p) = fhew_params_from_bytes(&m) {
-                assert_eq!(p.to_bytes(&()), m, "flip of bit {bit} of byte {pos}");
+                assert_eq!(
+                    p.to_bytes(&()).unwrap(),
+                    m,
+                    "flip of bit {bit} of byte {pos}"
+                );
             }
         }
     }
@@ -304,14 +308,14 @@ fn parameters_reject_invalid_fields() {
     // A gadget base that gives too many digits (log B_g = 0) is caught by the checks
     // after parsing (with a matching fingerprint).
     let bad = FhewParams { log_bg: 0, ..TINY };
-    let e = deserialize_err(fhew_params_from_bytes(&bad.to_bytes(&())));
+    let e = deserialize_err(fhew_params_from_bytes(&bad.to_bytes(&()).unwrap()));
     assert!(e.contains("gadget base"), "{e}");
     // log Q below the prime generator's range.
     let bad = FhewParams {
         log_big_q: 10,
         ..TINY
     };
-    let e = deserialize_err(fhew_params_from_bytes(&bad.to_bytes(&())));
+    let e = deserialize_err(fhew_params_from_bytes(&bad.to_bytes(&()).unwrap()));
     assert!(e.contains("not valid"), "{e}");
     // A wrong fingerprint.
     let mut m = bytes.clone();
@@ -321,7 +325,7 @@ fn parameters_reject_invalid_fields() {
     // Another object's tag.
     let ctx = FhewContext::with_security(&TINY, hekate::params::SecurityLevel::NotChecked).unwrap();
     let ct = LweCiphertext::trivial(TINY.n, 3, TINY.q);
-    let e = deserialize_err(fhew_params_from_bytes(&ct.to_bytes(&ctx)));
+    let e = deserialize_err(fhew_params_from_bytes(&ct.to_bytes(&ctx).unwrap()));
     assert!(e.contains("wrong object type"), "{e}");
 }
 
@@ -337,7 +341,7 @@ fn lwe_ciphertext_and_secret_keys() {
     for m in [false, true] {
         let ct = s.sk.encrypt_bit(ctx, m, &mut rng).unwrap();
         check_contract(&ct, ctx, &other, |a, b| a == b);
-        let bytes = ct.to_bytes(ctx);
+        let bytes = ct.to_bytes(ctx).unwrap();
         // 5 bits per value for q = 32.
         assert_eq!(
             bytes.len(),
@@ -357,36 +361,39 @@ fn lwe_ciphertext_and_secret_keys() {
     }
     // Dimension and modulus are the context's.
     let ct = LweCiphertext::trivial(TINY.n, 1, TINY.q);
-    let mut m = ct.to_bytes(ctx);
+    let mut m = ct.to_bytes(ctx).unwrap();
     m[HEADER_LEN] = 7;
     let e = deserialize_err(LweCiphertext::from_bytes(&m, ctx));
     assert!(e.contains("dimension 7 differs"), "{e}");
-    let mut m = ct.to_bytes(ctx);
+    let mut m = ct.to_bytes(ctx).unwrap();
     m[HEADER_LEN + 4] = 64;
     let e = deserialize_err(LweCiphertext::from_bytes(&m, ctx));
     assert!(e.contains("modulus 64 differs"), "{e}");
     // A non-canonical secret encoding (i8 for a ternary key).
-    let mut m = s.sk.lwe.to_bytes(ctx)[..HEADER_LEN + 4].to_vec();
+    let mut m = s.sk.lwe.to_bytes(ctx).unwrap()[..HEADER_LEN + 4].to_vec();
     m.push(1);
     m.extend(std::iter::repeat_n(1u8, TINY.n));
     let e = deserialize_err(LweSecretKey::from_bytes(&m, ctx));
     assert!(e.contains("non-canonical LWE secret key"), "{e}");
     // Objects are not interchangeable.
-    let e = deserialize_err(LweSecretKey::from_bytes(&ct.to_bytes(ctx), ctx));
+    let e = deserialize_err(LweSecretKey::from_bytes(&ct.to_bytes(ctx).unwrap(), ctx));
     assert!(e.contains("wrong object type"), "{e}");
-    let e = deserialize_err(LweCiphertext::from_bytes(&ct.to_bytes(ctx), &other));
+    let e = deserialize_err(LweCiphertext::from_bytes(
+        &ct.to_bytes(ctx).unwrap(),
+        &other,
+    ));
     assert!(e.contains("parameter mismatch"), "{e}");
 }
 
 /// Every single-bit flip: an error, or an object that re-encodes to the flipped bytes.
 fn every_bit_flip<T: Deserialize<Context = FhewContext>>(obj: &T, ctx: &FhewContext) {
-    let bytes = obj.to_bytes(ctx);
+    let bytes = obj.to_bytes(ctx).unwrap();
     for pos in 0..bytes.len() {
         for bit in 0..8 {
             let mut m = bytes.clone();
             m[pos] ^= 1 << bit;
             match T::from_bytes(&m, ctx) {
-                Ok(o) => assert_eq!(o.to_bytes(ctx), m, "flip {bit} at {pos} accepted"),
+                Ok(o) => assert_eq!(o.to_bytes(ctx).unwrap(), m, "flip {bit} at {pos} accepted"),
                 Err(Error::Deserialize(_)) => {}
                 Err(e) => panic!("flip {bit} at {pos}: wrong error variant {e}"),
             }
@@ -396,7 +403,7 @@ fn every_bit_flip<T: Deserialize<Context = FhewContext>>(obj: &T, ctx: &FhewCont
 
 /// Every truncation is a `Deserialize` error.
 fn every_truncation<T: Deserialize<Context = FhewContext>>(obj: &T, ctx: &FhewContext) {
-    let bytes = obj.to_bytes(ctx);
+    let bytes = obj.to_bytes(ctx).unwrap();
     for cut in 0..bytes.len() {
         deserialize_err(T::from_bytes(&bytes[..cut], ctx));
     }
@@ -417,20 +424,20 @@ fn keys_contract_every_configuration() {
         check_contract(key, ctx, &other, |a, b| a == b);
         check_contract(&key.brk, ctx, &other, |a, b| a == b);
         every_truncation(key, ctx);
-        let brk = key.brk.to_bytes(ctx);
+        let brk = key.brk.to_bytes(ctx).unwrap();
         assert_eq!(
             brk.len(),
             HEADER_LEN + key.brk.compressed_bytes() + brk_overhead(cfg),
             "{label}"
         );
-        let all = key.to_bytes(ctx);
+        let all = key.to_bytes(ctx).unwrap();
         assert_eq!(
             all.len(),
             HEADER_LEN + key.compressed_bytes() + brk_overhead(cfg) + 10,
             "{label}"
         );
         // The bootstrap key body is the two bodies back to back.
-        let ksk = key.ksk.to_bytes(ctx);
+        let ksk = key.ksk.to_bytes(ctx).unwrap();
         assert_eq!(
             all[HEADER_LEN..],
             [&brk[HEADER_LEN..], &ksk[HEADER_LEN..]].concat()
@@ -446,7 +453,7 @@ fn keys_contract_every_configuration() {
     check_contract(&s.key.ksk, &s.ctx, &other, |a, b| a == b);
     every_truncation(&s.key.ksk, &s.ctx);
     assert_eq!(
-        s.key.ksk.to_bytes(&s.ctx).len(),
+        s.key.ksk.to_bytes(&s.ctx).unwrap().len(),
         HEADER_LEN + s.key.ksk.compressed_bytes() + 10
     );
 }
@@ -461,7 +468,7 @@ fn keys_survive_every_byte_flip() {
     ] {
         let s = setup(&p, cfg, 9);
         let (ctx, key) = (&s.ctx, &s.key);
-        let bytes = key.to_bytes(ctx);
+        let bytes = key.to_bytes(ctx).unwrap();
         for pos in 0..bytes.len() {
             let bits: &[u8] = if pos < HEADER_LEN + 16 {
                 &[1, 2, 4, 8, 16, 32, 64, 128]
@@ -472,7 +479,9 @@ fn keys_survive_every_byte_flip() {
                 let mut m = bytes.clone();
                 m[pos] ^= bit;
                 match BootstrapKey::from_bytes(&m, ctx) {
-                    Ok(k) => assert_eq!(k.to_bytes(ctx), m, "flip {bit} at {pos} accepted"),
+                    Ok(k) => {
+                        assert_eq!(k.to_bytes(ctx).unwrap(), m, "flip {bit} at {pos} accepted")
+                    }
                     Err(Error::Deserialize(_)) => {}
                     Err(e) => panic!("wrong error variant {e}"),
                 }
@@ -485,7 +494,7 @@ fn keys_survive_every_byte_flip() {
 fn keys_reject_inconsistent_fields() {
     let s = setup(&TINY, MethodConfig::new(Method::Alg5), 11);
     let (ctx, key) = (&s.ctx, &s.key);
-    let bytes = key.brk.to_bytes(ctx);
+    let bytes = key.brk.to_bytes(ctx).unwrap();
     let h = HEADER_LEN;
     let set = |pos: usize, val: &[u8]| {
         let mut m = bytes.clone();
@@ -523,7 +532,7 @@ fn keys_reject_inconsistent_fields() {
     assert!(e.contains("parameter mismatch"), "{e}");
     // A GINX U code above 62.
     let g = setup(&TINY, MethodConfig::new(Method::Ginx), 12);
-    let mut m = g.key.brk.to_bytes(&g.ctx);
+    let mut m = g.key.brk.to_bytes(&g.ctx).unwrap();
     assert_eq!(m[h + 4], 1, "ternary secrets: U = {{1, -1}}");
     assert_eq!(g.key.brk.ginx_u, [1, -1]);
     m[h + 4] = 63;
@@ -536,7 +545,7 @@ fn keys_reject_inconsistent_fields() {
     };
     let b = setup(&pb, MethodConfig::new(Method::Ginx), 13);
     assert_eq!(b.key.brk.ginx_u, [1]);
-    let back = BlindRotationKey::from_bytes(&b.key.brk.to_bytes(&b.ctx), &b.ctx).unwrap();
+    let back = BlindRotationKey::from_bytes(&b.key.brk.to_bytes(&b.ctx).unwrap(), &b.ctx).unwrap();
     assert_eq!(back, b.key.brk);
     // Wider secrets: U = {1, -1, 2, -2} (code 2).
     let pu = FhewParams {
@@ -545,12 +554,12 @@ fn keys_reject_inconsistent_fields() {
     };
     let u = setup(&pu, MethodConfig::new(Method::Ginx).with_alt_mult(true), 14);
     assert_eq!(u.key.brk.ginx_u, [1, -1, 2, -2]);
-    let bytes = u.key.brk.to_bytes(&u.ctx);
+    let bytes = u.key.brk.to_bytes(&u.ctx).unwrap();
     assert_eq!(bytes[h + 4], 2);
     let back = BlindRotationKey::from_bytes(&bytes, &u.ctx).unwrap();
     assert_eq!(back, u.key.brk);
     // Key switching: Q_ks, B_ks and the dimensions are the context's.
-    let ksk = key.ksk.to_bytes(ctx);
+    let ksk = key.ksk.to_bytes(ctx).unwrap();
     let kset = |pos: usize, val: &[u8]| {
         let mut m = ksk.clone();
         m[pos..pos + val.len()].copy_from_slice(val);
@@ -574,7 +583,7 @@ fn deserialized_keys_bootstrap_like_the_originals() {
         let mut s = setup(&p, cfg, 200 + k as u64);
         let ctx = &s.ctx;
         let label = cfg.label();
-        let bytes = s.key.to_bytes(ctx);
+        let bytes = s.key.to_bytes(ctx).unwrap();
         assert_eq!(
             bytes.len(),
             HEADER_LEN + s.key.compressed_bytes() + brk_overhead(cfg) + 10,
@@ -586,13 +595,13 @@ fn deserialized_keys_bootstrap_like_the_originals() {
             assert!(matches!(back.brk.keys[0], BrkElement::Prime(_)));
         }
         // Secret key and ciphertexts through bytes too.
-        let sk = FhewSecretKey::from_bytes(&s.sk.to_bytes(ctx), ctx).unwrap();
+        let sk = FhewSecretKey::from_bytes(&s.sk.to_bytes(ctx).unwrap(), ctx).unwrap();
         let mut ev = FhewEvaluator::new(ctx.clone(), Arc::new(s.key)).unwrap();
         let mut ev2 = FhewEvaluator::new(ctx.clone(), Arc::new(back)).unwrap();
         for (x, y) in [(false, true), (true, true)] {
             let a = sk.encrypt_bit(ctx, x, &mut s.rng).unwrap();
             let b = sk.encrypt_bit(ctx, y, &mut s.rng).unwrap();
-            let b = LweCiphertext::from_bytes(&b.to_bytes(ctx), ctx).unwrap();
+            let b = LweCiphertext::from_bytes(&b.to_bytes(ctx).unwrap(), ctx).unwrap();
             let out = ev.gate(Gate::Nand, &a, &b).unwrap();
             let out2 = ev2.gate(Gate::Nand, &a, &b).unwrap();
             assert_eq!(out, out2, "{label}: outputs differ");
@@ -631,7 +640,7 @@ fn sizes_full_size() {
         for &cfg in cfgs {
             let s = setup(p, cfg, 1);
             let t = std::time::Instant::now();
-            let bytes = s.key.to_bytes(&s.ctx);
+            let bytes = s.key.to_bytes(&s.ctx).unwrap();
             let tw = t.elapsed();
             let t = std::time::Instant::now();
             let back = BootstrapKey::from_bytes(&bytes, &s.ctx).unwrap();
@@ -685,14 +694,14 @@ fn wide_key_switching_keys_round_trip() {
     };
     let mut s = setup(&p, MethodConfig::new(Method::Alg5), 21);
     assert!(matches!(s.key.ksk.a, hekate::fhew::KsMasks::U32(_)));
-    let bytes = s.key.ksk.to_bytes(&s.ctx);
+    let bytes = s.key.ksk.to_bytes(&s.ctx).unwrap();
     assert_eq!(bytes.len(), HEADER_LEN + s.key.ksk.compressed_bytes() + 10);
     let back = LweKeySwitchKey::from_bytes(&bytes, &s.ctx).unwrap();
     assert_eq!(back, s.key.ksk);
     for cut in (0..bytes.len()).step_by(bytes.len() / 61 + 1) {
         assert!(LweKeySwitchKey::from_bytes(&bytes[..cut], &s.ctx).is_err());
     }
-    let key = BootstrapKey::from_bytes(&s.key.to_bytes(&s.ctx), &s.ctx).unwrap();
+    let key = BootstrapKey::from_bytes(&s.key.to_bytes(&s.ctx).unwrap(), &s.ctx).unwrap();
     let mut ev = FhewEvaluator::new(s.ctx.clone(), Arc::new(key)).unwrap();
     for (x, y) in [(false, false), (true, false), (true, true)] {
         let cx = s.sk.encrypt_bit(&s.ctx, x, &mut s.rng).unwrap();

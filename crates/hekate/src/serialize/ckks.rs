@@ -51,6 +51,23 @@ impl ParameterFingerprint for () {
 // ---------------------------------------------------------------------------------------
 // Scale
 
+/// An error if `scale` does not fit the format ([`MAX_SCALE_BYTES`] per numerator and
+/// denominator): a long chain of constant products without rescaling can get there.
+fn check_scale_writable(scale: &Scale) -> Result<()> {
+    let r = scale.as_ratio();
+    for (x, what) in [(r.numer(), "numerator"), (r.denom(), "denominator")] {
+        let (sign, bytes) = x.to_bytes_le();
+        if sign != Sign::Plus || bytes.len() > MAX_SCALE_BYTES {
+            return Err(Error::InvalidParameters(format!(
+                "cannot serialize a scale whose {what} has {} bytes (the format's cap is \
+                 {MAX_SCALE_BYTES}): rescale the ciphertext first",
+                bytes.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn write_magnitude(w: &mut Writer, x: &BigInt, what: &str) {
     let (sign, bytes) = x.to_bytes_le();
     assert!(
@@ -225,10 +242,9 @@ impl Serialize for CkksContext {
         });
     }
 
-    /// Header (with the ring fingerprint of these parameters) and body.
-    fn write(&self, w: &mut Writer, _: &()) {
-        w.write_header(Self::TAG, self.ring().fingerprint());
-        self.write_body(w, &());
+    /// The ring fingerprint of these parameters.
+    fn header_fingerprint(&self, _: &()) -> u64 {
+        self.ring().fingerprint()
     }
 }
 
@@ -511,7 +527,11 @@ fn build(p: ParsedParameters) -> Result<Arc<CkksContext>> {
 /// The encoding of `ctx`'s parameters (header with the ring fingerprint, and body): the
 /// same as `ctx.to_bytes(&())`.
 pub fn ckks_context_to_bytes(ctx: &CkksContext) -> Vec<u8> {
-    ctx.to_bytes(&())
+    // Parameters are always writable: no check to fail.
+    let mut w = Writer::new();
+    w.write_header(ObjectTag::CkksParameters, ctx.header_fingerprint(&()));
+    ctx.write_body(&mut w, &());
+    w.into_bytes()
 }
 
 /// Rebuilds a context from [`ckks_context_to_bytes`]: parses and validates the
@@ -550,6 +570,12 @@ impl Serialize for Plaintext {
     type Context = CkksContext;
     const TAG: ObjectTag = ObjectTag::CkksPlaintext;
 
+    /// A plaintext of `ctx` with a usable shape, and a scale the format holds.
+    fn check_writable(&self, ctx: &CkksContext) -> Result<()> {
+        self.check_shape(ctx)?;
+        check_scale_writable(&self.scale)
+    }
+
     fn write_body(&self, w: &mut Writer, ctx: &CkksContext) {
         debug_assert_eq!(
             self.ring_id,
@@ -567,12 +593,8 @@ impl Deserialize for Plaintext {
         let scale = read_scale(r)?;
         let slots = read_slots(r, ctx.n(), "plaintext slot count")?;
         let poly = read_message_poly(r, ctx.ring(), "plaintext polynomial")?;
-        Ok(Plaintext::from_parts(
-            ctx.ring().fingerprint(),
-            poly,
-            scale,
-            slots,
-        ))
+        Plaintext::from_parts(ctx, poly, scale, slots)
+            .map_err(|e| Error::Deserialize(format!("plaintext: {e}")))
     }
 }
 
@@ -587,6 +609,12 @@ const CT_SEEDED: u8 = 1;
 impl Serialize for Ciphertext {
     type Context = CkksContext;
     const TAG: ObjectTag = ObjectTag::CkksCiphertext;
+
+    /// A ciphertext of `ctx` with a usable shape, and a scale the format holds.
+    fn check_writable(&self, ctx: &CkksContext) -> Result<()> {
+        self.check_shape(ctx)?;
+        check_scale_writable(&self.scale)
+    }
 
     fn write_body(&self, w: &mut Writer, ctx: &CkksContext) {
         let ring = ctx.ring();
@@ -666,18 +694,36 @@ impl Deserialize for Ciphertext {
             }
             (parts, None)
         };
-        Ok(Ciphertext::from_parts(
-            ring.fingerprint(),
-            parts,
-            scale,
-            slots,
-            seed,
-        ))
+        Ciphertext::from_parts(ctx, parts, scale, slots, seed)
+            .map_err(|e| Error::Deserialize(format!("ciphertext: {e}")))
     }
 }
 
 // ---------------------------------------------------------------------------------------
 // Evaluation keys
+
+/// A switching key of `ctx`'s ring whose ordinary (hybrid) form this context can produce:
+/// a hybrid key, a KLSS key of this context's engine (contracted), or one that keeps its
+/// ordinary form.
+fn check_key_writable(key: &SwitchingKey, ctx: &CkksContext, what: &str) -> Result<()> {
+    if key.ring_id() != ctx.ring().fingerprint() {
+        return Err(Error::ParameterMismatch(format!(
+            "the {what} belongs to another context"
+        )));
+    }
+    let writable = match key {
+        SwitchingKey::Hybrid(k) => k.digits.len() == ctx.dnum(),
+        SwitchingKey::Klss(_) => ctx.keyswitcher().owns(key) || key.ordinary().is_some(),
+    };
+    if !writable {
+        return Err(Error::ParameterMismatch(format!(
+            "the {what} was made for another key-switching engine or dnum and keeps no \
+             ordinary (hybrid) form this context could write; write it with the context it \
+             was generated under"
+        )));
+    }
+    Ok(())
+}
 
 /// Reads a hybrid key and checks it has the context's shape: `dnum` digits over all of
 /// `Q ∪ P`.
@@ -714,6 +760,11 @@ impl Serialize for RelinearizationKey {
     type Context = CkksContext;
     const TAG: ObjectTag = ObjectTag::RelinearizationKey;
 
+    /// A key of `ctx` that this context can write in the ordinary form.
+    fn check_writable(&self, ctx: &CkksContext) -> Result<()> {
+        check_key_writable(&self.0, ctx, "relinearization key")
+    }
+
     fn write_body(&self, w: &mut Writer, ctx: &CkksContext) {
         ctx.keyswitcher()
             .ordinary_key(&self.0)
@@ -730,6 +781,20 @@ impl Deserialize for RelinearizationKey {
 impl Serialize for GaloisKeys {
     type Context = CkksContext;
     const TAG: ObjectTag = ObjectTag::GaloisKeys;
+
+    /// Keys of `ctx` that this context can write, each stored under its own element.
+    fn check_writable(&self, ctx: &CkksContext) -> Result<()> {
+        for (&g, key) in &self.keys {
+            if key.galois_element != g {
+                return Err(Error::ParameterMismatch(format!(
+                    "the Galois key for element {} is stored under element {g}",
+                    key.galois_element
+                )));
+            }
+            check_key_writable(&key.key, ctx, &format!("Galois key {g}"))?;
+        }
+        Ok(())
+    }
 
     fn write_body(&self, w: &mut Writer, ctx: &CkksContext) {
         let mut elements: Vec<usize> = self.keys.keys().copied().collect();

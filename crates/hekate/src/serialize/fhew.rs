@@ -85,10 +85,14 @@ impl Serialize for FhewParams {
         }
     }
 
-    /// Header (with [`fhew_fingerprint`] of these parameters) and body.
-    fn write(&self, w: &mut Writer, _: &()) {
-        w.write_header(Self::TAG, fhew_fingerprint(self));
-        self.write_body(w, &());
+    /// [`fhew_fingerprint`] of these parameters.
+    fn header_fingerprint(&self, _: &()) -> u64 {
+        fhew_fingerprint(self)
+    }
+
+    /// The parameters must be valid ([`FhewParams::validate`]).
+    fn check_writable(&self, _: &()) -> Result<()> {
+        self.validate()
     }
 }
 
@@ -306,7 +310,11 @@ impl Deserialize for FhewParams {
 
 /// The encoding of `ctx`'s parameters: the same as `ctx.params.to_bytes(&())`.
 pub fn fhew_context_to_bytes(ctx: &FhewContext) -> Vec<u8> {
-    ctx.params.to_bytes(&())
+    // A context's parameters were validated when it was built: no check to fail.
+    let mut w = Writer::new();
+    w.write_header(ObjectTag::FhewParameters, fhew_fingerprint(&ctx.params));
+    ctx.params.write_body(&mut w, &());
+    w.into_bytes()
 }
 
 /// Reads FHEW parameters ([`fhew_params_from_bytes`]) and builds their context, which
@@ -354,6 +362,21 @@ impl Serialize for LweCiphertext {
     type Context = FhewContext;
     const TAG: ObjectTag = ObjectTag::LweCiphertext;
 
+    /// A reduced ciphertext of the parameters' `n` and `q`.
+    fn check_writable(&self, ctx: &FhewContext) -> Result<()> {
+        self.validate()?;
+        if self.dim() != ctx.params.n || self.q != ctx.params.q {
+            return Err(Error::ParameterMismatch(format!(
+                "LWE ciphertext of (n, q) = ({}, {}) written under parameters with ({}, {})",
+                self.dim(),
+                self.q,
+                ctx.params.n,
+                ctx.params.q
+            )));
+        }
+        Ok(())
+    }
+
     fn write_body(&self, w: &mut Writer, ctx: &FhewContext) {
         debug_assert!(
             self.q == ctx.params.q && self.a.len() == ctx.params.n,
@@ -399,6 +422,18 @@ impl Serialize for LweSecretKey {
     type Context = FhewContext;
     const TAG: ObjectTag = ObjectTag::LweSecretKey;
 
+    /// A key of the parameters' dimension `n`.
+    fn check_writable(&self, ctx: &FhewContext) -> Result<()> {
+        if self.dim() != ctx.params.n {
+            return Err(Error::ParameterMismatch(format!(
+                "LWE secret key of dimension {} written under parameters with n = {}",
+                self.dim(),
+                ctx.params.n
+            )));
+        }
+        Ok(())
+    }
+
     fn write_body(&self, w: &mut Writer, ctx: &FhewContext) {
         debug_assert_eq!(self.dim(), ctx.params.n, "LWE key of another dimension");
         w.write_u32(self.dim() as u32);
@@ -421,6 +456,12 @@ impl Deserialize for LweSecretKey {
 impl Serialize for FhewSecretKey {
     type Context = FhewContext;
     const TAG: ObjectTag = ObjectTag::FhewSecretKey;
+
+    /// Both secrets of these parameters.
+    fn check_writable(&self, ctx: &FhewContext) -> Result<()> {
+        self.lwe.check_writable(ctx)?;
+        self.rlwe.check_writable(&ctx.ring)
+    }
 
     fn write_body(&self, w: &mut Writer, ctx: &FhewContext) {
         debug_assert_eq!(
@@ -461,6 +502,21 @@ pub(super) fn ksk_shape(params: &FhewParams) -> Result<(usize, usize)> {
 impl Serialize for LweKeySwitchKey {
     type Context = FhewContext;
     const TAG: ObjectTag = ObjectTag::LweKeySwitchKey;
+
+    /// A key of these parameters' shape.
+    fn check_writable(&self, ctx: &FhewContext) -> Result<()> {
+        let p = &ctx.params;
+        let (rows, _) = ksk_shape(p)?;
+        if (self.log_q_ks, self.log_base, self.n_in, self.n_out)
+            != (p.log_q_ks, p.log_b_ks, p.big_n, p.n)
+            || self.b.len() != rows
+        {
+            return Err(Error::ParameterMismatch(
+                "LWE key-switching key written under other FHEW parameters".into(),
+            ));
+        }
+        Ok(())
+    }
 
     fn write_body(&self, w: &mut Writer, ctx: &FhewContext) {
         let p = &ctx.params;
@@ -1009,8 +1065,40 @@ impl Serialize for BlindRotationKey {
     type Context = FhewContext;
     const TAG: ObjectTag = ObjectTag::BlindRotationKey;
 
-    /// # Panics
-    /// For a GINX key whose `U` is not one [`BlindRotationKey::generate`] makes.
+    /// A key of these parameters whose shape the format holds (a GINX set `U` of
+    /// [`BlindRotationKey::generate`]'s, the layout's key count, RGSW or RLWE' keys as
+    /// the configuration says).
+    fn check_writable(&self, ctx: &FhewContext) -> Result<()> {
+        let p = &ctx.params;
+        let bad = |m: &str| {
+            Err(Error::ParameterMismatch(format!(
+                "blind-rotation key cannot be written under {}: {m}",
+                p.name
+            )))
+        };
+        if (self.q, self.n, self.b_r, self.d_r) != (p.q, p.n, p.b_r, p.d_r()) {
+            return bad("it was made under other parameters");
+        }
+        let parts = BrkParts::of(self);
+        if parts.config.method == Method::Ginx && ginx_code(parts.ginx_u).is_none() {
+            return bad("its GINX set U is not one the format holds");
+        }
+        let layout = BrkLayout::new(ctx, parts.config, parts.ginx_u.len(), parts.masks())?;
+        if parts.keys.len() != layout.count {
+            return bad("it has another number of keys than its configuration needs");
+        }
+        let alt = parts.config.alt_mult;
+        if parts
+            .keys
+            .iter()
+            .any(|k| matches!(k, KeyRef::Rgsw(_)) == alt)
+            || parts.z2.is_some() != alt
+        {
+            return bad("its keys are not of the kind (RGSW or RLWE') its configuration says");
+        }
+        Ok(())
+    }
+
     fn write_body(&self, w: &mut Writer, ctx: &FhewContext) {
         write_brk(self, w, ctx);
     }
@@ -1025,6 +1113,19 @@ impl Deserialize for BlindRotationKey {
 impl Serialize for BootstrapKey {
     type Context = FhewContext;
     const TAG: ObjectTag = ObjectTag::BootstrapKey;
+
+    /// A key made under these parameters ([`BootstrapKey::params_fingerprint`]).
+    fn check_writable(&self, ctx: &FhewContext) -> Result<()> {
+        if self.params_fingerprint() != ctx.params.fingerprint() {
+            return Err(Error::ParameterMismatch(
+                "bootstrapping key written under other FHEW parameters than it was made \
+                 under"
+                    .into(),
+            ));
+        }
+        self.brk.check_writable(ctx)?;
+        self.ksk.check_writable(ctx)
+    }
 
     fn write_body(&self, w: &mut Writer, ctx: &FhewContext) {
         write_brk(&self.brk, w, ctx);

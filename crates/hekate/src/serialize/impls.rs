@@ -34,6 +34,11 @@ impl Serialize for Poly {
     type Context = RingContext;
     const TAG: ObjectTag = ObjectTag::Poly;
 
+    /// A polynomial of `ctx`'s ring with reduced residues ([`RingContext::check_poly`]).
+    fn check_writable(&self, ctx: &RingContext) -> Result<()> {
+        ctx.check_poly(self, "polynomial")
+    }
+
     fn write_body(&self, w: &mut Writer, ctx: &RingContext) {
         let (n, ql, pl) = (self.n(), self.q_limbs(), self.p_limbs());
         debug_assert!(n == ctx.n() && ql <= ctx.q_len() && pl <= ctx.p_len());
@@ -110,6 +115,11 @@ const SK_I64: u8 = 2;
 impl Serialize for SecretKey {
     type Context = RingContext;
     const TAG: ObjectTag = ObjectTag::SecretKey;
+
+    /// A secret of `ctx`'s ring.
+    fn check_writable(&self, ctx: &RingContext) -> Result<()> {
+        check_ring_id(self.ring_id(), ctx, "secret key")
+    }
 
     fn write_body(&self, w: &mut Writer, ctx: &RingContext) {
         let s = self.coeffs();
@@ -214,6 +224,37 @@ pub(super) fn read_small_coeffs(r: &mut Reader<'_>, n: usize, what: &str) -> Res
     })
 }
 
+/// An error unless `ring_id` is `ctx`'s fingerprint.
+pub(super) fn check_ring_id(ring_id: u64, ctx: &RingContext, what: &str) -> Result<()> {
+    if ring_id != ctx.fingerprint() {
+        return Err(Error::ParameterMismatch(format!(
+            "the {what} belongs to another ring (fingerprint {ring_id:#018x}; this context's \
+             is {:#018x}): write it with the context it was made under",
+            ctx.fingerprint()
+        )));
+    }
+    Ok(())
+}
+
+/// `(b, a)` over all of `Q ∪ P`, NTT form, reduced: the shape readers require.
+fn check_full_pair(b: &Poly, a: &Poly, ctx: &RingContext, what: &str) -> Result<()> {
+    for p in [b, a] {
+        ctx.check_poly(p, what)?;
+        if p.q_limbs() != ctx.q_len() || p.p_limbs() != ctx.p_len() || p.form() != Form::Ntt {
+            return Err(Error::ParameterMismatch(format!(
+                "{what}: {} chain and {} special limbs ({:?} form); expected all {} and {} \
+                 in NTT form",
+                p.q_limbs(),
+                p.p_limbs(),
+                p.form(),
+                ctx.q_len(),
+                ctx.p_len()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Reads the `b` of a seed-compressed pair and re-expands `a` from `(seed, stream)`.
 fn read_compressed_pair(
     r: &mut Reader<'_>,
@@ -241,6 +282,12 @@ impl Serialize for PublicKey {
     type Context = RingContext;
     const TAG: ObjectTag = ObjectTag::PublicKey;
 
+    /// A public key of `ctx`'s ring with its full shape.
+    fn check_writable(&self, ctx: &RingContext) -> Result<()> {
+        check_ring_id(self.ring_id, ctx, "public key")?;
+        check_full_pair(&self.b, &self.a, ctx, "public key")
+    }
+
     fn write_body(&self, w: &mut Writer, ctx: &RingContext) {
         debug_assert!(
             self.a.q_limbs() == self.b.q_limbs() && self.a.p_limbs() == self.b.p_limbs(),
@@ -255,6 +302,16 @@ impl Deserialize for PublicKey {
     fn read_body(r: &mut Reader<'_>, ctx: &RingContext) -> Result<Self> {
         let seed: Seed = r.read_array("public key seed")?;
         let [b, a] = read_compressed_pair(r, ctx, &seed, 0, "public key")?;
+        // Encryption restricts the key to any level: it needs all of `Q ∪ P`.
+        if b.q_limbs() != ctx.q_len() || b.p_limbs() != ctx.p_len() {
+            return err(format!(
+                "public key has {} chain and {} special limbs; a public key has all {} and {}",
+                b.q_limbs(),
+                b.p_limbs(),
+                ctx.q_len(),
+                ctx.p_len()
+            ));
+        }
         Ok(PublicKey {
             ring_id: ctx.fingerprint(),
             b,
@@ -267,6 +324,21 @@ impl Deserialize for PublicKey {
 impl Serialize for HybridKey {
     type Context = RingContext;
     const TAG: ObjectTag = ObjectTag::HybridKey;
+
+    /// A key of `ctx`'s ring whose digits cover `Q ∪ P`.
+    fn check_writable(&self, ctx: &RingContext) -> Result<()> {
+        check_ring_id(self.ring_id, ctx, "hybrid switching key")?;
+        if self.digits.is_empty() || self.digits.len() > ctx.q_len() {
+            return Err(Error::ParameterMismatch(format!(
+                "hybrid switching key with {} digits",
+                self.digits.len()
+            )));
+        }
+        for [b, a] in &self.digits {
+            check_full_pair(b, a, ctx, "hybrid switching key digit")?;
+        }
+        Ok(())
+    }
 
     fn write_body(&self, w: &mut Writer, ctx: &RingContext) {
         w.write_bytes(&self.seed);

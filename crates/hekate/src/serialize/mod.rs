@@ -8,14 +8,18 @@
 //! keys; CKKS and FHEW parameters are self-contained and need nothing), checks that they
 //! are the writer's (by fingerprint), and validates every field:
 //! a reader never panics, never allocates before checking that the input holds the data
-//! the allocation is for, and rejects truncated, corrupt, trailing or foreign bytes with
-//! [`Error::Deserialize`] and a message saying what was wrong.
+//! the allocation is for, charges whatever it builds beyond its input (tables, expanded
+//! keys) to the caller's [`ReadPolicy`] first, and rejects truncated, corrupt, trailing or
+//! foreign bytes with [`Error::Deserialize`] and a message saying what was wrong. The
+//! **reader** decides policy: its minimum security level, opt-ins and allocation limit
+//! ([`ReadPolicy`]); bytes never lower them. A writer refuses an object of another context
+//! ([`Serialize::check_writable`]) instead of writing bytes that context would misread.
 //!
 //! ```no_run
 //! # use hekate::ring::{Poly, RingContext};
 //! use hekate::serialize::{Deserialize, Serialize};
 //! # fn f(ctx: &RingContext, poly: &Poly) -> hekate::Result<()> {
-//! let bytes = poly.to_bytes(ctx);
+//! let bytes = poly.to_bytes(ctx)?;
 //! let back = Poly::from_bytes(&bytes, ctx)?;
 //! assert_eq!(&back, poly);
 //! # Ok(()) }
@@ -656,20 +660,41 @@ pub trait Serialize {
     /// The header tag of top-level objects of this type.
     const TAG: ObjectTag;
 
-    /// Writes the body only (no header), e.g. as part of an enclosing object.
+    /// Writes the body only (no header), e.g. as part of an enclosing object. The caller
+    /// has checked [`Serialize::check_writable`]: a body written under the wrong context
+    /// is corrupt.
     fn write_body(&self, w: &mut Writer, ctx: &Self::Context);
 
-    /// Writes header and body.
-    fn write(&self, w: &mut Writer, ctx: &Self::Context) {
-        w.write_header(Self::TAG, ctx.fingerprint());
-        self.write_body(w, ctx);
+    /// Checks that `self` belongs to `ctx` and has a shape its encoding holds (made under
+    /// these parameters, every residue reduced, the key form the context writes), so that
+    /// nothing is written that `ctx` would read back as another, valid object.
+    /// [`Serialize::write`] and [`Serialize::to_bytes`] call it first. The default accepts
+    /// everything (types with no parameters to mismatch).
+    fn check_writable(&self, ctx: &Self::Context) -> Result<()> {
+        let _ = ctx;
+        Ok(())
     }
 
-    /// The complete encoding (header and body).
-    fn to_bytes(&self, ctx: &Self::Context) -> Vec<u8> {
+    /// The fingerprint the header carries: `ctx`'s by default (self-contained objects,
+    /// such as parameters, use their own).
+    fn header_fingerprint(&self, ctx: &Self::Context) -> u64 {
+        ctx.fingerprint()
+    }
+
+    /// Writes header and body, after [`Serialize::check_writable`].
+    fn write(&self, w: &mut Writer, ctx: &Self::Context) -> Result<()> {
+        self.check_writable(ctx)?;
+        w.write_header(Self::TAG, self.header_fingerprint(ctx));
+        self.write_body(w, ctx);
+        Ok(())
+    }
+
+    /// The complete encoding (header and body), or the error of
+    /// [`Serialize::check_writable`] (for example an object of another context).
+    fn to_bytes(&self, ctx: &Self::Context) -> Result<Vec<u8>> {
         let mut w = Writer::new();
-        self.write(&mut w, ctx);
-        w.into_bytes()
+        self.write(&mut w, ctx)?;
+        Ok(w.into_bytes())
     }
 }
 

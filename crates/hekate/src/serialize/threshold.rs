@@ -18,7 +18,7 @@ use crate::fhew::threshold::{
 use crate::fhew::{BlindRotationKey, BrkElement};
 use crate::math::sample::Seed;
 use crate::ring::{Form, Poly};
-use crate::Result;
+use crate::{Error, Result};
 
 impl ParameterFingerprint for ThresholdContext {
     /// FNV-1a of `"THRESHOLD"`, the FHEW fingerprint, `k`, and the bits of `σ_smenc`
@@ -58,9 +58,35 @@ fn read_ntt_poly(r: &mut Reader<'_>, ctx: &ThresholdContext, what: &str) -> Resu
     Ok(p)
 }
 
+fn check_party(party: usize, ctx: &ThresholdContext) -> Result<()> {
+    if party >= ctx.parties() {
+        return Err(Error::ParameterMismatch(format!(
+            "party {party} is not one of the k = {} parties",
+            ctx.parties()
+        )));
+    }
+    Ok(())
+}
+
+fn check_one_limb(p: &Poly, ctx: &ThresholdContext, what: &str) -> Result<()> {
+    ctx.ring().check_poly(p, what)?;
+    if p.q_limbs() != 1 || p.p_limbs() != 0 || p.form() != Form::Ntt {
+        return Err(Error::ParameterMismatch(format!(
+            "{what}: not a one-limb polynomial in NTT form"
+        )));
+    }
+    Ok(())
+}
+
 impl Serialize for PublicKeyShare {
     type Context = ThresholdContext;
     const TAG: ObjectTag = ObjectTag::ThresholdPublicKeyShare;
+
+    /// A share of one of the `k` parties, one limb of the ring in NTT form.
+    fn check_writable(&self, ctx: &ThresholdContext) -> Result<()> {
+        check_party(self.party, ctx)?;
+        check_one_limb(&self.b, ctx, "public-key share")
+    }
 
     fn write_body(&self, w: &mut Writer, ctx: &ThresholdContext) {
         w.write_u16(self.party as u16);
@@ -80,6 +106,12 @@ impl Serialize for ThresholdPublicKey {
     type Context = ThresholdContext;
     const TAG: ObjectTag = ObjectTag::ThresholdPublicKey;
 
+    /// Two one-limb polynomials of the ring in NTT form.
+    fn check_writable(&self, ctx: &ThresholdContext) -> Result<()> {
+        check_one_limb(&self.a, ctx, "threshold public key")?;
+        check_one_limb(&self.b, ctx, "threshold public key")
+    }
+
     fn write_body(&self, w: &mut Writer, ctx: &ThresholdContext) {
         self.a.write_body(w, ctx.ring());
         self.b.write_body(w, ctx.ring());
@@ -97,6 +129,20 @@ impl Deserialize for ThresholdPublicKey {
 impl Serialize for PartialDecryption {
     type Context = ThresholdContext;
     const TAG: ObjectTag = ObjectTag::PartialDecryption;
+
+    /// A reduced value modulo the parameters' `q`, from one of the `k` parties.
+    fn check_writable(&self, ctx: &ThresholdContext) -> Result<()> {
+        check_party(self.party, ctx)?;
+        if self.q != ctx.params().fhew.q || self.value >= self.q {
+            return Err(Error::ParameterMismatch(format!(
+                "partial decryption {} mod {} written under parameters with q = {}",
+                self.value,
+                self.q,
+                ctx.params().fhew.q
+            )));
+        }
+        Ok(())
+    }
 
     fn write_body(&self, w: &mut Writer, _: &ThresholdContext) {
         w.write_u16(self.party as u16);
@@ -128,6 +174,11 @@ impl Deserialize for PartialDecryption {
 impl Serialize for EvalKeyShare {
     type Context = ThresholdContext;
     const TAG: ObjectTag = ObjectTag::ThresholdEvalKeyShare;
+
+    /// A share of one of the `k` parties.
+    fn check_writable(&self, ctx: &ThresholdContext) -> Result<()> {
+        check_party(self.party, ctx)
+    }
 
     fn write_body(&self, w: &mut Writer, ctx: &ThresholdContext) {
         w.write_u16(self.party as u16);
