@@ -938,7 +938,7 @@ mod tests {
                 let mut want = vec![0u64; outs * n];
                 reference_convert(&conv, exact, &input, &mut want, n);
                 let mut scratch = vec![0u64; (from + 1) * n];
-                for isa in [Isa::Scalar, Isa::Avx512, Isa::Avx512Ifma] {
+                for isa in Isa::ALL {
                     let mut got = vec![0u64; outs * n];
                     conv.convert_using(isa, exact, &input, &mut got, n, &mut scratch);
                     assert_eq!(

@@ -86,6 +86,70 @@ fn isa_detection_is_stable() {
 }
 
 #[test]
+fn isa_names_parse_and_the_cap_is_fixed_once_read() {
+    for isa in Isa::ALL {
+        assert_eq!(Isa::parse(isa.name()).unwrap(), isa);
+        assert_eq!(isa.name().to_uppercase().parse::<Isa>().unwrap(), isa);
+        assert_eq!(isa.to_string(), isa.name());
+    }
+    assert!(Isa::parse("sse2").is_err());
+    assert!(Isa::parse("").is_err());
+    assert!(Isa::ALL.windows(2).all(|w| w[0] < w[1]));
+    // `detect` fixes the cap: setting it afterwards is an error, and changes nothing.
+    let isa = Isa::detect();
+    assert!(isa <= Isa::cpu() && isa <= Isa::cap());
+    assert!(Isa::set_cap(Isa::Scalar).is_err());
+    assert_eq!(Isa::detect(), isa);
+    assert!(Isa::Scalar.available() && isa.available());
+}
+
+/// `HEKATE_SIMD` caps both the kernels and the NTT: this test binary re-runs
+/// [`cap_child`] under each cap.
+#[test]
+fn hekate_simd_caps_kernels_and_ntt() {
+    let exe = std::env::current_exe().unwrap();
+    for cap in Isa::ALL {
+        let out = std::process::Command::new(&exe)
+            .args(["--exact", "math::kernels::tests::cap_child", "--ignored"])
+            .env("HEKATE_SIMD", cap.name())
+            .env("HEKATE_EXPECT_ISA", Isa::cpu().min(cap).name())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "cap {cap}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Run by [`hekate_simd_caps_kernels_and_ntt`] in a child process.
+#[test]
+#[ignore = "run by hekate_simd_caps_kernels_and_ntt with HEKATE_SIMD set"]
+fn cap_child() {
+    use crate::math::{NttBackend, NttPlan};
+    let Ok(want) = std::env::var("HEKATE_EXPECT_ISA") else {
+        return;
+    };
+    let want = Isa::parse(&want).unwrap();
+    assert_eq!(Isa::detect(), want);
+    let q = PrimeGenerator::new(1 << 10)
+        .unwrap()
+        .next_prime(60)
+        .unwrap();
+    let plan = NttPlan::new(1 << 10, q).unwrap();
+    assert!(plan.backend().isa() <= want);
+    assert_eq!(plan.backend() == NttBackend::Scalar, want == Isa::Scalar);
+    for b in NttBackend::ALL {
+        assert_eq!(b.supports(plan.modulus()), b.isa() <= want, "{b:?}");
+    }
+    if want < Isa::Avx512 {
+        assert_eq!(Isa::detect().lanes(q), None);
+    }
+}
+
+#[test]
 #[cfg(target_arch = "x86_64")]
 fn elementwise_kernels_match_scalar() {
     let mut rng = ChaCha8Rng::seed_from_u64(21);
