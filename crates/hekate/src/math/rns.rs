@@ -439,7 +439,7 @@ impl BaseConverter {
                 Some(Lanes::Wide) => unsafe {
                     avx512::convert_wide(&t, EXACT, input, output, n, out_limbs, bl, scratch)
                 },
-                None => self
+                Some(Lanes::Avx2) | None => self
                     .convert_blocks_scalar::<EXACT>(input, output, j0, n, out_limbs, bl, scratch),
             }
             return;

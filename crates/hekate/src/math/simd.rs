@@ -195,6 +195,20 @@ pub(crate) mod avx2 {
         _mm256_add_epi64(_mm256_slli_epi64::<32>(c), _mm256_and_si256(c, hi_mask))
     }
 
+    /// Low 64 bits of the lane products `a * b`, given `b` with its halves swapped (one
+    /// `vpmuludq` and one `vpmulld`).
+    #[inline(always)]
+    pub(crate) unsafe fn mullo(a: __m256i, b: __m256i, b_sw: __m256i) -> __m256i {
+        _mm256_add_epi64(_mm256_mul_epu32(a, b), cross_to_lo(cross(a, b_sw)))
+    }
+
+    /// The full 128-bit lane products `a * b` as `(low, high)` words.
+    #[inline(always)]
+    pub(crate) unsafe fn mul_wide(a: __m256i, b: __m256i) -> (__m256i, __m256i) {
+        let (a_sw, b_sw) = (swap32(a), swap32(b));
+        (mullo(a, b, b_sw), mulhi_sw(a, a_sw, b, b_sw))
+    }
+
     /// Shoup product with 64-bit companions: `y * w mod q` in `[0, 2q)` for any lane `y`,
     /// `w < q < 2^63` and `ws = floor(w 2^64 / q)`, given `w`, `ws` and `q` with their
     /// halves swapped too. Exactly [`Modulus::mul_shoup_lazy`] (`quo = floor(y ws / 2^64)`,
@@ -220,8 +234,9 @@ pub(crate) mod avx2 {
         _mm256_add_epi64(ll, cross_to_lo(c))
     }
 
-    /// `x - c` where `x >= c`, else `x`, for lanes `x < 2c` and `c <= 2^63`: the difference
-    /// lies in `[-c, c)`, so its sign bit says whether `x < c` (one `vblendvpd` on it).
+    /// `x - c` where `x >= c`, else `x`, for lanes with `c <= 2^63` and `x < c + 2^63` (for
+    /// instance `x < 2c`, or `x` and `c` both below `2^63`): the difference then lies in
+    /// `[-c, 2^63)`, so its sign bit says whether `x < c` (one `vblendvpd` on it).
     #[inline(always)]
     pub(crate) unsafe fn csub(x: __m256i, c: __m256i) -> __m256i {
         let d = _mm256_sub_epi64(x, c);

@@ -15,15 +15,20 @@
 //! * AVX-512F/DQ with 64-bit lanes for other odd moduli up to 61 bits: the 128-bit lane
 //!   product is emulated with four `vpmuludq` (shared with the NTT, `math/simd.rs`), then a
 //!   Barrett reduction with a 64-bit constant;
-//! * the portable code in [`scalar`] otherwise (other targets, CPUs without AVX-512, even
+//! * AVX2 (with FMA) on CPUs without AVX-512: the same 64-bit-lane arithmetic four lanes
+//!   at a time (`avx2.rs`), the low product words from `vpmulld` cross terms;
+//! * the portable code in [`scalar`] otherwise (other targets, CPUs without AVX2, even
 //!   or larger moduli). [`scalar`] stays public: it is the reference the tests compare the
 //!   SIMD paths with, and the baseline of the benchmarks.
 //!
-//! The proofs of the reduction bounds are next to the code, in `avx512.rs`.
+//! The proofs of the reduction bounds are next to the code, in `avx512.rs`. The choice
+//! follows [`Isa::detect`], which honours the `HEKATE_SIMD` cap.
 
 use super::modulus::Modulus;
 use crate::{Error, Result};
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512;
 pub mod scalar;
@@ -188,7 +193,8 @@ impl Isa {
             return None;
         }
         match self.min(Isa::detect()) {
-            Isa::Scalar | Isa::Avx2 => None,
+            Isa::Scalar => None,
+            Isa::Avx2 => Some(Lanes::Avx2),
             Isa::Avx512 => Some(Lanes::Wide),
             Isa::Avx512Ifma if q < IFMA_MAX_Q => Some(Lanes::Ifma),
             Isa::Avx512Ifma => Some(Lanes::Wide),
@@ -225,7 +231,9 @@ pub(crate) const IFMA_MAX_Q: u64 = 1 << 50;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) enum Lanes {
-    /// 64-bit lanes.
+    /// AVX2, four 64-bit lanes.
+    Avx2,
+    /// AVX-512, eight 64-bit lanes.
     Wide,
     /// 52-bit IFMA lanes.
     Ifma,
@@ -289,7 +297,8 @@ pub(crate) fn shoup(w: u64, q: u64, bits: u32) -> u64 {
     (((w as u128) << bits) / q as u128) as u64
 }
 
-/// Dispatches to `avx512::{wide, ifma}::$f(consts, args...)` when a SIMD path serves `q`,
+/// Dispatches to `avx2::$f` or `avx512::{wide, ifma}::$f(consts, args...)` when a SIMD path
+/// serves `q`,
 /// else runs the scalar fallback expression.
 macro_rules! dispatch {
     ($q:expr, $f:ident($($arg:expr),*), $fallback:expr) => {{
@@ -301,6 +310,7 @@ macro_rules! dispatch {
                 // moduli that satisfy their bounds; the slice lengths were checked.
                 unsafe {
                     match lanes {
+                        Lanes::Avx2 => avx2::$f(&c, $($arg),*),
                         Lanes::Wide => avx512::wide::$f(&c, $($arg),*),
                         Lanes::Ifma => avx512::ifma::$f(&c, $($arg),*),
                     }

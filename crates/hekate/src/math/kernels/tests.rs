@@ -39,12 +39,15 @@ fn values(len: usize, q: u64, rng: &mut ChaCha8Rng) -> Vec<u64> {
         .collect()
 }
 
-/// The SIMD arithmetics this CPU offers for `q` (the wide one for every q it takes, the
-/// IFMA one where it applies).
+/// The SIMD arithmetics this CPU offers for `q` (AVX2 and the AVX-512 wide one for every
+/// q they take, the IFMA one where it applies).
 #[cfg(target_arch = "x86_64")]
 fn simd_paths(q: u64) -> Vec<Lanes> {
     let mut v = Vec::new();
-    if Isa::Avx512.lanes(q).is_some() {
+    if Isa::Avx2.lanes(q).is_some() {
+        v.push(Lanes::Avx2);
+    }
+    if Isa::Avx512.lanes(q) == Some(Lanes::Wide) {
         v.push(Lanes::Wide);
     }
     if Isa::Avx512Ifma.lanes(q) == Some(Lanes::Ifma) {
@@ -66,6 +69,7 @@ macro_rules! simd {
         let c = LaneConsts::new($q);
         unsafe {
             match $lanes {
+                Lanes::Avx2 => avx2::$f(&c, $($arg),*),
                 Lanes::Wide => avx512::wide::$f(&c, $($arg),*),
                 Lanes::Ifma => avx512::ifma::$f(&c, $($arg),*),
             }
@@ -83,6 +87,13 @@ fn isa_detection_is_stable() {
         "even moduli stay scalar"
     );
     assert_eq!(Isa::detect().lanes((1 << 61) + 1), None);
+    // The tests below cover every SIMD path this CPU runs.
+    #[cfg(target_arch = "x86_64")]
+    for q in moduli() {
+        let paths = simd_paths(q);
+        assert_eq!(paths.contains(&Lanes::Avx2), Isa::detect() >= Isa::Avx2);
+        assert_eq!(paths.contains(&Lanes::Wide), Isa::detect() >= Isa::Avx512);
+    }
 }
 
 #[test]
@@ -144,8 +155,10 @@ fn cap_child() {
     for b in NttBackend::ALL {
         assert_eq!(b.supports(plan.modulus()), b.isa() <= want, "{b:?}");
     }
-    if want < Isa::Avx512 {
-        assert_eq!(Isa::detect().lanes(q), None);
+    match want {
+        Isa::Scalar => assert_eq!(Isa::detect().lanes(q), None),
+        Isa::Avx2 => assert_eq!(Isa::detect().lanes(q), Some(Lanes::Avx2)),
+        _ => assert!(Isa::detect().lanes(q).is_some()),
     }
 }
 
