@@ -131,22 +131,64 @@ fn main() {
     println!("rounds per row: {rounds} (median of interleaved calls)\n");
 
     println!("## Element-wise kernels (one limb of 2^16 words)\n");
-    println!("| kernel | prime bits | scalar µs | SIMD µs | speedup |");
+    println!(
+        "| kernel | prime bits | scalar µs | SIMD ({}) µs | speedup |",
+        Isa::detect()
+    );
     println!("|---|---|---|---|---|");
-    for bits in [50u32, 61] {
+    for bits in [36u32, 50, 61] {
         let q = PrimeGenerator::new(N).unwrap().next_prime(bits).unwrap();
         let m = Modulus::new(q);
         let a0 = random_residues(N, q, 1);
         let b = random_residues(N, q, 2);
-        let (mut a1, mut a2) = (a0.clone(), a0.clone());
-        let t = time(
-            rounds,
-            &mut [
-                Box::new(|| scalar::mul_assign(black_box(&mut a1), &b, &m)),
-                Box::new(|| kernels::mul_assign(black_box(&mut a2), &b, &m)),
-            ],
-        );
-        row("mul_assign", bits, &t);
+        let c = random_residues(N, q, 3);
+        let w = c[0];
+        let ws = m.shoup(w);
+        type Pair<'a> = [Box<dyn FnMut() + 'a>; 2];
+        let mut bufs: [Vec<u64>; 10] = std::array::from_fn(|_| a0.clone());
+        let [a1, a2, a3, a4, a5, a6, a7, a8, a9, a10] = &mut bufs;
+        let (b, c, m) = (&b, &c, &m);
+        let mut rows: Vec<(&str, Pair)> = vec![
+            (
+                "add_assign",
+                [
+                    Box::new(move || scalar::add_assign(black_box(a1), b, m)),
+                    Box::new(move || kernels::add_assign(black_box(a2), b, m)),
+                ],
+            ),
+            (
+                "mul_assign",
+                [
+                    Box::new(move || scalar::mul_assign(black_box(a3), b, m)),
+                    Box::new(move || kernels::mul_assign(black_box(a4), b, m)),
+                ],
+            ),
+            (
+                "mul_add_assign",
+                [
+                    Box::new(move || scalar::mul_add_assign(black_box(a5), b, c, m)),
+                    Box::new(move || kernels::mul_add_assign(black_box(a6), b, c, m)),
+                ],
+            ),
+            (
+                "mul_scalar_assign",
+                [
+                    Box::new(move || scalar::mul_scalar_assign(black_box(a7), w, m)),
+                    Box::new(move || kernels::mul_scalar_assign(black_box(a8), w, m)),
+                ],
+            ),
+            (
+                "sub_mul_scalar_assign",
+                [
+                    Box::new(move || scalar::sub_mul_scalar_assign(black_box(a9), b, w, ws, m)),
+                    Box::new(move || kernels::sub_mul_scalar_assign(black_box(a10), b, w, ws, m)),
+                ],
+            ),
+        ];
+        for (name, runs) in rows.iter_mut() {
+            let t = time(rounds, runs);
+            row(name, bits, &t);
+        }
         for beta in [3usize, 12] {
             let ops: Vec<Vec<u64>> = (0..2 * beta)
                 .map(|j| random_residues(N, q, 10 + j as u64))
@@ -157,11 +199,9 @@ fn main() {
             let t = time(
                 rounds,
                 &mut [
+                    Box::new(|| scalar::inner_product_add_assign(black_box(&mut acc1), &a, &bb, m)),
                     Box::new(|| {
-                        scalar::inner_product_add_assign(black_box(&mut acc1), &a, &bb, &m)
-                    }),
-                    Box::new(|| {
-                        kernels::inner_product_add_assign(black_box(&mut acc2), &a, &bb, &m)
+                        kernels::inner_product_add_assign(black_box(&mut acc2), &a, &bb, m)
                     }),
                 ],
             );

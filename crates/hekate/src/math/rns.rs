@@ -439,7 +439,7 @@ impl BaseConverter {
                 Some(Lanes::Wide) => unsafe {
                     avx512::convert_wide(&t, EXACT, input, output, n, out_limbs, bl, scratch)
                 },
-                None => self
+                Some(Lanes::Avx2) | None => self
                     .convert_blocks_scalar::<EXACT>(input, output, j0, n, out_limbs, bl, scratch),
             }
             return;
@@ -938,7 +938,7 @@ mod tests {
                 let mut want = vec![0u64; outs * n];
                 reference_convert(&conv, exact, &input, &mut want, n);
                 let mut scratch = vec![0u64; (from + 1) * n];
-                for isa in [Isa::Scalar, Isa::Avx512, Isa::Avx512Ifma] {
+                for isa in Isa::ALL {
                     let mut got = vec![0u64; outs * n];
                     conv.convert_using(isa, exact, &input, &mut got, n, &mut scratch);
                     assert_eq!(

@@ -1,6 +1,6 @@
-//! AVX-512 lane arithmetic shared by the NTT backends and the element-wise kernels: the
-//! one implementation of the emulated 64x64-bit lane product and of the Shoup products
-//! (64-bit lanes and 52-bit IFMA lanes).
+//! SIMD lane arithmetic shared by the NTT backends and the element-wise kernels: the one
+//! implementation of the emulated 64x64-bit lane product and of the Shoup products
+//! (AVX-512 64-bit lanes and 52-bit IFMA lanes here, AVX2 64-bit lanes in [`avx2`]).
 //!
 //! Everything here is `#[inline(always)]` and has no `#[target_feature]` of its own: the
 //! callers' entry points carry the features (AVX-512F/DQ, plus IFMA for the 52-bit
@@ -138,4 +138,112 @@ pub(crate) unsafe fn signed_digit(
     let t = _mm512_add_epi64(*x, half);
     *x = _mm512_srav_epi64(t, lb);
     _mm512_sub_epi64(_mm512_and_si512(t, mask), half)
+}
+
+/// AVX2 lane arithmetic (four 64-bit lanes), shared by the AVX2 NTT and the AVX2
+/// element-wise kernels. Same conventions as the AVX-512 helpers above: `#[inline(always)]`
+/// bodies that inline into callers carrying `#[target_feature(enable = "avx2,fma")]`.
+///
+/// AVX2 has no 64-bit lane product, no unsigned 64-bit compare or min: the products are
+/// built from `vpmuludq` (32x32 -> 64) and `vpmulld` (32x32 -> low 32) partial
+/// products, and the conditional subtractions select on the sign bit of the difference.
+pub(crate) mod avx2 {
+    use core::arch::x86_64::*;
+
+    /// Swaps the 32-bit halves of every 64-bit lane (see [`super::swap32`]).
+    #[inline(always)]
+    pub(crate) unsafe fn swap32(a: __m256i) -> __m256i {
+        _mm256_shuffle_epi32::<0b10_11_00_01>(a)
+    }
+
+    /// `x` in every lane.
+    #[inline(always)]
+    pub(crate) unsafe fn splat(x: u64) -> __m256i {
+        _mm256_set1_epi64x(x as i64)
+    }
+
+    /// High 64 bits of the 128-bit lane products `a * b`, given the swapped halves too
+    /// (four `vpmuludq`; same carries as [`super::mulhi_u64_sw`]).
+    #[inline(always)]
+    pub(crate) unsafe fn mulhi_sw(a: __m256i, a_sw: __m256i, b: __m256i, b_sw: __m256i) -> __m256i {
+        let lo_mask = _mm256_set1_epi64x(0xffff_ffff);
+        let ll = _mm256_mul_epu32(a, b);
+        let lh = _mm256_mul_epu32(a, b_sw);
+        let hl = _mm256_mul_epu32(a_sw, b);
+        let hh = _mm256_mul_epu32(a_sw, b_sw);
+        // lh + (ll >> 32) < 2^64: (2^32 - 1)^2 + 2^32 - 1 < 2^64.
+        let mid = _mm256_add_epi64(lh, _mm256_srli_epi64::<32>(ll));
+        let mid2 = _mm256_add_epi64(hl, _mm256_and_si256(mid, lo_mask));
+        _mm256_add_epi64(
+            _mm256_add_epi64(hh, _mm256_srli_epi64::<32>(mid)),
+            _mm256_srli_epi64::<32>(mid2),
+        )
+    }
+
+    /// The cross terms `(a_lo b_hi, a_hi b_lo) mod 2^32` of the lanes (one `vpmulld`), from
+    /// `b` with its halves swapped. [`cross_to_lo`] turns them (or a 32-bit lane-wise
+    /// difference of two such) into the products' contribution to the low words.
+    #[inline(always)]
+    pub(crate) unsafe fn cross(a: __m256i, b_sw: __m256i) -> __m256i {
+        _mm256_mullo_epi32(a, b_sw)
+    }
+
+    /// `(c_lo + c_hi) 2^32 mod 2^64` for every lane `c = c_hi 2^32 + c_lo` of cross terms.
+    #[inline(always)]
+    pub(crate) unsafe fn cross_to_lo(c: __m256i) -> __m256i {
+        let hi_mask = _mm256_set1_epi64x(0xffff_ffff_0000_0000u64 as i64);
+        _mm256_add_epi64(_mm256_slli_epi64::<32>(c), _mm256_and_si256(c, hi_mask))
+    }
+
+    /// Low 64 bits of the lane products `a * b`, given `b` with its halves swapped (one
+    /// `vpmuludq` and one `vpmulld`).
+    #[inline(always)]
+    pub(crate) unsafe fn mullo(a: __m256i, b: __m256i, b_sw: __m256i) -> __m256i {
+        _mm256_add_epi64(_mm256_mul_epu32(a, b), cross_to_lo(cross(a, b_sw)))
+    }
+
+    /// The full 128-bit lane products `a * b` as `(low, high)` words.
+    #[inline(always)]
+    pub(crate) unsafe fn mul_wide(a: __m256i, b: __m256i) -> (__m256i, __m256i) {
+        let (a_sw, b_sw) = (swap32(a), swap32(b));
+        (mullo(a, b, b_sw), mulhi_sw(a, a_sw, b, b_sw))
+    }
+
+    /// Shoup product with 64-bit companions: `y * w mod q` in `[0, 2q)` for any lane `y`,
+    /// `w < q < 2^63` and `ws = floor(w 2^64 / q)`, given `w`, `ws` and `q` with their
+    /// halves swapped too. Exactly [`Modulus::mul_shoup_lazy`] (`quo = floor(y ws / 2^64)`,
+    /// `r = y w - quo q`, computed modulo `2^64`, exact as `r < 2q`).
+    ///
+    /// [`Modulus::mul_shoup_lazy`]: crate::math::modulus::Modulus::mul_shoup_lazy
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn shoup_mul(
+        y: __m256i,
+        w: __m256i,
+        w_sw: __m256i,
+        ws: __m256i,
+        ws_sw: __m256i,
+        q: __m256i,
+        q_sw: __m256i,
+    ) -> __m256i {
+        let quo = mulhi_sw(y, swap32(y), ws, ws_sw);
+        // y w - quo q mod 2^64: the low products, then both cross terms at once (the
+        // 32-bit lane-wise difference is exact modulo 2^32).
+        let ll = _mm256_sub_epi64(_mm256_mul_epu32(y, w), _mm256_mul_epu32(quo, q));
+        let c = _mm256_sub_epi32(cross(y, w_sw), cross(quo, q_sw));
+        _mm256_add_epi64(ll, cross_to_lo(c))
+    }
+
+    /// `x - c` where `x >= c`, else `x`, for lanes with `c <= 2^63` and `x < c + 2^63` (for
+    /// instance `x < 2c`, or `x` and `c` both below `2^63`): the difference then lies in
+    /// `[-c, 2^63)`, so its sign bit says whether `x < c` (one `vblendvpd` on it).
+    #[inline(always)]
+    pub(crate) unsafe fn csub(x: __m256i, c: __m256i) -> __m256i {
+        let d = _mm256_sub_epi64(x, c);
+        _mm256_castpd_si256(_mm256_blendv_pd(
+            _mm256_castsi256_pd(d),
+            _mm256_castsi256_pd(x),
+            _mm256_castsi256_pd(d),
+        ))
+    }
 }

@@ -15,37 +15,108 @@
 //! * AVX-512F/DQ with 64-bit lanes for other odd moduli up to 61 bits: the 128-bit lane
 //!   product is emulated with four `vpmuludq` (shared with the NTT, `math/simd.rs`), then a
 //!   Barrett reduction with a 64-bit constant;
-//! * the portable code in [`scalar`] otherwise (other targets, CPUs without AVX-512, even
+//! * AVX2 (with FMA) on CPUs without AVX-512: the same 64-bit-lane arithmetic four lanes
+//!   at a time (`avx2.rs`), the low product words from `vpmulld` cross terms;
+//! * the portable code in [`scalar`] otherwise (other targets, CPUs without AVX2, even
 //!   or larger moduli). [`scalar`] stays public: it is the reference the tests compare the
 //!   SIMD paths with, and the baseline of the benchmarks.
 //!
-//! The proofs of the reduction bounds are next to the code, in `avx512.rs`.
+//! The proofs of the reduction bounds are next to the code, in `avx512.rs`. The choice
+//! follows [`Isa::detect`], which honours the `HEKATE_SIMD` cap.
 
 use super::modulus::Modulus;
+use crate::{Error, Result};
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512;
 pub mod scalar;
 
-/// The instruction sets the kernels (and [`BaseConverter`](super::rns::BaseConverter)) can
-/// run on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// The instruction sets the kernels, the NTT ([`NttBackend`](super::NttBackend)) and
+/// [`BaseConverter`](super::rns::BaseConverter) can run on, in increasing order: each one
+/// implies every one before it (the probe only reports a level when the CPU has all of the
+/// lower ones' features too).
+///
+/// # Choosing one: detection and the cap
+///
+/// [`Isa::detect`] is the one place hekate decides what SIMD code runs: the best level of
+/// this CPU ([`Isa::cpu`], probed once), lowered to the *cap* ([`Isa::cap`]) if one is set.
+/// The cap lets a user reproduce a result, and lets anyone on an AVX-512 machine measure
+/// the AVX2 and scalar paths. It comes, in this order of precedence, from
+///
+/// * [`Isa::set_cap`], called before the first kernel, NTT plan or [`Isa::detect`];
+/// * the environment variable `HEKATE_SIMD=scalar|avx2|avx512|avx512ifma`, read once
+///   (`auto` or empty: no cap; an unknown value is reported on stderr and ignored).
+///
+/// Once read, the cap is fixed for the life of the process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Isa {
     /// Portable scalar code ([`scalar`]).
     Scalar,
+    /// AVX2 and FMA, four 64-bit lanes (Intel Haswell, AMD Zen and later).
+    Avx2,
     /// AVX-512F/DQ, 64-bit lanes.
     Avx512,
     /// AVX-512F/DQ and IFMA (the 52-bit lanes serve moduli below `2^50`).
     Avx512Ifma,
 }
 
+/// `u8` code of "not yet known" in the caches below.
+const UNKNOWN: u8 = u8::MAX;
+
+/// The cap, once fixed (by [`Isa::set_cap`] or on first use).
+static CAP: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+
 impl Isa {
-    /// The best instruction set of this CPU (detected once, then cached).
+    /// Every instruction set, in increasing order.
+    pub const ALL: [Isa; 4] = [Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Ifma];
+
+    /// The name `HEKATE_SIMD` and [`Isa::parse`] use (`scalar`, `avx2`, `avx512`,
+    /// `avx512ifma`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Scalar => "scalar",
+            Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
+            Isa::Avx512Ifma => "avx512ifma",
+        }
+    }
+
+    /// The instruction set of a name (case-insensitive, see [`Isa::name`]).
+    pub fn parse(name: &str) -> Result<Isa> {
+        let name = name.trim();
+        Self::ALL
+            .into_iter()
+            .find(|i| i.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                Error::InvalidParameters(format!(
+                    "unknown instruction set {name:?}: expected scalar, avx2, avx512 or \
+                     avx512ifma"
+                ))
+            })
+    }
+
+    /// The instruction set in use: [`Isa::cpu`] lowered to [`Isa::cap`] (both fixed on the
+    /// first call, then cached).
     pub fn detect() -> Isa {
         use std::sync::atomic::{AtomicU8, Ordering};
-        static CACHE: AtomicU8 = AtomicU8::new(u8::MAX);
+        static CACHE: AtomicU8 = AtomicU8::new(UNKNOWN);
         let code = CACHE.load(Ordering::Relaxed);
-        if code != u8::MAX {
+        if code != UNKNOWN {
+            return Self::from_code(code);
+        }
+        let isa = Self::cpu().min(Self::cap());
+        CACHE.store(isa as u8, Ordering::Relaxed);
+        isa
+    }
+
+    /// The best instruction set this CPU supports, ignoring the cap (probed once).
+    pub fn cpu() -> Isa {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        static CACHE: AtomicU8 = AtomicU8::new(UNKNOWN);
+        let code = CACHE.load(Ordering::Relaxed);
+        if code != UNKNOWN {
             return Self::from_code(code);
         }
         let isa = Self::probe();
@@ -53,21 +124,56 @@ impl Isa {
         isa
     }
 
+    /// The cap in force: the one [`Isa::set_cap`] set, else `HEKATE_SIMD`'s, else
+    /// [`Isa::Avx512Ifma`] (no cap). Fixes the cap if it was not yet.
+    pub fn cap() -> Isa {
+        *CAP.get_or_init(|| match std::env::var("HEKATE_SIMD") {
+            Ok(v) if !(v.trim().is_empty() || v.trim().eq_ignore_ascii_case("auto")) => {
+                Isa::parse(&v).unwrap_or_else(|e| {
+                    eprintln!("hekate: HEKATE_SIMD ignored: {e}");
+                    Isa::Avx512Ifma
+                })
+            }
+            _ => Isa::Avx512Ifma,
+        })
+    }
+
+    /// Caps the instruction set hekate uses at `cap` (lower levels run unchanged, the CPU
+    /// still bounds it: on an AVX2 CPU a cap of [`Isa::Avx512`] changes nothing). Takes
+    /// precedence over `HEKATE_SIMD`. Returns an error if the cap is already fixed: call it
+    /// before any kernel, NTT plan or [`Isa::detect`].
+    pub fn set_cap(cap: Isa) -> Result<()> {
+        CAP.set(cap).map_err(|_| {
+            Error::InvalidParameters(format!(
+                "the instruction-set cap is already fixed (at {}): set it before the first \
+                 kernel, NTT plan or Isa::detect",
+                Self::cap().name()
+            ))
+        })
+    }
+
+    /// Whether this instruction set runs here: at most [`Isa::detect`].
+    pub fn available(self) -> bool {
+        self <= Self::detect()
+    }
+
     fn from_code(code: u8) -> Isa {
         match code {
-            1 => Isa::Avx512,
-            2 => Isa::Avx512Ifma,
+            1 => Isa::Avx2,
+            2 => Isa::Avx512,
+            3 => Isa::Avx512Ifma,
             _ => Isa::Scalar,
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     fn probe() -> Isa {
-        if !(std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512dq"))
-        {
+        use std::arch::is_x86_feature_detected as has;
+        if !(has!("avx2") && has!("fma")) {
             Isa::Scalar
-        } else if std::arch::is_x86_feature_detected!("avx512ifma") {
+        } else if !(has!("avx512f") && has!("avx512dq")) {
+            Isa::Avx2
+        } else if has!("avx512ifma") {
             Isa::Avx512Ifma
         } else {
             Isa::Avx512
@@ -80,22 +186,32 @@ impl Isa {
     }
 
     /// The lane arithmetic this instruction set uses for `q` (`None`: scalar code). Never
-    /// returns a SIMD path the CPU lacks: a SIMD `self` is only honoured up to
-    /// [`Isa::detect`].
+    /// returns a SIMD path the CPU lacks: `self` is lowered to [`Isa::detect`].
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn lanes(self, q: u64) -> Option<Lanes> {
-        let isa = match (self, Isa::detect()) {
-            (Isa::Scalar, _) | (_, Isa::Scalar) => return None,
-            (Isa::Avx512Ifma, Isa::Avx512Ifma) => Isa::Avx512Ifma,
-            _ => Isa::Avx512,
-        };
         if !simd_takes(q) {
-            None
-        } else if isa == Isa::Avx512Ifma && q < IFMA_MAX_Q {
-            Some(Lanes::Ifma)
-        } else {
-            Some(Lanes::Wide)
+            return None;
         }
+        match self.min(Isa::detect()) {
+            Isa::Scalar => None,
+            Isa::Avx2 => Some(Lanes::Avx2),
+            Isa::Avx512 => Some(Lanes::Wide),
+            Isa::Avx512Ifma if q < IFMA_MAX_Q => Some(Lanes::Ifma),
+            Isa::Avx512Ifma => Some(Lanes::Wide),
+        }
+    }
+}
+
+impl std::str::FromStr for Isa {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Isa> {
+        Isa::parse(s)
+    }
+}
+
+impl std::fmt::Display for Isa {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -115,7 +231,9 @@ pub(crate) const IFMA_MAX_Q: u64 = 1 << 50;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) enum Lanes {
-    /// 64-bit lanes.
+    /// AVX2, four 64-bit lanes.
+    Avx2,
+    /// AVX-512, eight 64-bit lanes.
     Wide,
     /// 52-bit IFMA lanes.
     Ifma,
@@ -179,7 +297,8 @@ pub(crate) fn shoup(w: u64, q: u64, bits: u32) -> u64 {
     (((w as u128) << bits) / q as u128) as u64
 }
 
-/// Dispatches to `avx512::{wide, ifma}::$f(consts, args...)` when a SIMD path serves `q`,
+/// Dispatches to `avx2::$f` or `avx512::{wide, ifma}::$f(consts, args...)` when a SIMD path
+/// serves `q`,
 /// else runs the scalar fallback expression.
 macro_rules! dispatch {
     ($q:expr, $f:ident($($arg:expr),*), $fallback:expr) => {{
@@ -191,6 +310,7 @@ macro_rules! dispatch {
                 // moduli that satisfy their bounds; the slice lengths were checked.
                 unsafe {
                     match lanes {
+                        Lanes::Avx2 => avx2::$f(&c, $($arg),*),
                         Lanes::Wide => avx512::wide::$f(&c, $($arg),*),
                         Lanes::Ifma => avx512::ifma::$f(&c, $($arg),*),
                     }

@@ -39,12 +39,15 @@ fn values(len: usize, q: u64, rng: &mut ChaCha8Rng) -> Vec<u64> {
         .collect()
 }
 
-/// The SIMD arithmetics this CPU offers for `q` (the wide one for every q it takes, the
-/// IFMA one where it applies).
+/// The SIMD arithmetics this CPU offers for `q` (AVX2 and the AVX-512 wide one for every
+/// q they take, the IFMA one where it applies).
 #[cfg(target_arch = "x86_64")]
 fn simd_paths(q: u64) -> Vec<Lanes> {
     let mut v = Vec::new();
-    if Isa::Avx512.lanes(q).is_some() {
+    if Isa::Avx2.lanes(q).is_some() {
+        v.push(Lanes::Avx2);
+    }
+    if Isa::Avx512.lanes(q) == Some(Lanes::Wide) {
         v.push(Lanes::Wide);
     }
     if Isa::Avx512Ifma.lanes(q) == Some(Lanes::Ifma) {
@@ -66,6 +69,7 @@ macro_rules! simd {
         let c = LaneConsts::new($q);
         unsafe {
             match $lanes {
+                Lanes::Avx2 => avx2::$f(&c, $($arg),*),
                 Lanes::Wide => avx512::wide::$f(&c, $($arg),*),
                 Lanes::Ifma => avx512::ifma::$f(&c, $($arg),*),
             }
@@ -83,6 +87,79 @@ fn isa_detection_is_stable() {
         "even moduli stay scalar"
     );
     assert_eq!(Isa::detect().lanes((1 << 61) + 1), None);
+    // The tests below cover every SIMD path this CPU runs.
+    #[cfg(target_arch = "x86_64")]
+    for q in moduli() {
+        let paths = simd_paths(q);
+        assert_eq!(paths.contains(&Lanes::Avx2), Isa::detect() >= Isa::Avx2);
+        assert_eq!(paths.contains(&Lanes::Wide), Isa::detect() >= Isa::Avx512);
+    }
+}
+
+#[test]
+fn isa_names_parse_and_the_cap_is_fixed_once_read() {
+    for isa in Isa::ALL {
+        assert_eq!(Isa::parse(isa.name()).unwrap(), isa);
+        assert_eq!(isa.name().to_uppercase().parse::<Isa>().unwrap(), isa);
+        assert_eq!(isa.to_string(), isa.name());
+    }
+    assert!(Isa::parse("sse2").is_err());
+    assert!(Isa::parse("").is_err());
+    assert!(Isa::ALL.windows(2).all(|w| w[0] < w[1]));
+    // `detect` fixes the cap: setting it afterwards is an error, and changes nothing.
+    let isa = Isa::detect();
+    assert!(isa <= Isa::cpu() && isa <= Isa::cap());
+    assert!(Isa::set_cap(Isa::Scalar).is_err());
+    assert_eq!(Isa::detect(), isa);
+    assert!(Isa::Scalar.available() && isa.available());
+}
+
+/// `HEKATE_SIMD` caps both the kernels and the NTT: this test binary re-runs
+/// [`cap_child`] under each cap.
+#[test]
+fn hekate_simd_caps_kernels_and_ntt() {
+    let exe = std::env::current_exe().unwrap();
+    for cap in Isa::ALL {
+        let out = std::process::Command::new(&exe)
+            .args(["--exact", "math::kernels::tests::cap_child", "--ignored"])
+            .env("HEKATE_SIMD", cap.name())
+            .env("HEKATE_EXPECT_ISA", Isa::cpu().min(cap).name())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "cap {cap}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Run by [`hekate_simd_caps_kernels_and_ntt`] in a child process.
+#[test]
+#[ignore = "run by hekate_simd_caps_kernels_and_ntt with HEKATE_SIMD set"]
+fn cap_child() {
+    use crate::math::{NttBackend, NttPlan};
+    let Ok(want) = std::env::var("HEKATE_EXPECT_ISA") else {
+        return;
+    };
+    let want = Isa::parse(&want).unwrap();
+    assert_eq!(Isa::detect(), want);
+    let q = PrimeGenerator::new(1 << 10)
+        .unwrap()
+        .next_prime(60)
+        .unwrap();
+    let plan = NttPlan::new(1 << 10, q).unwrap();
+    assert!(plan.backend().isa() <= want);
+    assert_eq!(plan.backend() == NttBackend::Scalar, want == Isa::Scalar);
+    for b in NttBackend::ALL {
+        assert_eq!(b.supports(plan.modulus()), b.isa() <= want, "{b:?}");
+    }
+    match want {
+        Isa::Scalar => assert_eq!(Isa::detect().lanes(q), None),
+        Isa::Avx2 => assert_eq!(Isa::detect().lanes(q), Some(Lanes::Avx2)),
+        _ => assert!(Isa::detect().lanes(q).is_some()),
+    }
 }
 
 #[test]

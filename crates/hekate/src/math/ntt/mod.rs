@@ -23,10 +23,15 @@
 //! # Backends
 //!
 //! [`NttBackend::detect`] picks, at plan creation, the fastest backend the CPU supports for
-//! the modulus; [`NttPlan::set_backend`] can force another (tests and benchmarks).
+//! the modulus, within the instruction-set cap (`HEKATE_SIMD`, see [`Isa`]);
+//! [`NttPlan::set_backend`] can force another (tests and benchmarks).
 //!
 //! * [`NttBackend::Scalar`]: portable radix-2 code, one pass per stage. Always available,
 //!   and the path used for `N < 16`.
+//! * [`NttBackend::Avx2`] (x86-64 with AVX2 and FMA, any `q < 2^62`): four 64-bit lanes,
+//!   Shoup multiplication exactly as the scalar code, the 64x64-bit products built from
+//!   `vpmuludq` and `vpmulld` partial products (`avx2.rs`: the structure below at half the
+//!   width, the last three stages in registers on 8 coefficients).
 //! * [`NttBackend::Avx512`] (x86-64 with AVX-512F/DQ, any `q < 2^62`): eight 64-bit lanes,
 //!   Shoup multiplication with `w' = floor(w 2^64 / q)` exactly as the scalar code, the
 //!   128-bit high product emulated with four `vpmuludq`.
@@ -48,12 +53,15 @@
 //! values in `[0, 2q)` on every backend, congruent modulo `q` to each other; the
 //! representative may differ by `q` between backends (the IFMA quotients differ from the
 //! 64-bit ones, and the SIMD inverse folds `N^-1` into its last stage), except that the
-//! `Avx512` lazy forward is bit-identical to the scalar one.
+//! `Avx2` and `Avx512` lazy forwards are bit-identical to the scalar one.
 
+use super::kernels::Isa;
 use super::modulus::Modulus;
 use super::primes::{is_prime, primitive_root_of_unity};
 use crate::{Error, Result};
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 #[cfg(target_arch = "x86_64")]
@@ -63,11 +71,14 @@ mod ifma;
 ///
 /// All variants exist on every target; the SIMD ones are only ever selected (by
 /// [`NttBackend::detect`] or accepted by [`NttPlan::set_backend`]) where
-/// [`NttBackend::supports`] says so.
+/// [`NttBackend::supports`] says so, which follows [`Isa::detect`] (the CPU, lowered to
+/// the `HEKATE_SIMD` cap, see [`Isa`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NttBackend {
     /// Portable scalar code.
     Scalar,
+    /// AVX2 with four 64-bit lanes, any modulus below `2^62`.
+    Avx2,
     /// AVX-512 with 64-bit lanes (AVX-512F and AVX-512DQ), any modulus below `2^62`.
     Avx512,
     /// AVX-512 IFMA with 52-bit lanes, moduli below `2^50` only.
@@ -76,13 +87,15 @@ pub enum NttBackend {
 
 impl NttBackend {
     /// All backends, fastest last.
-    pub const ALL: [NttBackend; 3] = [
+    pub const ALL: [NttBackend; 4] = [
         NttBackend::Scalar,
+        NttBackend::Avx2,
         NttBackend::Avx512,
         NttBackend::Avx512Ifma,
     ];
 
-    /// The fastest backend this CPU supports for a modulus of the given size.
+    /// The fastest backend this CPU (within the instruction-set cap) supports for a
+    /// modulus of the given size.
     pub fn detect(modulus: &Modulus) -> NttBackend {
         Self::ALL
             .into_iter()
@@ -91,39 +104,25 @@ impl NttBackend {
             .unwrap_or(NttBackend::Scalar)
     }
 
-    /// Whether this CPU can run this backend for the modulus.
-    pub fn supports(self, modulus: &Modulus) -> bool {
+    /// The instruction set this backend needs.
+    pub fn isa(self) -> Isa {
         match self {
-            NttBackend::Scalar => true,
-            NttBackend::Avx512 => has_avx512(),
-            NttBackend::Avx512Ifma => has_avx512_ifma() && modulus.value() < IFMA_MAX_Q,
+            NttBackend::Scalar => Isa::Scalar,
+            NttBackend::Avx2 => Isa::Avx2,
+            NttBackend::Avx512 => Isa::Avx512,
+            NttBackend::Avx512Ifma => Isa::Avx512Ifma,
         }
+    }
+
+    /// Whether this CPU (within the instruction-set cap) can run this backend for the
+    /// modulus.
+    pub fn supports(self, modulus: &Modulus) -> bool {
+        self.isa().available() && (self != NttBackend::Avx512Ifma || modulus.value() < IFMA_MAX_Q)
     }
 }
 
 /// Moduli below this value can use the IFMA backend (`4q <= 2^52`).
 const IFMA_MAX_Q: u64 = 1 << 50;
-
-#[cfg(target_arch = "x86_64")]
-fn has_avx512() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512dq")
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn has_avx512() -> bool {
-    false
-}
-
-#[cfg(target_arch = "x86_64")]
-fn has_avx512_ifma() -> bool {
-    has_avx512() && std::arch::is_x86_feature_detected!("avx512ifma")
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn has_avx512_ifma() -> bool {
-    false
-}
 
 /// Twiddles with 52-bit Shoup companions for the IFMA backend.
 #[derive(Clone, Debug)]
@@ -354,6 +353,17 @@ impl NttPlan {
             let q = self.modulus.value();
             match self.backend {
                 NttBackend::Scalar => false,
+                // SAFETY: `set_backend`/`detect` only choose `Avx2` when the CPU has AVX2
+                // and FMA (`Isa::detect`); n >= 16 and q < 2^62 (plan invariants); the
+                // tables have n entries.
+                NttBackend::Avx2 => unsafe {
+                    if REDUCE {
+                        avx2::forward_reduced(a, q, &self.fwd, &self.fwd_shoup);
+                    } else {
+                        avx2::forward_lazy(a, q, &self.fwd, &self.fwd_shoup);
+                    }
+                    true
+                },
                 // SAFETY: `set_backend`/`detect` only choose `Avx512` when the CPU has
                 // AVX-512F/DQ; n >= 16 and q < 2^62 (plan invariants); the tables have n
                 // entries.
@@ -385,6 +395,17 @@ impl NttPlan {
         }
     }
 
+    /// The inverse's last-stage constants with 64-bit Shoup companions.
+    #[cfg(target_arch = "x86_64")]
+    fn inv_last_64(&self) -> avx512::InvLast {
+        avx512::InvLast {
+            n_inv: self.n_inv,
+            n_inv_s: self.n_inv_shoup,
+            w: self.inv_last,
+            ws: self.inv_last_shoup,
+        }
+    }
+
     /// Runs the SIMD inverse transform if the backend has one for this size; returns
     /// whether it did.
     #[inline]
@@ -398,13 +419,18 @@ impl NttPlan {
             match self.backend {
                 NttBackend::Scalar => false,
                 // SAFETY: as in `simd_forward`.
+                NttBackend::Avx2 => unsafe {
+                    let last = self.inv_last_64();
+                    if REDUCE {
+                        avx2::inverse_reduced(a, q, &self.inv, &self.inv_shoup, &last);
+                    } else {
+                        avx2::inverse_lazy(a, q, &self.inv, &self.inv_shoup, &last);
+                    }
+                    true
+                },
+                // SAFETY: as in `simd_forward`.
                 NttBackend::Avx512 => unsafe {
-                    let last = avx512::InvLast {
-                        n_inv: self.n_inv,
-                        n_inv_s: self.n_inv_shoup,
-                        w: self.inv_last,
-                        ws: self.inv_last_shoup,
-                    };
+                    let last = self.inv_last_64();
                     if REDUCE {
                         avx512::wide::inverse_reduced(a, q, &self.inv, &self.inv_shoup, &last);
                     } else {
@@ -583,7 +609,8 @@ mod tests {
         assert!(lazy.iter().zip(&a).all(|(&x, &y)| x % q == y % q));
     }
 
-    /// The SIMD backends this CPU runs for the plan's modulus (empty without AVX-512).
+    /// The SIMD backends this CPU runs for the plan's modulus (empty without AVX2, or
+    /// under `HEKATE_SIMD=scalar`).
     fn simd_backends(plan: &NttPlan) -> Vec<NttBackend> {
         NttBackend::ALL
             .into_iter()
@@ -629,7 +656,8 @@ mod tests {
                 scalar.forward_lazy(&mut s);
                 simd.forward_lazy(&mut v);
                 assert!(v.iter().all(|&x| x < 2 * q), "forward_lazy range {ctx}");
-                if backend == NttBackend::Avx512 {
+                if matches!(backend, NttBackend::Avx2 | NttBackend::Avx512) {
+                    // Same Shoup arithmetic as the scalar path: bit-identical.
                     assert_eq!(v, s, "forward_lazy {ctx}");
                 } else {
                     assert!(
@@ -671,6 +699,21 @@ mod tests {
         }
     }
 
+    /// The plan's largest primes (62 bits, beyond `PrimeGenerator`'s range): the lazy
+    /// values reach `4q`, close to `2^64`.
+    #[test]
+    fn simd_backends_with_62_bit_primes() {
+        let mut rng = ChaCha8Rng::seed_from_u64(62);
+        for log_n in [4u32, 5, 6, 9, 12, 13, 16] {
+            let n = 1u64 << log_n;
+            let mut q = (1u64 << 62) - 2 * n + 1;
+            while !is_prime(q) {
+                q -= 2 * n;
+            }
+            check_backends_against_scalar(&NttPlan::new(n as usize, q).unwrap(), &mut rng);
+        }
+    }
+
     #[test]
     fn simd_backends_at_the_ifma_edge() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
@@ -680,7 +723,7 @@ mod tests {
         for q in gen.primes(50, 3).unwrap() {
             assert!(q < IFMA_MAX_Q);
             let plan = NttPlan::new(n, q).unwrap();
-            if has_avx512_ifma() {
+            if Isa::detect() == Isa::Avx512Ifma {
                 assert_eq!(plan.backend(), NttBackend::Avx512Ifma);
             }
             check_backends_against_scalar(&plan, &mut rng);
@@ -706,12 +749,19 @@ mod tests {
             let mut plan = NttPlan::new(1024, q).unwrap();
             let expected = NttBackend::detect(plan.modulus());
             assert_eq!(plan.backend(), expected);
-            if has_avx512_ifma() && q < IFMA_MAX_Q {
-                assert_eq!(expected, NttBackend::Avx512Ifma);
-            } else if has_avx512() {
-                assert_eq!(expected, NttBackend::Avx512);
-            } else {
-                assert_eq!(expected, NttBackend::Scalar);
+            let want = match Isa::detect() {
+                Isa::Avx512Ifma if q < IFMA_MAX_Q => NttBackend::Avx512Ifma,
+                Isa::Avx512Ifma | Isa::Avx512 => NttBackend::Avx512,
+                Isa::Avx2 => NttBackend::Avx2,
+                Isa::Scalar => NttBackend::Scalar,
+            };
+            assert_eq!(expected, want);
+            for b in NttBackend::ALL {
+                assert_eq!(
+                    plan.clone().set_backend(b).is_ok(),
+                    b.isa() <= Isa::detect() && (b != NttBackend::Avx512Ifma || q < IFMA_MAX_Q),
+                    "{b:?}"
+                );
             }
             if q >= IFMA_MAX_Q {
                 assert!(plan.set_backend(NttBackend::Avx512Ifma).is_err());

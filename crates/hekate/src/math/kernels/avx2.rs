@@ -1,0 +1,506 @@
+//! AVX2 kernels (four 64-bit lanes, AVX2 and FMA): the element-wise loops, returning
+//! exactly the scalar results (reduced residues), for odd `q` of at most 61 bits.
+//!
+//! The arithmetic is [`avx512`](super::avx512)'s 64-bit-lane arithmetic (`Wide`) at half
+//! the width, with the same constants ([`LaneConsts`]) and the same proofs (see the
+//! documentation of `avx512.rs`):
+//!
+//! * products of two variable operands: the 128-bit product from `vpmuludq` and `vpmulld`
+//!   partial products (`math/simd.rs`, module `avx2`), then the Barrett reduction with
+//!   `mu = floor(2^(63+b) / q)`, which leaves `[0, 3q)`, and two conditional subtractions;
+//! * sums of products: the four partial-product accumulators of weights
+//!   `1, 2^32, 2^32, 2^64`, folded every [`FOLD`] terms, reduced every [`TERMS`] terms by
+//!   two Shoup products (by `2^64 mod q` and by 1);
+//! * products by a constant: Shoup with the caller's 64-bit companion, as the scalar code.
+//!
+//! AVX2 has no unsigned 64-bit compare or min. The conditional subtractions select on the
+//! sign of the difference ([`csub`]: valid for `c <= 2^63` and `x < c + 2^63`, true of
+//! every use here since all values stay below `4q < 2^63`); the one unsigned compare (the
+//! carry of `c + a b`) flips the sign bits first.
+//!
+//! Lengths that are not a multiple of 4 end with one masked chunk (`vpmaskmovq`).
+
+use core::arch::x86_64::*;
+
+use super::LaneConsts;
+use crate::math::simd::avx2::{csub, mul_wide, mulhi_sw, mullo, shoup_mul, splat, swap32};
+
+/// Products summed before a reduction (the initial value below `2^61` plus 63 products
+/// below `2^122` stay below `2^128`).
+pub(crate) const TERMS: usize = 63;
+/// Products between two folds of the middle accumulators (`2^32 + 7 * 2^61 < 2^64`).
+pub(crate) const FOLD: usize = 7;
+
+/// Which lanes of a chunk are live: all (`None`), or those of the mask.
+#[derive(Clone, Copy)]
+struct Mask(Option<__m256i>);
+
+impl Mask {
+    const ALL: Mask = Mask(None);
+
+    /// The first `live < 4` lanes.
+    #[inline(always)]
+    unsafe fn first(live: usize) -> Mask {
+        let idx = _mm256_setr_epi64x(0, 1, 2, 3);
+        Mask(Some(_mm256_cmpgt_epi64(splat(live as u64), idx)))
+    }
+}
+
+#[inline(always)]
+unsafe fn ld(p: *const u64, m: Mask) -> __m256i {
+    match m.0 {
+        None => _mm256_loadu_si256(p as *const __m256i),
+        Some(mask) => _mm256_maskload_epi64(p as *const i64, mask),
+    }
+}
+
+#[inline(always)]
+unsafe fn st(p: *mut u64, m: Mask, v: __m256i) {
+    match m.0 {
+        None => _mm256_storeu_si256(p as *mut __m256i, v),
+        Some(mask) => _mm256_maskstore_epi64(p as *mut i64, mask, v),
+    }
+}
+
+/// Runs `body` with `k = 0, 4, 8, ...` covering `len` lanes and `m` the live lanes: all,
+/// except in the last chunk when `len` is not a multiple of 4 (a macro, as in
+/// `avx512.rs`, so that the body inlines into the `#[target_feature]` entry point and the
+/// full chunks' masks fold away).
+macro_rules! chunks {
+    ($len:expr, |$k:ident, $m:ident| $body:block) => {{
+        let len: usize = $len;
+        let mut $k = 0usize;
+        while $k + 4 <= len {
+            let $m = Mask::ALL;
+            $body
+            $k += 4;
+        }
+        if $k < len {
+            let $m = Mask::first(len - $k);
+            $body
+        }
+    }};
+}
+
+/// The broadcast constants of one modulus (odd, at most 61 bits).
+#[derive(Clone, Copy)]
+pub(crate) struct Avx2 {
+    q: __m256i,
+    q_sw: __m256i,
+    two_q: __m256i,
+    mu: __m256i,
+    mu_sw: __m256i,
+    /// `s = b - 1` and `64 - s`.
+    sh_lo: __m256i,
+    sh_hi: __m256i,
+    r64: __m256i,
+    r64_sw: __m256i,
+    r64_shoup: __m256i,
+    r64_shoup_sw: __m256i,
+    one_shoup: __m256i,
+    one_shoup_sw: __m256i,
+    m32: __m256i,
+}
+
+impl Avx2 {
+    /// The constants of `c`.
+    ///
+    /// # Safety
+    /// Needs AVX2.
+    #[inline(always)]
+    pub(crate) unsafe fn new(c: &LaneConsts) -> Self {
+        debug_assert!(c.q % 2 == 1 && c.bits >= 2 && c.bits <= 61);
+        let (q, mu, r64) = (splat(c.q), splat(c.mu64), splat(c.r64));
+        let (r64_shoup, one_shoup) = (splat(c.r64_shoup), splat(c.one64_shoup));
+        Avx2 {
+            q,
+            q_sw: swap32(q),
+            two_q: splat(2 * c.q),
+            mu,
+            mu_sw: swap32(mu),
+            sh_lo: splat(c.bits as u64 - 1),
+            sh_hi: splat(65 - c.bits as u64),
+            r64,
+            r64_sw: swap32(r64),
+            r64_shoup,
+            r64_shoup_sw: swap32(r64_shoup),
+            one_shoup,
+            one_shoup_sw: swap32(one_shoup),
+            m32: splat(0xffff_ffff),
+        }
+    }
+
+    /// `x mod q` in `[0, q)` for `x = hi 2^64 + lo < 2^(2b)` (Barrett, see the module
+    /// documentation).
+    #[inline(always)]
+    unsafe fn barrett(self, lo: __m256i, hi: __m256i) -> __m256i {
+        let t = _mm256_or_si256(
+            _mm256_sllv_epi64(hi, self.sh_hi),
+            _mm256_srlv_epi64(lo, self.sh_lo),
+        );
+        let quo = mulhi_sw(t, swap32(t), self.mu, self.mu_sw);
+        let r = _mm256_sub_epi64(lo, mullo(quo, self.q, self.q_sw));
+        // r < 3q < 2^63.
+        csub(csub(r, self.q), self.q)
+    }
+
+    /// `a b mod q`, reduced, for reduced `a, b`.
+    #[inline(always)]
+    pub(crate) unsafe fn mul(self, a: __m256i, b: __m256i) -> __m256i {
+        let (lo, hi) = mul_wide(a, b);
+        self.barrett(lo, hi)
+    }
+
+    /// `c + a b mod q`, reduced, for reduced `a, b, c`.
+    #[inline(always)]
+    pub(crate) unsafe fn mul_add(self, c: __m256i, a: __m256i, b: __m256i) -> __m256i {
+        let (lo, hi) = mul_wide(a, b);
+        let lo = _mm256_add_epi64(lo, c);
+        // Carry iff lo < c (unsigned): compare with the sign bits flipped.
+        let sign = splat(1 << 63);
+        let carry = _mm256_cmpgt_epi64(_mm256_xor_si256(c, sign), _mm256_xor_si256(lo, sign));
+        self.barrett(lo, _mm256_sub_epi64(hi, carry))
+    }
+
+    /// `x w mod q`, reduced, for `x < 2q`, `w < q` and its 64-bit companion `ws` (with
+    /// both also swapped).
+    #[inline(always)]
+    pub(crate) unsafe fn mul_shoup(self, x: __m256i, w: [__m256i; 4]) -> __m256i {
+        csub(
+            shoup_mul(x, w[0], w[1], w[2], w[3], self.q, self.q_sw),
+            self.q,
+        )
+    }
+
+    /// An accumulator holding `init < 2^61`.
+    #[inline(always)]
+    pub(crate) unsafe fn acc_new(self, init: __m256i) -> [__m256i; 4] {
+        let zero = _mm256_setzero_si256();
+        [
+            _mm256_and_si256(init, self.m32),
+            _mm256_srli_epi64::<32>(init),
+            zero,
+            zero,
+        ]
+    }
+
+    /// `acc += a b` for `a, b < 2^61`, given their halves swapped too.
+    #[inline(always)]
+    pub(crate) unsafe fn acc_mul_sw(
+        self,
+        acc: &mut [__m256i; 4],
+        a: __m256i,
+        a_sw: __m256i,
+        b: __m256i,
+        b_sw: __m256i,
+    ) {
+        let ll = _mm256_mul_epu32(a, b);
+        let lh = _mm256_mul_epu32(a, b_sw);
+        let hl = _mm256_mul_epu32(a_sw, b);
+        let hh = _mm256_mul_epu32(a_sw, b_sw);
+        acc[0] = _mm256_add_epi64(acc[0], _mm256_and_si256(ll, self.m32));
+        acc[1] = _mm256_add_epi64(acc[1], _mm256_add_epi64(_mm256_srli_epi64::<32>(ll), lh));
+        acc[2] = _mm256_add_epi64(acc[2], hl);
+        acc[3] = _mm256_add_epi64(acc[3], hh);
+    }
+
+    /// `acc += a b` for `a, b < 2^61`.
+    #[inline(always)]
+    pub(crate) unsafe fn acc_mul(self, acc: &mut [__m256i; 4], a: __m256i, b: __m256i) {
+        self.acc_mul_sw(acc, a, swap32(a), b, swap32(b))
+    }
+
+    /// Restores the headroom for [`FOLD`] more products.
+    #[inline(always)]
+    pub(crate) unsafe fn acc_fold(self, acc: &mut [__m256i; 4]) {
+        let carry = _mm256_add_epi64(
+            _mm256_srli_epi64::<32>(acc[1]),
+            _mm256_srli_epi64::<32>(acc[2]),
+        );
+        acc[3] = _mm256_add_epi64(acc[3], carry);
+        acc[1] = _mm256_and_si256(acc[1], self.m32);
+        acc[2] = _mm256_and_si256(acc[2], self.m32);
+    }
+
+    /// The accumulated value (below `2^128`) modulo `q`, reduced.
+    #[inline(always)]
+    pub(crate) unsafe fn acc_reduce(self, acc: [__m256i; 4]) -> __m256i {
+        let [a0, a1, a2, a3] = acc;
+        let m32 = self.m32;
+        // x = (a0 & m) + 2^32 (s1 & m) + 2^64 hi, as in `avx512::Wide::acc_reduce`.
+        let s1 = _mm256_add_epi64(
+            _mm256_srli_epi64::<32>(a0),
+            _mm256_add_epi64(_mm256_and_si256(a1, m32), _mm256_and_si256(a2, m32)),
+        );
+        // Even 32-bit elements (low halves) from a0, odd ones from s1's low half.
+        let lo = _mm256_blend_epi32::<0b1010_1010>(a0, _mm256_slli_epi64::<32>(s1));
+        let hi = _mm256_add_epi64(
+            _mm256_add_epi64(a3, _mm256_srli_epi64::<32>(s1)),
+            _mm256_add_epi64(_mm256_srli_epi64::<32>(a1), _mm256_srli_epi64::<32>(a2)),
+        );
+        // [hi 2^64]_q and [lo]_q, each in [0, 2q) (Shoup, valid for any word).
+        let rh = shoup_mul(
+            hi,
+            self.r64,
+            self.r64_sw,
+            self.r64_shoup,
+            self.r64_shoup_sw,
+            self.q,
+            self.q_sw,
+        );
+        let quo = mulhi_sw(lo, swap32(lo), self.one_shoup, self.one_shoup_sw);
+        let rl = _mm256_sub_epi64(lo, mullo(quo, self.q, self.q_sw));
+        csub(csub(_mm256_add_epi64(rh, rl), self.two_q), self.q)
+    }
+}
+
+/// `x - y mod q` for reduced lanes: `x - y`, plus `q` where it is negative.
+#[inline(always)]
+unsafe fn sub_mod(x: __m256i, y: __m256i, q: __m256i) -> __m256i {
+    let d = _mm256_sub_epi64(x, y);
+    _mm256_castpd_si256(_mm256_blendv_pd(
+        _mm256_castsi256_pd(d),
+        _mm256_castsi256_pd(_mm256_add_epi64(d, q)),
+        _mm256_castsi256_pd(d),
+    ))
+}
+
+/// `[w, w_sw, ws, ws_sw]` broadcast, for [`Avx2::mul_shoup`].
+#[inline(always)]
+unsafe fn shoup_consts(w: u64, ws: u64) -> [__m256i; 4] {
+    let (w, ws) = (splat(w), splat(ws));
+    [w, swap32(w), ws, swap32(ws)]
+}
+
+/// `acc = [acc +] sum_j a_j b_j` (see `avx512::inner_product_impl`), two chunks of 4
+/// lanes side by side for two independent dependency chains.
+#[inline(always)]
+unsafe fn inner_product_impl<const ACC: bool>(
+    ar: Avx2,
+    acc: &mut [u64],
+    a: &[&[u64]],
+    b: &[&[u64]],
+) {
+    const U: usize = 2;
+    let len = acc.len();
+    let whole = len / (4 * U) * (4 * U);
+    let pc = acc.as_mut_ptr();
+    let mut k = 0;
+    while k < whole {
+        inner_product_chunks::<ACC, U>(ar, pc, a, b, k, [Mask::ALL; U]);
+        k += 4 * U;
+    }
+    chunks!(len - whole, |kk, m| {
+        inner_product_chunks::<ACC, 1>(ar, pc, a, b, whole + kk, [m]);
+    });
+}
+
+/// `U` consecutive chunks of [`inner_product_impl`] starting at lane `k0`.
+#[inline(always)]
+unsafe fn inner_product_chunks<const ACC: bool, const U: usize>(
+    ar: Avx2,
+    pc: *mut u64,
+    a: &[&[u64]],
+    b: &[&[u64]],
+    k0: usize,
+    m: [Mask; U],
+) {
+    let beta = a.len();
+    let mut r = [_mm256_setzero_si256(); U];
+    if ACC {
+        for u in 0..U {
+            r[u] = ld(pc.add(k0 + 4 * u), m[u]);
+        }
+    }
+    let mut j = 0;
+    while j < beta {
+        // One lazy sum of at most TERMS products, folded every FOLD.
+        let end = (j + TERMS).min(beta);
+        let mut s = [ar.acc_new(r[0]); U];
+        for u in 1..U {
+            s[u] = ar.acc_new(r[u]);
+        }
+        let mut since_fold = 0;
+        while j < end {
+            let (pa, pb) = (a.get_unchecked(j).as_ptr(), b.get_unchecked(j).as_ptr());
+            for u in 0..U {
+                let x = ld(pa.add(k0 + 4 * u), m[u]);
+                let y = ld(pb.add(k0 + 4 * u), m[u]);
+                ar.acc_mul(&mut s[u], x, y);
+            }
+            j += 1;
+            since_fold += 1;
+            if since_fold == FOLD && j < end {
+                for s in s.iter_mut() {
+                    ar.acc_fold(s);
+                }
+                since_fold = 0;
+            }
+        }
+        for u in 0..U {
+            r[u] = ar.acc_reduce(s[u]);
+        }
+    }
+    for u in 0..U {
+        st(pc.add(k0 + 4 * u), m[u], r[u]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Entry points. Slice lengths are the callers' (checked) business: `b`, `out` and every
+// inner-product operand have `a`'s (resp. `acc`'s) length.
+// ---------------------------------------------------------------------------------------
+
+/// See [`crate::math::kernels::add_assign`].
+///
+/// # Safety
+/// The CPU supports AVX2 and FMA; `b.len() == a.len()`; `c` is for an odd modulus of at
+/// most 61 bits.
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn add_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
+    let q = splat(c.q);
+    let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
+    chunks!(a.len(), |k, m| {
+        let s = _mm256_add_epi64(ld(pa.add(k), m), ld(pb.add(k), m));
+        st(pa.add(k), m, csub(s, q));
+    });
+}
+
+/// See [`crate::math::kernels::sub_assign`].
+///
+/// # Safety
+/// As [`add_assign`].
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn sub_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
+    let q = splat(c.q);
+    let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
+    chunks!(a.len(), |k, m| {
+        st(pa.add(k), m, sub_mod(ld(pa.add(k), m), ld(pb.add(k), m), q));
+    });
+}
+
+/// See [`crate::math::kernels::rsub_assign`].
+///
+/// # Safety
+/// As [`add_assign`].
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn rsub_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
+    let q = splat(c.q);
+    let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
+    chunks!(a.len(), |k, m| {
+        st(pa.add(k), m, sub_mod(ld(pb.add(k), m), ld(pa.add(k), m), q));
+    });
+}
+
+/// See [`crate::math::kernels::neg_assign`].
+///
+/// # Safety
+/// As [`add_assign`].
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn neg_assign(c: &LaneConsts, a: &mut [u64]) {
+    let q = splat(c.q);
+    let pa = a.as_mut_ptr();
+    chunks!(a.len(), |k, m| {
+        // q - 0 = q becomes 0.
+        st(pa.add(k), m, csub(_mm256_sub_epi64(q, ld(pa.add(k), m)), q));
+    });
+}
+
+/// See [`crate::math::kernels::mul_assign`].
+///
+/// # Safety
+/// As [`add_assign`].
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn mul_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
+    let ar = Avx2::new(c);
+    let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
+    chunks!(a.len(), |k, m| {
+        st(pa.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
+    });
+}
+
+/// See [`crate::math::kernels::mul`].
+///
+/// # Safety
+/// As [`add_assign`].
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn mul(c: &LaneConsts, a: &[u64], b: &[u64], out: &mut [u64]) {
+    let ar = Avx2::new(c);
+    let (pa, pb, po) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr());
+    chunks!(out.len(), |k, m| {
+        st(po.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
+    });
+}
+
+/// See [`crate::math::kernels::mul_add_assign`].
+///
+/// # Safety
+/// As [`add_assign`].
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn mul_add_assign(c: &LaneConsts, acc: &mut [u64], a: &[u64], b: &[u64]) {
+    let ar = Avx2::new(c);
+    let (pc, pa, pb) = (acc.as_mut_ptr(), a.as_ptr(), b.as_ptr());
+    chunks!(acc.len(), |k, m| {
+        let r = ar.mul_add(ld(pc.add(k), m), ld(pa.add(k), m), ld(pb.add(k), m));
+        st(pc.add(k), m, r);
+    });
+}
+
+/// See [`crate::math::kernels::inner_product_add_assign`] (any number of terms here).
+///
+/// # Safety
+/// As [`add_assign`].
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn inner_product_add_assign(
+    c: &LaneConsts,
+    acc: &mut [u64],
+    a: &[&[u64]],
+    b: &[&[u64]],
+) {
+    inner_product_impl::<true>(Avx2::new(c), acc, a, b)
+}
+
+/// See [`crate::math::kernels::inner_product`] (any number of terms here).
+///
+/// # Safety
+/// As [`add_assign`].
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn inner_product(c: &LaneConsts, out: &mut [u64], a: &[&[u64]], b: &[&[u64]]) {
+    inner_product_impl::<false>(Avx2::new(c), out, a, b)
+}
+
+/// See [`crate::math::kernels::mul_scalar_assign`]; `ws` is the 64-bit companion of `w`.
+///
+/// # Safety
+/// As [`add_assign`]; `w < q`.
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn mul_scalar_assign(c: &LaneConsts, a: &mut [u64], w: u64, ws: u64) {
+    let ar = Avx2::new(c);
+    let w = shoup_consts(w, ws);
+    let pa = a.as_mut_ptr();
+    chunks!(a.len(), |k, m| {
+        st(pa.add(k), m, ar.mul_shoup(ld(pa.add(k), m), w));
+    });
+}
+
+/// See [`crate::math::kernels::sub_mul_scalar_assign`].
+///
+/// # Safety
+/// As [`add_assign`]; `w < q`.
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn sub_mul_scalar_assign(
+    c: &LaneConsts,
+    a: &mut [u64],
+    b: &[u64],
+    w: u64,
+    ws: u64,
+) {
+    let ar = Avx2::new(c);
+    let w = shoup_consts(w, ws);
+    let q = splat(c.q);
+    let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
+    chunks!(a.len(), |k, m| {
+        let x = _mm256_sub_epi64(_mm256_add_epi64(ld(pa.add(k), m), q), ld(pb.add(k), m));
+        st(pa.add(k), m, ar.mul_shoup(x, w));
+    });
+}

@@ -1,0 +1,572 @@
+//! AVX2 NTT kernels: four 64-bit lanes, Shoup multiplication with `w' = floor(w 2^64 / q)`
+//! exactly as the scalar code (so the lazy forward results are bit-identical to it), the
+//! 64x64-bit products built from `vpmuludq` and `vpmulld` partial products
+//! (`math/simd.rs`, module `avx2`). Any `q < 2^62`.
+//!
+//! The structure is `avx512.rs`'s, at half the vector width:
+//!
+//! * stages of distance `t >= 8` work on whole vectors with a broadcast twiddle, two at a
+//!   time (radix-4 passes); with an odd number of them the first forward stage (the last
+//!   inverse one) is a radix-2 pass;
+//! * large transforms are split breadth-first into [`BLOCK`]-coefficient blocks, each then
+//!   finished depth-first while it sits in L1;
+//! * the three stages of distance `4, 2, 1` run in registers on 8 coefficients (two
+//!   vectors) with in-register transposes, together with the final correction (forward)
+//!   or the first stages (inverse).
+//!
+//! # Bounds
+//!
+//! As the other backends: Harvey's lazy butterflies keep forward values in `[0, 4q)` and
+//! inverse values in `[0, 2q)`; the Shoup product returns `[0, 2q)` for any input. The
+//! conditional subtractions ([`csub`]) need `x < 2c` and `c <= 2^63`: every one here
+//! subtracts `2q < 2^63` from a value below `4q`, or `q` from a value below `2q`.
+
+use crate::math::simd::avx2::{csub, shoup_mul, splat, swap32};
+use core::arch::x86_64::*;
+
+/// Coefficients per depth-first block: `2048 * 8` bytes of data plus the twiddles it reads
+/// stay within a 32 KiB L1 (AMD Zen, most Intel client cores).
+pub(super) const BLOCK: usize = 1 << 11;
+
+/// The per-modulus lane constants.
+#[derive(Clone, Copy)]
+struct Consts {
+    q: __m256i,
+    q_sw: __m256i,
+    two_q: __m256i,
+}
+
+impl Consts {
+    #[inline(always)]
+    unsafe fn new(q: u64) -> Self {
+        let qv = splat(q);
+        Consts {
+            q: qv,
+            q_sw: swap32(qv),
+            two_q: splat(2 * q),
+        }
+    }
+}
+
+/// A twiddle vector with its Shoup companion, both also with their 32-bit halves swapped.
+#[derive(Clone, Copy)]
+struct Tw {
+    w: __m256i,
+    w_sw: __m256i,
+    ws: __m256i,
+    ws_sw: __m256i,
+}
+
+#[inline(always)]
+unsafe fn tw(w: __m256i, ws: __m256i) -> Tw {
+    Tw {
+        w,
+        w_sw: swap32(w),
+        ws,
+        ws_sw: swap32(ws),
+    }
+}
+
+/// The twiddle `k` broadcast.
+#[inline(always)]
+unsafe fn tw_bc(w: *const u64, ws: *const u64, k: usize) -> Tw {
+    tw(splat(*w.add(k)), splat(*ws.add(k)))
+}
+
+/// `y * w mod q` in `[0, 2q)`.
+#[inline(always)]
+unsafe fn mul(c: Consts, y: __m256i, t: Tw) -> __m256i {
+    shoup_mul(y, t.w, t.w_sw, t.ws, t.ws_sw, c.q, c.q_sw)
+}
+
+#[inline(always)]
+unsafe fn ld(p: *const u64) -> __m256i {
+    _mm256_loadu_si256(p as *const __m256i)
+}
+
+#[inline(always)]
+unsafe fn st(p: *mut u64, v: __m256i) {
+    _mm256_storeu_si256(p as *mut __m256i, v)
+}
+
+/// Cooley-Tukey butterfly: `x, y` in `[0, 4q)` to `x + wy, x - wy` in `[0, 4q)`.
+#[inline(always)]
+unsafe fn ct(c: Consts, x: __m256i, y: __m256i, t: Tw) -> (__m256i, __m256i) {
+    let u = csub(x, c.two_q);
+    let v = mul(c, y, t);
+    (
+        _mm256_add_epi64(u, v),
+        _mm256_sub_epi64(_mm256_add_epi64(u, c.two_q), v),
+    )
+}
+
+/// Gentleman-Sande butterfly: `x, y` in `[0, 2q)` to `x + y, (x - y) w` in `[0, 2q)`.
+#[inline(always)]
+unsafe fn gs(c: Consts, x: __m256i, y: __m256i, t: Tw) -> (__m256i, __m256i) {
+    let s = csub(_mm256_add_epi64(x, y), c.two_q);
+    let d = _mm256_sub_epi64(_mm256_add_epi64(x, c.two_q), y);
+    (s, mul(c, d, t))
+}
+
+/// Constants of the inverse's last stage, with `N^-1` folded in (see `avx512::InvLast`).
+#[derive(Clone, Copy)]
+struct Last {
+    n_inv: Tw,
+    w: Tw,
+}
+
+/// The inverse's last butterfly with `N^-1` folded in: `(x + y) / N, (x - y) w / N` in
+/// `[0, 2q)` (or `[0, q)` when `REDUCE`). `x + y < 4q` is a valid product input.
+#[inline(always)]
+unsafe fn gs_last<const REDUCE: bool>(
+    c: Consts,
+    x: __m256i,
+    y: __m256i,
+    l: &Last,
+) -> (__m256i, __m256i) {
+    let s = mul(c, _mm256_add_epi64(x, y), l.n_inv);
+    let d = mul(c, _mm256_sub_epi64(_mm256_add_epi64(x, c.two_q), y), l.w);
+    if REDUCE {
+        (csub(s, c.q), csub(d, c.q))
+    } else {
+        (s, d)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Forward (Cooley-Tukey, natural order in, bit-reversed order out).
+// Twiddle index of group `g` at a stage with `m` groups is `m + g` (table `w[brv]`).
+// ---------------------------------------------------------------------------------------
+
+/// One radix-2 stage of distance `t >= 4` on `len` coefficients at `p`, whose first group
+/// has global index `g0` among the `mg` groups of the stage.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fwd_r2(
+    c: Consts,
+    p: *mut u64,
+    len: usize,
+    t: usize,
+    mg: usize,
+    g0: usize,
+    w: *const u64,
+    ws: *const u64,
+) {
+    for i in 0..len / (2 * t) {
+        let w1 = tw_bc(w, ws, mg + g0 + i);
+        let base = p.add(2 * i * t);
+        let mut j = 0;
+        while j < t {
+            let (x, y) = ct(c, ld(base.add(j)), ld(base.add(t + j)), w1);
+            st(base.add(j), x);
+            st(base.add(t + j), y);
+            j += 4;
+        }
+    }
+}
+
+/// Two stages (distances `t` and `t/2`, `t >= 16`) in one pass; arguments as [`fwd_r2`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fwd_r4(
+    c: Consts,
+    p: *mut u64,
+    len: usize,
+    t: usize,
+    mg: usize,
+    g0: usize,
+    w: *const u64,
+    ws: *const u64,
+) {
+    let h = t / 2;
+    for i in 0..len / (2 * t) {
+        let k = mg + g0 + i;
+        let w1 = tw_bc(w, ws, k);
+        let w2 = tw_bc(w, ws, 2 * k);
+        let w3 = tw_bc(w, ws, 2 * k + 1);
+        let base = p.add(2 * i * t);
+        let mut j = 0;
+        while j < h {
+            let x0 = ld(base.add(j));
+            let x1 = ld(base.add(h + j));
+            let x2 = ld(base.add(t + j));
+            let x3 = ld(base.add(t + h + j));
+            let (x0, x2) = ct(c, x0, x2, w1);
+            let (x1, x3) = ct(c, x1, x3, w1);
+            let (x0, x1) = ct(c, x0, x1, w2);
+            let (x2, x3) = ct(c, x2, x3, w3);
+            st(base.add(j), x0);
+            st(base.add(h + j), x1);
+            st(base.add(t + j), x2);
+            st(base.add(t + h + j), x3);
+            j += 4;
+        }
+    }
+}
+
+/// Twiddles `[w0 w0 w1 w1]` from `w[0..2]`.
+#[inline(always)]
+unsafe fn tw2(p: *const u64) -> __m256i {
+    _mm256_permute4x64_epi64::<0b01_01_00_00>(_mm256_castsi128_si256(_mm_loadu_si128(
+        p as *const __m128i,
+    )))
+}
+
+/// Layouts of an 8-coefficient chunk `a = c0..c3`, `b = c4..c7` (the chunk's
+/// coefficients, natural order):
+/// * natural: `a | b` (distance-4 pairs);
+/// * `x`: `x0 = c0 c1 c4 c5`, `x1 = c2 c3 c6 c7` (distance 2), `perm2x128` of `a, b`;
+/// * `y`: `y0 = c0 c2 c4 c6`, `y1 = c1 c3 c5 c7` (distance 1), `unpack{lo,hi}` of `x`.
+///
+/// `unpack{lo,hi}` of `y` gives `x` back, and `perm2x128` of `x` gives `a, b` back.
+#[inline(always)]
+unsafe fn halves(a: __m256i, b: __m256i) -> (__m256i, __m256i) {
+    (
+        _mm256_permute2x128_si256::<0x20>(a, b),
+        _mm256_permute2x128_si256::<0x31>(a, b),
+    )
+}
+
+#[inline(always)]
+unsafe fn unpack(a: __m256i, b: __m256i) -> (__m256i, __m256i) {
+    (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b))
+}
+
+/// The last three forward stages (`t = 4, 2, 1`) on `len` coefficients at `p`, whose
+/// first 8-chunk has global index `c0`, plus the final correction to `[0, 2q)` (or
+/// `[0, q)` when `REDUCE`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fwd_tail<const REDUCE: bool>(
+    c: Consts,
+    p: *mut u64,
+    len: usize,
+    n: usize,
+    c0: usize,
+    w: *const u64,
+    ws: *const u64,
+) {
+    // Two independent chunks per iteration: one chunk is a chain of three dependent
+    // butterflies; more chunks would not fit the sixteen registers.
+    if len >= 16 {
+        fwd_tail_k::<REDUCE, 2>(c, p, len, n, c0, w, ws)
+    } else {
+        fwd_tail_k::<REDUCE, 1>(c, p, len, n, c0, w, ws)
+    }
+}
+
+/// [`fwd_tail`], `K` chunks at a time.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fwd_tail_k<const REDUCE: bool, const K: usize>(
+    c: Consts,
+    p: *mut u64,
+    len: usize,
+    n: usize,
+    c0: usize,
+    w: *const u64,
+    ws: *const u64,
+) {
+    let zero = _mm256_setzero_si256();
+    let mut ch = 0;
+    while ch < len / 8 {
+        let (mut a, mut b) = ([zero; K], [zero; K]);
+        // t = 4: a vs b.
+        for k in 0..K {
+            let pa = p.add(8 * (ch + k));
+            let k4 = n / 8 + c0 + ch + k;
+            (a[k], b[k]) = ct(c, ld(pa), ld(pa.add(4)), tw_bc(w, ws, k4));
+        }
+        // t = 2 (x layout).
+        for k in 0..K {
+            let (x0, x1) = halves(a[k], b[k]);
+            let k2 = n / 4 + 2 * (c0 + ch + k);
+            (a[k], b[k]) = ct(c, x0, x1, tw(tw2(w.add(k2)), tw2(ws.add(k2))));
+        }
+        // t = 1 (y layout), then [0, 4q) -> [0, 2q) -> [0, q) and back to natural order.
+        for k in 0..K {
+            let (y0, y1) = unpack(a[k], b[k]);
+            let k1 = n / 2 + 4 * (c0 + ch + k);
+            let (y0, y1) = ct(c, y0, y1, tw(ld(w.add(k1)), ld(ws.add(k1))));
+            let mut y0 = csub(y0, c.two_q);
+            let mut y1 = csub(y1, c.two_q);
+            if REDUCE {
+                y0 = csub(y0, c.q);
+                y1 = csub(y1, c.q);
+            }
+            let (x0, x1) = unpack(y0, y1);
+            let (a0, b0) = halves(x0, x1);
+            let pa = p.add(8 * (ch + k));
+            st(pa, a0);
+            st(pa.add(4), b0);
+        }
+        ch += K;
+    }
+}
+
+/// Full forward transform, `n >= 16`. Input in `[0, 2q)`, output in `[0, 2q)` (`[0, q)`
+/// when `REDUCE`).
+#[inline(always)]
+unsafe fn forward<const REDUCE: bool>(c: Consts, a: &mut [u64], w: &[u64], ws: &[u64]) {
+    let n = a.len();
+    debug_assert!(n >= 16 && n.is_power_of_two() && w.len() == n && ws.len() == n);
+    let p = a.as_mut_ptr();
+    let (w, ws) = (w.as_ptr(), ws.as_ptr());
+    let mut t = n / 2;
+    let mut mg = 1;
+    // Stages t = n/2 .. 8 are vector stages; pair them up, a radix-2 stage first if odd.
+    if (n.trailing_zeros() - 3) % 2 == 1 {
+        fwd_r2(c, p, n, t, mg, 0, w, ws);
+        t /= 2;
+        mg *= 2;
+    }
+    // Breadth-first until the sub-transforms (groups of 2t) fit a block.
+    while 2 * t > BLOCK && t >= 16 {
+        fwd_r4(c, p, n, t, mg, 0, w, ws);
+        t /= 4;
+        mg *= 4;
+    }
+    // Depth-first: finish each group of 2t coefficients.
+    let len = 2 * t;
+    for g in 0..mg {
+        let pb = p.add(g * len);
+        let (mut tt, mut mm, mut gg) = (t, mg, g);
+        while tt >= 16 {
+            fwd_r4(c, pb, len, tt, mm, gg, w, ws);
+            tt /= 4;
+            mm *= 4;
+            gg *= 4;
+        }
+        debug_assert_eq!(tt, 4);
+        fwd_tail::<REDUCE>(c, pb, len, n, g * len / 8, w, ws);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Inverse (Gentleman-Sande, bit-reversed order in, natural order out).
+// At distance t there are h = n / 2t groups; group g uses twiddle index h + g.
+// ---------------------------------------------------------------------------------------
+
+/// The first three inverse stages (`t = 1, 2, 4`) on `len` coefficients at `p`, whose
+/// first 8-chunk has global index `c0` (never the last stage: `n >= 16`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn inv_head(
+    c: Consts,
+    p: *mut u64,
+    len: usize,
+    n: usize,
+    c0: usize,
+    w: *const u64,
+    ws: *const u64,
+) {
+    if len >= 16 {
+        inv_head_k::<2>(c, p, len, n, c0, w, ws)
+    } else {
+        inv_head_k::<1>(c, p, len, n, c0, w, ws)
+    }
+}
+
+/// [`inv_head`], `K` chunks at a time.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn inv_head_k<const K: usize>(
+    c: Consts,
+    p: *mut u64,
+    len: usize,
+    n: usize,
+    c0: usize,
+    w: *const u64,
+    ws: *const u64,
+) {
+    let zero = _mm256_setzero_si256();
+    let mut ch = 0;
+    while ch < len / 8 {
+        let (mut a, mut b) = ([zero; K], [zero; K]);
+        // t = 1 (y layout).
+        for k in 0..K {
+            let pa = p.add(8 * (ch + k));
+            let (x0, x1) = halves(ld(pa), ld(pa.add(4)));
+            let (y0, y1) = unpack(x0, x1);
+            let k1 = n / 2 + 4 * (c0 + ch + k);
+            (a[k], b[k]) = gs(c, y0, y1, tw(ld(w.add(k1)), ld(ws.add(k1))));
+        }
+        // t = 2 (x layout).
+        for k in 0..K {
+            let (x0, x1) = unpack(a[k], b[k]);
+            let k2 = n / 4 + 2 * (c0 + ch + k);
+            (a[k], b[k]) = gs(c, x0, x1, tw(tw2(w.add(k2)), tw2(ws.add(k2))));
+        }
+        // t = 4 (natural order).
+        for k in 0..K {
+            let (a0, b0) = halves(a[k], b[k]);
+            let k4 = n / 8 + c0 + ch + k;
+            let (a0, b0) = gs(c, a0, b0, tw_bc(w, ws, k4));
+            let pa = p.add(8 * (ch + k));
+            st(pa, a0);
+            st(pa.add(4), b0);
+        }
+        ch += K;
+    }
+}
+
+/// Inverse stages `t` and `2t` (`t >= 8`) in one pass over `len` coefficients at `p`,
+/// which start at global offset `off`. `LAST` when `4t == n`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn inv_r4<const LAST: bool, const REDUCE: bool>(
+    c: Consts,
+    p: *mut u64,
+    len: usize,
+    off: usize,
+    t: usize,
+    n: usize,
+    w: *const u64,
+    ws: *const u64,
+    l: &Last,
+) {
+    let h = n / (2 * t);
+    for i in 0..len / (4 * t) {
+        let kk = off / (4 * t) + i;
+        let w1 = tw_bc(w, ws, h + 2 * kk);
+        let w2 = tw_bc(w, ws, h + 2 * kk + 1);
+        let w3 = tw_bc(w, ws, h / 2 + kk);
+        let base = p.add(4 * i * t);
+        let mut j = 0;
+        while j < t {
+            let x0 = ld(base.add(j));
+            let x1 = ld(base.add(t + j));
+            let x2 = ld(base.add(2 * t + j));
+            let x3 = ld(base.add(3 * t + j));
+            let (x0, x1) = gs(c, x0, x1, w1);
+            let (x2, x3) = gs(c, x2, x3, w2);
+            let ((x0, x2), (x1, x3)) = if LAST {
+                (
+                    gs_last::<REDUCE>(c, x0, x2, l),
+                    gs_last::<REDUCE>(c, x1, x3, l),
+                )
+            } else {
+                (gs(c, x0, x2, w3), gs(c, x1, x3, w3))
+            };
+            st(base.add(j), x0);
+            st(base.add(t + j), x1);
+            st(base.add(2 * t + j), x2);
+            st(base.add(3 * t + j), x3);
+            j += 4;
+        }
+    }
+}
+
+/// The inverse's last stage alone (`t = n/2`), with `N^-1` folded in.
+#[inline(always)]
+unsafe fn inv_r2_last<const REDUCE: bool>(c: Consts, p: *mut u64, n: usize, l: &Last) {
+    let t = n / 2;
+    let mut j = 0;
+    while j < t {
+        let (x, y) = gs_last::<REDUCE>(c, ld(p.add(j)), ld(p.add(t + j)), l);
+        st(p.add(j), x);
+        st(p.add(t + j), y);
+        j += 4;
+    }
+}
+
+/// Full inverse transform with the `N^-1` factor, `n >= 16`. Input in `[0, 2q)`, output in
+/// `[0, 2q)` (`[0, q)` when `REDUCE`).
+#[inline(always)]
+unsafe fn inverse<const REDUCE: bool>(
+    c: Consts,
+    a: &mut [u64],
+    w: &[u64],
+    ws: &[u64],
+    last: &super::avx512::InvLast,
+) {
+    let n = a.len();
+    debug_assert!(n >= 16 && n.is_power_of_two() && w.len() == n && ws.len() == n);
+    let p = a.as_mut_ptr();
+    let (w, ws) = (w.as_ptr(), ws.as_ptr());
+    let l = Last {
+        n_inv: tw(splat(last.n_inv), splat(last.n_inv_s)),
+        w: tw(splat(last.w), splat(last.ws)),
+    };
+    // Depth-first over blocks: head, then stage pairs (8, 16), (32, 64), ... that stay
+    // inside the block.
+    let len = n.min(BLOCK);
+    let mut t_block = 8;
+    for b in 0..n / len {
+        let off = b * len;
+        let pb = p.add(off);
+        inv_head(c, pb, len, n, off / 8, w, ws);
+        let mut t = 8;
+        while 4 * t <= len {
+            if 4 * t == n {
+                inv_r4::<true, REDUCE>(c, pb, len, off, t, n, w, ws, &l);
+            } else {
+                inv_r4::<false, REDUCE>(c, pb, len, off, t, n, w, ws, &l);
+            }
+            t *= 4;
+        }
+        t_block = t;
+    }
+    // Breadth-first for the remaining stage pairs, then a lone last stage if any.
+    let mut t = t_block;
+    while 4 * t <= n {
+        if 4 * t == n {
+            inv_r4::<true, REDUCE>(c, p, n, 0, t, n, w, ws, &l);
+        } else {
+            inv_r4::<false, REDUCE>(c, p, n, 0, t, n, w, ws, &l);
+        }
+        t *= 4;
+    }
+    if 2 * t == n {
+        inv_r2_last::<REDUCE>(c, p, n, &l);
+    }
+}
+
+/// Forward transform, `[0, 2q)` to `[0, 2q)`.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA; `a.len() >= 16` is a power of two; `q < 2^62`;
+/// `w` and `ws` are the plan's forward twiddles and companions (`a.len()` entries each).
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn forward_lazy(a: &mut [u64], q: u64, w: &[u64], ws: &[u64]) {
+    forward::<false>(Consts::new(q), a, w, ws)
+}
+
+/// Forward transform, `[0, 2q)` to `[0, q)`.
+///
+/// # Safety
+/// As [`forward_lazy`].
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn forward_reduced(a: &mut [u64], q: u64, w: &[u64], ws: &[u64]) {
+    forward::<true>(Consts::new(q), a, w, ws)
+}
+
+/// Inverse transform (with `N^-1`), `[0, 2q)` to `[0, 2q)`.
+///
+/// # Safety
+/// As [`forward_lazy`], with the inverse twiddles, and `last` the plan's.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn inverse_lazy(
+    a: &mut [u64],
+    q: u64,
+    w: &[u64],
+    ws: &[u64],
+    last: &super::avx512::InvLast,
+) {
+    inverse::<false>(Consts::new(q), a, w, ws, last)
+}
+
+/// Inverse transform (with `N^-1`), `[0, 2q)` to `[0, q)`.
+///
+/// # Safety
+/// As [`inverse_lazy`].
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn inverse_reduced(
+    a: &mut [u64],
+    q: u64,
+    w: &[u64],
+    ws: &[u64],
+    last: &super::avx512::InvLast,
+) {
+    inverse::<true>(Consts::new(q), a, w, ws, last)
+}
