@@ -38,3 +38,38 @@ pub use rand_core;
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// Compile-time check that contexts, keys, evaluators and ciphertexts of every scheme
+/// are `Send + Sync`. (The FHEW evaluator owns its scratch buffers and evaluates through
+/// `&mut self`, so sharing one by reference gives no concurrent evaluation: give each
+/// thread its own, over the same `Arc`'d keys.)
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<ckks::CkksParameters>();
+    shared::<ckks::CkksContext>();
+    shared::<ckks::Evaluator>();
+    shared::<ckks::Encoder>();
+    shared::<ckks::Ciphertext>();
+    shared::<ckks::Plaintext>();
+    shared::<ckks::Scale>();
+    shared::<rlwe::RlweParameters>();
+    shared::<rlwe::Evaluator>();
+    shared::<rlwe::SecretKey>();
+    shared::<rlwe::PublicKey>();
+    shared::<rlwe::RelinearizationKey>();
+    shared::<rlwe::GaloisKey>();
+    shared::<rlwe::GaloisKeys>();
+    shared::<rlwe::EvaluationKeySet>();
+    shared::<rlwe::keyswitch::KeySwitchEngine>();
+    shared::<rlwe::keyswitch::SwitchingKey>();
+    shared::<fhew::FhewContext>();
+    shared::<fhew::FhewSecretKey>();
+    shared::<fhew::BootstrapKey>();
+    shared::<fhew::BlindRotationKey>();
+    shared::<fhew::FourierKeys>();
+    shared::<fhew::LweCiphertext>();
+    shared::<fhew::LweSecretKey>();
+    shared::<fhew::LweKeySwitchKey>();
+    shared::<fhew::FhewEvaluator>();
+    shared::<fhew::ThresholdContext>();
+};

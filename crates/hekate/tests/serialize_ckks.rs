@@ -181,7 +181,7 @@ fn evaluation_keys_contract() {
     let rlk = ctx.generate_relinearization_key_with(&sk, &mut rng);
     check_contract(&rlk, &ctx, &other, |a, b| a == b);
     let gks = ctx.generate_galois_keys_with(&sk, &[1, 2, -1], true, &mut rng);
-    assert_eq!(gks.keys.len(), 4);
+    assert_eq!(gks.len(), 4);
     check_contract(&gks, &ctx, &other, |a, b| a == b);
     check_contract(&GaloisKeys::default(), &ctx, &other, |a, b| a == b);
     eprintln!(
@@ -203,16 +203,16 @@ fn galois_keys_encoding_is_sorted_and_deterministic() {
     let bytes = gks.to_bytes(&ctx).unwrap();
     // Rebuilding the map (another insertion order, another hash seed) changes nothing.
     let mut rebuilt = GaloisKeys::default();
-    let mut elements: Vec<usize> = gks.keys.keys().copied().collect();
+    let mut elements: Vec<usize> = gks.elements();
     elements.sort_unstable_by(|a, b| b.cmp(a));
     for g in elements {
-        rebuilt.keys.insert(g, gks.keys[&g].clone());
+        rebuilt.insert(gks.get(g).unwrap().clone());
     }
     assert_eq!(rebuilt.to_bytes(&ctx).unwrap(), bytes);
     // The elements appear in increasing order.
     let count = u32::from_le_bytes(bytes[HEADER_LEN..HEADER_LEN + 4].try_into().unwrap());
-    assert_eq!(count as usize, gks.keys.len());
-    let mut sorted: Vec<usize> = gks.keys.keys().copied().collect();
+    assert_eq!(count as usize, gks.len());
+    let mut sorted: Vec<usize> = gks.elements();
     sorted.sort_unstable();
     let first = u32::from_le_bytes(bytes[HEADER_LEN + 4..HEADER_LEN + 8].try_into().unwrap());
     assert_eq!(first as usize, sorted[0]);
@@ -526,7 +526,8 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
 
     // Galois keys: element order, parity, range, count.
     let gks = &ctx.generate_galois_keys_with(&k.sk, &[1], false, &mut k.rng);
-    let (&g, key) = gks.keys.iter().next().unwrap();
+    let key = gks.iter().next().unwrap();
+    let g = key.galois_element();
     let galois = |elements: &[u32], count: u32| {
         let mut w = Writer::new();
         w.write_header(ObjectTag::GaloisKeys, ctx.ring().fingerprint());
@@ -534,7 +535,7 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
         for &e in elements {
             w.write_u32(e);
             ctx.keyswitcher()
-                .ordinary_key(&key.key)
+                .ordinary_key(key.key())
                 .write_body(&mut w, ctx.ring());
         }
         deserialize_err(GaloisKeys::from_bytes(&w.into_bytes(), &ctx))
@@ -549,7 +550,7 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
     assert!(galois(&[g], 2).contains("truncated"));
 
     // A switching key of another shape: one digit instead of dnum = 2.
-    let SwitchingKey::Hybrid(mut one_digit) = key.key.clone() else {
+    let SwitchingKey::Hybrid(mut one_digit) = key.key().clone() else {
         panic!("a hybrid context's key")
     };
     one_digit.digits.truncate(1);

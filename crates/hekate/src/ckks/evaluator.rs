@@ -14,23 +14,30 @@
 //! inner product, a ModDown and a permutation per rotation.
 
 use super::ciphertext::{Ciphertext, Plaintext};
-use super::keys::{GaloisKey, GaloisKeys, RelinearizationKey};
 use super::params::CkksContext;
 use super::scale::Scale;
-use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
 use crate::ring::{Form, Poly};
-use crate::rlwe::keyswitch::{KeySwitcher, SwitchingKey};
+use crate::rlwe::evaluation_keys::{EvaluationKeySet, GaloisKeys, RelinearizationKey};
+use crate::rlwe::Evaluator as RlweEvaluator;
 use crate::{Error, Result};
 use num_complex::Complex64;
 use std::borrow::Cow;
 use std::sync::Arc;
 
+mod switching;
+
 /// Evaluates operations on ciphertexts of one context, with the evaluation keys it holds.
+///
+/// It embeds the RLWE [evaluator core](crate::rlwe::Evaluator), which owns the keys behind
+/// an `Arc`: cloning an evaluator is cheap and shares the keys, and an evaluator is
+/// `Send + Sync`, so threads can share one (or each take a clone).
+///
+/// Every operation comes allocating (`add`) and in place (`add_assign`); both give the
+/// same words.
 #[derive(Debug, Clone)]
 pub struct Evaluator {
     ctx: Arc<CkksContext>,
-    relin: Option<RelinearizationKey>,
-    galois: GaloisKeys,
+    core: RlweEvaluator,
 }
 
 impl Evaluator {
@@ -40,12 +47,29 @@ impl Evaluator {
         relin: Option<RelinearizationKey>,
         galois: GaloisKeys,
     ) -> Self {
-        Evaluator { ctx, relin, galois }
+        Self::with_key_set(ctx, Arc::new(EvaluationKeySet::new(relin, galois)))
+    }
+
+    /// An evaluator over a shared key set (no copy of the keys).
+    pub fn with_key_set(ctx: Arc<CkksContext>, keys: Arc<EvaluationKeySet>) -> Self {
+        let core = RlweEvaluator::new(ctx.rlwe().clone(), keys);
+        Evaluator { ctx, core }
     }
 
     /// The context.
     pub fn context(&self) -> &Arc<CkksContext> {
         &self.ctx
+    }
+
+    /// The RLWE evaluator core (levels, key lookup, automorphisms, hoisting) this
+    /// evaluator embeds.
+    pub fn rlwe(&self) -> &RlweEvaluator {
+        &self.core
+    }
+
+    /// The evaluation keys.
+    pub fn keys(&self) -> &Arc<EvaluationKeySet> {
+        self.core.keys()
     }
 
     fn ring(&self) -> &crate::ring::RingContext {
@@ -64,18 +88,39 @@ impl Evaluator {
         Ok(())
     }
 
+    /// A ciphertext with `ct`'s metadata and other parts (a fresh result: no seed).
+    fn with_parts(ct: &Ciphertext, parts: Vec<Poly>) -> Ciphertext {
+        Ciphertext {
+            ring_id: ct.ring_id,
+            parts,
+            scale: ct.scale.clone(),
+            slots: ct.slots,
+            seed: None,
+        }
+    }
+
     /// `ct` at `level` (or unchanged if already there).
     fn at_level<'a>(&self, ct: &'a Ciphertext, level: usize) -> Cow<'a, Ciphertext> {
         if ct.level() == level {
             Cow::Borrowed(ct)
         } else {
-            Cow::Owned(Ciphertext {
-                ring_id: ct.ring_id,
-                parts: ct.parts.iter().map(|p| p.truncated(level + 1)).collect(),
-                scale: ct.scale.clone(),
-                slots: ct.slots,
-                seed: None,
-            })
+            let parts = RlweEvaluator::parts_at_level(&ct.parts, level).into_owned();
+            Cow::Owned(Self::with_parts(ct, parts))
+        }
+    }
+
+    /// A copy of `ct` at `level <= ct.level()`, copying only the limbs kept.
+    fn owned_at(&self, ct: &Ciphertext, level: usize) -> Ciphertext {
+        let mut out = self.at_level(ct, level.min(ct.level())).into_owned();
+        out.seed = None;
+        out
+    }
+
+    /// Drops `ct`'s limbs above `level` in place (exact).
+    fn truncate_to(ct: &mut Ciphertext, level: usize) {
+        if ct.level() != level {
+            ct.parts.iter_mut().for_each(|p| p.truncate(level + 1));
+            ct.seed = None;
         }
     }
 
@@ -159,9 +204,44 @@ impl Evaluator {
         })
     }
 
+    fn add_sub_assign(&self, a: &mut Ciphertext, b: &Ciphertext, sub: bool) -> Result<()> {
+        self.check_pair(a, b)?;
+        let (ka, kb) = Self::scale_factor(&a.scale, &b.scale)?;
+        let level = a.level().min(b.level());
+        Self::truncate_to(a, level);
+        let b = self.at_level(b, level);
+        let mut bp: Cow<[Poly]> = Cow::Borrowed(&b.parts);
+        if kb != 1 {
+            self.mul_integer_parts(bp.to_mut(), kb);
+        }
+        self.mul_integer_parts(&mut a.parts, ka);
+        let ring = self.ring();
+        for (i, y) in bp.iter().enumerate() {
+            match a.parts.get_mut(i) {
+                Some(x) if sub => x.sub_assign(y, ring),
+                Some(x) => x.add_assign(y, ring),
+                None => {
+                    let mut p = y.clone();
+                    if sub {
+                        p.neg_assign(ring);
+                    }
+                    a.parts.push(p);
+                }
+            }
+        }
+        a.scale = a.scale.mul_integer(ka);
+        a.seed = None;
+        Ok(())
+    }
+
     /// `a + b`.
     pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.add_sub(a, b, false)
+    }
+
+    /// `a += b` (in place; the same words as [`Evaluator::add`]).
+    pub fn add_assign(&self, a: &mut Ciphertext, b: &Ciphertext) -> Result<()> {
+        self.add_sub_assign(a, b, false)
     }
 
     /// `a - b`.
@@ -169,21 +249,28 @@ impl Evaluator {
         self.add_sub(a, b, true)
     }
 
+    /// `a -= b` (in place).
+    pub fn sub_assign(&self, a: &mut Ciphertext, b: &Ciphertext) -> Result<()> {
+        self.add_sub_assign(a, b, true)
+    }
+
     /// `-a`.
     pub fn neg(&self, a: &Ciphertext) -> Result<Ciphertext> {
-        self.ctx.check_ciphertext(a)?;
         let mut out = a.clone();
-        out.seed = None;
-        out.parts.iter_mut().for_each(|p| p.neg_assign(self.ring()));
+        self.neg_assign(&mut out)?;
         Ok(out)
     }
 
-    /// Aligns a plaintext to a ciphertext's level (dropping limbs of whichever is higher).
-    fn plain_at<'a>(
-        &self,
-        ct: &'a Ciphertext,
-        pt: &'a Plaintext,
-    ) -> Result<(Cow<'a, Ciphertext>, Cow<'a, Poly>)> {
+    /// `a = -a` (in place).
+    pub fn neg_assign(&self, a: &mut Ciphertext) -> Result<()> {
+        self.ctx.check_ciphertext(a)?;
+        a.seed = None;
+        a.parts.iter_mut().for_each(|p| p.neg_assign(self.ring()));
+        Ok(())
+    }
+
+    /// Checks a ciphertext and a plaintext against each other; returns their common level.
+    fn check_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<usize> {
         self.ctx.check_ciphertext(ct)?;
         self.ctx.check_plaintext(pt)?;
         if ct.slots != pt.slots {
@@ -192,54 +279,85 @@ impl Evaluator {
                 ct.slots, pt.slots
             )));
         }
-        let level = ct.level().min(pt.level());
-        let p = if pt.level() == level {
+        Ok(ct.level().min(pt.level()))
+    }
+
+    /// The plaintext's polynomial at `level`.
+    fn plain_poly_at(pt: &Plaintext, level: usize) -> Cow<'_, Poly> {
+        if pt.level() == level {
             Cow::Borrowed(&pt.poly)
         } else {
             Cow::Owned(pt.poly.truncated(level + 1))
-        };
-        Ok((self.at_level(ct, level), p))
+        }
     }
 
-    fn add_sub_plain(&self, ct: &Ciphertext, pt: &Plaintext, sub: bool) -> Result<Ciphertext> {
-        let (c, p) = self.plain_at(ct, pt)?;
-        let (kc, kp) = Self::scale_factor(&c.scale, &pt.scale)?;
-        let mut out = c.into_owned();
-        out.seed = None;
-        self.mul_integer_parts(&mut out.parts, kc);
-        let mut p = p.into_owned();
+    fn add_sub_plain_assign(&self, ct: &mut Ciphertext, pt: &Plaintext, sub: bool) -> Result<()> {
+        let level = self.check_plain(ct, pt)?;
+        let (kc, kp) = Self::scale_factor(&ct.scale, &pt.scale)?;
+        Self::truncate_to(ct, level);
+        ct.seed = None;
+        self.mul_integer_parts(&mut ct.parts, kc);
+        let mut p = Self::plain_poly_at(pt, level);
         if kp != 1 {
-            self.mul_integer_parts(std::slice::from_mut(&mut p), kp);
+            self.mul_integer_parts(std::slice::from_mut(p.to_mut()), kp);
         }
         if sub {
-            out.parts[0].sub_assign(&p, self.ring());
+            ct.parts[0].sub_assign(&p, self.ring());
         } else {
-            out.parts[0].add_assign(&p, self.ring());
+            ct.parts[0].add_assign(&p, self.ring());
         }
-        out.scale = out.scale.mul_integer(kc);
+        ct.scale = ct.scale.mul_integer(kc);
+        Ok(())
+    }
+
+    /// A copy of `ct` at its common level with `pt`, then `op` on it.
+    fn with_plain(
+        &self,
+        ct: &Ciphertext,
+        pt: &Plaintext,
+        op: impl FnOnce(&mut Ciphertext) -> Result<()>,
+    ) -> Result<Ciphertext> {
+        let mut out = self.owned_at(ct, pt.level());
+        op(&mut out)?;
         Ok(out)
     }
 
     /// `ct + pt`.
     pub fn add_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
-        self.add_sub_plain(ct, pt, false)
+        self.with_plain(ct, pt, |c| self.add_plain_assign(c, pt))
+    }
+
+    /// `ct += pt` (in place).
+    pub fn add_plain_assign(&self, ct: &mut Ciphertext, pt: &Plaintext) -> Result<()> {
+        self.add_sub_plain_assign(ct, pt, false)
     }
 
     /// `ct - pt`.
     pub fn sub_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
-        self.add_sub_plain(ct, pt, true)
+        self.with_plain(ct, pt, |c| self.sub_plain_assign(c, pt))
+    }
+
+    /// `ct -= pt` (in place).
+    pub fn sub_plain_assign(&self, ct: &mut Ciphertext, pt: &Plaintext) -> Result<()> {
+        self.add_sub_plain_assign(ct, pt, true)
     }
 
     /// `ct * pt` (scales multiply; rescale afterwards).
     pub fn mul_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
-        let (c, p) = self.plain_at(ct, pt)?;
-        let mut out = c.into_owned();
-        out.seed = None;
-        for part in out.parts.iter_mut() {
+        self.with_plain(ct, pt, |c| self.mul_plain_assign(c, pt))
+    }
+
+    /// `ct *= pt` (in place).
+    pub fn mul_plain_assign(&self, ct: &mut Ciphertext, pt: &Plaintext) -> Result<()> {
+        let level = self.check_plain(ct, pt)?;
+        Self::truncate_to(ct, level);
+        ct.seed = None;
+        let p = Self::plain_poly_at(pt, level);
+        for part in ct.parts.iter_mut() {
             part.mul_assign(&p, self.ring());
         }
-        out.scale = out.scale.mul(&pt.scale);
-        Ok(out)
+        ct.scale = ct.scale.mul(&pt.scale);
+        Ok(())
     }
 
     /// The residues of `round(x)` over the first `q_limbs` chain primes, or an error if
@@ -258,31 +376,55 @@ impl Evaluator {
             .collect())
     }
 
+    /// A copy of `ct`, then `op` on it.
+    fn copied(
+        &self,
+        ct: &Ciphertext,
+        op: impl FnOnce(&mut Ciphertext) -> Result<()>,
+    ) -> Result<Ciphertext> {
+        let mut out = ct.clone();
+        op(&mut out)?;
+        Ok(out)
+    }
+
     /// `ct + c` for a complex constant `c` (encoded at the ciphertext's scale).
     pub fn add_const(&self, ct: &Ciphertext, c: Complex64) -> Result<Ciphertext> {
+        self.copied(ct, |o| self.add_const_assign(o, c))
+    }
+
+    /// `ct += c` (in place).
+    pub fn add_const_assign(&self, ct: &mut Ciphertext, c: Complex64) -> Result<()> {
         self.ctx.check_ciphertext(ct)?;
-        let mut out = ct.clone();
-        out.seed = None;
         let ql = ct.level() + 1;
         let delta = ct.scale.to_f64();
         let ring = self.ring();
         let re = self.constant_residues(c.re * delta, ql)?;
-        out.parts[0].add_scalar_assign(&re, ring);
-        if c.im != 0.0 {
-            let im = self.constant_residues(c.im * delta, ql)?;
+        let im = if c.im != 0.0 {
+            Some(self.constant_residues(c.im * delta, ql)?)
+        } else {
+            None
+        };
+        ct.seed = None;
+        ct.parts[0].add_scalar_assign(&re, ring);
+        if let Some(im) = im {
             // i·b is the constant polynomial b·X^(N/2).
             let mut t = ring.zero(ql, 0, Form::Ntt);
             t.add_scalar_assign(&im, ring);
             t.mul_monomial_half_assign(ring);
-            out.parts[0].add_assign(&t, ring);
+            ct.parts[0].add_assign(&t, ring);
         }
-        Ok(out)
+        Ok(())
     }
 
     /// `ct * c` for a complex constant `c`, encoded at scale `q_l` (the last prime of the
     /// ciphertext's level), so that [`Evaluator::rescale`] afterwards restores the scale
     /// exactly.
     pub fn mul_const(&self, ct: &Ciphertext, c: Complex64) -> Result<Ciphertext> {
+        self.copied(ct, |o| self.mul_const_assign(o, c))
+    }
+
+    /// `ct *= c` (in place).
+    pub fn mul_const_assign(&self, ct: &mut Ciphertext, c: Complex64) -> Result<()> {
         self.ctx.check_ciphertext(ct)?;
         let ql = ct.level() + 1;
         let cs = self.ctx.constant_scale(ct.level());
@@ -290,141 +432,80 @@ impl Evaluator {
         let ring = self.ring();
         let re = self.constant_residues(c.re * delta, ql)?;
         let im = self.constant_residues(c.im * delta, ql)?;
-        let mut out = ct.clone();
-        out.seed = None;
-        for part in out.parts.iter_mut() {
-            let mut t = part.clone();
-            part.mul_scalar_assign(&re, ring);
+        ct.seed = None;
+        for part in ct.parts.iter_mut() {
             if c.im != 0.0 {
+                let mut t = part.clone();
                 t.mul_monomial_half_assign(ring);
                 t.mul_scalar_assign(&im, ring);
+                part.mul_scalar_assign(&re, ring);
                 part.add_assign(&t, ring);
+            } else {
+                part.mul_scalar_assign(&re, ring);
             }
         }
-        out.scale = out.scale.mul(&cs);
-        Ok(out)
+        ct.scale = ct.scale.mul(&cs);
+        Ok(())
     }
 
     /// `ct * k` for an integer `k` (exact; the scale is unchanged).
     pub fn mul_integer(&self, ct: &Ciphertext, k: i64) -> Result<Ciphertext> {
+        self.copied(ct, |o| self.mul_integer_assign(o, k))
+    }
+
+    /// `ct *= k` (in place).
+    pub fn mul_integer_assign(&self, ct: &mut Ciphertext, k: i64) -> Result<()> {
         self.ctx.check_ciphertext(ct)?;
-        let mut out = ct.clone();
-        out.seed = None;
+        ct.seed = None;
         let ring = self.ring();
-        for part in out.parts.iter_mut() {
+        for part in ct.parts.iter_mut() {
             let ql = part.q_limbs();
             let s: Vec<u64> = (0..ql).map(|i| ring.modulus(i, ql).reduce_i64(k)).collect();
             part.mul_scalar_assign(&s, ring);
         }
-        Ok(out)
+        Ok(())
     }
 
     /// `ct * i` (exact: multiplication by the monomial `X^(N/2)`).
     pub fn mul_by_i(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.copied(ct, |o| self.mul_by_i_assign(o))
+    }
+
+    /// `ct *= i` (in place).
+    pub fn mul_by_i_assign(&self, ct: &mut Ciphertext) -> Result<()> {
         self.ctx.check_ciphertext(ct)?;
-        let mut out = ct.clone();
-        out.seed = None;
-        out.parts
+        ct.seed = None;
+        ct.parts
             .iter_mut()
             .for_each(|p| p.mul_monomial_half_assign(self.ring()));
-        Ok(out)
+        Ok(())
     }
 
     /// `ct * X^k` (exact; a negacyclic shift of the plaintext coefficients).
     pub fn mul_monomial(&self, ct: &Ciphertext, k: usize) -> Result<Ciphertext> {
+        self.copied(ct, |o| self.mul_monomial_assign(o, k))
+    }
+
+    /// `ct *= X^k` (in place).
+    pub fn mul_monomial_assign(&self, ct: &mut Ciphertext, k: usize) -> Result<()> {
         self.ctx.check_ciphertext(ct)?;
-        let mut out = ct.clone();
-        out.seed = None;
-        for p in out.parts.iter_mut() {
+        ct.seed = None;
+        for p in ct.parts.iter_mut() {
             p.intt(self.ring());
             p.mul_monomial_assign(k, self.ring());
             p.ntt(self.ring());
         }
-        Ok(out)
-    }
-
-    /// The degree-2 product `(a_0 b_0, a_0 b_1 + a_1 b_0, a_1 b_1)` (no relinearization).
-    pub fn mul_no_relin(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
-        self.check_pair(a, b)?;
-        if a.degree() != 1 || b.degree() != 1 {
-            return Err(Error::ParameterMismatch(
-                "multiplication needs degree-1 operands: relinearize first".into(),
-            ));
-        }
-        let level = a.level().min(b.level());
-        let (a, b) = (self.at_level(a, level), self.at_level(b, level));
-        let ring = self.ring();
-        let ql = level + 1;
-        let [mut d0, mut d1, mut d2] = [0, 1, 2].map(|_| ring.scratch_poly(ql, 0, Form::Ntt));
-        Poly::mul_into(&a.parts[0], &b.parts[0], &mut d0, ring);
-        Poly::mul_into(&a.parts[0], &b.parts[1], &mut d1, ring);
-        d1.mul_add_assign(&a.parts[1], &b.parts[0], ring);
-        Poly::mul_into(&a.parts[1], &b.parts[1], &mut d2, ring);
-        Ok(Ciphertext {
-            ring_id: a.ring_id,
-            parts: vec![d0, d1, d2],
-            scale: a.scale.mul(&b.scale),
-            slots: a.slots,
-            seed: None,
-        })
-    }
-
-    /// Relinearizes a degree-2 ciphertext back to degree 1.
-    pub fn relinearize(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        self.relinearize_owned(ct.clone())
-    }
-
-    fn relinearize_owned(&self, mut ct: Ciphertext) -> Result<Ciphertext> {
-        self.ctx.check_ciphertext(&ct)?;
-        if ct.degree() == 1 {
-            return Ok(ct);
-        }
-        if ct.degree() != 2 {
-            return Err(Error::ParameterMismatch(format!(
-                "cannot relinearize a degree-{} ciphertext",
-                ct.degree()
-            )));
-        }
-        let rlk = self.relin.as_ref().ok_or_else(|| {
-            Error::MissingKey(
-                "no relinearization key: build the Evaluator with \
-                 CkksContext::generate_relinearization_key"
-                    .into(),
-            )
-        })?;
-        self.check_key(&rlk.0)?;
-        let ring = self.ring();
-        let c2 = ct.parts.pop().expect("degree 2");
-        let [u0, u1] = self.ctx.keyswitcher().switch(&c2, &rlk.0);
-        ring.recycle(c2);
-        ct.parts[0].add_assign(&u0, ring);
-        ct.parts[1].add_assign(&u1, ring);
-        ring.recycle(u0);
-        ring.recycle(u1);
-        ct.seed = None;
-        Ok(ct)
-    }
-
-    /// `a * b`, relinearized (scales multiply; rescale afterwards).
-    pub fn mul(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
-        if self.relin.is_none() {
-            return Err(Error::MissingKey(
-                "no relinearization key: build the Evaluator with \
-                 CkksContext::generate_relinearization_key"
-                    .into(),
-            ));
-        }
-        self.relinearize_owned(self.mul_no_relin(a, b)?)
-    }
-
-    /// `a^2`, relinearized.
-    pub fn square(&self, a: &Ciphertext) -> Result<Ciphertext> {
-        self.mul(a, a)
+        Ok(())
     }
 
     /// Divides by the last prime `q_l` of the level (rounding), dropping one level; the
     /// scale is divided by `q_l` exactly.
     pub fn rescale(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.copied(ct, |o| self.rescale_assign(o))
+    }
+
+    /// [`Evaluator::rescale`] in place.
+    pub fn rescale_assign(&self, ct: &mut Ciphertext) -> Result<()> {
         self.ctx.check_ciphertext(ct)?;
         if ct.level() == 0 {
             return Err(Error::OutOfLevels(
@@ -434,13 +515,12 @@ impl Evaluator {
             ));
         }
         let q_last = self.ring().q().moduli()[ct.level()].value();
-        let mut out = ct.clone();
-        out.seed = None;
-        out.parts
+        ct.seed = None;
+        ct.parts
             .iter_mut()
             .for_each(|p| p.divide_round_by_last_q(self.ring()));
-        out.scale = ct.scale.div_integer(q_last);
-        Ok(out)
+        ct.scale = ct.scale.div_integer(q_last);
+        Ok(())
     }
 
     /// Brings `ct` to exactly the scale `target` at the next level down.
@@ -452,6 +532,11 @@ impl Evaluator {
     /// (e.g. `x·y` at `Δ^2/q` and `y` at `Δ`). Refused unless `X >= 2^20` (a smaller `X`
     /// would lose precision): then rescale first, or pick another target.
     pub fn rescale_to(&self, ct: &Ciphertext, target: &Scale) -> Result<Ciphertext> {
+        self.copied(ct, |o| self.rescale_to_assign(o, target))
+    }
+
+    /// [`Evaluator::rescale_to`] in place.
+    pub fn rescale_to_assign(&self, ct: &mut Ciphertext, target: &Scale) -> Result<()> {
         self.ctx.check_ciphertext(ct)?;
         if ct.level() == 0 {
             return Err(Error::OutOfLevels(
@@ -470,13 +555,12 @@ impl Evaluator {
         }
         let ql = ct.level() + 1;
         let c = self.constant_residues(xf, ql)?;
-        let mut out = ct.clone();
-        out.seed = None;
-        out.parts
+        ct.seed = None;
+        ct.parts
             .iter_mut()
             .for_each(|p| p.mul_scalar_assign(&c, self.ring()));
-        out.scale = ct.scale.mul(&x);
-        self.rescale(&out)
+        ct.scale = ct.scale.mul(&x);
+        self.rescale_assign(ct)
     }
 
     /// Drops `levels` levels (exact: removes limbs without changing the message).
@@ -491,138 +575,17 @@ impl Evaluator {
         Ok(self.at_level(ct, ct.level() - levels).into_owned())
     }
 
-    fn check_key(&self, key: &SwitchingKey) -> Result<()> {
-        self.ctx.check_ring_id(key.ring_id(), "evaluation key")?;
-        if !self.ctx.keyswitcher().owns(key) {
-            return Err(Error::ParameterMismatch(format!(
-                "evaluation key does not belong to these parameters' key-switching engine \
-                 ({}, dnum {}): generate it with this context",
-                self.ctx.key_switch_method().name(),
-                self.ctx.dnum()
+    /// [`Evaluator::drop_level`] in place.
+    pub fn drop_level_assign(&self, ct: &mut Ciphertext, levels: usize) -> Result<()> {
+        self.ctx.check_ciphertext(ct)?;
+        if levels > ct.level() {
+            return Err(Error::OutOfLevels(format!(
+                "cannot drop {levels} levels from a ciphertext at level {}",
+                ct.level()
             )));
         }
+        let level = ct.level() - levels;
+        Self::truncate_to(ct, level);
         Ok(())
-    }
-
-    fn galois_key(&self, g: usize, what: &str) -> Result<&GaloisKey> {
-        let key = self.galois.get(g).ok_or_else(|| {
-            Error::MissingKey(format!(
-                "no Galois key for {what} (Galois element {g}): include it in \
-                 CkksContext::generate_galois_keys"
-            ))
-        })?;
-        self.check_key(&key.key)?;
-        Ok(key)
-    }
-
-    /// Applies the automorphism `g` to `(c0 + u0, u1)`.
-    fn finish_automorphism(&self, ct: &Ciphertext, g: usize, u: [Poly; 2]) -> Ciphertext {
-        let ring = self.ring();
-        let [u0, u1] = u;
-        let ql = u0.q_limbs();
-        let [mut out0, mut out1] = [0, 1].map(|_| ring.scratch_poly(ql, 0, Form::Ntt));
-        u0.add_then_automorphism(&ct.parts[0], g, ring, &mut out0);
-        u1.automorphism(g, ring, &mut out1);
-        ring.recycle(u0);
-        ring.recycle(u1);
-        Ciphertext {
-            ring_id: ct.ring_id,
-            parts: vec![out0, out1],
-            scale: ct.scale.clone(),
-            slots: ct.slots,
-            seed: None,
-        }
-    }
-
-    fn check_degree_one(ct: &Ciphertext) -> Result<()> {
-        if ct.degree() != 1 {
-            return Err(Error::ParameterMismatch(
-                "rotation and conjugation need a degree-1 ciphertext: relinearize first".into(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Applies `X -> X^g` (a Galois automorphism) with its key.
-    pub fn automorphism(&self, ct: &Ciphertext, g: usize) -> Result<Ciphertext> {
-        self.ctx.check_ciphertext(ct)?;
-        Self::check_degree_one(ct)?;
-        let key = self.galois_key(g, "this automorphism")?;
-        let u = self.ctx.keyswitcher().switch(&ct.parts[1], &key.key);
-        Ok(self.finish_automorphism(ct, g, u))
-    }
-
-    /// The Galois element (and its key) that rotates `ct`'s slots by `steps`, or `None`
-    /// when the rotation is the identity (`steps` a multiple of the slot count).
-    ///
-    /// With `n` slots, rotations by `r`, `r mod n` and `r mod n - n` act identically on the
-    /// slots but are different Galois elements when `n < N/2`; whichever has a key is used.
-    fn rotation_key(&self, ct: &Ciphertext, steps: i64) -> Result<Option<(usize, &GaloisKey)>> {
-        let n = ct.slots as i64;
-        let r = steps.rem_euclid(n);
-        if r == 0 {
-            return Ok(None);
-        }
-        let big_n = self.ctx.n();
-        for cand in [steps, r, r - n] {
-            let g = galois_element_for_rotation(cand, big_n);
-            if let Some(k) = self.galois.get(g) {
-                self.check_key(&k.key)?;
-                return Ok(Some((g, k)));
-            }
-        }
-        let g = galois_element_for_rotation(steps, big_n);
-        Err(Error::MissingKey(format!(
-            "no Galois key for rotation by {steps} (Galois element {g}): include the step \
-             in CkksContext::generate_galois_keys"
-        )))
-    }
-
-    /// Rotates the slots left by `steps` (right for negative `steps`).
-    pub fn rotate(&self, ct: &Ciphertext, steps: i64) -> Result<Ciphertext> {
-        self.ctx.check_ciphertext(ct)?;
-        Self::check_degree_one(ct)?;
-        match self.rotation_key(ct, steps)? {
-            None => Ok(ct.clone()),
-            Some((g, key)) => {
-                let u = self.ctx.keyswitcher().switch(&ct.parts[1], &key.key);
-                Ok(self.finish_automorphism(ct, g, u))
-            }
-        }
-    }
-
-    /// Complex conjugation of every slot.
-    pub fn conjugate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        self.ctx.check_ciphertext(ct)?;
-        Self::check_degree_one(ct)?;
-        let g = galois_element_for_conjugation(self.ctx.n());
-        let key = self.galois_key(g, "conjugation")?;
-        let u = self.ctx.keyswitcher().switch(&ct.parts[1], &key.key);
-        Ok(self.finish_automorphism(ct, g, u))
-    }
-
-    /// Rotations by each of `steps` with one shared decomposition of `c_1` (hoisting,
-    /// seed 003 Alg. 4). Returns the rotated ciphertexts in the order of `steps`.
-    pub fn rotate_hoisted(&self, ct: &Ciphertext, steps: &[i64]) -> Result<Vec<Ciphertext>> {
-        self.ctx.check_ciphertext(ct)?;
-        Self::check_degree_one(ct)?;
-        let keys = steps
-            .iter()
-            .map(|&s| self.rotation_key(ct, s))
-            .collect::<Result<Vec<_>>>()?;
-        let ks = self.ctx.keyswitcher();
-        let d = ks.decompose(&ct.parts[1]);
-        let out = keys
-            .into_iter()
-            .map(|key| match key {
-                None => ct.clone(),
-                Some((g, key)) => {
-                    let acc = ks.multiply(&d, &key.key, ct.level() + 1);
-                    self.finish_automorphism(ct, g, ks.mod_down(acc))
-                }
-            })
-            .collect();
-        ks.recycle(d);
-        Ok(out)
     }
 }

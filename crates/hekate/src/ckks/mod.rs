@@ -1,5 +1,11 @@
 //! Full-RNS CKKS (approximate homomorphic encryption over complex numbers).
 //!
+//! CKKS is a thin scheme over the [RLWE core](crate::rlwe): the parameters wrap
+//! [`RlweParameters`](crate::rlwe::RlweParameters) (chain, special primes, security check)
+//! and add the scale and the encoder; the evaluator embeds the core
+//! [`rlwe::Evaluator`](crate::rlwe::Evaluator) (keys, automorphisms, hoisting) and adds
+//! exact scale tracking and rescaling. The evaluation keys are the core's, re-exported here.
+//!
 //! ```
 //! use hekate::ckks::{CkksParameters, Evaluator};
 //! use hekate::params::SecurityLevel;
@@ -21,14 +27,17 @@
 
 mod ciphertext;
 mod encoder;
+mod encrypt;
 mod evaluator;
-mod keys;
 mod params;
 mod scale;
 
+pub use crate::rlwe::evaluation_keys::{
+    EvaluationKeySet, GaloisKey, GaloisKeys, RelinearizationKey,
+};
+pub use crate::rlwe::params::DEFAULT_SPECIAL_PRIME_BITS;
 pub use ciphertext::{Ciphertext, Plaintext};
 pub use encoder::Encoder;
 pub use evaluator::Evaluator;
-pub use keys::{GaloisKey, GaloisKeys, RelinearizationKey};
-pub use params::{CkksContext, CkksParameters, DEFAULT_SPECIAL_PRIME_BITS};
+pub use params::{CkksContext, CkksParameters};
 pub use scale::Scale;

@@ -1,65 +1,29 @@
-//! CKKS key generation, encryption and decryption.
+//! CKKS encoding, encryption and decryption, and the context's key-generation entry
+//! points (the keys and their generation are the RLWE core's:
+//! [`crate::rlwe::evaluation_keys`]; CKKS only maps slot rotations to Galois elements).
 
 use super::ciphertext::{Ciphertext, Plaintext};
 use super::params::CkksContext;
 use super::scale::Scale;
 use crate::math::sample;
-use crate::ring::automorphism::{
-    galois_element_for_conjugation, galois_element_for_rotation, galois_inverse,
-};
+use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
 use crate::ring::Poly;
+use crate::rlwe::evaluation_keys::{GaloisKey, GaloisKeys, RelinearizationKey};
 use crate::rlwe::keys::{encrypt_zero_pk, encrypt_zero_sk};
-use crate::rlwe::keyswitch::SwitchingKey;
 use crate::rlwe::{PublicKey, SecretKey};
-use crate::{Error, Result};
+use crate::Result;
 use num_complex::Complex64;
 use rand_chacha::rand_core::{CryptoRng, RngCore};
-use std::collections::HashMap;
-use zeroize::Zeroizing;
-
-/// The relinearization key: a switching key from `s^2` to `s`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RelinearizationKey(pub SwitchingKey);
-
-/// A rotation (or conjugation) key for the Galois element `g`, pre-permuted for hoisting
-/// (seed 003 Alg. 4): a switching key from `s` to `s(X^(g^-1))`, so that the automorphism is
-/// applied once to the key-switched pair instead of to every digit.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GaloisKey {
-    /// The Galois element `g` (`X -> X^g`).
-    pub galois_element: usize,
-    /// The switching key.
-    pub key: SwitchingKey,
-}
-
-/// A set of Galois keys, by Galois element.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GaloisKeys {
-    /// The keys, by Galois element.
-    pub keys: HashMap<usize, GaloisKey>,
-}
-
-impl GaloisKeys {
-    /// The key for a Galois element, if present.
-    pub fn get(&self, g: usize) -> Option<&GaloisKey> {
-        self.keys.get(&g)
-    }
-    /// Total size of the keys in memory, in bytes.
-    pub fn size_bytes(&self) -> usize {
-        self.keys.values().map(|k| k.key.size_bytes()).sum()
-    }
-}
 
 impl CkksContext {
     /// A fresh secret key (from the context's secret distribution, OS-seeded CSPRNG).
     pub fn generate_secret_key(&self) -> SecretKey {
-        self.generate_secret_key_with(&mut sample::os_rng())
+        self.rlwe().generate_secret_key()
     }
 
     /// A secret key from a caller-supplied CSPRNG (for reproducible tests).
     pub fn generate_secret_key_with<R: RngCore + CryptoRng>(&self, rng: &mut R) -> SecretKey {
-        SecretKey::generate(self.ring(), self.secret_distribution(), rng)
-            .expect("distribution validated with the parameters")
+        self.rlwe().generate_secret_key_with(rng)
     }
 
     /// The public key of `sk`.
@@ -73,7 +37,7 @@ impl CkksContext {
         sk: &SecretKey,
         rng: &mut R,
     ) -> PublicKey {
-        PublicKey::generate(self.ring(), sk, rng)
+        self.rlwe().generate_public_key_with(sk, rng)
     }
 
     /// The relinearization key of `sk`.
@@ -87,14 +51,7 @@ impl CkksContext {
         sk: &SecretKey,
         rng: &mut R,
     ) -> RelinearizationKey {
-        let mut s2 = Zeroizing::new(sk.ntt().clone());
-        s2.mul_assign(sk.ntt(), self.ring());
-        RelinearizationKey(self.keyswitcher().generate_key_with_storage(
-            &s2,
-            sk,
-            self.key_storage(),
-            rng,
-        ))
+        self.rlwe().generate_relinearization_key_with(sk, rng)
     }
 
     /// The Galois key for element `g` (odd, taken mod 2N).
@@ -104,30 +61,7 @@ impl CkksContext {
         g: usize,
         rng: &mut R,
     ) -> GaloisKey {
-        let ring = self.ring();
-        let n = ring.n();
-        let g = g % (2 * n);
-        // Target secret s(X^(g^-1)); source secret s.
-        let g_inv = galois_inverse(g, n);
-        let mut permuted = Zeroizing::new(vec![0i64; n]);
-        for (i, &c) in sk.coeffs().iter().enumerate() {
-            let e = i * g_inv % (2 * n);
-            if e < n {
-                permuted[e] = c;
-            } else {
-                permuted[e - n] = -c;
-            }
-        }
-        let target = SecretKey::from_coeffs(ring, std::mem::take(&mut *permuted));
-        GaloisKey {
-            galois_element: g,
-            key: self.keyswitcher().generate_key_with_storage(
-                sk.ntt(),
-                &target,
-                self.key_storage(),
-                rng,
-            ),
-        }
+        self.rlwe().generate_galois_key_with(sk, g, rng)
     }
 
     /// Galois keys for rotations by each step in `steps` (left rotations; negative steps
@@ -157,14 +91,7 @@ impl CkksContext {
         if conjugation {
             elements.push(galois_element_for_conjugation(n));
         }
-        elements.sort_unstable();
-        elements.dedup();
-        GaloisKeys {
-            keys: elements
-                .into_iter()
-                .map(|g| (g, self.generate_galois_key_with(sk, g, rng)))
-                .collect(),
-        }
+        self.rlwe().generate_galois_keys_with(sk, &elements, rng)
     }
 
     /// Encodes complex values into `N/2` slots at the top level and default scale.
@@ -209,23 +136,12 @@ impl CkksContext {
     }
 
     pub(crate) fn check_level(&self, level: usize) -> Result<()> {
-        if level > self.max_level() {
-            return Err(Error::LevelMismatch(format!(
-                "level {level} exceeds the top level L = {}",
-                self.max_level()
-            )));
-        }
-        Ok(())
+        self.rlwe().check_level(level)
     }
 
     /// Refuses an object made under other parameters (by its ring fingerprint).
     pub(crate) fn check_ring_id(&self, ring_id: u64, what: &str) -> Result<()> {
-        if ring_id != self.ring().fingerprint() {
-            return Err(Error::ParameterMismatch(format!(
-                "{what} does not belong to these parameters"
-            )));
-        }
-        Ok(())
+        self.rlwe().check_ring_id(ring_id, what)
     }
 
     pub(crate) fn check_plaintext(&self, pt: &Plaintext) -> Result<()> {

@@ -1,0 +1,262 @@
+//! The CKKS operations that key-switch: multiplication with relinearization, rotations,
+//! conjugation, hoisted rotations and rotation sums. Each checks the CKKS rules (ring,
+//! degree, slots, scales), maps slot rotations to Galois elements, and leaves key lookup,
+//! key switching, automorphisms and hoisting to the RLWE evaluator core
+//! ([`crate::rlwe::Evaluator`]).
+
+use super::Evaluator;
+use crate::ckks::Ciphertext;
+use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
+use crate::ring::{Form, Poly};
+use crate::rlwe::evaluation_keys::{GaloisKey, RelinearizationKey};
+use crate::{Error, Result};
+
+const NO_RELIN_KEY: &str = "no relinearization key: build the Evaluator with \
+                            CkksContext::generate_relinearization_key";
+
+impl Evaluator {
+    /// The degree-2 product `(a_0 b_0, a_0 b_1 + a_1 b_0, a_1 b_1)` (no relinearization).
+    pub fn mul_no_relin(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        self.check_pair(a, b)?;
+        if a.degree() != 1 || b.degree() != 1 {
+            return Err(Error::ParameterMismatch(
+                "multiplication needs degree-1 operands: relinearize first".into(),
+            ));
+        }
+        let level = a.level().min(b.level());
+        let (a, b) = (self.at_level(a, level), self.at_level(b, level));
+        let ring = self.ring();
+        let ql = level + 1;
+        let [mut d0, mut d1, mut d2] = [0, 1, 2].map(|_| ring.scratch_poly(ql, 0, Form::Ntt));
+        Poly::mul_into(&a.parts[0], &b.parts[0], &mut d0, ring);
+        Poly::mul_into(&a.parts[0], &b.parts[1], &mut d1, ring);
+        d1.mul_add_assign(&a.parts[1], &b.parts[0], ring);
+        Poly::mul_into(&a.parts[1], &b.parts[1], &mut d2, ring);
+        Ok(Ciphertext {
+            ring_id: a.ring_id,
+            parts: vec![d0, d1, d2],
+            scale: a.scale.mul(&b.scale),
+            slots: a.slots,
+            seed: None,
+        })
+    }
+
+    /// The relinearization key, or the error saying how to get one.
+    fn relin_key(&self) -> Result<&RelinearizationKey> {
+        self.core
+            .relinearization_key()?
+            .ok_or_else(|| Error::MissingKey(NO_RELIN_KEY.into()))
+    }
+
+    /// Relinearizes a degree-2 ciphertext back to degree 1.
+    pub fn relinearize(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.copied(ct, |o| self.relinearize_assign(o))
+    }
+
+    /// [`Evaluator::relinearize`] in place.
+    pub fn relinearize_assign(&self, ct: &mut Ciphertext) -> Result<()> {
+        self.ctx.check_ciphertext(ct)?;
+        if ct.degree() == 1 {
+            return Ok(());
+        }
+        if ct.degree() != 2 {
+            return Err(Error::ParameterMismatch(format!(
+                "cannot relinearize a degree-{} ciphertext",
+                ct.degree()
+            )));
+        }
+        let rlk = self.relin_key()?;
+        self.core.relinearize_with(&mut ct.parts, rlk)?;
+        ct.seed = None;
+        Ok(())
+    }
+
+    /// `a * b`, relinearized (scales multiply; rescale afterwards).
+    pub fn mul(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        if self.keys().relinearization_key().is_none() {
+            return Err(Error::MissingKey(NO_RELIN_KEY.into()));
+        }
+        let mut out = self.mul_no_relin(a, b)?;
+        self.relinearize_assign(&mut out)?;
+        Ok(out)
+    }
+
+    /// `a *= b`, relinearized (in place; the same words as [`Evaluator::mul`]).
+    pub fn mul_assign(&self, a: &mut Ciphertext, b: &Ciphertext) -> Result<()> {
+        let out = self.mul(a, b)?;
+        let old = std::mem::replace(a, out);
+        old.parts.into_iter().for_each(|p| self.ring().recycle(p));
+        Ok(())
+    }
+
+    /// `a^2`, relinearized.
+    pub fn square(&self, a: &Ciphertext) -> Result<Ciphertext> {
+        self.mul(a, a)
+    }
+
+    /// `a = a^2`, relinearized (in place).
+    pub fn square_assign(&self, a: &mut Ciphertext) -> Result<()> {
+        let out = self.square(a)?;
+        let old = std::mem::replace(a, out);
+        old.parts.into_iter().for_each(|p| self.ring().recycle(p));
+        Ok(())
+    }
+
+    fn check_degree_one(ct: &Ciphertext) -> Result<()> {
+        if ct.degree() != 1 {
+            return Err(Error::ParameterMismatch(
+                "rotation and conjugation need a degree-1 ciphertext: relinearize first".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The checked Galois key for `g`, or the error naming what it was for.
+    fn galois_key(&self, g: usize, what: &str) -> Result<&GaloisKey> {
+        self.core.galois_key(g)?.ok_or_else(|| {
+            Error::MissingKey(format!(
+                "no Galois key for {what} (Galois element {g}): include it in \
+                 CkksContext::generate_galois_keys"
+            ))
+        })
+    }
+
+    /// Applies `X -> X^g` (a Galois automorphism) with its key.
+    pub fn automorphism(&self, ct: &Ciphertext, g: usize) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        Self::check_degree_one(ct)?;
+        let key = self.galois_key(g, "this automorphism")?;
+        let parts = self.core.automorphism_with(&ct.parts, key)?;
+        Ok(Self::with_parts(ct, parts))
+    }
+
+    /// The Galois element (and its key) that rotates `ct`'s slots by `steps`, or `None`
+    /// when the rotation is the identity (`steps` a multiple of the slot count).
+    ///
+    /// With `n` slots, rotations by `r`, `r mod n` and `r mod n - n` act identically on the
+    /// slots but are different Galois elements when `n < N/2`; whichever has a key is used.
+    fn rotation_key(&self, ct: &Ciphertext, steps: i64) -> Result<Option<&GaloisKey>> {
+        let n = ct.slots as i64;
+        let r = steps.rem_euclid(n);
+        if r == 0 {
+            return Ok(None);
+        }
+        let big_n = self.ctx.n();
+        for cand in [steps, r, r - n] {
+            let g = galois_element_for_rotation(cand, big_n);
+            if let Some(k) = self.core.galois_key(g)? {
+                return Ok(Some(k));
+            }
+        }
+        let g = galois_element_for_rotation(steps, big_n);
+        Err(Error::MissingKey(format!(
+            "no Galois key for rotation by {steps} (Galois element {g}): include the step \
+             in CkksContext::generate_galois_keys"
+        )))
+    }
+
+    /// Rotates the slots left by `steps` (right for negative `steps`).
+    pub fn rotate(&self, ct: &Ciphertext, steps: i64) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        Self::check_degree_one(ct)?;
+        match self.rotation_key(ct, steps)? {
+            None => Ok(ct.clone()),
+            Some(key) => {
+                let parts = self.core.automorphism_with(&ct.parts, key)?;
+                Ok(Self::with_parts(ct, parts))
+            }
+        }
+    }
+
+    /// [`Evaluator::rotate`] in place.
+    pub fn rotate_assign(&self, ct: &mut Ciphertext, steps: i64) -> Result<()> {
+        self.ctx.check_ciphertext(ct)?;
+        Self::check_degree_one(ct)?;
+        if let Some(key) = self.rotation_key(ct, steps)? {
+            let parts = self.core.automorphism_with(&ct.parts, key)?;
+            self.replace_parts(ct, parts);
+        }
+        Ok(())
+    }
+
+    /// Complex conjugation of every slot.
+    pub fn conjugate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        Self::check_degree_one(ct)?;
+        let g = galois_element_for_conjugation(self.ctx.n());
+        let key = self.galois_key(g, "conjugation")?;
+        let parts = self.core.automorphism_with(&ct.parts, key)?;
+        Ok(Self::with_parts(ct, parts))
+    }
+
+    /// [`Evaluator::conjugate`] in place.
+    pub fn conjugate_assign(&self, ct: &mut Ciphertext) -> Result<()> {
+        let out = self.conjugate(ct)?;
+        self.replace_parts(ct, out.parts);
+        Ok(())
+    }
+
+    /// Replaces `ct`'s parts by `parts` (a key-switched result), recycling the old ones.
+    fn replace_parts(&self, ct: &mut Ciphertext, parts: Vec<Poly>) {
+        let old = std::mem::replace(&mut ct.parts, parts);
+        old.into_iter().for_each(|p| self.ring().recycle(p));
+        ct.seed = None;
+    }
+
+    /// Rotations by each of `steps` with one shared decomposition of `c_1` (hoisting,
+    /// seed 003 Alg. 4). Returns the rotated ciphertexts in the order of `steps`.
+    pub fn rotate_hoisted(&self, ct: &Ciphertext, steps: &[i64]) -> Result<Vec<Ciphertext>> {
+        self.ctx.check_ciphertext(ct)?;
+        Self::check_degree_one(ct)?;
+        let keys = steps
+            .iter()
+            .map(|&s| self.rotation_key(ct, s))
+            .collect::<Result<Vec<_>>>()?;
+        let d = self.core.decompose(&ct.parts)?;
+        let out = keys
+            .into_iter()
+            .map(|key| match key {
+                None => Ok(ct.clone()),
+                Some(key) => {
+                    let parts = self.core.automorphism_hoisted(&ct.parts, &d, key)?;
+                    Ok(Self::with_parts(ct, parts))
+                }
+            })
+            .collect();
+        self.core.recycle(d);
+        out
+    }
+
+    /// `Σ_j rotate(ct_j, steps_j)` with one ModDown for all the rotations (double hoisting:
+    /// the giant steps of a BSGS linear transform). The terms must share a level, a scale
+    /// and a slot count. The result equals the sum of separate rotations up to the
+    /// rounding of one ModDown instead of several.
+    pub fn rotate_sum(&self, terms: &[(&Ciphertext, i64)]) -> Result<Ciphertext> {
+        let Some(&(first, _)) = terms.first() else {
+            return Err(Error::ParameterMismatch(
+                "a rotation sum needs at least one term".into(),
+            ));
+        };
+        let mut elements = Vec::with_capacity(terms.len());
+        for &(ct, steps) in terms {
+            self.check_pair(first, ct)?;
+            Self::check_degree_one(ct)?;
+            if ct.scale != first.scale || ct.level() != first.level() {
+                return Err(Error::ScaleMismatch(
+                    "the terms of a rotation sum must share a level and a scale".into(),
+                ));
+            }
+            elements.push(
+                self.rotation_key(ct, steps)?
+                    .map_or(1, |k| k.galois_element()),
+            );
+        }
+        let parts: Vec<(&[Poly], usize)> = terms
+            .iter()
+            .zip(&elements)
+            .map(|(&(ct, _), &g)| (ct.parts.as_slice(), g))
+            .collect();
+        let out = self.core.automorphism_sum(&parts)?;
+        Ok(Self::with_parts(first, out))
+    }
+}

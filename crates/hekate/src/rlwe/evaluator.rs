@@ -1,0 +1,393 @@
+//! The evaluator core every RLWE scheme embeds (Lattigo's `rlwe.Evaluator`): levels,
+//! evaluation-key lookup by Galois element, relinearization, automorphisms, and single-
+//! and double-hoisted key switching on the engine's decompose / multiply-add / ModDown
+//! steps ([`KeySwitcher`]).
+//!
+//! A scheme's evaluator (e.g. [`ckks::Evaluator`](crate::ckks::Evaluator)) holds one, adds
+//! its own metadata rules (CKKS: scales and slots) and calls it on ciphertext *parts*.
+//!
+//! **Parts, not ciphertexts.** Every entry point takes a ciphertext as its parts
+//! `&[Poly]` (`c_0, c_1, ...`, all at one level, no special limbs) and returns new parts,
+//! so any scheme's ciphertext type can use it. Two generalizations are built into that
+//! shape, so that adding them touches no caller:
+//!
+//! * **Form.** Key switching works in NTT form. Parts in coefficient form (BFV keeps its
+//!   ciphertexts so) are transformed on entry and the results transformed back, so the
+//!   output has the input's form. Mixed forms are refused.
+//! * **Width.** Automorphisms and hoisting key-switch `c_1` of a width-2 ciphertext
+//!   `(c_0, c_1)`; relinearization takes width 3 to width 2. A module-LWE ciphertext of
+//!   rank `r` has width `1 + r`: its key switches take one switching key per `c_i`, and
+//!   will be added here behind the same signatures (today other widths return
+//!   [`Error::ParameterMismatch`]).
+//!
+//! **Pre-permuted Galois keys** (seed 003 Alg. 4): the key for `g` switches `s` to
+//! `s(X^(g^-1))`, so `φ_g(ct) = φ_g(c_0 + u_0, u_1)` with `(u_0, u_1)` the key switch of
+//! `c_1`: one decomposition of `c_1` serves any number of elements (single hoisting,
+//! [`Evaluator::automorphisms_hoisted`]), and, since an automorphism of an accumulator is a
+//! permutation ([`KeySwitcher::permute`]), several key switches can share one ModDown
+//! (double hoisting, [`Evaluator::automorphism_sum`]).
+
+use super::evaluation_keys::{EvaluationKeySet, GaloisKey, RelinearizationKey};
+use super::keyswitch::{EngineDecomposition, KeySwitcher, SwitchingKey};
+use super::params::RlweParameters;
+use crate::ring::automorphism::galois_inverse;
+use crate::ring::{Form, Poly, RingContext};
+use crate::{Error, Result};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// The scheme-independent evaluator: parameters and evaluation keys, both behind `Arc`
+/// (cloning is cheap and shares the keys).
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    params: Arc<RlweParameters>,
+    keys: Arc<EvaluationKeySet>,
+}
+
+/// A decomposition of a ciphertext's `c_1` (step 1 of key switching), shared by the
+/// hoisted key switches of that ciphertext. Give it back with [`Evaluator::recycle`].
+#[derive(Debug)]
+pub struct HoistedDecomposition {
+    decomposition: EngineDecomposition,
+    q_limbs: usize,
+}
+
+impl Evaluator {
+    /// An evaluator core over `params` with `keys`.
+    pub fn new(params: Arc<RlweParameters>, keys: Arc<EvaluationKeySet>) -> Self {
+        Evaluator { params, keys }
+    }
+
+    /// The same parameters with other keys (Lattigo's `WithKey`).
+    pub fn with_keys(&self, keys: Arc<EvaluationKeySet>) -> Self {
+        Evaluator {
+            params: self.params.clone(),
+            keys,
+        }
+    }
+
+    /// The parameters.
+    pub fn parameters(&self) -> &Arc<RlweParameters> {
+        &self.params
+    }
+
+    /// The evaluation keys.
+    pub fn keys(&self) -> &Arc<EvaluationKeySet> {
+        &self.keys
+    }
+
+    fn ring(&self) -> &RingContext {
+        self.params.ring()
+    }
+
+    /// `parts` at `level` (limbs above it dropped: exact, the message is unchanged), or
+    /// borrowed unchanged if already there.
+    pub fn parts_at_level(parts: &[Poly], level: usize) -> Cow<'_, [Poly]> {
+        if parts.iter().all(|p| p.q_limbs() == level + 1) {
+            Cow::Borrowed(parts)
+        } else {
+            Cow::Owned(parts.iter().map(|p| p.truncated(level + 1)).collect())
+        }
+    }
+
+    /// The relinearization key, checked against the parameters; `None` if the key set has
+    /// none.
+    pub fn relinearization_key(&self) -> Result<Option<&RelinearizationKey>> {
+        match self.keys.relinearization_key() {
+            Some(k) => {
+                self.params.check_key(&k.0)?;
+                Ok(Some(k))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The Galois key for element `g`, checked against the parameters; `None` if the key
+    /// set has none.
+    pub fn galois_key(&self, g: usize) -> Result<Option<&GaloisKey>> {
+        match self.keys.galois_key(g) {
+            Some(k) => {
+                debug_assert_eq!(k.galois_element(), g);
+                self.params.check_key(k.key())?;
+                Ok(Some(k))
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn require_galois_key(&self, g: usize) -> Result<&GaloisKey> {
+        self.galois_key(g)?.ok_or_else(|| {
+            Error::MissingKey(format!(
+                "no Galois key for Galois element {g}: generate one with the context's \
+                 Galois key generation"
+            ))
+        })
+    }
+
+    /// Checks the shape of `parts` (`width` parts of one level, no special limbs, one
+    /// form) and returns their form.
+    fn check_parts(&self, parts: &[Poly], width: usize) -> Result<Form> {
+        if parts.len() != width {
+            return Err(Error::ParameterMismatch(format!(
+                "this operation needs a ciphertext of {width} parts (degree {}); this one has \
+                 {} (degree {}){}",
+                width - 1,
+                parts.len(),
+                parts.len().saturating_sub(1),
+                if parts.len() > width {
+                    ": relinearize first"
+                } else {
+                    ""
+                }
+            )));
+        }
+        let (ql, form) = (parts[0].q_limbs(), parts[0].form());
+        if parts
+            .iter()
+            .any(|p| p.q_limbs() != ql || p.p_limbs() != 0 || p.form() != form)
+        {
+            return Err(Error::ParameterMismatch(
+                "ciphertext parts differ in level or form, or carry special limbs".into(),
+            ));
+        }
+        self.params.check_level(ql - 1)?;
+        Ok(form)
+    }
+
+    /// [`Evaluator::check_parts`], and the parts in NTT form.
+    fn ntt_parts<'a>(&self, parts: &'a [Poly], width: usize) -> Result<(Cow<'a, [Poly]>, Form)> {
+        let form = self.check_parts(parts, width)?;
+        Ok(match form {
+            Form::Ntt => (Cow::Borrowed(parts), form),
+            Form::Coeff => {
+                let mut owned = parts.to_vec();
+                owned.iter_mut().for_each(|p| p.ntt(self.ring()));
+                (Cow::Owned(owned), form)
+            }
+        })
+    }
+
+    /// Brings results back to the caller's form.
+    fn to_form(&self, mut parts: Vec<Poly>, form: Form) -> Vec<Poly> {
+        if form == Form::Coeff {
+            parts.iter_mut().for_each(|p| p.intt(self.ring()));
+        }
+        parts
+    }
+
+    /// The key switch of `c` (one level, NTT or coefficient form) with `key`: `(u_0, u_1)`
+    /// with `u_0 + u_1 s ≈ c s'`, in `c`'s form.
+    pub fn key_switch(&self, c: &Poly, key: &SwitchingKey) -> Result<[Poly; 2]> {
+        self.params.check_key(key)?;
+        let (c, form) = self.ntt_parts(std::slice::from_ref(c), 1)?;
+        let [u0, u1] = self.params.keyswitcher().switch(&c[0], key);
+        let [u0, u1]: [Poly; 2] = self
+            .to_form(vec![u0, u1], form)
+            .try_into()
+            .expect("two parts");
+        Ok([u0, u1])
+    }
+
+    /// Relinearizes `(c_0, c_1, c_2)` in place to `(c_0 + u_0, c_1 + u_1)`, with
+    /// `(u_0, u_1)` the key switch of `c_2` from `s^2` to `s`. Width-2 parts are left as
+    /// they are. Errors if the key set has no relinearization key.
+    pub fn relinearize(&self, parts: &mut Vec<Poly>) -> Result<()> {
+        if parts.len() == 2 {
+            return Ok(());
+        }
+        self.check_parts(parts, 3)?;
+        let rlk = self.keys.relinearization_key().ok_or_else(|| {
+            Error::MissingKey(
+                "no relinearization key: build the evaluator with the context's \
+                 generate_relinearization_key"
+                    .into(),
+            )
+        })?;
+        self.relinearize_with(parts, rlk)
+    }
+
+    /// [`Evaluator::relinearize`] with a given (already looked-up) key.
+    pub fn relinearize_with(&self, parts: &mut Vec<Poly>, rlk: &RelinearizationKey) -> Result<()> {
+        let form = self.check_parts(parts, 3)?;
+        self.params.check_key(&rlk.0)?;
+        let ring = self.ring();
+        let mut c2 = parts.pop().expect("width 3");
+        if form == Form::Coeff {
+            parts.iter_mut().for_each(|p| p.ntt(ring));
+            c2.ntt(ring);
+        }
+        let [u0, u1] = self.params.keyswitcher().switch(&c2, &rlk.0);
+        ring.recycle(c2);
+        parts[0].add_assign(&u0, ring);
+        parts[1].add_assign(&u1, ring);
+        ring.recycle(u0);
+        ring.recycle(u1);
+        if form == Form::Coeff {
+            parts.iter_mut().for_each(|p| p.intt(ring));
+        }
+        Ok(())
+    }
+
+    /// `φ_g(c_0 + u_0), φ_g(u_1)`: the end of every automorphism (NTT form).
+    fn finish_automorphism(&self, c0: &Poly, g: usize, u: [Poly; 2]) -> Vec<Poly> {
+        let ring = self.ring();
+        let [u0, u1] = u;
+        let ql = u0.q_limbs();
+        let [mut out0, mut out1] = [0, 1].map(|_| ring.scratch_poly(ql, 0, Form::Ntt));
+        u0.add_then_automorphism(c0, g, ring, &mut out0);
+        u1.automorphism(g, ring, &mut out1);
+        ring.recycle(u0);
+        ring.recycle(u1);
+        vec![out0, out1]
+    }
+
+    /// Applies `X -> X^g` to a width-2 ciphertext with the key for `g` from the key set.
+    pub fn automorphism(&self, parts: &[Poly], g: usize) -> Result<Vec<Poly>> {
+        let key = self.require_galois_key(g)?;
+        self.automorphism_with(parts, key)
+    }
+
+    /// [`Evaluator::automorphism`] with a given (already looked-up) key, for the element
+    /// the key carries.
+    pub fn automorphism_with(&self, parts: &[Poly], key: &GaloisKey) -> Result<Vec<Poly>> {
+        let (p, form) = self.ntt_parts(parts, 2)?;
+        self.params.check_key(key.key())?;
+        let u = self.params.keyswitcher().switch(&p[1], key.key());
+        let out = self.finish_automorphism(&p[0], key.galois_element(), u);
+        Ok(self.to_form(out, form))
+    }
+
+    /// Step 1 of hoisting: the decomposition of `c_1` of a width-2 ciphertext, for any
+    /// number of [`Evaluator::automorphism_hoisted`] calls on the same parts.
+    pub fn decompose(&self, parts: &[Poly]) -> Result<HoistedDecomposition> {
+        let (p, _) = self.ntt_parts(parts, 2)?;
+        Ok(HoistedDecomposition {
+            decomposition: self.params.keyswitcher().decompose(&p[1]),
+            q_limbs: p[1].q_limbs(),
+        })
+    }
+
+    /// `φ_g(parts)` for the key's element `g`, from a decomposition of these parts' `c_1`
+    /// (single hoisting, seed 003 Alg. 4): one inner product, one ModDown and one
+    /// permutation per element.
+    pub fn automorphism_hoisted(
+        &self,
+        parts: &[Poly],
+        d: &HoistedDecomposition,
+        key: &GaloisKey,
+    ) -> Result<Vec<Poly>> {
+        let (p, form) = self.ntt_parts(parts, 2)?;
+        if d.q_limbs != p[0].q_limbs() {
+            return Err(Error::LevelMismatch(format!(
+                "the decomposition is of a ciphertext at level {}, these parts are at level {}",
+                d.q_limbs - 1,
+                p[0].q_limbs() - 1
+            )));
+        }
+        self.params.check_key(key.key())?;
+        let ks = self.params.keyswitcher();
+        let acc = ks.multiply(&d.decomposition, key.key(), d.q_limbs);
+        let out = self.finish_automorphism(&p[0], key.galois_element(), ks.mod_down(acc));
+        Ok(self.to_form(out, form))
+    }
+
+    /// `φ_g(parts)` for every `g` in `elements`, sharing one decomposition of `c_1`
+    /// (`g = 1`, the identity, returns a copy). Results are in the order of `elements`.
+    pub fn automorphisms_hoisted(
+        &self,
+        parts: &[Poly],
+        elements: &[usize],
+    ) -> Result<Vec<Vec<Poly>>> {
+        let keys = elements
+            .iter()
+            .map(|&g| {
+                if g == 1 {
+                    Ok(None)
+                } else {
+                    self.require_galois_key(g).map(Some)
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let d = self.decompose(parts)?;
+        let out = keys
+            .into_iter()
+            .map(|key| match key {
+                None => Ok(parts.to_vec()),
+                Some(key) => self.automorphism_hoisted(parts, &d, key),
+            })
+            .collect();
+        self.recycle(d);
+        out
+    }
+
+    /// Gives a decomposition's memory back for reuse.
+    pub fn recycle(&self, d: HoistedDecomposition) {
+        self.params.keyswitcher().recycle(d.decomposition);
+    }
+
+    /// `Σ_j φ_{g_j}(ct_j)` over width-2 ciphertexts at one level, with a single ModDown for
+    /// all the key switches (double hoisting, as the giant steps of a BSGS linear
+    /// transform): the accumulator of term `j` is permuted by `g_j^-1 g_{j-1}` and the
+    /// next inner product added to it, and `φ_{g_last}` is applied after the ModDown.
+    /// `g = 1` terms are added without key switching. The result differs from the sum of
+    /// separate automorphisms only by ModDown rounding.
+    pub fn automorphism_sum(&self, terms: &[(&[Poly], usize)]) -> Result<Vec<Poly>> {
+        let Some(first) = terms.first() else {
+            return Err(Error::ParameterMismatch(
+                "an automorphism sum needs at least one term".into(),
+            ));
+        };
+        let ring = self.ring();
+        let two_n = 2 * ring.n();
+        let (p0, form) = self.ntt_parts(first.0, 2)?;
+        let ql = p0[0].q_limbs();
+        let ks = self.params.keyswitcher();
+        let mut out: Vec<Poly> = (0..2).map(|_| ring.zero(ql, 0, Form::Ntt)).collect();
+        let mut acc = None;
+        let mut last_g = 1;
+        for &(parts, g) in terms {
+            let (p, f) = self.ntt_parts(parts, 2)?;
+            if f != form || p[0].q_limbs() != ql {
+                return Err(Error::LevelMismatch(
+                    "the terms of an automorphism sum must have one level and one form".into(),
+                ));
+            }
+            let g = g % two_n;
+            if g == 1 {
+                out[0].add_assign(&p[0], ring);
+                out[1].add_assign(&p[1], ring);
+                continue;
+            }
+            let key = self.require_galois_key(g)?;
+            let mut t = ring.scratch_poly(ql, 0, Form::Ntt);
+            p[0].automorphism(g, ring, &mut t);
+            out[0].add_assign(&t, ring);
+            ring.recycle(t);
+            let d = ks.decompose(&p[1]);
+            acc = Some(match acc.take() {
+                None => ks.multiply(&d, key.key(), ql),
+                Some(prev) => {
+                    let k = galois_inverse(g, ring.n()) * last_g % two_n;
+                    let mut a = if k == 1 { prev } else { ks.permute(&prev, k) };
+                    ks.multiply_add(&d, key.key(), &mut a);
+                    a
+                }
+            });
+            ks.recycle(d);
+            last_g = g;
+        }
+        if let Some(acc) = acc {
+            let [u0, u1] = ks.mod_down(acc);
+            let mut t = ring.scratch_poly(ql, 0, Form::Ntt);
+            u0.automorphism(last_g, ring, &mut t);
+            out[0].add_assign(&t, ring);
+            u1.automorphism(last_g, ring, &mut t);
+            out[1].add_assign(&t, ring);
+            [u0, u1, t].into_iter().for_each(|p| ring.recycle(p));
+        }
+        Ok(self.to_form(out, form))
+    }
+}
+
+#[cfg(test)]
+mod tests;
