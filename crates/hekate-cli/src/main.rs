@@ -23,7 +23,7 @@ use std::process::ExitCode;
 #[command(
     name = "hekate",
     version,
-    about = "hekate: lattice homomorphic encryption (CKKS) — demo and benchmarks"
+    about = "hekate: lattice homomorphic encryption (CKKS, FHEW) — demo and benchmarks"
 )]
 struct Cli {
     /// What to run.
@@ -34,8 +34,9 @@ struct Cli {
 /// Top-level subcommands.
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Walk through CKKS: parameters, keys, encryption, a small polynomial with rotations,
-    /// decryption and precision. Exits non-zero if the precision is too low.
+    /// Walk through CKKS (parameters, keys, encryption, a small polynomial with rotations,
+    /// decryption and precision) and FHEW gates (an encrypted 4-bit adder on a 128-bit
+    /// set). Exits non-zero if a result is wrong or the precision too low.
     Demo,
     /// Benchmarks, by area. Prints a markdown table.
     Bench {

@@ -1,7 +1,9 @@
 //! # hekate
 //!
-//! A lattice homomorphic-encryption library: full-RNS CKKS with a key-switching interface
-//! (hybrid GHS / Han-Ki engine), built on an RNS arithmetic layer with an AVX-512 NTT.
+//! A lattice homomorphic-encryption library: full-RNS CKKS with three key-switching engines
+//! behind one interface (hybrid GHS / Han-Ki, KLSS key decomposition, linear key
+//! switching) and FHEW gate bootstrapping (AP, GINX, LMKCDEY; threshold FHEW), built on an
+//! RNS arithmetic layer with SIMD NTTs (AVX2, AVX-512, AVX-512 IFMA, chosen at run time).
 //!
 //! Layers, bottom up (each uses only the ones below it):
 //!
