@@ -207,3 +207,35 @@ fn public_keys_must_have_their_full_shape() {
         }
     }
 }
+
+/// ALTMULT keys at OpenFHE's STD128 get about 37% of the gates wrong (their own
+/// prediction, and measured so): an evaluator refuses them unless the caller opts in.
+#[test]
+fn configurations_that_fail_too_often_are_refused() {
+    use hekate::fhew::{GadgetDecomposition, RotationArithmetic};
+    let ctx = FhewContext::new(&params::OPENFHE_STD128).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(37);
+    let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
+    let cfg = MethodConfig::new(Method::Ginx).with_alt_mult(true);
+    let key = Arc::new(BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap());
+    match FhewEvaluator::new(ctx.clone(), key.clone()) {
+        Err(Error::InvalidParameters(m)) => {
+            assert!(
+                m.contains("predicted to get a gate wrong") && m.contains("with_failure_bound"),
+                "{m}"
+            )
+        }
+        other => panic!("accepted: {:?}", other.map(|_| ())),
+    }
+    let (r, d) = FhewEvaluator::default_products(&ctx, &key);
+    assert_eq!(
+        (r, d),
+        (
+            RotationArithmetic::Fourier,
+            GadgetDecomposition::Approximate
+        )
+    );
+    assert!(
+        FhewEvaluator::with_failure_bound(ctx, key, r, GadgetDecomposition::Exact, 1.0).is_ok()
+    );
+}

@@ -295,14 +295,24 @@ impl FhewEvaluator {
     /// OpenFHE's own products (every digit, the noise of seed 002 Table 3) are
     /// [`FhewEvaluator::with_arithmetic`].
     pub fn new(ctx: Arc<FhewContext>, key: Arc<BootstrapKey>) -> Result<Self> {
+        let (r, d) = Self::default_products(&ctx, &key);
+        Self::with_products(ctx, key, r, d)
+    }
+
+    /// The products [`FhewEvaluator::new`] picks for `key`: Fourier with the approximate
+    /// decomposition where the Fourier products are exact, the NTT with every digit
+    /// elsewhere.
+    pub fn default_products(
+        ctx: &FhewContext,
+        key: &BootstrapKey,
+    ) -> (RotationArithmetic, GadgetDecomposition) {
         if FourierKeys::supports(&key.brk, &ctx.ring) {
-            let (r, d) = (
+            (
                 RotationArithmetic::Fourier,
                 GadgetDecomposition::Approximate,
-            );
-            Self::with_products(ctx, key, r, d)
+            )
         } else {
-            Self::with_arithmetic(ctx, key, RotationArithmetic::Ntt)
+            (RotationArithmetic::Ntt, GadgetDecomposition::Exact)
         }
     }
 
@@ -321,11 +331,37 @@ impl FhewEvaluator {
     /// [`GadgetDecomposition::Approximate`] (a third fewer transforms and key bytes at
     /// `d_g = 3`, and less noise: see [`GadgetDecomposition`]) is implemented for the
     /// Fourier products only; with [`RotationArithmetic::Ntt`] it is an error.
+    ///
+    /// Refuses a configuration whose predicted gate failure probability
+    /// ([`super::noise::predicted_gate_failure`]) exceeds
+    /// [`MAX_GATE_FAILURE`](super::noise::MAX_GATE_FAILURE) (`2^-32`);
+    /// [`FhewEvaluator::with_failure_bound`] sets another bound.
     pub fn with_products(
         ctx: Arc<FhewContext>,
         key: Arc<BootstrapKey>,
         arithmetic: RotationArithmetic,
         decomposition: GadgetDecomposition,
+    ) -> Result<Self> {
+        Self::with_failure_bound(
+            ctx,
+            key,
+            arithmetic,
+            decomposition,
+            super::noise::MAX_GATE_FAILURE,
+        )
+    }
+
+    /// [`FhewEvaluator::with_products`] accepting a predicted gate failure probability up
+    /// to `max_failure` (`1.0` accepts anything: benchmarks of the paper's noisy
+    /// configurations, experiments). Keys combined by threshold parties carry more noise
+    /// than the single-key prediction; their bound is
+    /// [`ThresholdParams::gate_failure_probability`](super::ThresholdParams::gate_failure_probability).
+    pub fn with_failure_bound(
+        ctx: Arc<FhewContext>,
+        key: Arc<BootstrapKey>,
+        arithmetic: RotationArithmetic,
+        decomposition: GadgetDecomposition,
+        max_failure: f64,
     ) -> Result<Self> {
         if key.params_id != ctx.params.fingerprint() {
             return Err(Error::ParameterMismatch(format!(
@@ -336,6 +372,22 @@ impl FhewEvaluator {
                 ctx.params.name,
                 ctx.params.fingerprint()
             )));
+        }
+        let cfg = key.brk.config;
+        if let Some(f) =
+            super::noise::predicted_gate_failure(&ctx.params, ctx.big_q, cfg, decomposition)?
+        {
+            if f > max_failure {
+                return Err(Error::InvalidParameters(format!(
+                    "{} on {} is predicted to get a gate wrong with probability {f:.2e} \
+                     (above the bound {max_failure:.2e}): its blind-rotation noise is too \
+                     large for the decision margin q/8; use RGSW keys, the approximate \
+                     decomposition or another preset, or FhewEvaluator::with_failure_bound \
+                     to accept it",
+                    cfg.label(),
+                    ctx.params.name
+                )));
+            }
         }
         let q8 = (ctx.big_q / 8) as i64;
         let sign = test_vector(&ctx, |u| if u < ctx.params.q / 2 { q8 } else { -q8 });

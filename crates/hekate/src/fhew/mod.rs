@@ -6,6 +6,8 @@
 //!   RGSW keys or RLWE' keys (ALTMULT), full or reduced automorphism key sets.
 //! * [`gates`]: keys, bit and small-integer encryption, gates, majority, look-up tables.
 //! * [`params`]: the paper's Table 3 sets and OpenFHE 1.6.1's sets.
+//! * [`noise`]: the predicted blind-rotation noise and the gate failure bound
+//!   evaluators are held to.
 //! * [`security`]: the security estimate every context is checked against (128 bits by
 //!   default; weaker sets only with [`SecurityLevel::NotChecked`](crate::params::SecurityLevel::NotChecked)).
 //! * [`threshold`]: threshold FHEW (seed 002 §6): `k` parties, distributed key generation,
@@ -32,6 +34,7 @@
 pub mod blindrotate;
 pub mod gates;
 pub mod lwe;
+pub mod noise;
 pub mod params;
 pub mod security;
 pub mod threshold;

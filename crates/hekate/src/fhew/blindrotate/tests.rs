@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::fhew::gates::{test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey};
+use crate::fhew::noise::{digit_variance, predicted_sigma_acc2, sigma_odot2};
 use crate::fhew::params::{self, AutoKeySet, FhewParams, Method, MethodConfig};
 use rand::Rng;
 use rand_chacha::rand_core::SeedableRng;
@@ -34,22 +35,6 @@ fn configs() -> Vec<(FhewParams, MethodConfig)> {
         v.push((TOY_2N, MethodConfig::new(Method::Alg4).with_auto_keys(set)));
     }
     v
-}
-
-/// `E[t^2] = (B^2 + 2) / 12` of a full signed digit in base `B` (in `[-B/2, B/2)`).
-fn digit_variance(b: f64) -> f64 {
-    (b * b + 2.0) / 12.0
-}
-
-/// `σ_⊙^2 = N σ^2 Σ_i E[t_i^2]` over the digits from `skip` up: `(B^2 + 2)/12` for the
-/// full signed digits, and `(Q / B^(d-1))^2 / 12` for the top one.
-fn sigma_odot2(p: &FhewParams, big_q: u64, log_bg: u32, skip: usize) -> f64 {
-    let g = Gadget::new(big_q, log_bg).unwrap();
-    let b = g.base() as f64;
-    let d = g.digits();
-    let top = big_q as f64 / b.powi(d as i32 - 1);
-    let e = (d - 1 - skip) as f64 * digit_variance(b) + top * top / 12.0;
-    p.big_n as f64 * p.sigma * p.sigma * e
 }
 
 /// Blind rotation of random LWE ciphertexts gives `f · Y^u` for every method, and the
@@ -100,8 +85,8 @@ fn every_method_rotates_with_the_predicted_noise() {
             }
             let measured = sum / count as f64;
             let skip = usize::from(decomposition == GadgetDecomposition::Approximate);
-            let so = sigma_odot2(&p, ctx.big_q, p.log_bg, 0);
-            let so_kept = sigma_odot2(&p, ctx.big_q, p.log_bg, skip);
+            let so = sigma_odot2(&p, ctx.big_q, p.log_bg, 0).unwrap();
+            let so_kept = sigma_odot2(&p, ctx.big_q, p.log_bg, skip).unwrap();
             let eps = skip as f64 * digit_variance((1u64 << p.log_bg) as f64);
             let n = p.n as f64;
             let z2 = 2.0 * p.big_n as f64 / 3.0;
@@ -126,9 +111,18 @@ fn every_method_rotates_with_the_predicted_noise() {
                 Method::Alg3 => (1.5 * product + ks) * n,
                 Method::Alg4 | Method::Alg5 => (product + ks) * n + product,
             };
+            // The library's prediction (what evaluators are gated on) is this formula.
+            let library = predicted_sigma_acc2(&p, ctx.big_q, cfg, decomposition).unwrap();
             if predicted.is_nan() {
+                assert_eq!(library, None);
                 continue; // reduced key sets: several key switches per step
             }
+            let library = library.unwrap();
+            assert!(
+                (library / predicted - 1.0).abs() < 1e-9,
+                "{}: library {library:.4e}, test {predicted:.4e}",
+                cfg.label()
+            );
             let ratio = measured / predicted;
             assert!(
                 (0.75..1.25).contains(&ratio),
