@@ -209,10 +209,23 @@ pub const DEFAULT_TAIL_CUT: f64 = 6.0;
 /// Largest bound `floor(tail_cut * σ)` served by the cumulative-table method.
 const CDT_MAX_BOUND: i64 = 256;
 
+/// The smoothing parameter `η_ε(Z)` in standard-deviation units for `ε = 2^-128`
+/// (`sqrt(ln(2 + 2/ε) / π) / sqrt(2π)`, about 2.13), rounded up: a discrete Gaussian of
+/// at least `k η` is statistically close to continuous over `kZ`.
+const ETA_SIGMA: f64 = 2.2;
+
 #[derive(Clone, Debug)]
 enum GaussianMethod {
     /// `table[k] = round(2^63 * P(|x| <= k))` for `k < bound`.
     Cdt(Vec<u64>),
+    /// `x_1 + k x_2` with `x_1, x_2` from one CDT of `σ_0 = σ / sqrt(1 + k^2)` (the
+    /// convolution lemma: close to `D_σ` when `σ_0 >= k η_ε(Z)`), constant time.
+    Convolution {
+        /// The CDT of `σ_0`.
+        base: Vec<u64>,
+        /// `k`.
+        k: i64,
+    },
     /// Uniform proposal on `[-bound, bound]`, accepted with probability `exp(-x^2/2σ^2)`.
     Rejection,
 }
@@ -233,7 +246,13 @@ enum GaussianMethod {
 ///   by a branch-free scan of the whole table (no secret-dependent branches or memory
 ///   accesses). The table is exact to the `2^-63` granularity and the double precision used
 ///   to compute it (relative error about `2^-52` per probability).
-/// * larger `B` (e.g. `σ = 2^20` smudging noise): rejection sampling from the uniform
+/// * larger `B` up to about `σ = 1000` (threshold FHEW's smudging noise, `σ ≈ 204`): the
+///   sum `x_1 + k x_2` of two samples of one CDT of `σ_0 = σ / sqrt(1 + k^2)`, with the
+///   fewest `k` that fits the table, which is statistically close to `D_σ` while
+///   `σ_0 >= k η_ε(Z)` (the convolution lemma; `η ≈ 2.2` for `ε = 2^-128`). Constant time;
+///   its samples lie in `[-B_0 (1 + k), B_0 (1 + k)]` ([`DiscreteGaussian::bound`]), up to
+///   `1.4 B` for `k = 5`.
+/// * larger still (e.g. `σ = 2^20`): rejection sampling from the uniform
 ///   distribution on `[-B, B]`, accepting `x` with probability `exp(-x^2 / (2σ^2))`
 ///   evaluated in double precision against a uniform 53-bit fraction. The expected number of
 ///   trials is `(2B + 1) / (σ sqrt(2π)) ≈ 4.8` for a 6σ cut, independent of `σ`; the
@@ -280,11 +299,24 @@ impl DiscreteGaussian {
                  (sigma = {sigma}, tail_cut = {tail_cut})"
             )));
         }
-        let bound = b as i64;
+        let mut bound = b as i64;
         let method = if bound <= CDT_MAX_BOUND {
             GaussianMethod::Cdt(Self::cdt_table(sigma, bound))
         } else {
-            GaussianMethod::Rejection
+            // The fewest k whose base σ_0 fits a CDT; constant time if σ_0 >= k η.
+            let s0_max = CDT_MAX_BOUND as f64 / tail_cut;
+            let k = ((sigma / s0_max).powi(2) - 1.0).sqrt().ceil().max(1.0);
+            let s0 = sigma / (1.0 + k * k).sqrt();
+            if s0 >= k * ETA_SIGMA {
+                let b0 = (tail_cut * s0).floor() as i64;
+                bound = b0 * (1 + k as i64);
+                GaussianMethod::Convolution {
+                    base: Self::cdt_table(s0, b0),
+                    k: k as i64,
+                }
+            } else {
+                GaussianMethod::Rejection
+            }
         };
         Ok(DiscreteGaussian {
             sigma,
@@ -334,24 +366,41 @@ impl DiscreteGaussian {
         self.tail_cut
     }
 
-    /// The bound `B = floor(tail_cut * σ)`: every sample lies in `[-B, B]`.
+    /// Every sample lies in `[-bound, bound]`: `B = floor(tail_cut * σ)`, or
+    /// `B_0 (1 + k)` for the convolution method.
     pub fn bound(&self) -> i64 {
         self.bound
+    }
+
+    /// One sample from the cumulative table `table`, without secret-dependent branches
+    /// or memory accesses.
+    #[inline]
+    fn sample_cdt<R: RngCore + ?Sized>(table: &[u64], rng: &mut R) -> i64 {
+        let r = rng.next_u64();
+        let u = r & ((1u64 << 63) - 1);
+        let mut mag: i64 = 0;
+        for &t in table {
+            mag += (t <= u) as i64;
+        }
+        // Branch-free sign: negate when the top bit is set (0 stays 0).
+        let neg = (r >> 63) as i64; // 0 or 1
+        (mag ^ -neg) + neg
+    }
+
+    /// Whether sampling takes the same time whatever the sample (the CDT and convolution
+    /// methods; the rejection method for very large `σ` is not).
+    pub fn is_constant_time(&self) -> bool {
+        !matches!(self.method, GaussianMethod::Rejection)
     }
 
     /// One sample.
     pub fn sample<R: RngCore + CryptoRng + ?Sized>(&self, rng: &mut R) -> i64 {
         match &self.method {
-            GaussianMethod::Cdt(table) => {
-                let r = rng.next_u64();
-                let u = r & ((1u64 << 63) - 1);
-                let mut mag: i64 = 0;
-                for &t in table {
-                    mag += (t <= u) as i64;
-                }
-                // Branch-free sign: negate when the top bit is set (0 stays 0).
-                let neg = (r >> 63) as i64; // 0 or 1
-                (mag ^ -neg) + neg
+            GaussianMethod::Cdt(table) => Self::sample_cdt(table, rng),
+            GaussianMethod::Convolution { base, k } => {
+                let x1 = Self::sample_cdt(base, rng);
+                let x2 = Self::sample_cdt(base, rng);
+                x1 + k * x2
             }
             GaussianMethod::Rejection => {
                 let b = self.bound;
@@ -701,6 +750,29 @@ mod tests {
             ..g.clone()
         };
         check_gaussian(&r, 6, 200_000);
+    }
+
+    #[test]
+    fn smudging_noise_is_sampled_in_constant_time() {
+        // Threshold FHEW's σ_smenc = 2^6 · 3.19: the convolution of two CDT samples.
+        for sigma in [3.19 * 64.0, 50.0, 700.0] {
+            let g = DiscreteGaussian::new(sigma, 6.0).unwrap();
+            assert!(
+                matches!(g.method, GaussianMethod::Convolution { .. }),
+                "σ = {sigma}"
+            );
+            assert!(g.is_constant_time());
+            check_gaussian(&g, 9, 400_000);
+        }
+        // Its magnitudes follow D_σ: P(|x| <= σ) ≈ 0.683 within sampling error.
+        let g = DiscreteGaussian::new(3.19 * 64.0, 6.0).unwrap();
+        let mut out = vec![0i64; 400_000];
+        g.fill(&mut rng(10), &mut out);
+        let within = out
+            .iter()
+            .filter(|&&x| (x as f64).abs() <= g.sigma())
+            .count() as f64;
+        assert!((within / out.len() as f64 - 0.6827).abs() < 0.005);
     }
 
     #[test]
