@@ -5,10 +5,7 @@
 //! cargo run --release -p hekate --example ckks
 //! ```
 
-use hekate::ckks::{Ciphertext, CkksParameters, Evaluator};
-use hekate::rlwe::keyswitch::{KeySwitchMethod, KlssConfig};
-use hekate::serialize::{Deserialize, Serialize};
-use num_complex::Complex64;
+use hekate::prelude::*;
 
 fn main() -> hekate::Result<()> {
     // N = 2^14, a 60-bit first prime and four 40-bit primes (scale 2^40), 128-bit secure
@@ -22,7 +19,7 @@ fn main() -> hekate::Result<()> {
         .build()?;
     let sk = ctx.generate_secret_key();
     let pk = ctx.generate_public_key(&sk);
-    let eval = Evaluator::new(
+    let eval = CkksEvaluator::new(
         ctx.clone(),
         Some(ctx.generate_relinearization_key(&sk)),
         ctx.generate_galois_keys(&sk, &[1, 2, 3], false),
@@ -34,10 +31,13 @@ fn main() -> hekate::Result<()> {
     let n = ctx.max_slots();
     let x: Vec<f64> = (0..n).map(|i| i as f64 / n as f64).collect();
     let ct = ctx.encrypt(&ctx.encode_real(&x)?, &pk)?;
-    let inner = eval.rescale(&eval.mul_const(&ct, Complex64::new(0.5, 0.0))?)?;
-    let inner = eval.add_const(&inner, Complex64::new(1.0, 0.0))?;
-    let p = eval.rescale(&eval.mul(&inner, &ct)?)?;
-    let p = eval.add_const(&p, Complex64::new(0.25, 0.0))?;
+    // (In-place operations update their first operand without a copy.)
+    let mut inner = eval.mul_const(&ct, Complex64::new(0.5, 0.0))?;
+    eval.rescale_assign(&mut inner)?;
+    eval.add_const_assign(&mut inner, Complex64::new(1.0, 0.0))?;
+    let mut p = eval.mul(&inner, &ct)?;
+    eval.rescale_assign(&mut p)?;
+    eval.add_const_assign(&mut p, Complex64::new(0.25, 0.0))?;
     let got = ctx.decrypt_decode(&p, &sk)?;
     let err = x
         .iter()

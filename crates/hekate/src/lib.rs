@@ -1,17 +1,22 @@
 //! # hekate
 //!
-//! A lattice homomorphic-encryption library: full-RNS CKKS with three key-switching engines
-//! behind one interface (hybrid GHS / Han-Ki, KLSS key decomposition, linear key
-//! switching) and FHEW gate bootstrapping (AP, GINX, LMKCDEY; threshold FHEW), built on an
-//! RNS arithmetic layer with SIMD NTTs (AVX2, AVX-512, AVX-512 IFMA, chosen at run time).
+//! A lattice homomorphic-encryption library: full-RNS CKKS and FHEW gate bootstrapping
+//! (AP, GINX, LMKCDEY; threshold FHEW) on one RLWE core (parameters, keys, evaluator core,
+//! and the hybrid, KLSS and linear key-switching engines behind one interface), built on
+//! an RNS arithmetic layer with SIMD NTTs (AVX2, AVX-512, AVX-512 IFMA, chosen at run
+//! time).
+//!
+//! `use hekate::prelude::*;` brings in what a first program needs ([`prelude`]).
 //!
 //! Layers, bottom up (each uses only the ones below it):
 //!
 //! * [`math`]: word-modulus arithmetic, NTT-friendly primes, the negacyclic NTT, the CKKS
 //!   special FFT, RNS bases with exact base conversion, samplers.
 //! * [`ring`]: RNS polynomials over a prefix of a modulus chain, in coefficient or NTT form.
-//! * [`rlwe`]: secret keys, gadget (switching) keys and the key-switching engines.
-//! * [`ckks`]: the CKKS scheme: parameters, encoder, keys, encryption, evaluation.
+//! * [`rlwe`]: the core every RLWE scheme shares: modulus chains and special primes with
+//!   the security check, keys and evaluation keys, the evaluator core (levels,
+//!   automorphisms, hoisting, key lookup) and the key-switching engines.
+//! * [`ckks`]: the CKKS scheme on that core: encoder, exact scales, rescaling, evaluation.
 //! * [`fhew`]: FHEW gate bootstrapping with AP, GINX and automorphism-based (LMKCDEY)
 //!   blind rotation.
 //!
@@ -24,6 +29,7 @@ mod error;
 pub mod fhew;
 pub mod math;
 pub mod params;
+pub mod prelude;
 pub mod ring;
 pub mod rlwe;
 pub mod serialize;

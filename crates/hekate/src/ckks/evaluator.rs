@@ -7,8 +7,10 @@
 //! [`Error::ScaleMismatch`] saying how to fix it. Products multiply scales exactly;
 //! [`Evaluator::rescale`] divides by the last prime of the level.
 //!
-//! **Key switching** (relinearization, rotations, conjugation) goes through the context's
-//! [`KeySwitcher`]. Rotation keys are pre-permuted (seed 003 Alg. 4): rotating by Galois
+//! **Key switching** (relinearization, rotations, conjugation, hoisting) is the RLWE
+//! evaluator core's ([`crate::rlwe::Evaluator`], on the context's
+//! [`KeySwitcher`](crate::rlwe::KeySwitcher)); this module adds the CKKS rules around it
+//! (scales, slots, degrees, the rotation-to-Galois-element map). Rotation keys are pre-permuted (seed 003 Alg. 4): rotating by Galois
 //! element `g` key-switches `c_1` to the secret `s(X^(g^-1))` and applies `X -> X^g` to the
 //! two resulting polynomials, so hoisted rotations decompose `c_1` once and pay only an
 //! inner product, a ModDown and a permutation per rotation.

@@ -96,6 +96,14 @@ fn automorphisms_are_correct_in_both_forms_and_hoisting_changes_no_word() {
             out.iter_mut().for_each(|p| p.ntt(&ring));
             assert!(out == direct);
         }
+        // A bare key switch takes either form and answers in it.
+        let key = s.eval.galois_key(5).unwrap().unwrap().key();
+        let ntt = s.eval.key_switch(&ct[1], key).unwrap();
+        let mut c1 = ct[1].clone();
+        c1.intt(&ring);
+        let mut coeff = s.eval.key_switch(&c1, key).unwrap();
+        coeff.iter_mut().for_each(|p| p.ntt(&ring));
+        assert!(coeff == ntt);
         // One term: exactly the automorphism.
         let one = s.eval.automorphism_sum(&[(&ct, 25)]).unwrap();
         assert!(one == hoisted[1]);
