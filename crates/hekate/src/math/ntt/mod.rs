@@ -28,10 +28,13 @@
 //!
 //! * [`NttBackend::Scalar`]: portable radix-2 code, one pass per stage. Always available,
 //!   and the path used for `N < 16`.
-//! * [`NttBackend::Avx2`] (x86-64 with AVX2 and FMA, any `q < 2^62`): four 64-bit lanes,
-//!   Shoup multiplication exactly as the scalar code, the 64x64-bit products built from
-//!   `vpmuludq` and `vpmulld` partial products (`avx2.rs`: the structure below at half the
-//!   width, the last three stages in registers on 8 coefficients).
+//! * [`NttBackend::Avx2`] (x86-64 with AVX2 and FMA, any `q < 2^62`): the structure below
+//!   at half the width, the last three stages in registers on 8 coefficients (`avx2.rs`),
+//!   over one of two lane arithmetics, chosen by measurement (BENCHMARKS.md, "AVX2"):
+//!   for `q < 2^50`, exact double-precision FMA arithmetic with centered twiddles
+//!   (`avx2_f64.rs`, FLINT `fft_small`'s technique; 1.6x faster than the integer lanes);
+//!   from `2^50` on, four 64-bit lanes with Shoup multiplication exactly as the scalar
+//!   code, the 64x64-bit products built from `vpmuludq` and `vpmulld` partial products.
 //! * [`NttBackend::Avx512`] (x86-64 with AVX-512F/DQ, any `q < 2^62`): eight 64-bit lanes,
 //!   Shoup multiplication with `w' = floor(w 2^64 / q)` exactly as the scalar code, the
 //!   128-bit high product emulated with four `vpmuludq`.
@@ -53,7 +56,8 @@
 //! values in `[0, 2q)` on every backend, congruent modulo `q` to each other; the
 //! representative may differ by `q` between backends (the IFMA quotients differ from the
 //! 64-bit ones, and the SIMD inverse folds `N^-1` into its last stage), except that the
-//! `Avx2` and `Avx512` lazy forwards are bit-identical to the scalar one.
+//! `Avx512` lazy forward, and the `Avx2` one for `q >= 2^50`, are bit-identical to the
+//! scalar one (below `2^50` the `Avx2` lazy transforms return canonical residues).
 
 use super::kernels::Isa;
 use super::modulus::Modulus;
@@ -62,6 +66,8 @@ use crate::{Error, Result};
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx2_f64;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 #[cfg(target_arch = "x86_64")]
@@ -124,6 +130,12 @@ impl NttBackend {
 /// Moduli below this value can use the IFMA backend (`4q <= 2^52`).
 const IFMA_MAX_Q: u64 = 1 << 50;
 
+/// Moduli below this value run the AVX2 backend in `f64` arithmetic (`avx2_f64.rs`).
+#[cfg(target_arch = "x86_64")]
+use avx2_f64::F64_MAX_Q;
+#[cfg(not(target_arch = "x86_64"))]
+const F64_MAX_Q: u64 = 1 << 50;
+
 /// Twiddles with 52-bit Shoup companions for the IFMA backend.
 #[derive(Clone, Debug)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
@@ -132,6 +144,25 @@ struct IfmaTables {
     inv_shoup: Vec<u64>,
     n_inv_shoup: u64,
     inv_last_shoup: u64,
+}
+
+/// Centered twiddles as `f64` for the AVX2 double-precision arithmetic (`q < 2^50`).
+#[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct F64Tables {
+    fwd: Vec<f64>,
+    inv: Vec<f64>,
+    /// `N^-1` and `inv_last`, centered.
+    last: [f64; 2],
+}
+
+/// The centered representative of a reduced `w`, as `f64` (exact below `2^53`).
+fn centered_f64(w: u64, q: u64) -> f64 {
+    if w > q / 2 {
+        -((q - w) as f64)
+    } else {
+        w as f64
+    }
 }
 
 /// A negacyclic NTT of size `n` modulo a prime `q = 1 mod 2n`, with its precomputed
@@ -156,6 +187,8 @@ pub struct NttPlan {
     inv_last_shoup: u64,
     /// 52-bit companions, present when `q < 2^50`.
     ifma: Option<IfmaTables>,
+    /// `f64` twiddles, present when `q < 2^50`.
+    f64: Option<F64Tables>,
     backend: NttBackend,
 }
 
@@ -227,6 +260,11 @@ impl NttPlan {
             n_inv_shoup: shoup52(n_inv, q),
             inv_last_shoup: shoup52(inv_last, q),
         });
+        let f64 = (q < F64_MAX_Q).then(|| F64Tables {
+            fwd: fwd.iter().map(|&w| centered_f64(w, q)).collect(),
+            inv: inv.iter().map(|&w| centered_f64(w, q)).collect(),
+            last: [centered_f64(n_inv, q), centered_f64(inv_last, q)],
+        });
         Ok(NttPlan {
             n,
             log_n,
@@ -241,6 +279,7 @@ impl NttPlan {
             inv_last,
             inv_last_shoup: m.shoup(inv_last),
             ifma,
+            f64,
             backend: NttBackend::detect(&m),
         })
     }
@@ -357,7 +396,9 @@ impl NttPlan {
                 // and FMA (`Isa::detect`); n >= 16 and q < 2^62 (plan invariants); the
                 // tables have n entries.
                 NttBackend::Avx2 => unsafe {
-                    if REDUCE {
+                    if let Some(t) = &self.f64 {
+                        avx2_f64::forward_f64(a, q, &t.fwd);
+                    } else if REDUCE {
                         avx2::forward_reduced(a, q, &self.fwd, &self.fwd_shoup);
                     } else {
                         avx2::forward_lazy(a, q, &self.fwd, &self.fwd_shoup);
@@ -421,7 +462,9 @@ impl NttPlan {
                 // SAFETY: as in `simd_forward`.
                 NttBackend::Avx2 => unsafe {
                     let last = self.inv_last_64();
-                    if REDUCE {
+                    if let Some(t) = &self.f64 {
+                        avx2_f64::inverse_f64(a, q, &t.inv, t.last);
+                    } else if REDUCE {
                         avx2::inverse_reduced(a, q, &self.inv, &self.inv_shoup, &last);
                     } else {
                         avx2::inverse_lazy(a, q, &self.inv, &self.inv_shoup, &last);
@@ -656,7 +699,8 @@ mod tests {
                 scalar.forward_lazy(&mut s);
                 simd.forward_lazy(&mut v);
                 assert!(v.iter().all(|&x| x < 2 * q), "forward_lazy range {ctx}");
-                if matches!(backend, NttBackend::Avx2 | NttBackend::Avx512) {
+                if backend == NttBackend::Avx512 || (backend == NttBackend::Avx2 && q >= F64_MAX_Q)
+                {
                     // Same Shoup arithmetic as the scalar path: bit-identical.
                     assert_eq!(v, s, "forward_lazy {ctx}");
                 } else {
@@ -679,6 +723,66 @@ mod tests {
                     v.iter().zip(lazy).all(|(x, y)| x % q == y % q),
                     "lazy rt {ctx}"
                 );
+            }
+        }
+    }
+
+    /// The AVX2 integer arithmetic where the plan runs the `f64` one (`q < 2^50`): called
+    /// directly, against the scalar path.
+    #[cfg(target_arch = "x86_64")]
+    fn check_avx2_integer_lanes(plan: &NttPlan, rng: &mut ChaCha8Rng) {
+        let (n, q) = (plan.n(), plan.modulus().value());
+        if !NttBackend::Avx2.supports(plan.modulus()) || n < NttPlan::MIN_SIMD_N {
+            return;
+        }
+        let mut scalar = plan.clone();
+        scalar.set_backend(NttBackend::Scalar).unwrap();
+        let last = plan.inv_last_64();
+        let ctx = format!("integer AVX2 n={n} q={q}");
+        for (reduced, lazy) in [
+            (
+                (0..n).map(|_| rng.next_u64() % q).collect::<Vec<_>>(),
+                (0..n).map(|_| rng.next_u64() % (2 * q)).collect::<Vec<_>>(),
+            ),
+            (vec![q - 1; n], vec![2 * q - 1; n]),
+        ] {
+            let (mut s, mut v) = (reduced.clone(), reduced.clone());
+            scalar.forward(&mut s);
+            // SAFETY: AVX2 and FMA are present (`supports`), n >= 16, q < 2^62, the
+            // tables are the plan's.
+            unsafe { avx2::forward_reduced(&mut v, q, &plan.fwd, &plan.fwd_shoup) };
+            assert_eq!(v, s, "forward {ctx}");
+            let (mut s, mut v) = (reduced.clone(), reduced.clone());
+            scalar.inverse(&mut s);
+            // SAFETY: as above.
+            unsafe { avx2::inverse_reduced(&mut v, q, &plan.inv, &plan.inv_shoup, &last) };
+            assert_eq!(v, s, "inverse {ctx}");
+            let (mut s, mut v) = (lazy.clone(), lazy.clone());
+            scalar.forward_lazy(&mut s);
+            // SAFETY: as above.
+            unsafe { avx2::forward_lazy(&mut v, q, &plan.fwd, &plan.fwd_shoup) };
+            assert_eq!(v, s, "forward_lazy {ctx}");
+            let (mut s, mut v) = (lazy.clone(), lazy.clone());
+            scalar.inverse_lazy(&mut s);
+            // SAFETY: as above.
+            unsafe { avx2::inverse_lazy(&mut v, q, &plan.inv, &plan.inv_shoup, &last) };
+            assert!(v.iter().all(|&x| x < 2 * q), "inverse_lazy range {ctx}");
+            assert!(
+                v.iter().zip(&s).all(|(x, y)| x % q == y % q),
+                "inv_lazy {ctx}"
+            );
+        }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn avx2_integer_lanes_match_scalar_below_2_to_50() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2050);
+        for log_n in 4..=13u32 {
+            let n = 1usize << log_n;
+            for bits in [30u32, 36, 49, 50] {
+                let q = PrimeGenerator::new(n).unwrap().next_prime(bits).unwrap();
+                check_avx2_integer_lanes(&NttPlan::new(n, q).unwrap(), &mut rng);
             }
         }
     }
