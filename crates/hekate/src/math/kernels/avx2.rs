@@ -13,6 +13,10 @@
 //!   two Shoup products (by `2^64 mod q` and by 1);
 //! * products by a constant: Shoup with the caller's 64-bit companion, as the scalar code.
 //!
+//! For `q < 2^50` the products of reduced operands (`mul`, `mul_assign`, `mul_add_assign`,
+//! `mul_scalar_assign`) run in exact `f64` arithmetic instead ([`Exact52`], the NTT's
+//! technique), which is faster on AVX2.
+//!
 //! AVX2 has no unsigned 64-bit compare or min. The conditional subtractions select on the
 //! sign of the difference ([`csub`]: valid for `c <= 2^63` and `x < c + 2^63`, true of
 //! every use here since all values stay below `4q < 2^63`); the one unsigned compare (the
@@ -29,7 +33,10 @@ use core::arch::x86_64::*;
 
 use super::avx512::ConvTables;
 use super::LaneConsts;
-use crate::math::simd::avx2::{csub, mul_wide, mulhi_sw, mullo, shoup_mul, splat, swap32};
+use crate::math::simd::avx2::{
+    add_q_if_neg, csub, f64_from_words, f64_to_words, mul_wide, mulhi_sw, mullo, mulmod_f64,
+    shoup_mul, splat, swap32,
+};
 
 /// Products summed before a reduction (the initial value below `2^61` plus 63 products
 /// below `2^122` stay below `2^128`).
@@ -260,6 +267,53 @@ impl Avx2 {
     }
 }
 
+/// Moduli below this run the products of [`Exact52`] (`f64` lanes).
+const F64_MAX_Q: u64 = 1 << 50;
+
+/// Products of reduced operands in exact `f64` arithmetic for `q < 2^50` (FLINT
+/// `fft_small`'s, `math/simd.rs` `mulmod_f64`): for `a, b < q`, `|a b / q| < 2^50`, so
+/// `mulmod_f64` returns `a b - k q` exactly with magnitude at most `(1/2 + 3/8) q < q`,
+/// and adding `q` to the negative results gives the canonical residue. The `u64 <-> f64`
+/// conversions are exact below `2^52`. Six floating-point operations per product where
+/// the integer lanes need eleven multiplications.
+#[derive(Clone, Copy)]
+struct Exact52 {
+    q: __m256d,
+    ninv: __m256d,
+}
+
+impl Exact52 {
+    #[inline(always)]
+    unsafe fn new(q: u64) -> Self {
+        debug_assert!(q < F64_MAX_Q);
+        Exact52 {
+            q: _mm256_set1_pd(q as f64),
+            ninv: _mm256_set1_pd(1.0 / q as f64),
+        }
+    }
+
+    /// `a b mod q` in `(-q, q)`, as `f64`.
+    #[inline(always)]
+    unsafe fn mul_centered(self, a: __m256i, b: __m256i) -> __m256d {
+        mulmod_f64(f64_from_words(a), f64_from_words(b), self.q, self.ninv)
+    }
+
+    /// `a b mod q`, reduced, for reduced `a, b`.
+    #[inline(always)]
+    unsafe fn mul(self, a: __m256i, b: __m256i) -> __m256i {
+        f64_to_words(add_q_if_neg(self.mul_centered(a, b), self.q))
+    }
+
+    /// `c + a b mod q`, reduced, for reduced `a, b, c`: the sum lies in `(-q, 2q)`.
+    #[inline(always)]
+    unsafe fn mul_add(self, c: __m256i, a: __m256i, b: __m256i) -> __m256i {
+        let s = _mm256_add_pd(self.mul_centered(a, b), f64_from_words(c));
+        let s = add_q_if_neg(s, self.q);
+        let over = _mm256_cmp_pd::<_CMP_GE_OQ>(s, self.q);
+        f64_to_words(_mm256_sub_pd(s, _mm256_and_pd(over, self.q)))
+    }
+}
+
 /// `x - y mod q` for reduced lanes: `x - y`, plus `q` where it is negative.
 #[inline(always)]
 unsafe fn sub_mod(x: __m256i, y: __m256i, q: __m256i) -> __m256i {
@@ -418,11 +472,18 @@ pub(crate) unsafe fn neg_assign(c: &LaneConsts, a: &mut [u64]) {
 /// As [`add_assign`].
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn mul_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
-    let ar = Avx2::new(c);
     let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
-    chunks!(a.len(), |k, m| {
-        st(pa.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
-    });
+    if c.q < F64_MAX_Q {
+        let ar = Exact52::new(c.q);
+        chunks!(a.len(), |k, m| {
+            st(pa.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
+        });
+    } else {
+        let ar = Avx2::new(c);
+        chunks!(a.len(), |k, m| {
+            st(pa.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
+        });
+    }
 }
 
 /// See [`crate::math::kernels::mul`].
@@ -431,11 +492,18 @@ pub(crate) unsafe fn mul_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
 /// As [`add_assign`].
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn mul(c: &LaneConsts, a: &[u64], b: &[u64], out: &mut [u64]) {
-    let ar = Avx2::new(c);
     let (pa, pb, po) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr());
-    chunks!(out.len(), |k, m| {
-        st(po.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
-    });
+    if c.q < F64_MAX_Q {
+        let ar = Exact52::new(c.q);
+        chunks!(out.len(), |k, m| {
+            st(po.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
+        });
+    } else {
+        let ar = Avx2::new(c);
+        chunks!(out.len(), |k, m| {
+            st(po.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
+        });
+    }
 }
 
 /// See [`crate::math::kernels::mul_add_assign`].
@@ -444,12 +512,20 @@ pub(crate) unsafe fn mul(c: &LaneConsts, a: &[u64], b: &[u64], out: &mut [u64]) 
 /// As [`add_assign`].
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn mul_add_assign(c: &LaneConsts, acc: &mut [u64], a: &[u64], b: &[u64]) {
-    let ar = Avx2::new(c);
     let (pc, pa, pb) = (acc.as_mut_ptr(), a.as_ptr(), b.as_ptr());
-    chunks!(acc.len(), |k, m| {
-        let r = ar.mul_add(ld(pc.add(k), m), ld(pa.add(k), m), ld(pb.add(k), m));
-        st(pc.add(k), m, r);
-    });
+    if c.q < F64_MAX_Q {
+        let ar = Exact52::new(c.q);
+        chunks!(acc.len(), |k, m| {
+            let r = ar.mul_add(ld(pc.add(k), m), ld(pa.add(k), m), ld(pb.add(k), m));
+            st(pc.add(k), m, r);
+        });
+    } else {
+        let ar = Avx2::new(c);
+        chunks!(acc.len(), |k, m| {
+            let r = ar.mul_add(ld(pc.add(k), m), ld(pa.add(k), m), ld(pb.add(k), m));
+            st(pc.add(k), m, r);
+        });
+    }
 }
 
 /// See [`crate::math::kernels::inner_product_add_assign`] (any number of terms here).
@@ -481,6 +557,15 @@ pub(crate) unsafe fn inner_product(c: &LaneConsts, out: &mut [u64], a: &[&[u64]]
 /// As [`add_assign`]; `w < q`.
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn mul_scalar_assign(c: &LaneConsts, a: &mut [u64], w: u64, ws: u64) {
+    if c.q < F64_MAX_Q {
+        // As `mul` with a broadcast operand (w < q).
+        let (ar, wv) = (Exact52::new(c.q), splat(w));
+        let pa = a.as_mut_ptr();
+        chunks!(a.len(), |k, m| {
+            st(pa.add(k), m, ar.mul(ld(pa.add(k), m), wv));
+        });
+        return;
+    }
     let ar = Avx2::new(c);
     let w = shoup_consts(w, ws);
     let pa = a.as_mut_ptr();

@@ -39,14 +39,11 @@
 //! before the transform, the output conversion is fused into its last stage.
 
 use super::avx2::{forward, inverse, ld, pair, st, Arith};
-use crate::math::simd::avx2::splat;
+use crate::math::simd::avx2::{add_q_if_neg, f64_from_words, f64_to_words, mulmod_f64, round_f64};
 use core::arch::x86_64::*;
 
 /// Moduli below this use the `f64` arithmetic.
 pub(super) const F64_MAX_Q: u64 = 1 << 50;
-
-/// Bit pattern of `2^52`.
-const TWO52_BITS: u64 = 0x4330_0000_0000_0000;
 
 /// The lane arithmetic: `q`, `fl(1/q)` and the centered twiddle table.
 #[derive(Clone, Copy)]
@@ -68,11 +65,6 @@ unsafe fn i(x: __m256d) -> __m256i {
     _mm256_castpd_si256(x)
 }
 
-#[inline(always)]
-unsafe fn round(x: __m256d) -> __m256d {
-    _mm256_round_pd::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x)
-}
-
 impl F64 {
     /// # Safety
     /// Needs AVX2; `w` must outlive the value.
@@ -89,26 +81,20 @@ impl F64 {
     /// `x - round(x / q) q`.
     #[inline(always)]
     unsafe fn reduce(self, x: __m256d) -> __m256d {
-        let k = round(_mm256_mul_pd(x, self.ninv));
+        let k = round_f64(_mm256_mul_pd(x, self.ninv));
         _mm256_fnmadd_pd(k, self.q, x)
     }
 
     /// `y w - k q` for `k` within one of `y w / q` (exact; see the module documentation).
     #[inline(always)]
     unsafe fn mulmod(self, y: __m256d, w: __m256d) -> __m256d {
-        let h = _mm256_mul_pd(y, w);
-        let l = _mm256_fmsub_pd(y, w, h);
-        let k = round(_mm256_mul_pd(h, self.ninv));
-        _mm256_add_pd(_mm256_fnmadd_pd(k, self.q, h), l)
+        mulmod_f64(y, w, self.q, self.ninv)
     }
 
     /// The canonical residue of `v`, `|v| < q`, as a `u64` word.
     #[inline(always)]
     unsafe fn to_word(self, v: __m256d) -> __m256i {
-        let neg = _mm256_cmp_pd::<_CMP_LT_OQ>(v, _mm256_setzero_pd());
-        let v = _mm256_add_pd(v, _mm256_and_pd(neg, self.q));
-        let two52 = _mm256_set1_pd(f64::from_bits(TWO52_BITS));
-        _mm256_sub_epi64(i(_mm256_add_pd(v, two52)), splat(TWO52_BITS))
+        f64_to_words(add_q_if_neg(v, self.q))
     }
 }
 
@@ -165,11 +151,9 @@ impl Arith for F64 {
 #[inline(always)]
 unsafe fn words_to_f64(a: &mut [u64]) {
     let p = a.as_mut_ptr();
-    let two52 = _mm256_set1_pd(f64::from_bits(TWO52_BITS));
     let mut k = 0;
     while k < a.len() {
-        let x = _mm256_or_si256(ld(p.add(k)), splat(TWO52_BITS));
-        st(p.add(k), i(_mm256_sub_pd(f(x), two52)));
+        st(p.add(k), i(f64_from_words(ld(p.add(k)))));
         k += 4;
     }
 }
