@@ -14,7 +14,8 @@
 //! * products by a constant: Shoup with the caller's 64-bit companion, as the scalar code.
 //!
 //! For `q < 2^50` the products of reduced operands (`mul`, `mul_assign`, `mul_add_assign`,
-//! `mul_scalar_assign`) run in exact `f64` arithmetic instead ([`Exact52`], the NTT's
+//! `mul_scalar_assign`, and `sub_mul_scalar_assign` on `a - b` in `(-q, q)`) run in exact
+//! `f64` arithmetic instead ([`Exact52`], the NTT's
 //! technique), which is faster on AVX2.
 //!
 //! AVX2 has no unsigned 64-bit compare or min. The conditional subtractions select on the
@@ -586,10 +587,23 @@ pub(crate) unsafe fn sub_mul_scalar_assign(
     w: u64,
     ws: u64,
 ) {
+    let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
+    if c.q < F64_MAX_Q {
+        // (a - b) w with a - b in (-q, q): |(a - b) w / q| < q, as `Exact52::mul`.
+        let (ar, wv) = (Exact52::new(c.q), _mm256_set1_pd(w as f64));
+        chunks!(a.len(), |k, m| {
+            let x = _mm256_sub_pd(
+                f64_from_words(ld(pa.add(k), m)),
+                f64_from_words(ld(pb.add(k), m)),
+            );
+            let r = add_q_if_neg(mulmod_f64(x, wv, ar.q, ar.ninv), ar.q);
+            st(pa.add(k), m, f64_to_words(r));
+        });
+        return;
+    }
     let ar = Avx2::new(c);
     let w = shoup_consts(w, ws);
     let q = splat(c.q);
-    let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
     chunks!(a.len(), |k, m| {
         let x = _mm256_sub_epi64(_mm256_add_epi64(ld(pa.add(k), m), q), ld(pb.add(k), m));
         st(pa.add(k), m, ar.mul_shoup(x, w));
