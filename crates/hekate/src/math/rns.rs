@@ -29,7 +29,8 @@
 //! The conversion runs over blocks of coefficients sized so that the block's `y` rows and
 //! `v` stay in L1 while every output limb of the block is produced (inputs and outputs are
 //! each streamed once). On x86-64 with AVX-512 the block is vectorized
-//! (`math/kernels/avx512.rs`): the `y_i` Shoup products, the `f64` sum for `v` (same
+//! (`math/kernels/avx512.rs`; with AVX2, `math/kernels/avx2.rs` does the same with four
+//! 64-bit lanes): the `y_i` Shoup products, the `f64` sum for `v` (same
 //! operation order as the scalar code, so the same rounding), and the output sums with lazy
 //! reduction — 52-bit IFMA accumulators for output primes below `2^50` (larger input
 //! residues split into two terms), 64-bit lanes otherwise, with `v [-Q]_{p_j}` as one
@@ -413,7 +414,7 @@ impl BaseConverter {
         let _ = isa;
         #[cfg(target_arch = "x86_64")]
         if self.simd.ok && l > 0 {
-            use super::kernels::{avx512, Lanes};
+            use super::kernels::{avx2, avx512, Lanes};
             // The tables of output limbs j0.. (every per-output table is indexed by j).
             let t = avx512::ConvTables {
                 from: &self.simd.from,
@@ -439,7 +440,11 @@ impl BaseConverter {
                 Some(Lanes::Wide) => unsafe {
                     avx512::convert_wide(&t, EXACT, input, output, n, out_limbs, bl, scratch)
                 },
-                Some(Lanes::Avx2) | None => self
+                // SAFETY: as above (AVX2 and FMA).
+                Some(Lanes::Avx2) => unsafe {
+                    avx2::convert(&t, EXACT, input, output, n, out_limbs, bl, scratch)
+                },
+                None => self
                     .convert_blocks_scalar::<EXACT>(input, output, j0, n, out_limbs, bl, scratch),
             }
             return;

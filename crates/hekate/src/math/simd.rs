@@ -234,6 +234,51 @@ pub(crate) mod avx2 {
         _mm256_add_epi64(ll, cross_to_lo(c))
     }
 
+    /// Bit pattern of `2^52` (`f64`): `2^52 + x` has the bits `TWO52_BITS + x` for integers
+    /// `0 <= x < 2^52`.
+    pub(crate) const TWO52_BITS: u64 = 0x4330_0000_0000_0000;
+
+    /// `u64` lanes below `2^52` as `f64` (exact).
+    #[inline(always)]
+    pub(crate) unsafe fn f64_from_words(x: __m256i) -> __m256d {
+        let biased = _mm256_castsi256_pd(_mm256_or_si256(x, splat(TWO52_BITS)));
+        _mm256_sub_pd(biased, _mm256_set1_pd(f64::from_bits(TWO52_BITS)))
+    }
+
+    /// Integer `f64` lanes in `[0, 2^52)` as `u64` words (exact).
+    #[inline(always)]
+    pub(crate) unsafe fn f64_to_words(v: __m256d) -> __m256i {
+        let biased = _mm256_add_pd(v, _mm256_set1_pd(f64::from_bits(TWO52_BITS)));
+        _mm256_sub_epi64(_mm256_castpd_si256(biased), splat(TWO52_BITS))
+    }
+
+    /// Round to nearest (ties to even).
+    #[inline(always)]
+    pub(crate) unsafe fn round_f64(x: __m256d) -> __m256d {
+        _mm256_round_pd::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x)
+    }
+
+    /// Exact modular product of integer `f64` lanes (FLINT `fft_small`'s): `y w - k q`
+    /// with `k = round(fl(y w) ninv)`, `ninv = fl(1/q)`, `q < 2^50`. For `|y w / q| <= B`
+    /// the estimate of `y w / q` is within `3 B 2^-53`, so the result is at most
+    /// `(1/2 + 3 B 2^-53) q` in magnitude; it is exact (the FMA `h - k q` and the addition
+    /// of the product's rounding error `l` produce integers below `2^53`) as long as
+    /// `|y w| < 2^103` (proof in `ntt/avx2_f64.rs`).
+    #[inline(always)]
+    pub(crate) unsafe fn mulmod_f64(y: __m256d, w: __m256d, q: __m256d, ninv: __m256d) -> __m256d {
+        let h = _mm256_mul_pd(y, w);
+        let l = _mm256_fmsub_pd(y, w, h);
+        let k = round_f64(_mm256_mul_pd(h, ninv));
+        _mm256_add_pd(_mm256_fnmadd_pd(k, q, h), l)
+    }
+
+    /// `v + q` where `v < 0` (a negative zero counts as zero).
+    #[inline(always)]
+    pub(crate) unsafe fn add_q_if_neg(v: __m256d, q: __m256d) -> __m256d {
+        let neg = _mm256_cmp_pd::<_CMP_LT_OQ>(v, _mm256_setzero_pd());
+        _mm256_add_pd(v, _mm256_and_pd(neg, q))
+    }
+
     /// `x - c` where `x >= c`, else `x`, for lanes with `c <= 2^63` and `x < c + 2^63` (for
     /// instance `x < 2c`, or `x` and `c` both below `2^63`): the difference then lies in
     /// `[-c, 2^63)`, so its sign bit says whether `x < c` (one `vblendvpd` on it).

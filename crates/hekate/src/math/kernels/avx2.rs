@@ -13,17 +13,31 @@
 //!   two Shoup products (by `2^64 mod q` and by 1);
 //! * products by a constant: Shoup with the caller's 64-bit companion, as the scalar code.
 //!
+//! For `q < 2^50` the products of reduced operands (`mul`, `mul_assign`, `mul_add_assign`,
+//! `mul_scalar_assign`, and `sub_mul_scalar_assign` on `a - b` in `(-q, q)`) run in exact
+//! `f64` arithmetic instead ([`Exact52`], the NTT's
+//! technique), which is faster on AVX2.
+//!
 //! AVX2 has no unsigned 64-bit compare or min. The conditional subtractions select on the
 //! sign of the difference ([`csub`]: valid for `c <= 2^63` and `x < c + 2^63`, true of
 //! every use here since all values stay below `4q < 2^63`); the one unsigned compare (the
 //! carry of `c + a b`) flips the sign bits first.
 //!
 //! Lengths that are not a multiple of 4 end with one masked chunk (`vpmaskmovq`).
+//!
+//! The base conversion ([`convert`]) is `avx512.rs`'s with 64-bit lanes: the `y_i` Shoup
+//! products, the `f64` sum for `v` in the scalar order (the `u64 -> f64` conversion,
+//! which AVX2 lacks, done exactly through the bit patterns of the 32-bit halves), and the
+//! lazy output sums.
 
 use core::arch::x86_64::*;
 
+use super::avx512::ConvTables;
 use super::LaneConsts;
-use crate::math::simd::avx2::{csub, mul_wide, mulhi_sw, mullo, shoup_mul, splat, swap32};
+use crate::math::simd::avx2::{
+    add_q_if_neg, csub, f64_from_words, f64_to_words, mul_wide, mulhi_sw, mullo, mulmod_f64,
+    shoup_mul, splat, swap32,
+};
 
 /// Products summed before a reduction (the initial value below `2^61` plus 63 products
 /// below `2^122` stay below `2^128`).
@@ -254,6 +268,53 @@ impl Avx2 {
     }
 }
 
+/// Moduli below this run the products of [`Exact52`] (`f64` lanes).
+const F64_MAX_Q: u64 = 1 << 50;
+
+/// Products of reduced operands in exact `f64` arithmetic for `q < 2^50` (FLINT
+/// `fft_small`'s, `math/simd.rs` `mulmod_f64`): for `a, b < q`, `|a b / q| < 2^50`, so
+/// `mulmod_f64` returns `a b - k q` exactly with magnitude at most `(1/2 + 3/8) q < q`,
+/// and adding `q` to the negative results gives the canonical residue. The `u64 <-> f64`
+/// conversions are exact below `2^52`. Six floating-point operations per product where
+/// the integer lanes need eleven multiplications.
+#[derive(Clone, Copy)]
+struct Exact52 {
+    q: __m256d,
+    ninv: __m256d,
+}
+
+impl Exact52 {
+    #[inline(always)]
+    unsafe fn new(q: u64) -> Self {
+        debug_assert!(q < F64_MAX_Q);
+        Exact52 {
+            q: _mm256_set1_pd(q as f64),
+            ninv: _mm256_set1_pd(1.0 / q as f64),
+        }
+    }
+
+    /// `a b mod q` in `(-q, q)`, as `f64`.
+    #[inline(always)]
+    unsafe fn mul_centered(self, a: __m256i, b: __m256i) -> __m256d {
+        mulmod_f64(f64_from_words(a), f64_from_words(b), self.q, self.ninv)
+    }
+
+    /// `a b mod q`, reduced, for reduced `a, b`.
+    #[inline(always)]
+    unsafe fn mul(self, a: __m256i, b: __m256i) -> __m256i {
+        f64_to_words(add_q_if_neg(self.mul_centered(a, b), self.q))
+    }
+
+    /// `c + a b mod q`, reduced, for reduced `a, b, c`: the sum lies in `(-q, 2q)`.
+    #[inline(always)]
+    unsafe fn mul_add(self, c: __m256i, a: __m256i, b: __m256i) -> __m256i {
+        let s = _mm256_add_pd(self.mul_centered(a, b), f64_from_words(c));
+        let s = add_q_if_neg(s, self.q);
+        let over = _mm256_cmp_pd::<_CMP_GE_OQ>(s, self.q);
+        f64_to_words(_mm256_sub_pd(s, _mm256_and_pd(over, self.q)))
+    }
+}
+
 /// `x - y mod q` for reduced lanes: `x - y`, plus `q` where it is negative.
 #[inline(always)]
 unsafe fn sub_mod(x: __m256i, y: __m256i, q: __m256i) -> __m256i {
@@ -412,11 +473,18 @@ pub(crate) unsafe fn neg_assign(c: &LaneConsts, a: &mut [u64]) {
 /// As [`add_assign`].
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn mul_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
-    let ar = Avx2::new(c);
     let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
-    chunks!(a.len(), |k, m| {
-        st(pa.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
-    });
+    if c.q < F64_MAX_Q {
+        let ar = Exact52::new(c.q);
+        chunks!(a.len(), |k, m| {
+            st(pa.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
+        });
+    } else {
+        let ar = Avx2::new(c);
+        chunks!(a.len(), |k, m| {
+            st(pa.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
+        });
+    }
 }
 
 /// See [`crate::math::kernels::mul`].
@@ -425,11 +493,18 @@ pub(crate) unsafe fn mul_assign(c: &LaneConsts, a: &mut [u64], b: &[u64]) {
 /// As [`add_assign`].
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn mul(c: &LaneConsts, a: &[u64], b: &[u64], out: &mut [u64]) {
-    let ar = Avx2::new(c);
     let (pa, pb, po) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr());
-    chunks!(out.len(), |k, m| {
-        st(po.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
-    });
+    if c.q < F64_MAX_Q {
+        let ar = Exact52::new(c.q);
+        chunks!(out.len(), |k, m| {
+            st(po.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
+        });
+    } else {
+        let ar = Avx2::new(c);
+        chunks!(out.len(), |k, m| {
+            st(po.add(k), m, ar.mul(ld(pa.add(k), m), ld(pb.add(k), m)));
+        });
+    }
 }
 
 /// See [`crate::math::kernels::mul_add_assign`].
@@ -438,12 +513,20 @@ pub(crate) unsafe fn mul(c: &LaneConsts, a: &[u64], b: &[u64], out: &mut [u64]) 
 /// As [`add_assign`].
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn mul_add_assign(c: &LaneConsts, acc: &mut [u64], a: &[u64], b: &[u64]) {
-    let ar = Avx2::new(c);
     let (pc, pa, pb) = (acc.as_mut_ptr(), a.as_ptr(), b.as_ptr());
-    chunks!(acc.len(), |k, m| {
-        let r = ar.mul_add(ld(pc.add(k), m), ld(pa.add(k), m), ld(pb.add(k), m));
-        st(pc.add(k), m, r);
-    });
+    if c.q < F64_MAX_Q {
+        let ar = Exact52::new(c.q);
+        chunks!(acc.len(), |k, m| {
+            let r = ar.mul_add(ld(pc.add(k), m), ld(pa.add(k), m), ld(pb.add(k), m));
+            st(pc.add(k), m, r);
+        });
+    } else {
+        let ar = Avx2::new(c);
+        chunks!(acc.len(), |k, m| {
+            let r = ar.mul_add(ld(pc.add(k), m), ld(pa.add(k), m), ld(pb.add(k), m));
+            st(pc.add(k), m, r);
+        });
+    }
 }
 
 /// See [`crate::math::kernels::inner_product_add_assign`] (any number of terms here).
@@ -475,6 +558,15 @@ pub(crate) unsafe fn inner_product(c: &LaneConsts, out: &mut [u64], a: &[&[u64]]
 /// As [`add_assign`]; `w < q`.
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn mul_scalar_assign(c: &LaneConsts, a: &mut [u64], w: u64, ws: u64) {
+    if c.q < F64_MAX_Q {
+        // As `mul` with a broadcast operand (w < q).
+        let (ar, wv) = (Exact52::new(c.q), splat(w));
+        let pa = a.as_mut_ptr();
+        chunks!(a.len(), |k, m| {
+            st(pa.add(k), m, ar.mul(ld(pa.add(k), m), wv));
+        });
+        return;
+    }
     let ar = Avx2::new(c);
     let w = shoup_consts(w, ws);
     let pa = a.as_mut_ptr();
@@ -495,12 +587,202 @@ pub(crate) unsafe fn sub_mul_scalar_assign(
     w: u64,
     ws: u64,
 ) {
+    let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
+    if c.q < F64_MAX_Q {
+        // (a - b) w with a - b in (-q, q): |(a - b) w / q| < q, as `Exact52::mul`.
+        let (ar, wv) = (Exact52::new(c.q), _mm256_set1_pd(w as f64));
+        chunks!(a.len(), |k, m| {
+            let x = _mm256_sub_pd(
+                f64_from_words(ld(pa.add(k), m)),
+                f64_from_words(ld(pb.add(k), m)),
+            );
+            let r = add_q_if_neg(mulmod_f64(x, wv, ar.q, ar.ninv), ar.q);
+            st(pa.add(k), m, f64_to_words(r));
+        });
+        return;
+    }
     let ar = Avx2::new(c);
     let w = shoup_consts(w, ws);
     let q = splat(c.q);
-    let (pa, pb) = (a.as_mut_ptr(), b.as_ptr());
     chunks!(a.len(), |k, m| {
         let x = _mm256_sub_epi64(_mm256_add_epi64(ld(pa.add(k), m), q), ld(pb.add(k), m));
         st(pa.add(k), m, ar.mul_shoup(x, w));
     });
+}
+
+// ---------------------------------------------------------------------------------------
+// Fast base conversion (the 64-bit-lane half of `avx512::convert`, four lanes at a time).
+// ---------------------------------------------------------------------------------------
+
+/// The lanes `x` as `f64`, rounded to nearest exactly as `x as f64`: the halves convert
+/// exactly (`2^84 + hi 2^32` and `2^52 + lo` by their bit patterns), the difference
+/// `hi 2^32 - 2^52` is exact, and the one final addition rounds once.
+#[inline(always)]
+unsafe fn u64_to_f64(x: __m256i) -> __m256d {
+    let hi = _mm256_or_si256(_mm256_srli_epi64::<32>(x), splat(0x4530_0000_0000_0000));
+    let lo = _mm256_blend_epi32::<0b1010_1010>(x, splat(0x4330_0000_0000_0000));
+    let magic = _mm256_set1_pd(f64::from_bits(0x4530_0000_0010_0000)); // 2^84 + 2^52
+    _mm256_add_pd(
+        _mm256_sub_pd(_mm256_castsi256_pd(hi), magic),
+        _mm256_castsi256_pd(lo),
+    )
+}
+
+/// `round(s)` for lanes `0 <= s < 2^51` exactly as `f64::round` (half away from zero):
+/// `trunc(s) + (s - trunc(s) >= 1/2)`, the difference being exact; `trunc(s)` converts
+/// through its bit pattern plus `2^52`.
+#[inline(always)]
+unsafe fn round_pos(s: __m256d) -> __m256i {
+    let t = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(s);
+    let half = _mm256_cmp_pd::<_CMP_GE_OQ>(_mm256_sub_pd(s, t), _mm256_set1_pd(0.5));
+    let two52 = _mm256_set1_pd(f64::from_bits(0x4330_0000_0000_0000));
+    let v = _mm256_sub_epi64(
+        _mm256_castpd_si256(_mm256_add_pd(t, two52)),
+        splat(0x4330_0000_0000_0000),
+    );
+    // The mask is -1 where the fraction is at least one half.
+    _mm256_sub_epi64(v, _mm256_castpd_si256(half))
+}
+
+/// The conversion (see [`BaseConverter`](crate::math::rns::BaseConverter) and
+/// `avx512::convert`): blocks of `bl` coefficients; per block the `y` rows (stride `len`)
+/// and `v` live in `scratch`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn convert_impl<const EXACT: bool>(
+    t: &ConvTables,
+    input: &[u64],
+    output: &mut [u64],
+    n: usize,
+    out_limbs: usize,
+    bl: usize,
+    scratch: &mut [u64],
+) {
+    let l = t.from.len();
+    let mut k0 = 0;
+    while k0 < n {
+        let len = bl.min(n - k0);
+        let (y, rest) = scratch.split_at_mut(l * len);
+        let (py, pv) = (y.as_mut_ptr(), rest.as_mut_ptr());
+        // y_i = [x_i (Q/q_i)^-1]_{q_i}, and v = round(sum_i y_i / q_i) summed in the
+        // scalar order (mul then add, no fma) for bit-identical rounding.
+        chunks!(len, |kk, m| {
+            let mut s = _mm256_setzero_pd();
+            for i in 0..l {
+                let q = splat(t.from.get_unchecked(i).q);
+                let x = ld(input.as_ptr().add(i * n + k0 + kk), m);
+                let w = shoup_consts(
+                    *t.q_hat_inv.get_unchecked(i),
+                    *t.q_hat_inv_shoup.get_unchecked(i),
+                );
+                let yi = csub(shoup_mul(x, w[0], w[1], w[2], w[3], q, swap32(q)), q);
+                st(py.add(i * len + kk), m, yi);
+                if EXACT {
+                    let inv = _mm256_set1_pd(*t.inv_q.get_unchecked(i));
+                    s = _mm256_add_pd(s, _mm256_mul_pd(u64_to_f64(yi), inv));
+                }
+            }
+            if EXACT {
+                st(pv.add(kk), m, round_pos(s));
+            }
+        });
+        // out_j = [sum_i y_i [Q/q_i]_{p_j} + v [-Q]_{p_j}]_{p_j}, two output limbs at a
+        // time (shared loads of y, two independent dependency chains).
+        let mut j = 0;
+        while j < out_limbs {
+            let out = output.as_mut_ptr().add(j * n + k0);
+            let t0 = Avx2::new(t.to.get_unchecked(j));
+            if j + 1 < out_limbs {
+                let t1 = Avx2::new(t.to.get_unchecked(j + 1));
+                convert_out::<EXACT, 2>(t, [t0, t1], j, py, pv, len, out, n);
+                j += 2;
+            } else {
+                convert_out::<EXACT, 1>(t, [t0], j, py, pv, len, out, n);
+                j += 1;
+            }
+        }
+        k0 += len;
+    }
+}
+
+/// `J` output limbs `j0..j0 + J` of a block (the `y_i` and constants are below `2^61`, `v`
+/// below `2^7`: the accumulator bounds hold). `out` points at limb `j0` of the block,
+/// limbs `n` words apart.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn convert_out<const EXACT: bool, const J: usize>(
+    t: &ConvTables,
+    ar: [Avx2; J],
+    j0: usize,
+    py: *const u64,
+    pv: *const u64,
+    len: usize,
+    out: *mut u64,
+    n: usize,
+) {
+    let l = t.from.len();
+    let zero = _mm256_setzero_si256();
+    chunks!(len, |kk, m| {
+        let mut s = [[zero; 4]; J];
+        let mut terms = 0;
+        if EXACT {
+            let v = ld(pv.add(kk), m);
+            let v_sw = swap32(v);
+            for u in 0..J {
+                let nq = splat(*t.neg_q.get_unchecked(j0 + u));
+                let nq_sw = splat(*t.neg_q_sw.get_unchecked(j0 + u));
+                ar[u].acc_mul_sw(&mut s[u], v, v_sw, nq, nq_sw);
+            }
+            terms = 1;
+        }
+        for i in 0..l {
+            if terms == TERMS {
+                for u in 0..J {
+                    let r = ar[u].acc_reduce(s[u]);
+                    s[u] = ar[u].acc_new(r);
+                }
+                terms = 0;
+            } else if terms > 0 && terms % FOLD == 0 {
+                for u in 0..J {
+                    ar[u].acc_fold(&mut s[u]);
+                }
+            }
+            let y = ld(py.add(i * len + kk), m);
+            let y_sw = swap32(y);
+            for u in 0..J {
+                let at = (j0 + u) * l + i;
+                let c = splat(*t.c.get_unchecked(at));
+                let c_sw = splat(*t.c_sw.get_unchecked(at));
+                ar[u].acc_mul_sw(&mut s[u], y, y_sw, c, c_sw);
+            }
+            terms += 1;
+        }
+        for u in 0..J {
+            st(out.add(u * n + kk), m, ar[u].acc_reduce(s[u]));
+        }
+    });
+}
+
+/// Base conversion with AVX2 64-bit lanes.
+///
+/// # Safety
+/// AVX2 and FMA; every modulus odd and at most 61 bits; `input` holds `l * n` words,
+/// `output` `out_limbs * n` (`out_limbs <= to.len()`), `scratch` `(l + 1) * min(bl, n)`.
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn convert(
+    t: &ConvTables,
+    exact: bool,
+    input: &[u64],
+    output: &mut [u64],
+    n: usize,
+    out_limbs: usize,
+    bl: usize,
+    scratch: &mut [u64],
+) {
+    if exact {
+        convert_impl::<true>(t, input, output, n, out_limbs, bl, scratch)
+    } else {
+        convert_impl::<false>(t, input, output, n, out_limbs, bl, scratch)
+    }
 }

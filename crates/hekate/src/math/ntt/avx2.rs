@@ -21,6 +21,7 @@
 //! conditional subtractions ([`csub`]) need `x < 2c` and `c <= 2^63`: every one here
 //! subtracts `2q < 2^63` from a value below `4q`, or `q` from a value below `2q`.
 
+use super::avx512::InvLast;
 use crate::math::simd::avx2::{csub, shoup_mul, splat, swap32};
 use core::arch::x86_64::*;
 
@@ -28,29 +29,47 @@ use core::arch::x86_64::*;
 /// stay within a 32 KiB L1 (AMD Zen, most Intel client cores).
 pub(super) const BLOCK: usize = 1 << 11;
 
-/// The per-modulus lane constants.
+/// The lane arithmetic of the butterflies, with the twiddle table it reads: [`Shoup64`]
+/// (integer lanes, this file) or `avx2_f64::F64` (exact `f64` FMA arithmetic, `q < 2^50`).
+/// Data always travel as `__m256i` (bit patterns, the casts are free); the arithmetic
+/// decides what the bits mean between the first and the last stage.
+pub(super) trait Arith: Copy {
+    /// A twiddle vector and whatever the multiplication needs next to it.
+    type Tw: Copy;
+    /// Twiddle `k` in every lane.
+    unsafe fn tw_bc(self, k: usize) -> Self::Tw;
+    /// Twiddles `[w_k w_k w_{k+1} w_{k+1}]`.
+    unsafe fn tw_pair(self, k: usize) -> Self::Tw;
+    /// Twiddles `w_k .. w_{k+3}`.
+    unsafe fn tw_four(self, k: usize) -> Self::Tw;
+    /// Cooley-Tukey butterfly `x + w y, x - w y`.
+    unsafe fn ct(self, x: __m256i, y: __m256i, t: Self::Tw) -> (__m256i, __m256i);
+    /// Gentleman-Sande butterfly `x + y, (x - y) w`.
+    unsafe fn gs(self, x: __m256i, y: __m256i, t: Self::Tw) -> (__m256i, __m256i);
+    /// The inverse's last butterfly with `N^-1` folded in, results as `u64` words in
+    /// `[0, 2q)` (`[0, q)` when `REDUCE`).
+    unsafe fn gs_last<const REDUCE: bool>(self, x: __m256i, y: __m256i) -> (__m256i, __m256i);
+    /// The forward's final correction of a value, as a `u64` word in `[0, 2q)` (`[0, q)`
+    /// when `REDUCE`).
+    unsafe fn fwd_out<const REDUCE: bool>(self, x: __m256i) -> __m256i;
+}
+
+/// Integer lanes: Shoup multiplication with 64-bit companions, exactly the scalar
+/// arithmetic.
 #[derive(Clone, Copy)]
-struct Consts {
+pub(super) struct Shoup64 {
     q: __m256i,
     q_sw: __m256i,
     two_q: __m256i,
-}
-
-impl Consts {
-    #[inline(always)]
-    unsafe fn new(q: u64) -> Self {
-        let qv = splat(q);
-        Consts {
-            q: qv,
-            q_sw: swap32(qv),
-            two_q: splat(2 * q),
-        }
-    }
+    w: *const u64,
+    ws: *const u64,
+    /// The last inverse stage's twiddles (`N^-1`, and `ψ^-brv(1) N^-1`).
+    last: [Tw; 2],
 }
 
 /// A twiddle vector with its Shoup companion, both also with their 32-bit halves swapped.
 #[derive(Clone, Copy)]
-struct Tw {
+pub(super) struct Tw {
     w: __m256i,
     w_sw: __m256i,
     ws: __m256i,
@@ -67,70 +86,113 @@ unsafe fn tw(w: __m256i, ws: __m256i) -> Tw {
     }
 }
 
-/// The twiddle `k` broadcast.
-#[inline(always)]
-unsafe fn tw_bc(w: *const u64, ws: *const u64, k: usize) -> Tw {
-    tw(splat(*w.add(k)), splat(*ws.add(k)))
+impl Shoup64 {
+    /// The constants for `q < 2^62` and the twiddle table `w`, `ws` (`last` for the
+    /// inverse).
+    ///
+    /// # Safety
+    /// Needs AVX2; the tables must outlive the value.
+    #[inline(always)]
+    unsafe fn new(q: u64, w: &[u64], ws: &[u64], last: Option<&InvLast>) -> Self {
+        let qv = splat(q);
+        let l = last.map_or([0; 4], |l| [l.n_inv, l.n_inv_s, l.w, l.ws]);
+        Shoup64 {
+            q: qv,
+            q_sw: swap32(qv),
+            two_q: splat(2 * q),
+            w: w.as_ptr(),
+            ws: ws.as_ptr(),
+            last: [tw(splat(l[0]), splat(l[1])), tw(splat(l[2]), splat(l[3]))],
+        }
+    }
+
+    /// `y * w mod q` in `[0, 2q)`, for any `y`.
+    #[inline(always)]
+    unsafe fn mul(self, y: __m256i, t: Tw) -> __m256i {
+        shoup_mul(y, t.w, t.w_sw, t.ws, t.ws_sw, self.q, self.q_sw)
+    }
 }
 
-/// `y * w mod q` in `[0, 2q)`.
-#[inline(always)]
-unsafe fn mul(c: Consts, y: __m256i, t: Tw) -> __m256i {
-    shoup_mul(y, t.w, t.w_sw, t.ws, t.ws_sw, c.q, c.q_sw)
+impl Arith for Shoup64 {
+    type Tw = Tw;
+
+    #[inline(always)]
+    unsafe fn tw_bc(self, k: usize) -> Tw {
+        tw(splat(*self.w.add(k)), splat(*self.ws.add(k)))
+    }
+
+    #[inline(always)]
+    unsafe fn tw_pair(self, k: usize) -> Tw {
+        tw(pair(self.w.add(k)), pair(self.ws.add(k)))
+    }
+
+    #[inline(always)]
+    unsafe fn tw_four(self, k: usize) -> Tw {
+        tw(ld(self.w.add(k)), ld(self.ws.add(k)))
+    }
+
+    /// `x, y` in `[0, 4q)` to `x + wy, x - wy` in `[0, 4q)`.
+    #[inline(always)]
+    unsafe fn ct(self, x: __m256i, y: __m256i, t: Tw) -> (__m256i, __m256i) {
+        let u = csub(x, self.two_q);
+        let v = self.mul(y, t);
+        (
+            _mm256_add_epi64(u, v),
+            _mm256_sub_epi64(_mm256_add_epi64(u, self.two_q), v),
+        )
+    }
+
+    /// `x, y` in `[0, 2q)` to `x + y, (x - y) w` in `[0, 2q)`.
+    #[inline(always)]
+    unsafe fn gs(self, x: __m256i, y: __m256i, t: Tw) -> (__m256i, __m256i) {
+        let s = csub(_mm256_add_epi64(x, y), self.two_q);
+        let d = _mm256_sub_epi64(_mm256_add_epi64(x, self.two_q), y);
+        (s, self.mul(d, t))
+    }
+
+    /// `(x + y) / N, (x - y) w / N`; `x + y < 4q` is a valid product input.
+    #[inline(always)]
+    unsafe fn gs_last<const REDUCE: bool>(self, x: __m256i, y: __m256i) -> (__m256i, __m256i) {
+        let s = self.mul(_mm256_add_epi64(x, y), self.last[0]);
+        let d = self.mul(
+            _mm256_sub_epi64(_mm256_add_epi64(x, self.two_q), y),
+            self.last[1],
+        );
+        if REDUCE {
+            (csub(s, self.q), csub(d, self.q))
+        } else {
+            (s, d)
+        }
+    }
+
+    /// `[0, 4q)` to `[0, 2q)`, then `[0, q)`.
+    #[inline(always)]
+    unsafe fn fwd_out<const REDUCE: bool>(self, x: __m256i) -> __m256i {
+        let x = csub(x, self.two_q);
+        if REDUCE {
+            csub(x, self.q)
+        } else {
+            x
+        }
+    }
 }
 
 #[inline(always)]
-unsafe fn ld(p: *const u64) -> __m256i {
+pub(super) unsafe fn ld(p: *const u64) -> __m256i {
     _mm256_loadu_si256(p as *const __m256i)
 }
 
 #[inline(always)]
-unsafe fn st(p: *mut u64, v: __m256i) {
+pub(super) unsafe fn st(p: *mut u64, v: __m256i) {
     _mm256_storeu_si256(p as *mut __m256i, v)
 }
 
-/// Cooley-Tukey butterfly: `x, y` in `[0, 4q)` to `x + wy, x - wy` in `[0, 4q)`.
+/// `[p0 p0 p1 p1]` from `p[0..2]`.
 #[inline(always)]
-unsafe fn ct(c: Consts, x: __m256i, y: __m256i, t: Tw) -> (__m256i, __m256i) {
-    let u = csub(x, c.two_q);
-    let v = mul(c, y, t);
-    (
-        _mm256_add_epi64(u, v),
-        _mm256_sub_epi64(_mm256_add_epi64(u, c.two_q), v),
-    )
-}
-
-/// Gentleman-Sande butterfly: `x, y` in `[0, 2q)` to `x + y, (x - y) w` in `[0, 2q)`.
-#[inline(always)]
-unsafe fn gs(c: Consts, x: __m256i, y: __m256i, t: Tw) -> (__m256i, __m256i) {
-    let s = csub(_mm256_add_epi64(x, y), c.two_q);
-    let d = _mm256_sub_epi64(_mm256_add_epi64(x, c.two_q), y);
-    (s, mul(c, d, t))
-}
-
-/// Constants of the inverse's last stage, with `N^-1` folded in (see `avx512::InvLast`).
-#[derive(Clone, Copy)]
-struct Last {
-    n_inv: Tw,
-    w: Tw,
-}
-
-/// The inverse's last butterfly with `N^-1` folded in: `(x + y) / N, (x - y) w / N` in
-/// `[0, 2q)` (or `[0, q)` when `REDUCE`). `x + y < 4q` is a valid product input.
-#[inline(always)]
-unsafe fn gs_last<const REDUCE: bool>(
-    c: Consts,
-    x: __m256i,
-    y: __m256i,
-    l: &Last,
-) -> (__m256i, __m256i) {
-    let s = mul(c, _mm256_add_epi64(x, y), l.n_inv);
-    let d = mul(c, _mm256_sub_epi64(_mm256_add_epi64(x, c.two_q), y), l.w);
-    if REDUCE {
-        (csub(s, c.q), csub(d, c.q))
-    } else {
-        (s, d)
-    }
+pub(super) unsafe fn pair(p: *const u64) -> __m256i {
+    _mm256_permute4x64_epi64::<0b01_01_00_00>(_mm256_castsi128_si256(_mm_loadu_si128(
+        p as *const __m128i,
+    )))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -141,23 +203,13 @@ unsafe fn gs_last<const REDUCE: bool>(
 /// One radix-2 stage of distance `t >= 4` on `len` coefficients at `p`, whose first group
 /// has global index `g0` among the `mg` groups of the stage.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn fwd_r2(
-    c: Consts,
-    p: *mut u64,
-    len: usize,
-    t: usize,
-    mg: usize,
-    g0: usize,
-    w: *const u64,
-    ws: *const u64,
-) {
+unsafe fn fwd_r2<M: Arith>(m: M, p: *mut u64, len: usize, t: usize, mg: usize, g0: usize) {
     for i in 0..len / (2 * t) {
-        let w1 = tw_bc(w, ws, mg + g0 + i);
+        let w1 = m.tw_bc(mg + g0 + i);
         let base = p.add(2 * i * t);
         let mut j = 0;
         while j < t {
-            let (x, y) = ct(c, ld(base.add(j)), ld(base.add(t + j)), w1);
+            let (x, y) = m.ct(ld(base.add(j)), ld(base.add(t + j)), w1);
             st(base.add(j), x);
             st(base.add(t + j), y);
             j += 4;
@@ -167,23 +219,13 @@ unsafe fn fwd_r2(
 
 /// Two stages (distances `t` and `t/2`, `t >= 16`) in one pass; arguments as [`fwd_r2`].
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn fwd_r4(
-    c: Consts,
-    p: *mut u64,
-    len: usize,
-    t: usize,
-    mg: usize,
-    g0: usize,
-    w: *const u64,
-    ws: *const u64,
-) {
+unsafe fn fwd_r4<M: Arith>(m: M, p: *mut u64, len: usize, t: usize, mg: usize, g0: usize) {
     let h = t / 2;
     for i in 0..len / (2 * t) {
         let k = mg + g0 + i;
-        let w1 = tw_bc(w, ws, k);
-        let w2 = tw_bc(w, ws, 2 * k);
-        let w3 = tw_bc(w, ws, 2 * k + 1);
+        let w1 = m.tw_bc(k);
+        let w2 = m.tw_bc(2 * k);
+        let w3 = m.tw_bc(2 * k + 1);
         let base = p.add(2 * i * t);
         let mut j = 0;
         while j < h {
@@ -191,10 +233,10 @@ unsafe fn fwd_r4(
             let x1 = ld(base.add(h + j));
             let x2 = ld(base.add(t + j));
             let x3 = ld(base.add(t + h + j));
-            let (x0, x2) = ct(c, x0, x2, w1);
-            let (x1, x3) = ct(c, x1, x3, w1);
-            let (x0, x1) = ct(c, x0, x1, w2);
-            let (x2, x3) = ct(c, x2, x3, w3);
+            let (x0, x2) = m.ct(x0, x2, w1);
+            let (x1, x3) = m.ct(x1, x3, w1);
+            let (x0, x1) = m.ct(x0, x1, w2);
+            let (x2, x3) = m.ct(x2, x3, w3);
             st(base.add(j), x0);
             st(base.add(h + j), x1);
             st(base.add(t + j), x2);
@@ -202,14 +244,6 @@ unsafe fn fwd_r4(
             j += 4;
         }
     }
-}
-
-/// Twiddles `[w0 w0 w1 w1]` from `w[0..2]`.
-#[inline(always)]
-unsafe fn tw2(p: *const u64) -> __m256i {
-    _mm256_permute4x64_epi64::<0b01_01_00_00>(_mm256_castsi128_si256(_mm_loadu_si128(
-        p as *const __m128i,
-    )))
 }
 
 /// Layouts of an 8-coefficient chunk `a = c0..c3`, `b = c4..c7` (the chunk's
@@ -233,39 +267,32 @@ unsafe fn unpack(a: __m256i, b: __m256i) -> (__m256i, __m256i) {
 }
 
 /// The last three forward stages (`t = 4, 2, 1`) on `len` coefficients at `p`, whose
-/// first 8-chunk has global index `c0`, plus the final correction to `[0, 2q)` (or
-/// `[0, q)` when `REDUCE`).
+/// first 8-chunk has global index `c0`, plus the final correction
+/// ([`Arith::fwd_out`]). Two independent chunks per iteration: one chunk is a chain of
+/// three dependent butterflies; more chunks would not fit the sixteen registers.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn fwd_tail<const REDUCE: bool>(
-    c: Consts,
+unsafe fn fwd_tail<M: Arith, const REDUCE: bool>(
+    m: M,
     p: *mut u64,
     len: usize,
     n: usize,
     c0: usize,
-    w: *const u64,
-    ws: *const u64,
 ) {
-    // Two independent chunks per iteration: one chunk is a chain of three dependent
-    // butterflies; more chunks would not fit the sixteen registers.
     if len >= 16 {
-        fwd_tail_k::<REDUCE, 2>(c, p, len, n, c0, w, ws)
+        fwd_tail_k::<M, REDUCE, 2>(m, p, len, n, c0)
     } else {
-        fwd_tail_k::<REDUCE, 1>(c, p, len, n, c0, w, ws)
+        fwd_tail_k::<M, REDUCE, 1>(m, p, len, n, c0)
     }
 }
 
 /// [`fwd_tail`], `K` chunks at a time.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn fwd_tail_k<const REDUCE: bool, const K: usize>(
-    c: Consts,
+unsafe fn fwd_tail_k<M: Arith, const REDUCE: bool, const K: usize>(
+    m: M,
     p: *mut u64,
     len: usize,
     n: usize,
     c0: usize,
-    w: *const u64,
-    ws: *const u64,
 ) {
     let zero = _mm256_setzero_si256();
     let mut ch = 0;
@@ -274,26 +301,18 @@ unsafe fn fwd_tail_k<const REDUCE: bool, const K: usize>(
         // t = 4: a vs b.
         for k in 0..K {
             let pa = p.add(8 * (ch + k));
-            let k4 = n / 8 + c0 + ch + k;
-            (a[k], b[k]) = ct(c, ld(pa), ld(pa.add(4)), tw_bc(w, ws, k4));
+            (a[k], b[k]) = m.ct(ld(pa), ld(pa.add(4)), m.tw_bc(n / 8 + c0 + ch + k));
         }
         // t = 2 (x layout).
         for k in 0..K {
             let (x0, x1) = halves(a[k], b[k]);
-            let k2 = n / 4 + 2 * (c0 + ch + k);
-            (a[k], b[k]) = ct(c, x0, x1, tw(tw2(w.add(k2)), tw2(ws.add(k2))));
+            (a[k], b[k]) = m.ct(x0, x1, m.tw_pair(n / 4 + 2 * (c0 + ch + k)));
         }
-        // t = 1 (y layout), then [0, 4q) -> [0, 2q) -> [0, q) and back to natural order.
+        // t = 1 (y layout), the final correction, and back to natural order.
         for k in 0..K {
             let (y0, y1) = unpack(a[k], b[k]);
-            let k1 = n / 2 + 4 * (c0 + ch + k);
-            let (y0, y1) = ct(c, y0, y1, tw(ld(w.add(k1)), ld(ws.add(k1))));
-            let mut y0 = csub(y0, c.two_q);
-            let mut y1 = csub(y1, c.two_q);
-            if REDUCE {
-                y0 = csub(y0, c.q);
-                y1 = csub(y1, c.q);
-            }
+            let (y0, y1) = m.ct(y0, y1, m.tw_four(n / 2 + 4 * (c0 + ch + k)));
+            let (y0, y1) = (m.fwd_out::<REDUCE>(y0), m.fwd_out::<REDUCE>(y1));
             let (x0, x1) = unpack(y0, y1);
             let (a0, b0) = halves(x0, x1);
             let pa = p.add(8 * (ch + k));
@@ -304,25 +323,23 @@ unsafe fn fwd_tail_k<const REDUCE: bool, const K: usize>(
     }
 }
 
-/// Full forward transform, `n >= 16`. Input in `[0, 2q)`, output in `[0, 2q)` (`[0, q)`
-/// when `REDUCE`).
+/// Full forward transform, `n >= 16` (input and output as [`Arith`] says).
 #[inline(always)]
-unsafe fn forward<const REDUCE: bool>(c: Consts, a: &mut [u64], w: &[u64], ws: &[u64]) {
+pub(super) unsafe fn forward<M: Arith, const REDUCE: bool>(m: M, a: &mut [u64]) {
     let n = a.len();
-    debug_assert!(n >= 16 && n.is_power_of_two() && w.len() == n && ws.len() == n);
+    debug_assert!(n >= 16 && n.is_power_of_two());
     let p = a.as_mut_ptr();
-    let (w, ws) = (w.as_ptr(), ws.as_ptr());
     let mut t = n / 2;
     let mut mg = 1;
     // Stages t = n/2 .. 8 are vector stages; pair them up, a radix-2 stage first if odd.
     if (n.trailing_zeros() - 3) % 2 == 1 {
-        fwd_r2(c, p, n, t, mg, 0, w, ws);
+        fwd_r2(m, p, n, t, mg, 0);
         t /= 2;
         mg *= 2;
     }
     // Breadth-first until the sub-transforms (groups of 2t) fit a block.
     while 2 * t > BLOCK && t >= 16 {
-        fwd_r4(c, p, n, t, mg, 0, w, ws);
+        fwd_r4(m, p, n, t, mg, 0);
         t /= 4;
         mg *= 4;
     }
@@ -332,13 +349,13 @@ unsafe fn forward<const REDUCE: bool>(c: Consts, a: &mut [u64], w: &[u64], ws: &
         let pb = p.add(g * len);
         let (mut tt, mut mm, mut gg) = (t, mg, g);
         while tt >= 16 {
-            fwd_r4(c, pb, len, tt, mm, gg, w, ws);
+            fwd_r4(m, pb, len, tt, mm, gg);
             tt /= 4;
             mm *= 4;
             gg *= 4;
         }
         debug_assert_eq!(tt, 4);
-        fwd_tail::<REDUCE>(c, pb, len, n, g * len / 8, w, ws);
+        fwd_tail::<M, REDUCE>(m, pb, len, n, g * len / 8);
     }
 }
 
@@ -350,35 +367,17 @@ unsafe fn forward<const REDUCE: bool>(c: Consts, a: &mut [u64], w: &[u64], ws: &
 /// The first three inverse stages (`t = 1, 2, 4`) on `len` coefficients at `p`, whose
 /// first 8-chunk has global index `c0` (never the last stage: `n >= 16`).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn inv_head(
-    c: Consts,
-    p: *mut u64,
-    len: usize,
-    n: usize,
-    c0: usize,
-    w: *const u64,
-    ws: *const u64,
-) {
+unsafe fn inv_head<M: Arith>(m: M, p: *mut u64, len: usize, n: usize, c0: usize) {
     if len >= 16 {
-        inv_head_k::<2>(c, p, len, n, c0, w, ws)
+        inv_head_k::<M, 2>(m, p, len, n, c0)
     } else {
-        inv_head_k::<1>(c, p, len, n, c0, w, ws)
+        inv_head_k::<M, 1>(m, p, len, n, c0)
     }
 }
 
 /// [`inv_head`], `K` chunks at a time.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn inv_head_k<const K: usize>(
-    c: Consts,
-    p: *mut u64,
-    len: usize,
-    n: usize,
-    c0: usize,
-    w: *const u64,
-    ws: *const u64,
-) {
+unsafe fn inv_head_k<M: Arith, const K: usize>(m: M, p: *mut u64, len: usize, n: usize, c0: usize) {
     let zero = _mm256_setzero_si256();
     let mut ch = 0;
     while ch < len / 8 {
@@ -388,20 +387,17 @@ unsafe fn inv_head_k<const K: usize>(
             let pa = p.add(8 * (ch + k));
             let (x0, x1) = halves(ld(pa), ld(pa.add(4)));
             let (y0, y1) = unpack(x0, x1);
-            let k1 = n / 2 + 4 * (c0 + ch + k);
-            (a[k], b[k]) = gs(c, y0, y1, tw(ld(w.add(k1)), ld(ws.add(k1))));
+            (a[k], b[k]) = m.gs(y0, y1, m.tw_four(n / 2 + 4 * (c0 + ch + k)));
         }
         // t = 2 (x layout).
         for k in 0..K {
             let (x0, x1) = unpack(a[k], b[k]);
-            let k2 = n / 4 + 2 * (c0 + ch + k);
-            (a[k], b[k]) = gs(c, x0, x1, tw(tw2(w.add(k2)), tw2(ws.add(k2))));
+            (a[k], b[k]) = m.gs(x0, x1, m.tw_pair(n / 4 + 2 * (c0 + ch + k)));
         }
         // t = 4 (natural order).
         for k in 0..K {
             let (a0, b0) = halves(a[k], b[k]);
-            let k4 = n / 8 + c0 + ch + k;
-            let (a0, b0) = gs(c, a0, b0, tw_bc(w, ws, k4));
+            let (a0, b0) = m.gs(a0, b0, m.tw_bc(n / 8 + c0 + ch + k));
             let pa = p.add(8 * (ch + k));
             st(pa, a0);
             st(pa.add(4), b0);
@@ -414,23 +410,20 @@ unsafe fn inv_head_k<const K: usize>(
 /// which start at global offset `off`. `LAST` when `4t == n`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn inv_r4<const LAST: bool, const REDUCE: bool>(
-    c: Consts,
+unsafe fn inv_r4<M: Arith, const LAST: bool, const REDUCE: bool>(
+    m: M,
     p: *mut u64,
     len: usize,
     off: usize,
     t: usize,
     n: usize,
-    w: *const u64,
-    ws: *const u64,
-    l: &Last,
 ) {
     let h = n / (2 * t);
     for i in 0..len / (4 * t) {
         let kk = off / (4 * t) + i;
-        let w1 = tw_bc(w, ws, h + 2 * kk);
-        let w2 = tw_bc(w, ws, h + 2 * kk + 1);
-        let w3 = tw_bc(w, ws, h / 2 + kk);
+        let w1 = m.tw_bc(h + 2 * kk);
+        let w2 = m.tw_bc(h + 2 * kk + 1);
+        let w3 = m.tw_bc(h / 2 + kk);
         let base = p.add(4 * i * t);
         let mut j = 0;
         while j < t {
@@ -438,15 +431,12 @@ unsafe fn inv_r4<const LAST: bool, const REDUCE: bool>(
             let x1 = ld(base.add(t + j));
             let x2 = ld(base.add(2 * t + j));
             let x3 = ld(base.add(3 * t + j));
-            let (x0, x1) = gs(c, x0, x1, w1);
-            let (x2, x3) = gs(c, x2, x3, w2);
+            let (x0, x1) = m.gs(x0, x1, w1);
+            let (x2, x3) = m.gs(x2, x3, w2);
             let ((x0, x2), (x1, x3)) = if LAST {
-                (
-                    gs_last::<REDUCE>(c, x0, x2, l),
-                    gs_last::<REDUCE>(c, x1, x3, l),
-                )
+                (m.gs_last::<REDUCE>(x0, x2), m.gs_last::<REDUCE>(x1, x3))
             } else {
-                (gs(c, x0, x2, w3), gs(c, x1, x3, w3))
+                (m.gs(x0, x2, w3), m.gs(x1, x3, w3))
             };
             st(base.add(j), x0);
             st(base.add(t + j), x1);
@@ -459,35 +449,24 @@ unsafe fn inv_r4<const LAST: bool, const REDUCE: bool>(
 
 /// The inverse's last stage alone (`t = n/2`), with `N^-1` folded in.
 #[inline(always)]
-unsafe fn inv_r2_last<const REDUCE: bool>(c: Consts, p: *mut u64, n: usize, l: &Last) {
+unsafe fn inv_r2_last<M: Arith, const REDUCE: bool>(m: M, p: *mut u64, n: usize) {
     let t = n / 2;
     let mut j = 0;
     while j < t {
-        let (x, y) = gs_last::<REDUCE>(c, ld(p.add(j)), ld(p.add(t + j)), l);
+        let (x, y) = m.gs_last::<REDUCE>(ld(p.add(j)), ld(p.add(t + j)));
         st(p.add(j), x);
         st(p.add(t + j), y);
         j += 4;
     }
 }
 
-/// Full inverse transform with the `N^-1` factor, `n >= 16`. Input in `[0, 2q)`, output in
-/// `[0, 2q)` (`[0, q)` when `REDUCE`).
+/// Full inverse transform with the `N^-1` factor, `n >= 16` (input and output as
+/// [`Arith`] says).
 #[inline(always)]
-unsafe fn inverse<const REDUCE: bool>(
-    c: Consts,
-    a: &mut [u64],
-    w: &[u64],
-    ws: &[u64],
-    last: &super::avx512::InvLast,
-) {
+pub(super) unsafe fn inverse<M: Arith, const REDUCE: bool>(m: M, a: &mut [u64]) {
     let n = a.len();
-    debug_assert!(n >= 16 && n.is_power_of_two() && w.len() == n && ws.len() == n);
+    debug_assert!(n >= 16 && n.is_power_of_two());
     let p = a.as_mut_ptr();
-    let (w, ws) = (w.as_ptr(), ws.as_ptr());
-    let l = Last {
-        n_inv: tw(splat(last.n_inv), splat(last.n_inv_s)),
-        w: tw(splat(last.w), splat(last.ws)),
-    };
     // Depth-first over blocks: head, then stage pairs (8, 16), (32, 64), ... that stay
     // inside the block.
     let len = n.min(BLOCK);
@@ -495,13 +474,13 @@ unsafe fn inverse<const REDUCE: bool>(
     for b in 0..n / len {
         let off = b * len;
         let pb = p.add(off);
-        inv_head(c, pb, len, n, off / 8, w, ws);
+        inv_head(m, pb, len, n, off / 8);
         let mut t = 8;
         while 4 * t <= len {
             if 4 * t == n {
-                inv_r4::<true, REDUCE>(c, pb, len, off, t, n, w, ws, &l);
+                inv_r4::<M, true, REDUCE>(m, pb, len, off, t, n);
             } else {
-                inv_r4::<false, REDUCE>(c, pb, len, off, t, n, w, ws, &l);
+                inv_r4::<M, false, REDUCE>(m, pb, len, off, t, n);
             }
             t *= 4;
         }
@@ -511,62 +490,50 @@ unsafe fn inverse<const REDUCE: bool>(
     let mut t = t_block;
     while 4 * t <= n {
         if 4 * t == n {
-            inv_r4::<true, REDUCE>(c, p, n, 0, t, n, w, ws, &l);
+            inv_r4::<M, true, REDUCE>(m, p, n, 0, t, n);
         } else {
-            inv_r4::<false, REDUCE>(c, p, n, 0, t, n, w, ws, &l);
+            inv_r4::<M, false, REDUCE>(m, p, n, 0, t, n);
         }
         t *= 4;
     }
     if 2 * t == n {
-        inv_r2_last::<REDUCE>(c, p, n, &l);
+        inv_r2_last::<M, REDUCE>(m, p, n);
     }
 }
 
-/// Forward transform, `[0, 2q)` to `[0, 2q)`.
+/// Forward transform with integer lanes, `[0, 2q)` to `[0, 2q)`.
 ///
 /// # Safety
 /// The CPU must support AVX2 and FMA; `a.len() >= 16` is a power of two; `q < 2^62`;
 /// `w` and `ws` are the plan's forward twiddles and companions (`a.len()` entries each).
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn forward_lazy(a: &mut [u64], q: u64, w: &[u64], ws: &[u64]) {
-    forward::<false>(Consts::new(q), a, w, ws)
+    forward::<_, false>(Shoup64::new(q, w, ws, None), a)
 }
 
-/// Forward transform, `[0, 2q)` to `[0, q)`.
+/// Forward transform with integer lanes, `[0, 2q)` to `[0, q)`.
 ///
 /// # Safety
 /// As [`forward_lazy`].
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn forward_reduced(a: &mut [u64], q: u64, w: &[u64], ws: &[u64]) {
-    forward::<true>(Consts::new(q), a, w, ws)
+    forward::<_, true>(Shoup64::new(q, w, ws, None), a)
 }
 
-/// Inverse transform (with `N^-1`), `[0, 2q)` to `[0, 2q)`.
+/// Inverse transform (with `N^-1`) with integer lanes, `[0, 2q)` to `[0, 2q)`.
 ///
 /// # Safety
 /// As [`forward_lazy`], with the inverse twiddles, and `last` the plan's.
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn inverse_lazy(
-    a: &mut [u64],
-    q: u64,
-    w: &[u64],
-    ws: &[u64],
-    last: &super::avx512::InvLast,
-) {
-    inverse::<false>(Consts::new(q), a, w, ws, last)
+pub(super) unsafe fn inverse_lazy(a: &mut [u64], q: u64, w: &[u64], ws: &[u64], last: &InvLast) {
+    inverse::<_, false>(Shoup64::new(q, w, ws, Some(last)), a)
 }
 
-/// Inverse transform (with `N^-1`), `[0, 2q)` to `[0, q)`.
+/// Inverse transform (with `N^-1`) with integer lanes, `[0, 2q)` to `[0, q)`.
 ///
 /// # Safety
 /// As [`inverse_lazy`].
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn inverse_reduced(
-    a: &mut [u64],
-    q: u64,
-    w: &[u64],
-    ws: &[u64],
-    last: &super::avx512::InvLast,
-) {
-    inverse::<true>(Consts::new(q), a, w, ws, last)
+pub(super) unsafe fn inverse_reduced(a: &mut [u64], q: u64, w: &[u64], ws: &[u64], last: &InvLast) {
+    inverse::<_, true>(Shoup64::new(q, w, ws, Some(last)), a)
 }

@@ -28,10 +28,13 @@
 //!
 //! * [`NttBackend::Scalar`]: portable radix-2 code, one pass per stage. Always available,
 //!   and the path used for `N < 16`.
-//! * [`NttBackend::Avx2`] (x86-64 with AVX2 and FMA, any `q < 2^62`): four 64-bit lanes,
-//!   Shoup multiplication exactly as the scalar code, the 64x64-bit products built from
-//!   `vpmuludq` and `vpmulld` partial products (`avx2.rs`: the structure below at half the
-//!   width, the last three stages in registers on 8 coefficients).
+//! * [`NttBackend::Avx2`] (x86-64 with AVX2 and FMA, any `q < 2^62`): the structure below
+//!   at half the width, the last three stages in registers on 8 coefficients (`avx2.rs`),
+//!   over one of two lane arithmetics, chosen by measurement (BENCHMARKS.md, "AVX2"):
+//!   for `q < 2^50`, exact double-precision FMA arithmetic with centered twiddles
+//!   (`avx2_f64.rs`, FLINT `fft_small`'s technique; 1.6x faster than the integer lanes);
+//!   from `2^50` on, four 64-bit lanes with Shoup multiplication exactly as the scalar
+//!   code, the 64x64-bit products built from `vpmuludq` and `vpmulld` partial products.
 //! * [`NttBackend::Avx512`] (x86-64 with AVX-512F/DQ, any `q < 2^62`): eight 64-bit lanes,
 //!   Shoup multiplication with `w' = floor(w 2^64 / q)` exactly as the scalar code, the
 //!   128-bit high product emulated with four `vpmuludq`.
@@ -53,7 +56,8 @@
 //! values in `[0, 2q)` on every backend, congruent modulo `q` to each other; the
 //! representative may differ by `q` between backends (the IFMA quotients differ from the
 //! 64-bit ones, and the SIMD inverse folds `N^-1` into its last stage), except that the
-//! `Avx2` and `Avx512` lazy forwards are bit-identical to the scalar one.
+//! `Avx512` lazy forward, and the `Avx2` one for `q >= 2^50`, are bit-identical to the
+//! scalar one (below `2^50` the `Avx2` lazy transforms return canonical residues).
 
 use super::kernels::Isa;
 use super::modulus::Modulus;
@@ -63,9 +67,12 @@ use crate::{Error, Result};
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
+mod avx2_f64;
+#[cfg(target_arch = "x86_64")]
 mod avx512;
 #[cfg(target_arch = "x86_64")]
 mod ifma;
+mod scalar;
 
 /// Which implementation of the butterflies a plan runs.
 ///
@@ -124,6 +131,12 @@ impl NttBackend {
 /// Moduli below this value can use the IFMA backend (`4q <= 2^52`).
 const IFMA_MAX_Q: u64 = 1 << 50;
 
+/// Moduli below this value run the AVX2 backend in `f64` arithmetic (`avx2_f64.rs`).
+#[cfg(target_arch = "x86_64")]
+use avx2_f64::F64_MAX_Q;
+#[cfg(not(target_arch = "x86_64"))]
+const F64_MAX_Q: u64 = 1 << 50;
+
 /// Twiddles with 52-bit Shoup companions for the IFMA backend.
 #[derive(Clone, Debug)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
@@ -132,6 +145,25 @@ struct IfmaTables {
     inv_shoup: Vec<u64>,
     n_inv_shoup: u64,
     inv_last_shoup: u64,
+}
+
+/// Centered twiddles as `f64` for the AVX2 double-precision arithmetic (`q < 2^50`).
+#[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct F64Tables {
+    fwd: Vec<f64>,
+    inv: Vec<f64>,
+    /// `N^-1` and `inv_last`, centered.
+    last: [f64; 2],
+}
+
+/// The centered representative of a reduced `w`, as `f64` (exact below `2^53`).
+fn centered_f64(w: u64, q: u64) -> f64 {
+    if w > q / 2 {
+        -((q - w) as f64)
+    } else {
+        w as f64
+    }
 }
 
 /// A negacyclic NTT of size `n` modulo a prime `q = 1 mod 2n`, with its precomputed
@@ -156,6 +188,8 @@ pub struct NttPlan {
     inv_last_shoup: u64,
     /// 52-bit companions, present when `q < 2^50`.
     ifma: Option<IfmaTables>,
+    /// `f64` twiddles, present when `q < 2^50`.
+    f64: Option<F64Tables>,
     backend: NttBackend,
 }
 
@@ -227,6 +261,11 @@ impl NttPlan {
             n_inv_shoup: shoup52(n_inv, q),
             inv_last_shoup: shoup52(inv_last, q),
         });
+        let f64 = (q < F64_MAX_Q).then(|| F64Tables {
+            fwd: fwd.iter().map(|&w| centered_f64(w, q)).collect(),
+            inv: inv.iter().map(|&w| centered_f64(w, q)).collect(),
+            last: [centered_f64(n_inv, q), centered_f64(inv_last, q)],
+        });
         Ok(NttPlan {
             n,
             log_n,
@@ -241,6 +280,7 @@ impl NttPlan {
             inv_last,
             inv_last_shoup: m.shoup(inv_last),
             ifma,
+            f64,
             backend: NttBackend::detect(&m),
         })
     }
@@ -302,13 +342,8 @@ impl NttPlan {
     /// In-place forward transform, `[0, q)` to `[0, q)`, natural to bit-reversed order.
     pub fn forward(&self, a: &mut [u64]) {
         assert_eq!(a.len(), self.n, "NTT input length");
-        if self.simd_forward::<true>(a) {
-            return;
-        }
-        self.forward_scalar(a);
-        let m = self.modulus;
-        for x in a.iter_mut() {
-            *x = m.reduce_2q(*x);
+        if !self.simd_forward::<true>(a) {
+            self.forward_scalar::<true>(a);
         }
     }
 
@@ -316,20 +351,15 @@ impl NttPlan {
     pub fn forward_lazy(&self, a: &mut [u64]) {
         assert_eq!(a.len(), self.n, "NTT input length");
         if !self.simd_forward::<false>(a) {
-            self.forward_scalar(a);
+            self.forward_scalar::<false>(a);
         }
     }
 
     /// In-place inverse transform, `[0, q)` to `[0, q)`, bit-reversed to natural order.
     pub fn inverse(&self, a: &mut [u64]) {
         assert_eq!(a.len(), self.n, "NTT input length");
-        if self.simd_inverse::<true>(a) {
-            return;
-        }
-        self.inverse_scalar(a);
-        let m = self.modulus;
-        for x in a.iter_mut() {
-            *x = m.reduce_2q(*x);
+        if !self.simd_inverse::<true>(a) {
+            self.inverse_scalar::<true>(a);
         }
     }
 
@@ -337,7 +367,7 @@ impl NttPlan {
     pub fn inverse_lazy(&self, a: &mut [u64]) {
         assert_eq!(a.len(), self.n, "NTT input length");
         if !self.simd_inverse::<false>(a) {
-            self.inverse_scalar(a);
+            self.inverse_scalar::<false>(a);
         }
     }
 
@@ -357,7 +387,9 @@ impl NttPlan {
                 // and FMA (`Isa::detect`); n >= 16 and q < 2^62 (plan invariants); the
                 // tables have n entries.
                 NttBackend::Avx2 => unsafe {
-                    if REDUCE {
+                    if let Some(t) = &self.f64 {
+                        avx2_f64::forward_f64(a, q, &t.fwd);
+                    } else if REDUCE {
                         avx2::forward_reduced(a, q, &self.fwd, &self.fwd_shoup);
                     } else {
                         avx2::forward_lazy(a, q, &self.fwd, &self.fwd_shoup);
@@ -421,7 +453,9 @@ impl NttPlan {
                 // SAFETY: as in `simd_forward`.
                 NttBackend::Avx2 => unsafe {
                     let last = self.inv_last_64();
-                    if REDUCE {
+                    if let Some(t) = &self.f64 {
+                        avx2_f64::inverse_f64(a, q, &t.inv, t.last);
+                    } else if REDUCE {
                         avx2::inverse_reduced(a, q, &self.inv, &self.inv_shoup, &last);
                     } else {
                         avx2::inverse_lazy(a, q, &self.inv, &self.inv_shoup, &last);
@@ -462,331 +496,7 @@ impl NttPlan {
             false
         }
     }
-
-    /// Scalar Cooley-Tukey forward pass, `[0, 2q)` to `[0, 2q)`.
-    fn forward_scalar(&self, a: &mut [u64]) {
-        let q = self.modulus.value();
-        let two_q = 2 * q;
-        let n = self.n;
-        let mut t = n;
-        let mut m = 1;
-        while m < n {
-            t >>= 1;
-            for i in 0..m {
-                let w = self.fwd[m + i];
-                let ws = self.fwd_shoup[m + i];
-                let (lo, hi) = a[2 * i * t..2 * i * t + 2 * t].split_at_mut(t);
-                for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
-                    // x, y in [0, 4q) (in [0, 2q) at the first stage).
-                    let mut u = *x;
-                    if u >= two_q {
-                        u -= two_q;
-                    }
-                    let v = self.modulus.mul_shoup_lazy(*y, w, ws);
-                    *x = u + v;
-                    *y = u + two_q - v;
-                }
-            }
-            m <<= 1;
-        }
-        for x in a.iter_mut() {
-            if *x >= two_q {
-                *x -= two_q;
-            }
-        }
-    }
-
-    /// Scalar Gentleman-Sande inverse pass (with the `N^-1` factor), `[0, 2q)` to `[0, 2q)`.
-    fn inverse_scalar(&self, a: &mut [u64]) {
-        let q = self.modulus.value();
-        let two_q = 2 * q;
-        let n = self.n;
-        let mut t = 1;
-        let mut h = n >> 1;
-        while h >= 1 {
-            for i in 0..h {
-                let w = self.inv[h + i];
-                let ws = self.inv_shoup[h + i];
-                let (lo, hi) = a[2 * i * t..2 * i * t + 2 * t].split_at_mut(t);
-                for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
-                    // x, y in [0, 2q).
-                    let (u, v) = (*x, *y);
-                    let mut s = u + v;
-                    if s >= two_q {
-                        s -= two_q;
-                    }
-                    *x = s;
-                    *y = self.modulus.mul_shoup_lazy(u + two_q - v, w, ws);
-                }
-            }
-            t <<= 1;
-            h >>= 1;
-        }
-        for x in a.iter_mut() {
-            *x = self
-                .modulus
-                .mul_shoup_lazy(*x, self.n_inv, self.n_inv_shoup);
-        }
-    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::math::primes::PrimeGenerator;
-    use rand_chacha::rand_core::{RngCore, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
-
-    #[test]
-    fn forward_matches_evaluation_at_odd_powers_in_bit_reversed_order() {
-        let n = 16;
-        let q = PrimeGenerator::new(n).unwrap().next_prime(30).unwrap();
-        let plan = NttPlan::new(n, q).unwrap();
-        let m = plan.modulus;
-        let a: Vec<u64> = (0..n as u64).map(|i| (i * 7919 + 3) % q).collect();
-        let mut f = a.clone();
-        plan.forward(&mut f);
-        for (i, &fi) in f.iter().enumerate() {
-            let x = m.pow(plan.psi(), 2 * bit_reverse(i, plan.log_n()) as u64 + 1);
-            let eval = a.iter().rev().fold(0, |acc, &c| m.add(m.mul(acc, x), c));
-            assert_eq!(fi, eval, "slot {i}");
-        }
-    }
-
-    #[test]
-    fn roundtrip_and_convolution_for_all_sizes() {
-        let mut rng = ChaCha8Rng::seed_from_u64(7);
-        for log_n in 1..=17u32 {
-            let n = 1usize << log_n;
-            for bits in [20u32, 36, 50, 60, 61] {
-                if 2 * n as u64 >= 1 << (bits - 1) {
-                    continue;
-                }
-                let q = PrimeGenerator::new(n).unwrap().next_prime(bits).unwrap();
-                let plan = NttPlan::new(n, q).unwrap();
-                let a: Vec<u64> = (0..n).map(|_| rng.next_u64() % q).collect();
-                let mut f = a.clone();
-                plan.forward(&mut f);
-                assert!(f.iter().all(|&x| x < q));
-                plan.inverse(&mut f);
-                assert_eq!(f, a, "roundtrip n={n} bits={bits}");
-                if n <= 64 {
-                    let b: Vec<u64> = (0..n).map(|_| rng.next_u64() % q).collect();
-                    let (mut fa, mut fb) = (a.clone(), b.clone());
-                    plan.forward(&mut fa);
-                    plan.forward(&mut fb);
-                    let mut c: Vec<u64> = fa
-                        .iter()
-                        .zip(&fb)
-                        .map(|(&x, &y)| plan.modulus.mul(x, y))
-                        .collect();
-                    plan.inverse(&mut c);
-                    assert_eq!(
-                        c,
-                        crate::math::negacyclic_oracle(&a, &b, plan.modulus.value())
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn lazy_variants_stay_in_range_and_agree() {
-        let n = 1 << 12;
-        let q = PrimeGenerator::new(n).unwrap().next_prime(61).unwrap();
-        let plan = NttPlan::new(n, q).unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(3);
-        // Lazy inputs in [0, 2q).
-        let a: Vec<u64> = (0..n).map(|_| rng.next_u64() % (2 * q)).collect();
-        let mut lazy = a.clone();
-        plan.forward_lazy(&mut lazy);
-        assert!(lazy.iter().all(|&x| x < 2 * q));
-        let mut reduced: Vec<u64> = a.iter().map(|&x| x % q).collect();
-        plan.forward(&mut reduced);
-        assert!(lazy.iter().zip(&reduced).all(|(&x, &y)| x % q == y));
-        plan.inverse_lazy(&mut lazy);
-        assert!(lazy.iter().all(|&x| x < 2 * q));
-        assert!(lazy.iter().zip(&a).all(|(&x, &y)| x % q == y % q));
-    }
-
-    /// The SIMD backends this CPU runs for the plan's modulus (empty without AVX2, or
-    /// under `HEKATE_SIMD=scalar`).
-    fn simd_backends(plan: &NttPlan) -> Vec<NttBackend> {
-        NttBackend::ALL
-            .into_iter()
-            .filter(|&b| b != NttBackend::Scalar && b.supports(plan.modulus()))
-            .collect()
-    }
-
-    /// Checks every SIMD backend against the scalar path on random and extreme inputs.
-    fn check_backends_against_scalar(plan: &NttPlan, rng: &mut ChaCha8Rng) {
-        let (n, q) = (plan.n(), plan.modulus().value());
-        let mut scalar = plan.clone();
-        scalar.set_backend(NttBackend::Scalar).unwrap();
-        let random: Vec<u64> = (0..n).map(|_| rng.next_u64() % q).collect();
-        let random_lazy: Vec<u64> = (0..n).map(|_| rng.next_u64() % (2 * q)).collect();
-        let inputs = [
-            (random.clone(), random_lazy),
-            // Extremes stress the lazy bounds.
-            (vec![q - 1; n], vec![2 * q - 1; n]),
-        ];
-        for backend in simd_backends(plan) {
-            let mut simd = plan.clone();
-            simd.set_backend(backend).unwrap();
-            assert_eq!(simd.backend(), backend);
-            let ctx = format!("{backend:?} n={n} q={q}");
-            for (reduced, lazy) in &inputs {
-                // Reduced forward / inverse: bit-identical, and a roundtrip.
-                let (mut s, mut v) = (reduced.clone(), reduced.clone());
-                scalar.forward(&mut s);
-                simd.forward(&mut v);
-                assert_eq!(v, s, "forward {ctx}");
-                simd.inverse(&mut v);
-                assert_eq!(&v, reduced, "roundtrip {ctx}");
-                let mut s2 = s.clone();
-                scalar.inverse(&mut s2);
-                assert_eq!(&s2, reduced, "scalar roundtrip {ctx}");
-                // Inverse on arbitrary reduced evaluations.
-                let (mut s, mut v) = (reduced.clone(), reduced.clone());
-                scalar.inverse(&mut s);
-                simd.inverse(&mut v);
-                assert_eq!(v, s, "inverse {ctx}");
-                // Lazy variants: in [0, 2q), congruent to the scalar results.
-                let (mut s, mut v) = (lazy.clone(), lazy.clone());
-                scalar.forward_lazy(&mut s);
-                simd.forward_lazy(&mut v);
-                assert!(v.iter().all(|&x| x < 2 * q), "forward_lazy range {ctx}");
-                if matches!(backend, NttBackend::Avx2 | NttBackend::Avx512) {
-                    // Same Shoup arithmetic as the scalar path: bit-identical.
-                    assert_eq!(v, s, "forward_lazy {ctx}");
-                } else {
-                    assert!(
-                        v.iter().zip(&s).all(|(x, y)| x % q == y % q),
-                        "fwd_lazy {ctx}"
-                    );
-                }
-                let (mut s, mut v) = (lazy.clone(), lazy.clone());
-                scalar.inverse_lazy(&mut s);
-                simd.inverse_lazy(&mut v);
-                assert!(v.iter().all(|&x| x < 2 * q), "inverse_lazy range {ctx}");
-                assert!(
-                    v.iter().zip(&s).all(|(x, y)| x % q == y % q),
-                    "inv_lazy {ctx}"
-                );
-                // Lazy roundtrip.
-                simd.forward_lazy(&mut v);
-                assert!(
-                    v.iter().zip(lazy).all(|(x, y)| x % q == y % q),
-                    "lazy rt {ctx}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn simd_backends_match_scalar_for_all_sizes_and_prime_sizes() {
-        let mut rng = ChaCha8Rng::seed_from_u64(2024);
-        for log_n in 1..=17u32 {
-            let n = 1usize << log_n;
-            for bits in [20u32, 30, 36, 40, 45, 49, 50, 51, 55, 60, 61] {
-                if 2 * n as u64 >= 1 << (bits - 1) {
-                    continue;
-                }
-                // The largest `bits`-bit prime = 1 mod 2N: for 50 bits, the IFMA edge.
-                let q = PrimeGenerator::new(n).unwrap().next_prime(bits).unwrap();
-                check_backends_against_scalar(&NttPlan::new(n, q).unwrap(), &mut rng);
-            }
-        }
-    }
-
-    /// The plan's largest primes (62 bits, beyond `PrimeGenerator`'s range): the lazy
-    /// values reach `4q`, close to `2^64`.
-    #[test]
-    fn simd_backends_with_62_bit_primes() {
-        let mut rng = ChaCha8Rng::seed_from_u64(62);
-        for log_n in [4u32, 5, 6, 9, 12, 13, 16] {
-            let n = 1u64 << log_n;
-            let mut q = (1u64 << 62) - 2 * n + 1;
-            while !is_prime(q) {
-                q -= 2 * n;
-            }
-            check_backends_against_scalar(&NttPlan::new(n as usize, q).unwrap(), &mut rng);
-        }
-    }
-
-    #[test]
-    fn simd_backends_at_the_ifma_edge() {
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        // Several of the largest primes below 2^50, and the smallest above, at N = 2^16.
-        let n = 1 << 16;
-        let mut gen = PrimeGenerator::new(n).unwrap();
-        for q in gen.primes(50, 3).unwrap() {
-            assert!(q < IFMA_MAX_Q);
-            let plan = NttPlan::new(n, q).unwrap();
-            if Isa::detect() == Isa::Avx512Ifma {
-                assert_eq!(plan.backend(), NttBackend::Avx512Ifma);
-            }
-            check_backends_against_scalar(&plan, &mut rng);
-        }
-        let mut q = IFMA_MAX_Q + 1;
-        while !is_prime(q) {
-            q += 2 * n as u64;
-        }
-        let plan = NttPlan::new(n, q).unwrap();
-        assert!(!NttBackend::Avx512Ifma.supports(plan.modulus()));
-        check_backends_against_scalar(&plan, &mut rng);
-        // The prime tfhe-ntt 0.7.1 mis-transforms on IFMA CPUs, at every size it allows.
-        let p = 1_671_981_167_411_201u64;
-        for log_n in [4u32, 10, 16] {
-            check_backends_against_scalar(&NttPlan::new(1 << log_n, p).unwrap(), &mut rng);
-        }
-    }
-
-    #[test]
-    fn backend_selection() {
-        for bits in [30u32, 49, 50, 51, 61] {
-            let q = PrimeGenerator::new(1024).unwrap().next_prime(bits).unwrap();
-            let mut plan = NttPlan::new(1024, q).unwrap();
-            let expected = NttBackend::detect(plan.modulus());
-            assert_eq!(plan.backend(), expected);
-            let want = match Isa::detect() {
-                Isa::Avx512Ifma if q < IFMA_MAX_Q => NttBackend::Avx512Ifma,
-                Isa::Avx512Ifma | Isa::Avx512 => NttBackend::Avx512,
-                Isa::Avx2 => NttBackend::Avx2,
-                Isa::Scalar => NttBackend::Scalar,
-            };
-            assert_eq!(expected, want);
-            for b in NttBackend::ALL {
-                assert_eq!(
-                    plan.clone().set_backend(b).is_ok(),
-                    b.isa() <= Isa::detect() && (b != NttBackend::Avx512Ifma || q < IFMA_MAX_Q),
-                    "{b:?}"
-                );
-            }
-            if q >= IFMA_MAX_Q {
-                assert!(plan.set_backend(NttBackend::Avx512Ifma).is_err());
-            }
-            plan.set_backend(NttBackend::Scalar).unwrap();
-            assert_eq!(plan.backend(), NttBackend::Scalar);
-        }
-    }
-
-    #[test]
-    fn rejects_bad_sizes_moduli_and_roots() {
-        assert!(NttPlan::new(3, 97).is_err());
-        assert!(NttPlan::new(1 << 18, (1 << 40) + 1).is_err());
-        assert!(NttPlan::new(16, 113).is_err()); // 113 != 1 mod 32
-        assert!(NttPlan::new(16, 1 + 32 * 5).is_err()); // not prime
-        let q = PrimeGenerator::new(16).unwrap().next_prime(30).unwrap();
-        assert!(NttPlan::with_root(16, q, 1).is_err());
-        // The 1671981167411201 prime at N = 2^16 (mis-transformed by tfhe-ntt on IFMA CPUs).
-        let p = 1_671_981_167_411_201u64;
-        let plan = NttPlan::new(1 << 16, p).unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(11);
-        let a: Vec<u64> = (0..1 << 16).map(|_| rng.next_u64() % p).collect();
-        let mut f = a.clone();
-        plan.forward(&mut f);
-        plan.inverse(&mut f);
-        assert_eq!(f, a);
-    }
-}
+mod tests;
