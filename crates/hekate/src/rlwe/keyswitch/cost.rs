@@ -1,7 +1,7 @@
 //! The cost model behind [`KeySwitchMethod::Auto`] ([`CostModel::plan`]: an engine per
 //! level): operation counts per engine (seed 000
 //! Table 1, seed 001 Tables II / IV, counted for hekate's implementation) weighted by unit
-//! costs measured once at start-up ([`UnitCosts::calibrate`]).
+//! costs measured once per process and ring degree ([`UnitCosts::for_process`]).
 //!
 //! Counts at `l + 1` chain limbs, `k` special primes, `d_l` digits of sizes `s_j`,
 //! for one key switch (unit = one operation on `N` words):
@@ -65,6 +65,20 @@ pub struct UnitCosts {
 }
 
 impl UnitCosts {
+    /// The unit costs at degree `n` for this process: measured once per degree
+    /// ([`UnitCosts::calibrate`]) and reused, so that every context with the same
+    /// parameters built by one process picks the same engine (and only the first pays the
+    /// 0.1 s and 64 MiB of the measurement). Callers that want a choice independent of the
+    /// machine's load pass their own (saved) costs to the engine instead.
+    pub fn for_process(n: usize) -> UnitCosts {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        static CACHE: OnceLock<Mutex<HashMap<usize, UnitCosts>>> = OnceLock::new();
+        let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+        let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+        *map.entry(n).or_insert_with(|| UnitCosts::calibrate(n))
+    }
+
     /// Times each unit operation at degree `n` (about 0.1 s at `2^16`).
     pub fn calibrate(n: usize) -> UnitCosts {
         let mut g = PrimeGenerator::new(n).expect("power-of-two degree");

@@ -157,7 +157,7 @@ impl KeySwitchEngine {
                 let costs = match costs {
                     Some(c) => c,
                     None => {
-                        owned = UnitCosts::calibrate(ctx.n());
+                        owned = UnitCosts::for_process(ctx.n());
                         &owned
                     }
                 };
