@@ -173,14 +173,29 @@ impl RingContext {
     }
 
     /// A polynomial from small signed coefficients (reduced into every limb), coefficient form.
+    ///
+    /// Secrets and noise pass through here, so nothing branches on a coefficient: where
+    /// every `|c|` is below a limb's prime (always, for secrets and noise) the residue is
+    /// `c + (q & sign(c))`, otherwise the branch-free [`Modulus::reduce_i64_ct`]. The one
+    /// branch is on the largest magnitude, the same for every coefficient.
     pub fn from_signed(&self, coeffs: &[i64], q_limbs: usize, p_limbs: usize) -> Poly {
         assert_eq!(coeffs.len(), self.n);
-        let mut out = self.zero(q_limbs, p_limbs, Form::Coeff);
+        assert!(q_limbs <= self.q.len() && p_limbs <= self.p.len());
+        let len = (q_limbs + p_limbs) * self.n;
+        // Every word is written below: an unzeroed pool buffer will do.
+        let mut out = Poly::from_raw(self.n, q_limbs, p_limbs, Form::Coeff, self.pool().take(len));
+        let largest = coeffs.iter().fold(0u64, |m, &c| m.max(c.unsigned_abs()));
         for (i, limb) in out.limbs_mut().enumerate() {
             let m = *self.modulus(i, q_limbs);
-            // Secrets and noise pass through here: no branch on their values.
-            for (o, &c) in limb.iter_mut().zip(coeffs) {
-                *o = m.reduce_i64_ct(c);
+            let q = m.value();
+            if largest < q {
+                for (o, &c) in limb.iter_mut().zip(coeffs) {
+                    *o = (c as u64).wrapping_add(q & ((c >> 63) as u64));
+                }
+            } else {
+                for (o, &c) in limb.iter_mut().zip(coeffs) {
+                    *o = m.reduce_i64_ct(c);
+                }
             }
         }
         out

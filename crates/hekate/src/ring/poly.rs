@@ -480,16 +480,52 @@ impl Poly {
 
     /// ModDown: divides a polynomial over `Q_l ∪ P` by `P` with rounding, leaving it over
     /// `Q_l` (either form; in NTT form `k` inverse and `l + 1` forward NTTs).
-    pub fn mod_down_by_p(mut self, ctx: &RingContext) -> Poly {
+    pub fn mod_down_by_p(self, ctx: &RingContext) -> Poly {
+        self.mod_down_by_p_adding(None, ctx)
+    }
+
+    /// [`Poly::mod_down_by_p`] of `self + e`, for a small integer polynomial `e` (the
+    /// noise of a public-key encryption), without transforming `e`: it is added to the
+    /// special limbs after their inverse NTT, and subtracted from the converted limbs
+    /// before their forward NTT (`(x + e - Conv(x_P + e_P)) P^-1` with
+    /// `x - (Conv(..) - e)`), so `e` costs no NTT at all instead of one per limb. The words
+    /// are those of `(self + NTT(e)).mod_down_by_p()`.
+    pub fn mod_down_by_p_adding(mut self, e: Option<&[i64]>, ctx: &RingContext) -> Poly {
         let ext = ctx.extender().expect("ModDown needs special primes");
         let (ql, k, n) = (self.q_limbs, self.p_limbs, self.n);
         assert_eq!(k, ctx.p_len(), "ModDown needs all special limbs");
         let pool = ctx.pool();
         // The P limbs are consumed: bring them to coefficient form in place.
         let form = self.form;
+        if let Some(e) = e {
+            assert_eq!(e.len(), n, "ModDown noise of another degree");
+        }
+        // `e` in limb `i` of the chain (`p = false`) or special primes, without branches on
+        // its coefficients.
+        let largest = e.map_or(0, |e| e.iter().fold(0u64, |m, &c| m.max(c.unsigned_abs())));
+        let add_e = |limb: &mut [u64], m: &crate::math::Modulus, sub: bool| {
+            let Some(e) = e else { return };
+            let q = m.value();
+            let small = largest < q;
+            for (x, &c) in limb.iter_mut().zip(e) {
+                let c = if sub { -c } else { c };
+                let r = if small {
+                    (c as u64).wrapping_add(q & ((c >> 63) as u64))
+                } else {
+                    m.reduce_i64_ct(c)
+                };
+                let s = *x + r;
+                *x = s - (q & 0u64.wrapping_sub((s >= q) as u64));
+            }
+        };
         if form == Form::Ntt {
             for_each_limb(&mut self.data[ql * n..(ql + k) * n], n, |j, limb| {
-                ctx.ntt_plan(ql + j, ql).inverse(limb)
+                ctx.ntt_plan(ql + j, ql).inverse(limb);
+                add_e(limb, ctx.modulus(ql + j, ql), false);
+            });
+        } else if e.is_some() {
+            for_each_limb(&mut self.data[ql * n..(ql + k) * n], n, |j, limb| {
+                add_e(limb, ctx.modulus(ql + j, ql), false)
             });
         }
         let mut conv = pool.take(ql * n);
@@ -498,6 +534,8 @@ impl Poly {
             .convert(&self.data[ql * n..(ql + k) * n], &mut conv, n, &mut scratch);
         self.truncate(ql);
         for_each_limb_pair(&mut self.data, &mut conv, n, |i, limb, t| {
+            // x + e - Conv = x - (Conv - e).
+            add_e(t, ctx.modulus(i, ql), true);
             if form == Form::Ntt {
                 ctx.ntt_plan(i, ql).forward(t);
             }

@@ -140,3 +140,48 @@ fn extending_to_p_then_mod_down_multiplies_by_p_inverse_exactly() {
     e_ntt.intt(&ctx);
     assert_eq!(e_ntt, ext);
 }
+
+#[test]
+fn mod_down_adding_small_noise_equals_adding_it_first() {
+    // Public-key encryption adds its noise during ModDown, in coefficient form: the same
+    // words as adding NTT(e) to every limb first, in both forms.
+    let ctx = ring(64, &[50, 40, 40], &[60, 55]);
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut x = ctx.zero(3, 2, Form::Coeff);
+    for (i, limb) in x.limbs_mut().enumerate() {
+        let q = ctx.modulus(i, 3).value();
+        limb.iter_mut().for_each(|v| *v = rng.next_u64() % q);
+    }
+    let e: Vec<i64> = (0..64).map(|_| (rng.next_u64() % 41) as i64 - 20).collect();
+    for form in [Form::Coeff, Form::Ntt] {
+        let mut a = x.clone();
+        let mut ep = ctx.from_signed(&e, 3, 2);
+        if form == Form::Ntt {
+            a.ntt(&ctx);
+            ep.ntt(&ctx);
+        }
+        let mut first = a.clone();
+        first.add_assign(&ep, &ctx);
+        assert_eq!(
+            a.mod_down_by_p_adding(Some(&e), &ctx),
+            first.mod_down_by_p(&ctx),
+            "{form:?}"
+        );
+    }
+    // from_signed: the fast path for small coefficients and the general one agree.
+    let big: Vec<i64> = (0..64).map(|i| (i as i64 - 32) << 55).collect();
+    let p = ctx.from_signed(&big, 3, 2);
+    for (i, limb) in p.limbs().enumerate() {
+        let m = ctx.modulus(i, 3);
+        for (&r, &c) in limb.iter().zip(&big) {
+            assert_eq!(r, m.reduce_i64(c));
+        }
+    }
+    let small = ctx.from_signed(&e, 3, 2);
+    for (i, limb) in small.limbs().enumerate() {
+        let m = ctx.modulus(i, 3);
+        for (&r, &c) in limb.iter().zip(&e) {
+            assert_eq!(r, m.reduce_i64(c));
+        }
+    }
+}

@@ -248,13 +248,29 @@ pub fn encrypt_zero_pk<R: RngCore + CryptoRng>(
     let mut u = ctx.from_signed(&u_coeffs, q_limbs, k);
     u_coeffs.zeroize();
     u.ntt(ctx);
-    let mut c0 = sample_noise(ctx, q_limbs, k, rng);
-    let mut c1 = sample_noise(ctx, q_limbs, k, rng);
-    c0.mul_add_assign(&u, &pk.b.restricted(q_limbs, k), ctx);
-    c1.mul_add_assign(&u, &pk.a.restricted(q_limbs, k), ctx);
-    u.discard_secret();
     if k == 0 {
+        let mut c0 = sample_noise(ctx, q_limbs, k, rng);
+        let mut c1 = sample_noise(ctx, q_limbs, k, rng);
+        c0.mul_add_assign(&u, &pk.b.restricted(q_limbs, k), ctx);
+        c1.mul_add_assign(&u, &pk.a.restricted(q_limbs, k), ctx);
+        u.discard_secret();
         return [c0, c1];
     }
-    [c0, c1].map(|c| c.mod_down_by_p(ctx))
+    // With special primes the noise goes in during ModDown, in coefficient form (no NTT
+    // of e_0, e_1: the same words as adding NTT(e) first, two NTTs per limb fewer).
+    let g = DiscreteGaussian::new(NOISE_SIGMA, NOISE_TAIL).expect("valid constants");
+    let mut e = [vec![0i64; ctx.n()], vec![0i64; ctx.n()]];
+    for x in e.iter_mut() {
+        g.fill(rng, x);
+    }
+    let mut c0 = pk.b.restricted(q_limbs, k);
+    let mut c1 = pk.a.restricted(q_limbs, k);
+    c0.mul_assign(&u, ctx);
+    c1.mul_assign(&u, ctx);
+    u.discard_secret();
+    let out = [(c0, &e[0]), (c1, &e[1])].map(|(c, e)| c.mod_down_by_p_adding(Some(e), ctx));
+    for x in e.iter_mut() {
+        x.zeroize();
+    }
+    out
 }
