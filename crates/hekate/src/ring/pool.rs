@@ -86,6 +86,13 @@ impl BufferPool {
         b
     }
 
+    /// Whether any buffer the pool holds satisfies `f` (tests of secret hygiene).
+    #[cfg(test)]
+    pub(crate) fn any_buffer(&self, f: impl Fn(&[u64]) -> bool) -> bool {
+        let bufs = self.bufs.lock().expect("buffer pool poisoned");
+        bufs.iter().any(|b| f(b))
+    }
+
     /// Returns a buffer for reuse.
     pub fn recycle(&self, buf: Vec<u64>) {
         if buf.capacity() < MIN_POOLED_WORDS {

@@ -274,3 +274,37 @@ pub fn encrypt_zero_pk<R: RngCore + CryptoRng>(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::PrimeGenerator;
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    /// `a·s` (which gives `s` away: divide by the public `a`) is wiped and never reaches the
+    /// shared pool, where any later `take` would hand it out.
+    #[test]
+    fn secret_temporaries_never_reach_the_pool() {
+        let n = 1 << 12;
+        let mut g = PrimeGenerator::new(n).unwrap();
+        let q: Vec<u64> = (0..3).map(|_| g.next_prime(50).unwrap()).collect();
+        let p = [g.next_prime(55).unwrap()];
+        let ctx = RingContext::new(n, &q, &p).unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(7);
+        let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+        let seed = [3u8; 32];
+        // 4 limbs of 2^12 words: large enough to be pooled.
+        let [b, a] = encrypt_zero_sk(&ctx, &sk, 3, 1, &seed, 0, &mut rng);
+        // The first words of a·s in limb 0, computed outside the pool (a pooled temporary
+        // here would take the very buffer we look for).
+        let m = *ctx.modulus(0, 3);
+        let mut s0: Vec<u64> = sk.coeffs().iter().map(|&c| m.reduce_i64(c)).collect();
+        ctx.ntt_plan(0, 3).forward(&mut s0);
+        let first: Vec<u64> = (0..64).map(|j| m.mul(a.limb(0)[j], s0[j])).collect();
+        assert!(!ctx
+            .pool()
+            .any_buffer(|buf| buf.len() >= 64 && buf[..64] == first[..]));
+        drop((b, a));
+    }
+}
