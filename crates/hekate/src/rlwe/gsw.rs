@@ -115,10 +115,14 @@ impl Gadget {
         );
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU supports AVX-512F (checked just above).
-                unsafe { decompose_avx512(self, a, out) };
-                return;
+            use crate::math::kernels::Isa;
+            match Isa::detect() {
+                // SAFETY: `Isa::detect` reports AVX-512F only where the CPU has it (and the
+                // cap allows it).
+                Isa::Avx512 | Isa::Avx512Ifma => unsafe { return decompose_avx512(self, a, out) },
+                // SAFETY: likewise for AVX2.
+                Isa::Avx2 => unsafe { return decompose_avx2(self, a, out) },
+                Isa::Scalar => {}
             }
         }
         decompose_portable(self, a, out);
@@ -157,6 +161,50 @@ unsafe fn decompose_avx512(g: &Gadget, a: &[u64], out: &mut [u64]) {
         let t = _mm512_mask_add_epi64(x, neg, x, q);
         _mm512_storeu_si512(po.add((d - 1) * n + k) as *mut _, t);
         k += 8;
+    }
+}
+
+/// [`decompose_portable`] with 4 coefficients per step in AVX2 registers (the same
+/// words). AVX2 has no 64-bit arithmetic shift: `x >> b` (arithmetic) is
+/// `((x >>> b) ^ m) - m` with `m = 2^(63 - b)`, and the signed compares stand in for the
+/// unsigned one (every value is below `2^62`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn decompose_avx2(g: &Gadget, a: &[u64], out: &mut [u64]) {
+    use std::arch::x86_64::*;
+    let n = a.len();
+    if !n.is_multiple_of(4) {
+        return decompose_portable(g, a, out);
+    }
+    let d = g.digits;
+    let lb = g.log_base as i32;
+    let q = _mm256_set1_epi64x(g.q as i64);
+    let half_q = _mm256_set1_epi64x((g.q / 2) as i64);
+    let mask = _mm256_set1_epi64x((1i64 << lb) - 1);
+    let half = _mm256_set1_epi64x(1i64 << (lb - 1));
+    let sign_fix = _mm256_set1_epi64x(1i64 << (63 - lb));
+    let shift = _mm_cvtsi32_si128(lb);
+    let zero = _mm256_setzero_si256();
+    // x + q in the lanes where x < 0.
+    let lift = |x: __m256i| _mm256_add_epi64(x, _mm256_and_si256(_mm256_cmpgt_epi64(zero, x), q));
+    let (pa, po) = (a.as_ptr(), out.as_mut_ptr());
+    let mut k = 0;
+    while k < n {
+        // Centered: x - q where x > q/2.
+        let c = _mm256_loadu_si256(pa.add(k) as *const __m256i);
+        let mut x = _mm256_sub_epi64(c, _mm256_and_si256(_mm256_cmpgt_epi64(c, half_q), q));
+        for i in 0..d - 1 {
+            // t = x + B/2: s = (t mod B) - B/2, x = t >> log B (arithmetic).
+            let t = _mm256_add_epi64(x, half);
+            x = _mm256_sub_epi64(
+                _mm256_xor_si256(_mm256_srl_epi64(t, shift), sign_fix),
+                sign_fix,
+            );
+            let s = _mm256_sub_epi64(_mm256_and_si256(t, mask), half);
+            _mm256_storeu_si256(po.add(i * n + k) as *mut __m256i, lift(s));
+        }
+        _mm256_storeu_si256(po.add((d - 1) * n + k) as *mut __m256i, lift(x));
+        k += 4;
     }
 }
 

@@ -55,6 +55,17 @@ fn decomposition_is_exact_and_small() {
             out, portable,
             "base 2^{lb}: SIMD and portable digits differ"
         );
+        // The AVX2 path too, on any CPU that has it (also where AVX-512 is the default).
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            let mut avx2 = vec![0u64; g.digits() * N];
+            // SAFETY: AVX2 is present (checked just above).
+            unsafe { super::decompose_avx2(&g, &a, &mut avx2) };
+            assert_eq!(
+                avx2, portable,
+                "base 2^{lb}: AVX2 and portable digits differ"
+            );
+        }
         for j in 0..N {
             let mut sum = 0i128;
             for i in 0..g.digits() {
