@@ -312,8 +312,11 @@ pub fn header(area: &str, threads: usize) -> String {
     } else {
         "release"
     };
+    // The instruction set the kernels and NTTs run (after the HEKATE_SIMD cap).
+    let simd = hekate::math::kernels::Isa::detect();
     format!(
-        "hekate bench {area} — {cpu}, {ifma}, threads: {threads}, commit {commit}, {}, {build}",
+        "hekate bench {area} — {cpu}, {ifma}, SIMD: {simd:?}, threads: {threads}, commit \
+         {commit}, {}, {build}",
         utc_now()
     )
 }
