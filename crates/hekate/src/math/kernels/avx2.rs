@@ -14,8 +14,8 @@
 //! * products by a constant: Shoup with the caller's 64-bit companion, as the scalar code.
 //!
 //! For `q < 2^50` the products of reduced operands (`mul`, `mul_assign`, `mul_add_assign`,
-//! `mul_scalar_assign`, and `sub_mul_scalar_assign` on `a - b` in `(-q, q)`) run in exact
-//! `f64` arithmetic instead ([`Exact52`], the NTT's
+//! `mul_scalar_assign`, `sub_mul_scalar_assign` on `a - b` in `(-q, q)`, and the inner
+//! products) run in exact `f64` arithmetic instead ([`Exact52`], the NTT's
 //! technique), which is faster on AVX2.
 //!
 //! AVX2 has no unsigned 64-bit compare or min. The conditional subtractions select on the
@@ -36,7 +36,7 @@ use super::avx512::ConvTables;
 use super::LaneConsts;
 use crate::math::simd::avx2::{
     add_q_if_neg, csub, f64_from_words, f64_to_words, mul_wide, mulhi_sw, mullo, mulmod_f64,
-    shoup_mul, splat, swap32,
+    round_f64, shoup_mul, splat, swap32,
 };
 
 /// Products summed before a reduction (the initial value below `2^61` plus 63 products
@@ -293,6 +293,14 @@ impl Exact52 {
         }
     }
 
+    /// `x - round(x / q) q`, at most `q/2 + 2` in magnitude, for integer lanes
+    /// `|x| < 2^53`.
+    #[inline(always)]
+    unsafe fn reduce(self, x: __m256d) -> __m256d {
+        let k = round_f64(_mm256_mul_pd(x, self.ninv));
+        _mm256_fnmadd_pd(k, self.q, x)
+    }
+
     /// `a b mod q` in `(-q, q)`, as `f64`.
     #[inline(always)]
     unsafe fn mul_centered(self, a: __m256i, b: __m256i) -> __m256d {
@@ -331,6 +339,70 @@ unsafe fn sub_mod(x: __m256i, y: __m256i, q: __m256i) -> __m256i {
 unsafe fn shoup_consts(w: u64, ws: u64) -> [__m256i; 4] {
     let (w, ws) = (splat(w), splat(ws));
     [w, swap32(w), ws, swap32(ws)]
+}
+
+/// Products summed in `f64` between two reductions by [`inner_product_f64_impl`]: from a
+/// value below `q` in magnitude, 8 terms below `7q/8` keep the sum below `8q < 2^53`.
+const F64_TERMS: usize = 8;
+
+/// [`inner_product_impl`] for `q < 2^50` in exact `f64` arithmetic: each product reduced
+/// to `(-7q/8, 7q/8)` by `mulmod_f64` (`|a b / q| < 2^50`), the residues summed exactly,
+/// the sum brought back below `q/2 + 2` in magnitude every [`F64_TERMS`] terms by
+/// `x - round(x / q) q` (exact, an integer below `2^53`), and made canonical at the end.
+#[inline(always)]
+unsafe fn inner_product_f64_impl<const ACC: bool>(
+    ar: Exact52,
+    acc: &mut [u64],
+    a: &[&[u64]],
+    b: &[&[u64]],
+) {
+    const U: usize = 2;
+    let len = acc.len();
+    let whole = len / (4 * U) * (4 * U);
+    let pc = acc.as_mut_ptr();
+    let mut k = 0;
+    while k < whole {
+        inner_product_f64_chunks::<ACC, U>(ar, pc, a, b, k, [Mask::ALL; U]);
+        k += 4 * U;
+    }
+    chunks!(len - whole, |kk, m| {
+        inner_product_f64_chunks::<ACC, 1>(ar, pc, a, b, whole + kk, [m]);
+    });
+}
+
+/// `U` consecutive chunks of [`inner_product_f64_impl`] starting at lane `k0`.
+#[inline(always)]
+unsafe fn inner_product_f64_chunks<const ACC: bool, const U: usize>(
+    ar: Exact52,
+    pc: *mut u64,
+    a: &[&[u64]],
+    b: &[&[u64]],
+    k0: usize,
+    m: [Mask; U],
+) {
+    let mut s = [_mm256_setzero_pd(); U];
+    if ACC {
+        for u in 0..U {
+            s[u] = f64_from_words(ld(pc.add(k0 + 4 * u), m[u]));
+        }
+    }
+    for j in 0..a.len() {
+        let (pa, pb) = (a.get_unchecked(j).as_ptr(), b.get_unchecked(j).as_ptr());
+        for u in 0..U {
+            let x = f64_from_words(ld(pa.add(k0 + 4 * u), m[u]));
+            let y = f64_from_words(ld(pb.add(k0 + 4 * u), m[u]));
+            s[u] = _mm256_add_pd(s[u], mulmod_f64(x, y, ar.q, ar.ninv));
+        }
+        if (j + 1) % F64_TERMS == 0 {
+            for s in s.iter_mut() {
+                *s = ar.reduce(*s);
+            }
+        }
+    }
+    for u in 0..U {
+        let r = add_q_if_neg(ar.reduce(s[u]), ar.q);
+        st(pc.add(k0 + 4 * u), m[u], f64_to_words(r));
+    }
 }
 
 /// `acc = [acc +] sum_j a_j b_j` (see `avx512::inner_product_impl`), two chunks of 4
@@ -540,7 +612,11 @@ pub(crate) unsafe fn inner_product_add_assign(
     a: &[&[u64]],
     b: &[&[u64]],
 ) {
-    inner_product_impl::<true>(Avx2::new(c), acc, a, b)
+    if c.q < F64_MAX_Q {
+        inner_product_f64_impl::<true>(Exact52::new(c.q), acc, a, b)
+    } else {
+        inner_product_impl::<true>(Avx2::new(c), acc, a, b)
+    }
 }
 
 /// See [`crate::math::kernels::inner_product`] (any number of terms here).
@@ -549,7 +625,11 @@ pub(crate) unsafe fn inner_product_add_assign(
 /// As [`add_assign`].
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn inner_product(c: &LaneConsts, out: &mut [u64], a: &[&[u64]], b: &[&[u64]]) {
-    inner_product_impl::<false>(Avx2::new(c), out, a, b)
+    if c.q < F64_MAX_Q {
+        inner_product_f64_impl::<false>(Exact52::new(c.q), out, a, b)
+    } else {
+        inner_product_impl::<false>(Avx2::new(c), out, a, b)
+    }
 }
 
 /// See [`crate::math::kernels::mul_scalar_assign`]; `ws` is the 64-bit companion of `w`.
