@@ -28,7 +28,8 @@
 //! The base conversion ([`convert`]) is `avx512.rs`'s with 64-bit lanes: the `y_i` Shoup
 //! products, the `f64` sum for `v` in the scalar order (the `u64 -> f64` conversion,
 //! which AVX2 lacks, done exactly through the bit patterns of the 32-bit halves), and the
-//! lazy output sums.
+//! lazy output sums; output primes below `2^50` sum in exact `f64` arithmetic when every
+//! input prime is below `2^50` too.
 
 use core::arch::x86_64::*;
 
@@ -739,6 +740,7 @@ unsafe fn convert_impl<const EXACT: bool>(
     scratch: &mut [u64],
 ) {
     let l = t.from.len();
+    let small_from = t.from.iter().all(|f| f.q < F64_MAX_Q);
     let mut k0 = 0;
     while k0 < n {
         let len = bl.min(n - k0);
@@ -768,18 +770,30 @@ unsafe fn convert_impl<const EXACT: bool>(
         });
         // out_j = [sum_i y_i [Q/q_i]_{p_j} + v [-Q]_{p_j}]_{p_j}, two output limbs at a
         // time (shared loads of y, two independent dependency chains).
+        // Output primes below 2^50 take the f64 sums when every y_i is below 2^50 too.
+        let f64_at = |j: usize| small_from && t.to.get_unchecked(j).q < F64_MAX_Q;
         let mut j = 0;
         while j < out_limbs {
             let out = output.as_mut_ptr().add(j * n + k0);
-            let t0 = Avx2::new(t.to.get_unchecked(j));
-            if j + 1 < out_limbs {
-                let t1 = Avx2::new(t.to.get_unchecked(j + 1));
-                convert_out::<EXACT, 2>(t, [t0, t1], j, py, pv, len, out, n);
-                j += 2;
-            } else {
-                convert_out::<EXACT, 1>(t, [t0], j, py, pv, len, out, n);
-                j += 1;
+            let pair = j + 1 < out_limbs && f64_at(j) == f64_at(j + 1);
+            let (q0, q1) = (t.to.get_unchecked(j), t.to.get_unchecked(j + pair as usize));
+            match (f64_at(j), pair) {
+                (true, true) => {
+                    let ar = [Exact52::new(q0.q), Exact52::new(q1.q)];
+                    convert_out_f64::<EXACT, 2>(t, ar, j, py, pv, len, out, n)
+                }
+                (true, false) => {
+                    convert_out_f64::<EXACT, 1>(t, [Exact52::new(q0.q)], j, py, pv, len, out, n)
+                }
+                (false, true) => {
+                    let ar = [Avx2::new(q0), Avx2::new(q1)];
+                    convert_out::<EXACT, 2>(t, ar, j, py, pv, len, out, n)
+                }
+                (false, false) => {
+                    convert_out::<EXACT, 1>(t, [Avx2::new(q0)], j, py, pv, len, out, n)
+                }
             }
+            j += 1 + pair as usize;
         }
         k0 += len;
     }
@@ -839,6 +853,56 @@ unsafe fn convert_out<const EXACT: bool, const J: usize>(
         }
         for u in 0..J {
             st(out.add(u * n + kk), m, ar[u].acc_reduce(s[u]));
+        }
+    });
+}
+
+/// [`convert_out`] in exact `f64` arithmetic, for output primes `p_j < 2^50` when every
+/// input prime is below `2^50` too: `y_i < 2^50` and `[Q/q_i]_{p_j} < p_j` give
+/// `|y_i c / p_j| < 2^50`, so each `mulmod_f64` term is exact and below `7 p_j / 8` in
+/// magnitude (the `v [-Q]_{p_j}` term, `v < 2^7`, far below); the sum is reduced every
+/// [`F64_TERMS`] terms as in the inner products and made canonical at the end.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn convert_out_f64<const EXACT: bool, const J: usize>(
+    t: &ConvTables,
+    ar: [Exact52; J],
+    j0: usize,
+    py: *const u64,
+    pv: *const u64,
+    len: usize,
+    out: *mut u64,
+    n: usize,
+) {
+    let l = t.from.len();
+    chunks!(len, |kk, m| {
+        let mut s = [_mm256_setzero_pd(); J];
+        let mut terms = 0;
+        if EXACT {
+            let v = f64_from_words(ld(pv.add(kk), m));
+            for u in 0..J {
+                let nq = _mm256_set1_pd(*t.neg_q.get_unchecked(j0 + u) as f64);
+                s[u] = mulmod_f64(v, nq, ar[u].q, ar[u].ninv);
+            }
+            terms = 1;
+        }
+        for i in 0..l {
+            if terms == F64_TERMS {
+                for u in 0..J {
+                    s[u] = ar[u].reduce(s[u]);
+                }
+                terms = 0;
+            }
+            let y = f64_from_words(ld(py.add(i * len + kk), m));
+            for u in 0..J {
+                let c = _mm256_set1_pd(*t.c.get_unchecked((j0 + u) * l + i) as f64);
+                s[u] = _mm256_add_pd(s[u], mulmod_f64(y, c, ar[u].q, ar[u].ninv));
+            }
+            terms += 1;
+        }
+        for u in 0..J {
+            let r = add_q_if_neg(ar[u].reduce(s[u]), ar[u].q);
+            st(out.add(u * n + kk), m, f64_to_words(r));
         }
     });
 }
