@@ -897,6 +897,48 @@ mod tests {
 
     /// Random bases of mixed 50/60/61-bit primes (and a few small ones), random reduced
     /// inputs: every conversion path agrees with [`reference_convert`].
+    /// Every prime below 2^50 (the AVX2 f64 sums), with more terms than one f64 sum holds,
+    /// next to outputs above 2^50 (the integer sums), on every instruction set.
+    #[test]
+    fn convert_with_primes_below_2_to_50_matches_reference() {
+        use rand_chacha::rand_core::RngCore;
+        let mut rng = ChaCha8Rng::seed_from_u64(50);
+        let mut g = PrimeGenerator::new(1 << 10).unwrap();
+        for (from_bits, to_bits) in [
+            (vec![49u32; 9], vec![50u32, 50, 36, 61, 50, 60, 50]),
+            (vec![36, 50, 50], vec![50, 50]),
+            (vec![50; 20], vec![49, 61, 50]),
+        ] {
+            let from: Vec<u64> = from_bits
+                .iter()
+                .map(|&b| g.next_prime(b).unwrap())
+                .collect();
+            let to: Vec<u64> = to_bits.iter().map(|&b| g.next_prime(b).unwrap()).collect();
+            let (c, b) = (RnsBasis::new(&from).unwrap(), RnsBasis::new(&to).unwrap());
+            let conv = BaseConverter::new(&c, &b);
+            for n in [1usize, 13, 1024] {
+                let input: Vec<u64> = from
+                    .iter()
+                    .flat_map(|&q| {
+                        let mut v: Vec<u64> = (0..n).map(|_| rng.next_u64() % q).collect();
+                        v[n - 1] = q - 1;
+                        v
+                    })
+                    .collect();
+                for exact in [true, false] {
+                    let mut want = vec![0u64; to.len() * n];
+                    reference_convert(&conv, exact, &input, &mut want, n);
+                    let mut scratch = vec![0u64; (from.len() + 1) * n];
+                    for isa in Isa::ALL {
+                        let mut got = vec![0u64; to.len() * n];
+                        conv.convert_using(isa, exact, &input, &mut got, n, &mut scratch);
+                        assert_eq!(got, want, "{from_bits:?} -> {to_bits:?}, n = {n}, {isa:?}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn convert_matches_reference_on_many_shapes() {
         use rand_chacha::rand_core::RngCore;

@@ -14,8 +14,8 @@
 //! * products by a constant: Shoup with the caller's 64-bit companion, as the scalar code.
 //!
 //! For `q < 2^50` the products of reduced operands (`mul`, `mul_assign`, `mul_add_assign`,
-//! `mul_scalar_assign`, and `sub_mul_scalar_assign` on `a - b` in `(-q, q)`) run in exact
-//! `f64` arithmetic instead ([`Exact52`], the NTT's
+//! `mul_scalar_assign`, `sub_mul_scalar_assign` on `a - b` in `(-q, q)`, and the inner
+//! products) run in exact `f64` arithmetic instead ([`Exact52`], the NTT's
 //! technique), which is faster on AVX2.
 //!
 //! AVX2 has no unsigned 64-bit compare or min. The conditional subtractions select on the
@@ -28,15 +28,15 @@
 //! The base conversion ([`convert`]) is `avx512.rs`'s with 64-bit lanes: the `y_i` Shoup
 //! products, the `f64` sum for `v` in the scalar order (the `u64 -> f64` conversion,
 //! which AVX2 lacks, done exactly through the bit patterns of the 32-bit halves), and the
-//! lazy output sums.
+//! lazy output sums; output primes below `2^50` sum in exact `f64` arithmetic when every
+//! input prime is below `2^50` too.
 
 use core::arch::x86_64::*;
 
-use super::avx512::ConvTables;
 use super::LaneConsts;
 use crate::math::simd::avx2::{
     add_q_if_neg, csub, f64_from_words, f64_to_words, mul_wide, mulhi_sw, mullo, mulmod_f64,
-    shoup_mul, splat, swap32,
+    round_f64, shoup_mul, splat, swap32,
 };
 
 /// Products summed before a reduction (the initial value below `2^61` plus 63 products
@@ -293,6 +293,14 @@ impl Exact52 {
         }
     }
 
+    /// `x - round(x / q) q`, at most `q/2 + 2` in magnitude, for integer lanes
+    /// `|x| < 2^53`.
+    #[inline(always)]
+    unsafe fn reduce(self, x: __m256d) -> __m256d {
+        let k = round_f64(_mm256_mul_pd(x, self.ninv));
+        _mm256_fnmadd_pd(k, self.q, x)
+    }
+
     /// `a b mod q` in `(-q, q)`, as `f64`.
     #[inline(always)]
     unsafe fn mul_centered(self, a: __m256i, b: __m256i) -> __m256d {
@@ -331,6 +339,70 @@ unsafe fn sub_mod(x: __m256i, y: __m256i, q: __m256i) -> __m256i {
 unsafe fn shoup_consts(w: u64, ws: u64) -> [__m256i; 4] {
     let (w, ws) = (splat(w), splat(ws));
     [w, swap32(w), ws, swap32(ws)]
+}
+
+/// Products summed in `f64` between two reductions by [`inner_product_f64_impl`]: from a
+/// value below `q` in magnitude, 8 terms below `7q/8` keep the sum below `8q < 2^53`.
+const F64_TERMS: usize = 8;
+
+/// [`inner_product_impl`] for `q < 2^50` in exact `f64` arithmetic: each product reduced
+/// to `(-7q/8, 7q/8)` by `mulmod_f64` (`|a b / q| < 2^50`), the residues summed exactly,
+/// the sum brought back below `q/2 + 2` in magnitude every [`F64_TERMS`] terms by
+/// `x - round(x / q) q` (exact, an integer below `2^53`), and made canonical at the end.
+#[inline(always)]
+unsafe fn inner_product_f64_impl<const ACC: bool>(
+    ar: Exact52,
+    acc: &mut [u64],
+    a: &[&[u64]],
+    b: &[&[u64]],
+) {
+    const U: usize = 2;
+    let len = acc.len();
+    let whole = len / (4 * U) * (4 * U);
+    let pc = acc.as_mut_ptr();
+    let mut k = 0;
+    while k < whole {
+        inner_product_f64_chunks::<ACC, U>(ar, pc, a, b, k, [Mask::ALL; U]);
+        k += 4 * U;
+    }
+    chunks!(len - whole, |kk, m| {
+        inner_product_f64_chunks::<ACC, 1>(ar, pc, a, b, whole + kk, [m]);
+    });
+}
+
+/// `U` consecutive chunks of [`inner_product_f64_impl`] starting at lane `k0`.
+#[inline(always)]
+unsafe fn inner_product_f64_chunks<const ACC: bool, const U: usize>(
+    ar: Exact52,
+    pc: *mut u64,
+    a: &[&[u64]],
+    b: &[&[u64]],
+    k0: usize,
+    m: [Mask; U],
+) {
+    let mut s = [_mm256_setzero_pd(); U];
+    if ACC {
+        for u in 0..U {
+            s[u] = f64_from_words(ld(pc.add(k0 + 4 * u), m[u]));
+        }
+    }
+    for j in 0..a.len() {
+        let (pa, pb) = (a.get_unchecked(j).as_ptr(), b.get_unchecked(j).as_ptr());
+        for u in 0..U {
+            let x = f64_from_words(ld(pa.add(k0 + 4 * u), m[u]));
+            let y = f64_from_words(ld(pb.add(k0 + 4 * u), m[u]));
+            s[u] = _mm256_add_pd(s[u], mulmod_f64(x, y, ar.q, ar.ninv));
+        }
+        if (j + 1) % F64_TERMS == 0 {
+            for s in s.iter_mut() {
+                *s = ar.reduce(*s);
+            }
+        }
+    }
+    for u in 0..U {
+        let r = add_q_if_neg(ar.reduce(s[u]), ar.q);
+        st(pc.add(k0 + 4 * u), m[u], f64_to_words(r));
+    }
 }
 
 /// `acc = [acc +] sum_j a_j b_j` (see `avx512::inner_product_impl`), two chunks of 4
@@ -540,7 +612,11 @@ pub(crate) unsafe fn inner_product_add_assign(
     a: &[&[u64]],
     b: &[&[u64]],
 ) {
-    inner_product_impl::<true>(Avx2::new(c), acc, a, b)
+    if c.q < F64_MAX_Q {
+        inner_product_f64_impl::<true>(Exact52::new(c.q), acc, a, b)
+    } else {
+        inner_product_impl::<true>(Avx2::new(c), acc, a, b)
+    }
 }
 
 /// See [`crate::math::kernels::inner_product`] (any number of terms here).
@@ -549,7 +625,11 @@ pub(crate) unsafe fn inner_product_add_assign(
 /// As [`add_assign`].
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn inner_product(c: &LaneConsts, out: &mut [u64], a: &[&[u64]], b: &[&[u64]]) {
-    inner_product_impl::<false>(Avx2::new(c), out, a, b)
+    if c.q < F64_MAX_Q {
+        inner_product_f64_impl::<false>(Exact52::new(c.q), out, a, b)
+    } else {
+        inner_product_impl::<false>(Avx2::new(c), out, a, b)
+    }
 }
 
 /// See [`crate::math::kernels::mul_scalar_assign`]; `ws` is the 64-bit companion of `w`.
@@ -611,178 +691,8 @@ pub(crate) unsafe fn sub_mul_scalar_assign(
 }
 
 // ---------------------------------------------------------------------------------------
-// Fast base conversion (the 64-bit-lane half of `avx512::convert`, four lanes at a time).
+// Fast base conversion (`avx2/convert.rs`).
 // ---------------------------------------------------------------------------------------
 
-/// The lanes `x` as `f64`, rounded to nearest exactly as `x as f64`: the halves convert
-/// exactly (`2^84 + hi 2^32` and `2^52 + lo` by their bit patterns), the difference
-/// `hi 2^32 - 2^52` is exact, and the one final addition rounds once.
-#[inline(always)]
-unsafe fn u64_to_f64(x: __m256i) -> __m256d {
-    let hi = _mm256_or_si256(_mm256_srli_epi64::<32>(x), splat(0x4530_0000_0000_0000));
-    let lo = _mm256_blend_epi32::<0b1010_1010>(x, splat(0x4330_0000_0000_0000));
-    let magic = _mm256_set1_pd(f64::from_bits(0x4530_0000_0010_0000)); // 2^84 + 2^52
-    _mm256_add_pd(
-        _mm256_sub_pd(_mm256_castsi256_pd(hi), magic),
-        _mm256_castsi256_pd(lo),
-    )
-}
-
-/// `round(s)` for lanes `0 <= s < 2^51` exactly as `f64::round` (half away from zero):
-/// `trunc(s) + (s - trunc(s) >= 1/2)`, the difference being exact; `trunc(s)` converts
-/// through its bit pattern plus `2^52`.
-#[inline(always)]
-unsafe fn round_pos(s: __m256d) -> __m256i {
-    let t = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(s);
-    let half = _mm256_cmp_pd::<_CMP_GE_OQ>(_mm256_sub_pd(s, t), _mm256_set1_pd(0.5));
-    let two52 = _mm256_set1_pd(f64::from_bits(0x4330_0000_0000_0000));
-    let v = _mm256_sub_epi64(
-        _mm256_castpd_si256(_mm256_add_pd(t, two52)),
-        splat(0x4330_0000_0000_0000),
-    );
-    // The mask is -1 where the fraction is at least one half.
-    _mm256_sub_epi64(v, _mm256_castpd_si256(half))
-}
-
-/// The conversion (see [`BaseConverter`](crate::math::rns::BaseConverter) and
-/// `avx512::convert`): blocks of `bl` coefficients; per block the `y` rows (stride `len`)
-/// and `v` live in `scratch`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn convert_impl<const EXACT: bool>(
-    t: &ConvTables,
-    input: &[u64],
-    output: &mut [u64],
-    n: usize,
-    out_limbs: usize,
-    bl: usize,
-    scratch: &mut [u64],
-) {
-    let l = t.from.len();
-    let mut k0 = 0;
-    while k0 < n {
-        let len = bl.min(n - k0);
-        let (y, rest) = scratch.split_at_mut(l * len);
-        let (py, pv) = (y.as_mut_ptr(), rest.as_mut_ptr());
-        // y_i = [x_i (Q/q_i)^-1]_{q_i}, and v = round(sum_i y_i / q_i) summed in the
-        // scalar order (mul then add, no fma) for bit-identical rounding.
-        chunks!(len, |kk, m| {
-            let mut s = _mm256_setzero_pd();
-            for i in 0..l {
-                let q = splat(t.from.get_unchecked(i).q);
-                let x = ld(input.as_ptr().add(i * n + k0 + kk), m);
-                let w = shoup_consts(
-                    *t.q_hat_inv.get_unchecked(i),
-                    *t.q_hat_inv_shoup.get_unchecked(i),
-                );
-                let yi = csub(shoup_mul(x, w[0], w[1], w[2], w[3], q, swap32(q)), q);
-                st(py.add(i * len + kk), m, yi);
-                if EXACT {
-                    let inv = _mm256_set1_pd(*t.inv_q.get_unchecked(i));
-                    s = _mm256_add_pd(s, _mm256_mul_pd(u64_to_f64(yi), inv));
-                }
-            }
-            if EXACT {
-                st(pv.add(kk), m, round_pos(s));
-            }
-        });
-        // out_j = [sum_i y_i [Q/q_i]_{p_j} + v [-Q]_{p_j}]_{p_j}, two output limbs at a
-        // time (shared loads of y, two independent dependency chains).
-        let mut j = 0;
-        while j < out_limbs {
-            let out = output.as_mut_ptr().add(j * n + k0);
-            let t0 = Avx2::new(t.to.get_unchecked(j));
-            if j + 1 < out_limbs {
-                let t1 = Avx2::new(t.to.get_unchecked(j + 1));
-                convert_out::<EXACT, 2>(t, [t0, t1], j, py, pv, len, out, n);
-                j += 2;
-            } else {
-                convert_out::<EXACT, 1>(t, [t0], j, py, pv, len, out, n);
-                j += 1;
-            }
-        }
-        k0 += len;
-    }
-}
-
-/// `J` output limbs `j0..j0 + J` of a block (the `y_i` and constants are below `2^61`, `v`
-/// below `2^7`: the accumulator bounds hold). `out` points at limb `j0` of the block,
-/// limbs `n` words apart.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn convert_out<const EXACT: bool, const J: usize>(
-    t: &ConvTables,
-    ar: [Avx2; J],
-    j0: usize,
-    py: *const u64,
-    pv: *const u64,
-    len: usize,
-    out: *mut u64,
-    n: usize,
-) {
-    let l = t.from.len();
-    let zero = _mm256_setzero_si256();
-    chunks!(len, |kk, m| {
-        let mut s = [[zero; 4]; J];
-        let mut terms = 0;
-        if EXACT {
-            let v = ld(pv.add(kk), m);
-            let v_sw = swap32(v);
-            for u in 0..J {
-                let nq = splat(*t.neg_q.get_unchecked(j0 + u));
-                let nq_sw = splat(*t.neg_q_sw.get_unchecked(j0 + u));
-                ar[u].acc_mul_sw(&mut s[u], v, v_sw, nq, nq_sw);
-            }
-            terms = 1;
-        }
-        for i in 0..l {
-            if terms == TERMS {
-                for u in 0..J {
-                    let r = ar[u].acc_reduce(s[u]);
-                    s[u] = ar[u].acc_new(r);
-                }
-                terms = 0;
-            } else if terms > 0 && terms % FOLD == 0 {
-                for u in 0..J {
-                    ar[u].acc_fold(&mut s[u]);
-                }
-            }
-            let y = ld(py.add(i * len + kk), m);
-            let y_sw = swap32(y);
-            for u in 0..J {
-                let at = (j0 + u) * l + i;
-                let c = splat(*t.c.get_unchecked(at));
-                let c_sw = splat(*t.c_sw.get_unchecked(at));
-                ar[u].acc_mul_sw(&mut s[u], y, y_sw, c, c_sw);
-            }
-            terms += 1;
-        }
-        for u in 0..J {
-            st(out.add(u * n + kk), m, ar[u].acc_reduce(s[u]));
-        }
-    });
-}
-
-/// Base conversion with AVX2 64-bit lanes.
-///
-/// # Safety
-/// AVX2 and FMA; every modulus odd and at most 61 bits; `input` holds `l * n` words,
-/// `output` `out_limbs * n` (`out_limbs <= to.len()`), `scratch` `(l + 1) * min(bl, n)`.
-#[target_feature(enable = "avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn convert(
-    t: &ConvTables,
-    exact: bool,
-    input: &[u64],
-    output: &mut [u64],
-    n: usize,
-    out_limbs: usize,
-    bl: usize,
-    scratch: &mut [u64],
-) {
-    if exact {
-        convert_impl::<true>(t, input, output, n, out_limbs, bl, scratch)
-    } else {
-        convert_impl::<false>(t, input, output, n, out_limbs, bl, scratch)
-    }
-}
+mod convert;
+pub(crate) use convert::convert;

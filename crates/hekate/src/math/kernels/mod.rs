@@ -15,8 +15,11 @@
 //! * AVX-512F/DQ with 64-bit lanes for other odd moduli up to 61 bits: the 128-bit lane
 //!   product is emulated with four `vpmuludq` (shared with the NTT, `math/simd.rs`), then a
 //!   Barrett reduction with a 64-bit constant;
-//! * AVX2 (with FMA) on CPUs without AVX-512: the same 64-bit-lane arithmetic four lanes
-//!   at a time (`avx2.rs`), the low product words from `vpmulld` cross terms;
+//! * AVX2 (with FMA) on CPUs without AVX-512 (`avx2.rs`): for odd moduli `q < 2^50`, the
+//!   products and sums of products in exact double-precision FMA arithmetic (FLINT
+//!   `fft_small`'s technique, as the AVX2 NTT), and for larger ones up to 61 bits the
+//!   64-bit-lane arithmetic above four lanes at a time, the low product words from
+//!   `vpmulld` cross terms;
 //! * the portable code in [`scalar`] otherwise (other targets, CPUs without AVX2, even
 //!   or larger moduli). [`scalar`] stays public: it is the reference the tests compare the
 //!   SIMD paths with, and the baseline of the benchmarks.

@@ -52,6 +52,9 @@ pub(super) trait Arith: Copy {
     /// The forward's final correction of a value, as a `u64` word in `[0, 2q)` (`[0, q)`
     /// when `REDUCE`).
     unsafe fn fwd_out<const REDUCE: bool>(self, x: __m256i) -> __m256i;
+    /// An input word (in `[0, 2q)`) as the arithmetic holds it, applied by the first stage
+    /// of either transform to every coefficient.
+    unsafe fn load_in(self, x: __m256i) -> __m256i;
 }
 
 /// Integer lanes: Shoup multiplication with 64-bit companions, exactly the scalar
@@ -175,6 +178,11 @@ impl Arith for Shoup64 {
             x
         }
     }
+
+    #[inline(always)]
+    unsafe fn load_in(self, x: __m256i) -> __m256i {
+        x
+    }
 }
 
 #[inline(always)]
@@ -200,16 +208,35 @@ pub(super) unsafe fn pair(p: *const u64) -> __m256i {
 // Twiddle index of group `g` at a stage with `m` groups is `m + g` (table `w[brv]`).
 // ---------------------------------------------------------------------------------------
 
-/// One radix-2 stage of distance `t >= 4` on `len` coefficients at `p`, whose first group
-/// has global index `g0` among the `mg` groups of the stage.
+/// Loads a vector, through [`Arith::load_in`] at the transform's first stage.
 #[inline(always)]
-unsafe fn fwd_r2<M: Arith>(m: M, p: *mut u64, len: usize, t: usize, mg: usize, g0: usize) {
+unsafe fn ld_in<M: Arith, const FIRST: bool>(m: M, p: *const u64) -> __m256i {
+    if FIRST {
+        m.load_in(ld(p))
+    } else {
+        ld(p)
+    }
+}
+
+/// One radix-2 stage of distance `t >= 4` on `len` coefficients at `p`, whose first group
+/// has global index `g0` among the `mg` groups of the stage (`FIRST`: the transform's
+/// first stage).
+#[inline(always)]
+unsafe fn fwd_r2<M: Arith, const FIRST: bool>(
+    m: M,
+    p: *mut u64,
+    len: usize,
+    t: usize,
+    mg: usize,
+    g0: usize,
+) {
     for i in 0..len / (2 * t) {
         let w1 = m.tw_bc(mg + g0 + i);
         let base = p.add(2 * i * t);
         let mut j = 0;
         while j < t {
-            let (x, y) = m.ct(ld(base.add(j)), ld(base.add(t + j)), w1);
+            let x = ld_in::<M, FIRST>(m, base.add(j));
+            let (x, y) = m.ct(x, ld_in::<M, FIRST>(m, base.add(t + j)), w1);
             st(base.add(j), x);
             st(base.add(t + j), y);
             j += 4;
@@ -219,7 +246,14 @@ unsafe fn fwd_r2<M: Arith>(m: M, p: *mut u64, len: usize, t: usize, mg: usize, g
 
 /// Two stages (distances `t` and `t/2`, `t >= 16`) in one pass; arguments as [`fwd_r2`].
 #[inline(always)]
-unsafe fn fwd_r4<M: Arith>(m: M, p: *mut u64, len: usize, t: usize, mg: usize, g0: usize) {
+unsafe fn fwd_r4<M: Arith, const FIRST: bool>(
+    m: M,
+    p: *mut u64,
+    len: usize,
+    t: usize,
+    mg: usize,
+    g0: usize,
+) {
     let h = t / 2;
     for i in 0..len / (2 * t) {
         let k = mg + g0 + i;
@@ -229,10 +263,10 @@ unsafe fn fwd_r4<M: Arith>(m: M, p: *mut u64, len: usize, t: usize, mg: usize, g
         let base = p.add(2 * i * t);
         let mut j = 0;
         while j < h {
-            let x0 = ld(base.add(j));
-            let x1 = ld(base.add(h + j));
-            let x2 = ld(base.add(t + j));
-            let x3 = ld(base.add(t + h + j));
+            let x0 = ld_in::<M, FIRST>(m, base.add(j));
+            let x1 = ld_in::<M, FIRST>(m, base.add(h + j));
+            let x2 = ld_in::<M, FIRST>(m, base.add(t + j));
+            let x3 = ld_in::<M, FIRST>(m, base.add(t + h + j));
             let (x0, x2) = m.ct(x0, x2, w1);
             let (x1, x3) = m.ct(x1, x3, w1);
             let (x0, x1) = m.ct(x0, x1, w2);
@@ -331,25 +365,40 @@ pub(super) unsafe fn forward<M: Arith, const REDUCE: bool>(m: M, a: &mut [u64]) 
     let p = a.as_mut_ptr();
     let mut t = n / 2;
     let mut mg = 1;
+    // Whether the first stage (which converts the input, `Arith::load_in`) is still to run.
+    let mut first = true;
     // Stages t = n/2 .. 8 are vector stages; pair them up, a radix-2 stage first if odd.
     if (n.trailing_zeros() - 3) % 2 == 1 {
-        fwd_r2(m, p, n, t, mg, 0);
+        fwd_r2::<M, true>(m, p, n, t, mg, 0);
+        first = false;
         t /= 2;
         mg *= 2;
     }
     // Breadth-first until the sub-transforms (groups of 2t) fit a block.
     while 2 * t > BLOCK && t >= 16 {
-        fwd_r4(m, p, n, t, mg, 0);
+        if first {
+            fwd_r4::<M, true>(m, p, n, t, mg, 0);
+            first = false;
+        } else {
+            fwd_r4::<M, false>(m, p, n, t, mg, 0);
+        }
         t /= 4;
         mg *= 4;
     }
-    // Depth-first: finish each group of 2t coefficients.
+    // Depth-first: finish each group of 2t coefficients (the first stage, if it is still
+    // to run, is the first pass over the single group: mg = 1 then).
     let len = 2 * t;
     for g in 0..mg {
         let pb = p.add(g * len);
         let (mut tt, mut mm, mut gg) = (t, mg, g);
         while tt >= 16 {
-            fwd_r4(m, pb, len, tt, mm, gg);
+            if first {
+                debug_assert!(mg == 1 && tt == t);
+                fwd_r4::<M, true>(m, pb, len, tt, mm, gg);
+                first = false;
+            } else {
+                fwd_r4::<M, false>(m, pb, len, tt, mm, gg);
+            }
             tt /= 4;
             mm *= 4;
             gg *= 4;
@@ -365,7 +414,8 @@ pub(super) unsafe fn forward<M: Arith, const REDUCE: bool>(m: M, a: &mut [u64]) 
 // ---------------------------------------------------------------------------------------
 
 /// The first three inverse stages (`t = 1, 2, 4`) on `len` coefficients at `p`, whose
-/// first 8-chunk has global index `c0` (never the last stage: `n >= 16`).
+/// first 8-chunk has global index `c0` (never the last stage: `n >= 16`); the first of
+/// them converts the input ([`Arith::load_in`]).
 #[inline(always)]
 unsafe fn inv_head<M: Arith>(m: M, p: *mut u64, len: usize, n: usize, c0: usize) {
     if len >= 16 {
@@ -385,7 +435,7 @@ unsafe fn inv_head_k<M: Arith, const K: usize>(m: M, p: *mut u64, len: usize, n:
         // t = 1 (y layout).
         for k in 0..K {
             let pa = p.add(8 * (ch + k));
-            let (x0, x1) = halves(ld(pa), ld(pa.add(4)));
+            let (x0, x1) = halves(m.load_in(ld(pa)), m.load_in(ld(pa.add(4))));
             let (y0, y1) = unpack(x0, x1);
             (a[k], b[k]) = m.gs(y0, y1, m.tw_four(n / 2 + 4 * (c0 + ch + k)));
         }

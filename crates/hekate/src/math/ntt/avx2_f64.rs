@@ -35,10 +35,10 @@
 //! The outputs (`reduce` for the forward, the last stage for the inverse) are thus in
 //! `(-q, q)`; adding `q` to the negative ones gives the canonical residue, which is both
 //! the reduced and the lazy result. Conversions between `u64` words and `f64` go through
-//! the bit patterns (`2^52 + x`), exact below `2^52`: the input conversion is one pass
-//! before the transform, the output conversion is fused into its last stage.
+//! the bit patterns (`2^52 + x`), exact below `2^52`, fused into the first and the last
+//! stage.
 
-use super::avx2::{forward, inverse, ld, pair, st, Arith};
+use super::avx2::{forward, inverse, pair, Arith};
 use crate::math::simd::avx2::{add_q_if_neg, f64_from_words, f64_to_words, mulmod_f64, round_f64};
 use core::arch::x86_64::*;
 
@@ -145,16 +145,10 @@ impl Arith for F64 {
     unsafe fn fwd_out<const REDUCE: bool>(self, x: __m256i) -> __m256i {
         self.to_word(self.reduce(f(x)))
     }
-}
 
-/// `u64` words below `2^52` to `f64`, in place.
-#[inline(always)]
-unsafe fn words_to_f64(a: &mut [u64]) {
-    let p = a.as_mut_ptr();
-    let mut k = 0;
-    while k < a.len() {
-        st(p.add(k), i(f64_from_words(ld(p.add(k)))));
-        k += 4;
+    #[inline(always)]
+    unsafe fn load_in(self, x: __m256i) -> __m256i {
+        i(f64_from_words(x))
     }
 }
 
@@ -166,7 +160,6 @@ unsafe fn words_to_f64(a: &mut [u64]) {
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn forward_f64(a: &mut [u64], q: u64, w: &[f64]) {
     debug_assert!(q < F64_MAX_Q && w.len() == a.len());
-    words_to_f64(a);
     forward::<_, true>(F64::new(q, w, [0.0; 2]), a)
 }
 
@@ -178,6 +171,5 @@ pub(super) unsafe fn forward_f64(a: &mut [u64], q: u64, w: &[f64]) {
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn inverse_f64(a: &mut [u64], q: u64, w: &[f64], last: [f64; 2]) {
     debug_assert!(q < F64_MAX_Q && w.len() == a.len());
-    words_to_f64(a);
     inverse::<_, true>(F64::new(q, w, last), a)
 }

@@ -385,7 +385,7 @@ impl NttPlan {
                 NttBackend::Scalar => false,
                 // SAFETY: `set_backend`/`detect` only choose `Avx2` when the CPU has AVX2
                 // and FMA (`Isa::detect`); n >= 16 and q < 2^62 (plan invariants); the
-                // tables have n entries.
+                // tables have n entries, and the f64 ones exist only for q < 2^50.
                 NttBackend::Avx2 => unsafe {
                     if let Some(t) = &self.f64 {
                         avx2_f64::forward_f64(a, q, &t.fwd);
