@@ -55,6 +55,40 @@ fn weak_fhew_sets_are_refused_by_default() {
 }
 
 #[test]
+fn narrow_errors_and_secrets_are_refused_by_default() {
+    // The review found σ ignored by the estimate: a 128-bit set with σ = 0.17 (the
+    // narrowest the sampler takes) or a secret narrower than ternary passed, from code and
+    // from bytes alike.
+    let narrow = [
+        FhewParams {
+            sigma: 0.17,
+            ..params::OPENFHE_STD128
+        },
+        FhewParams {
+            lwe_secret: hekate::fhew::LweSecretDistribution::Gaussian { sigma: 0.3 },
+            ..params::OPENFHE_STD128
+        },
+    ];
+    for p in &narrow {
+        assert!(
+            matches!(FhewContext::new(p), Err(Error::Insecure(_))),
+            "{p:?}"
+        );
+        let ctx = toy(p);
+        let bytes = hekate::serialize::fhew_context_to_bytes(&ctx);
+        assert!(
+            hekate::serialize::fhew_context_from_bytes(&bytes).is_err(),
+            "{p:?}"
+        );
+        assert!(hekate::serialize::fhew_context_from_bytes_with(
+            &bytes,
+            &ReadPolicy::default().min_security(SecurityLevel::NotChecked)
+        )
+        .is_ok());
+    }
+}
+
+#[test]
 fn threshold_decryption_is_labelled_not_simulation_secure() {
     for k in [2, 4, 16] {
         let bits = THRESHOLD_STD128.flooding_bits(k, Method::Alg4).unwrap();

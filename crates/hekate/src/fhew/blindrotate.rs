@@ -292,8 +292,11 @@ impl BlindRotationKey {
             let zn = z.ntt_at(1, 0);
             let mut zz = (*zn).clone();
             zz.mul_assign(&zn, ctx);
-            let g = Gadget::new(big_q, params.log_bg)?;
-            Some(RlwePrime::encrypt(ctx, z, &zz, g, noise, rng)?)
+            // `z^2` is secret-equivalent: wiped, not pooled.
+            let key = Gadget::new(big_q, params.log_bg)
+                .and_then(|g| RlwePrime::encrypt(ctx, z, &zz, g, noise, rng));
+            zz.discard_secret();
+            Some(key?)
         } else {
             None
         };

@@ -10,6 +10,7 @@
 //! expanded from one 32-byte seed.
 
 use crate::math::memory::{huge_page_vec, prefetch};
+use crate::math::modulus::Modulus;
 use crate::math::sample::{self, DiscreteGaussian, Seed};
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
@@ -119,13 +120,14 @@ impl LweSecretKey {
         self.coeffs.len()
     }
 
-    /// `<α, s> mod q`.
+    /// `<α, s> mod q`, with no branch or division on the secret's values: each `s_i` is
+    /// reduced with masks ([`Modulus::reduce_i64_ct`]) and each term with a Barrett product
+    /// (a variable-time `i128` remainder of the whole sum used to leak its size).
     fn dot(&self, a: &[u64], q: u64) -> u64 {
-        let mut s = 0i128;
-        for (&x, &c) in a.iter().zip(&self.coeffs) {
-            s += x as i128 * c as i128;
-        }
-        s.rem_euclid(q as i128) as u64
+        let m = Modulus::new(q);
+        a.iter().zip(&self.coeffs).fold(0, |acc, (&x, &c)| {
+            m.add(acc, m.mul(m.reduce(x), m.reduce_i64_ct(c)))
+        })
     }
 
     /// A fresh encryption of `m` (an element of `Z_q`, already scaled) with noise from

@@ -28,14 +28,27 @@
 //!   machine has no lattice estimator to run: rather than label such a set 128-bit, hekate
 //!   refuses it by default; [`SecurityLevel::NotChecked`] opts out.)
 //!
-//! A secret wider than ternary (Gaussian, a sum of threshold shares) is at least as hard;
-//! binary secrets are not covered by the table, and sets with them are reported as not
-//! established.
+//! Both sources assume an error of standard deviation at least [`TABLE_SIGMA`] and a
+//! secret at least as wide as a ternary one. A set whose `σ` is narrower, or whose secret is
+//! narrower (binary, a Gaussian of standard deviation below ternary's `√(2/3)`, a uniform
+//! secret over `{0}`), is outside both and is reported as not established on both sides:
+//! a narrower error or secret makes every attack cheaper, and nothing here measures by how
+//! much. A secret wider than ternary (Gaussian, a sum of threshold shares) is at least as
+//! hard.
 
 use super::lwe::LweSecretDistribution;
 use super::params::FhewParams;
 use crate::params::security::{self, SecurityLevel};
 use std::fmt;
+
+/// The error width the HomomorphicEncryption.org table and [`PUBLISHED_LWE`] assume:
+/// `σ = 8/√(2π) ≈ 3.19` (the standard's value, also OpenFHE's). A set with a smaller `σ`
+/// gets no level from either.
+pub const TABLE_SIGMA: f64 = 3.19;
+
+/// The standard deviation of a uniform ternary coefficient, `√(2/3)`: the narrowest
+/// secret the estimates cover.
+const TERNARY_STD: f64 = 0.816_496_580_927_726;
 
 /// A published lattice-estimator result for FHEW's LWE side: `(n, log2 Q_ks, level,
 /// source)`, ternary secret, `σ = 3.19`.
@@ -116,6 +129,17 @@ impl fmt::Display for FhewSecurity {
 
 /// The estimate of `p` (see the module documentation).
 pub fn estimate(p: &FhewParams) -> FhewSecurity {
+    // A NaN σ is not `>=` anything: refused too.
+    if p.sigma.partial_cmp(&TABLE_SIGMA).is_none_or(|o| o.is_lt()) {
+        let side = SideEstimate {
+            level: None,
+            method: "error σ below the 3.19 the estimates assume",
+        };
+        return FhewSecurity {
+            ring: side,
+            lwe: side,
+        };
+    }
     let ring = {
         let e = security::estimate(p.big_n, p.log_big_q as f64);
         SideEstimate {
@@ -132,10 +156,19 @@ pub fn estimate(p: &FhewParams) -> FhewSecurity {
 }
 
 fn lwe_side(n: usize, log_q_ks: u32, secret: LweSecretDistribution) -> SideEstimate {
-    if secret == LweSecretDistribution::Binary {
+    let narrower_than_ternary = match secret {
+        LweSecretDistribution::Binary => true,
+        LweSecretDistribution::Ternary => false,
+        LweSecretDistribution::Gaussian { sigma } => {
+            sigma.partial_cmp(&TERNARY_STD).is_none_or(|o| o.is_lt())
+        }
+        LweSecretDistribution::Uniform { bound } => bound < 1,
+    };
+    if narrower_than_ternary {
         return SideEstimate {
             level: None,
-            method: "binary secrets are not covered by the table or the published estimates",
+            method: "secrets narrower than ternary (binary, a Gaussian below σ = 0.82, {0}) \
+                     are not covered by the table or the published estimates",
         };
     }
     let e = security::estimate(n, log_q_ks as f64);
@@ -216,5 +249,35 @@ mod tests {
             ..OPENFHE_STD128
         };
         assert_eq!(estimate(&binary).level(), None);
+    }
+
+    #[test]
+    fn narrow_errors_and_secrets_get_no_level() {
+        // σ below the estimates' 3.19 (the smallest the sampler takes, and a NaN):
+        // neither side is established, however large n and N are.
+        for sigma in [0.17, 3.0, 3.18, f64::NAN] {
+            let p = FhewParams {
+                sigma,
+                ..OPENFHE_STD128
+            };
+            let e = estimate(&p);
+            assert_eq!((e.ring.level, e.lwe.level), (None, None), "σ = {sigma}");
+            assert!(!e.meets(Bits128));
+        }
+        // Secrets narrower than ternary fail on the LWE side; wider ones pass.
+        for (secret, ok) in [
+            (LweSecretDistribution::Gaussian { sigma: 0.3 }, false),
+            (LweSecretDistribution::Gaussian { sigma: 0.8 }, false),
+            (LweSecretDistribution::Gaussian { sigma: 3.19 }, true),
+            (LweSecretDistribution::Uniform { bound: 0 }, false),
+            (LweSecretDistribution::Uniform { bound: 1 }, true),
+            (LweSecretDistribution::Uniform { bound: 5 }, true),
+        ] {
+            let p = FhewParams {
+                lwe_secret: secret,
+                ..OPENFHE_STD128
+            };
+            assert_eq!(estimate(&p).meets(Bits128), ok, "{secret:?}");
+        }
     }
 }

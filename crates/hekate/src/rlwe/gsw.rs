@@ -421,10 +421,13 @@ impl Rgsw {
         noise: &DiscreteGaussian,
         rng: &mut R,
     ) -> Result<Self> {
+        // `z m` is secret-equivalent (for `m = X^{s_i}` it reveals `s_i`): wiped, not pooled.
         let mut zm = m_ntt.clone();
         zm.mul_assign(&z.ntt_at(1, 0), ctx);
+        let zm_ct = RlwePrime::encrypt(ctx, z, &zm, gadget, noise, rng);
+        zm.discard_secret();
         Ok(Rgsw {
-            zm: RlwePrime::encrypt(ctx, z, &zm, gadget, noise, rng)?,
+            zm: zm_ct?,
             m: RlwePrime::encrypt(ctx, z, m_ntt, gadget, noise, rng)?,
         })
     }

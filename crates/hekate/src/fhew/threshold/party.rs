@@ -13,6 +13,7 @@ use crate::rlwe::gsw::{monomial_ntt, AutoKey, Gadget, Rgsw, RlweCiphertext, Rlwe
 use crate::rlwe::keys::{encrypt_zero_sk_with, sample_noise_with};
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
+use zeroize::Zeroize;
 
 /// Party `j`'s secret shares: ternary `s_j` (dimension `n`) and ternary `z_j` (degree `N`).
 #[derive(Debug)]
@@ -184,10 +185,10 @@ impl SecretShare {
         for t in BlindRotationKey::auto_exponents(config, p.q, big_n) {
             let mut zt = ring.zero(1, 0, Form::Ntt);
             z.automorphism(t, ring, &mut zt);
-            auto.push(AutoKey {
-                t,
-                key: pk.encrypt_rlwe_prime(ctx, &zt, ag, rng),
-            });
+            let key = pk.encrypt_rlwe_prime(ctx, &zt, ag, rng);
+            // `z(X^t)` is the secret share permuted: wiped, not pooled.
+            zt.discard_secret();
+            auto.push(AutoKey { t, key });
         }
         let full = LweKeySwitchKey::generate_with_seed(
             self.key.rlwe.coeffs(),
@@ -296,12 +297,17 @@ impl ThresholdPublicKey {
         rng: &mut R,
     ) -> RlweCiphertext {
         let ring = ctx.ring();
-        let mut v = ring.from_signed(&sample::ternary(rng, ring.n()), 1, 0);
+        // The ephemeral `v` would decrypt the result: its draws and its polynomial are
+        // wiped, never pooled.
+        let mut coeffs = sample::ternary(rng, ring.n());
+        let mut v = ring.from_signed(&coeffs, 1, 0);
+        coeffs.zeroize();
         v.ntt(ring);
         let mut a = sample_noise_with(ring, 1, 0, noise, rng);
         let mut b = sample_noise_with(ring, 1, 0, noise, rng);
         a.mul_add_assign(&v, &self.a, ring);
         b.mul_add_assign(&v, &self.b, ring);
+        v.discard_secret();
         RlweCiphertext { a, b }
     }
 

@@ -152,8 +152,11 @@ fn cap_child() {
     let plan = NttPlan::new(1 << 10, q).unwrap();
     assert!(plan.backend().isa() <= want);
     assert_eq!(plan.backend() == NttBackend::Scalar, want == Isa::Scalar);
+    // The 60-bit prime is above the IFMA backend's 2^50: every other backend within the
+    // cap serves it.
     for b in NttBackend::ALL {
-        assert_eq!(b.supports(plan.modulus()), b.isa() <= want, "{b:?}");
+        let fits = b != NttBackend::Avx512Ifma;
+        assert_eq!(b.supports(plan.modulus()), b.isa() <= want && fits, "{b:?}");
     }
     match want {
         Isa::Scalar => assert_eq!(Isa::detect().lanes(q), None),
