@@ -677,6 +677,7 @@ impl Deserialize for Ciphertext {
         let (parts, seed) = if storage == CT_SEEDED {
             let seed: Seed = r.read_array("ciphertext seed")?;
             let c0 = read_message_poly(r, ring, "ciphertext part 0")?;
+            r.charge_vec::<u64>(c0.data().len(), "expanding the ciphertext's c_1 from its seed")?;
             let c1 = expand_uniform(ring, &seed, 0, c0.q_limbs(), 0);
             (vec![c0, c1], Some(seed))
         } else {
@@ -825,6 +826,12 @@ impl Deserialize for GaloisKeys {
             ));
         }
         r.require(count * (4 + 32), "Galois keys")?;
+        // The map's table: at most twice its entries (load factor 7/8, rounded up to a
+        // power of two), one control byte each.
+        r.charge(
+            2 * count as u64 * (std::mem::size_of::<(usize, GaloisKey)>() as u64 + 1) + 64,
+            "the Galois key map",
+        )?;
         let mut keys = HashMap::with_capacity(count);
         let mut last: Option<usize> = None;
         for _ in 0..count {
