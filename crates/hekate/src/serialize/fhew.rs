@@ -1040,7 +1040,10 @@ pub(super) fn read_brk(
         auto_keys,
     };
     // The layout's automorphism exponents (fewer than q <= 2N).
-    r.charge_vec::<usize>(2 * p.big_n, "the blind-rotation key's automorphism exponents")?;
+    r.charge_vec::<usize>(
+        2 * p.big_n,
+        "the blind-rotation key's automorphism exponents",
+    )?;
     let layout = BrkLayout::new(ctx, config, ginx_u.len(), masks)?;
     let total = layout.len.saturating_add(trailing);
     r.require(total, "blind-rotation key")?;

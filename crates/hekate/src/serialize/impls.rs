@@ -287,7 +287,10 @@ fn read_compressed_pair(
         ));
     }
     // `a`, expanded from the seed: as large as `b`, from 32 bytes.
-    r.charge_vec::<u64>(b.data().len(), &format!("expanding {what}'s a from its seed"))?;
+    r.charge_vec::<u64>(
+        b.data().len(),
+        &format!("expanding {what}'s a from its seed"),
+    )?;
     let a = expand_uniform(ctx, seed, stream, b.q_limbs(), b.p_limbs());
     Ok([b, a])
 }

@@ -55,7 +55,10 @@ pub fn poly_fields(bytes: &[u8]) -> Vec<(usize, usize)> {
         let n = u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());
         let ql = u16::from_le_bytes([bytes[i + 4], bytes[i + 5]]);
         let pl = u16::from_le_bytes([bytes[i + 6], bytes[i + 7]]);
-        if n.is_power_of_two() && (16..=1 << 17).contains(&n) && ql <= 256 && pl <= 256
+        if n.is_power_of_two()
+            && (16..=1 << 17).contains(&n)
+            && ql <= 256
+            && pl <= 256
             && bytes[i + 8] <= 1
         {
             out.extend([(i, 4), (i + 4, 2), (i + 6, 2), (i + 8, 1)]);
@@ -125,7 +128,10 @@ impl Mutator {
                     polys[self.pos(polys.len())]
                 }
             }
-            1 => ([6, 8][self.rng.below(2) as usize], [2, 8][self.rng.below(2) as usize]),
+            1 => (
+                [6, 8][self.rng.below(2) as usize],
+                [2, 8][self.rng.below(2) as usize],
+            ),
             _ => (HEADER_LEN + self.pos(64), width),
         }
     }

@@ -64,7 +64,11 @@ impl Ckks {
     }
 
     fn relin(&self) -> &RelinearizationKey {
-        self.f.eval.keys().relinearization_key().expect("fixture key")
+        self.f
+            .eval
+            .keys()
+            .relinearization_key()
+            .expect("fixture key")
     }
 
     fn galois(&self) -> &GaloisKeys {
@@ -114,12 +118,7 @@ fn shapes(ring: &RingContext) -> Vec<(usize, usize)> {
 pub(super) fn targets() -> Vec<Target> {
     let h12 = Ckks::new(12, 1201, KeySwitchMethod::Hybrid, "h12");
     let h10 = Ckks::new(10, 1001, KeySwitchMethod::Hybrid, "h10");
-    let k11 = Ckks::new(
-        11,
-        1101,
-        KeySwitchMethod::Klss(KlssConfig::klss(2)),
-        "k11",
-    );
+    let k11 = Ckks::new(11, 1101, KeySwitchMethod::Klss(KlssConfig::klss(2)), "k11");
     let mut v = ring_targets(&h12);
     v.push(parameters());
     v.push(plaintexts(&h12));
@@ -140,7 +139,10 @@ fn ring_targets(f: &Arc<Ckks>) -> Vec<Target> {
     coeff.intt(&ring);
     let polys = vec![
         ("sk_ntt".to_string(), bytes(&sk_poly, &ring)),
-        ("pk_b_2_limbs".to_string(), bytes(&f.f.pk.b.restricted(2, 0), &ring)),
+        (
+            "pk_b_2_limbs".to_string(),
+            bytes(&f.f.pk.b.restricted(2, 0), &ring),
+        ),
         ("coeff_form".to_string(), bytes(&coeff, &ring)),
     ];
     let poly_variants = shapes(&ring)
@@ -210,7 +212,11 @@ fn ring_targets(f: &Arc<Ckks>) -> Vec<Target> {
     };
     let mut hk_variants = Vec::new();
     for dnum in 1..=ring.q_len() {
-        for (q, p) in [(ring.q_len(), ring.p_len()), (ring.q_len() - 1, 0), (1, ring.p_len())] {
+        for (q, p) in [
+            (ring.q_len(), ring.p_len()),
+            (ring.q_len() - 1, 0),
+            (1, ring.p_len()),
+        ] {
             hk_variants.push(with_header(ObjectTag::HybridKey, fp, |w| {
                 w.write_bytes(&hk.seed);
                 w.write_u16(dnum as u16);
@@ -277,7 +283,10 @@ fn parameter_sets() -> Vec<(&'static str, Arc<CkksContext>)> {
         ),
         (
             "h10_gaussian_dnum4",
-            base(10).dnum(4).secret(SecretDistribution::Gaussian).build(),
+            base(10)
+                .dnum(4)
+                .secret(SecretDistribution::Gaussian)
+                .build(),
         ),
     ]
     .into_iter()
@@ -338,16 +347,22 @@ fn plaintexts(f: &Arc<Ckks>) -> Target {
         coeff.write_body(w, ring);
     }));
     let g = f.clone();
-    target::<Plaintext, _>("ckks_plaintext_h12", ctx.clone(), seeds, variants, move |pt| {
-        let ctx = g.ctx();
-        ctx.decode(pt)?;
-        let ct = ctx.encrypt_with(pt, &g.f.pk, &mut g.rng())?;
-        let ev = &g.f.eval;
-        let top = g.ct_slots(pt.level(), pt.slots())?;
-        ev.add_plain(&top, pt)?;
-        ev.mul_plain(&top, pt)?;
-        g.use_ct(&ct)
-    })
+    target::<Plaintext, _>(
+        "ckks_plaintext_h12",
+        ctx.clone(),
+        seeds,
+        variants,
+        move |pt| {
+            let ctx = g.ctx();
+            ctx.decode(pt)?;
+            let ct = ctx.encrypt_with(pt, &g.f.pk, &mut g.rng())?;
+            let ev = &g.f.eval;
+            let top = g.ct_slots(pt.level(), pt.slots())?;
+            ev.add_plain(&top, pt)?;
+            ev.mul_plain(&top, pt)?;
+            g.use_ct(&ct)
+        },
+    )
 }
 
 /// Bytes of a `Poly` body of `p` under `ring`.
@@ -367,7 +382,9 @@ fn ciphertexts(f: &Arc<Ckks>, name: &'static str) -> Target {
         .encrypt_symmetric_with(&pt, &f.f.sk, &mut f.rng())
         .expect("encrypt");
     let deg2 = ev.mul_no_relin(&top, &top).expect("mul");
-    let low = ev.rescale(&ev.mul(&top, &top).expect("mul")).expect("rescale");
+    let low = ev
+        .rescale(&ev.mul(&top, &top).expect("mul"))
+        .expect("rescale");
     let seeds = vec![
         ("fresh_pk".to_string(), bytes(&top, &ctx)),
         ("fresh_sk_seeded".to_string(), bytes(&seeded, &ctx)),
@@ -392,9 +409,13 @@ fn ciphertexts(f: &Arc<Ckks>, name: &'static str) -> Target {
                 if storage == 1 {
                     w.write_bytes(&[3; 32]);
                 }
-                top.parts()[0].restricted(q0.min(ring.q_len()), 0).write_body(w, ring);
+                top.parts()[0]
+                    .restricted(q0.min(ring.q_len()), 0)
+                    .write_body(w, ring);
                 for _ in 0..d {
-                    top.parts()[1].restricted(q1.min(ring.q_len()), 0).write_body(w, ring);
+                    top.parts()[1]
+                        .restricted(q1.min(ring.q_len()), 0)
+                        .write_body(w, ring);
                 }
             }));
         }

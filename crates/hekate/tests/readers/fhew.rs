@@ -9,12 +9,12 @@
 use super::{bytes, target, Target};
 use hekate::fhew::params::{self, AutoKeySet, FhewParams, Method, MethodConfig};
 use hekate::fhew::threshold::{
-    combine_bit, CommonRandomString, EvalKeyShare, KeyCombiner, PartialDecryption,
-    PublicKeyShare, SecretShare, ThresholdContext, ThresholdParams, ThresholdPublicKey,
+    combine_bit, CommonRandomString, EvalKeyShare, KeyCombiner, PartialDecryption, PublicKeyShare,
+    SecretShare, ThresholdContext, ThresholdParams, ThresholdPublicKey,
 };
 use hekate::fhew::{
-    BlindRotationKey, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate,
-    LweCiphertext, LweKeySwitchKey, LweSecretKey,
+    BlindRotationKey, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, LweCiphertext,
+    LweKeySwitchKey, LweSecretKey,
 };
 use hekate::params::SecurityLevel::NotChecked;
 use hekate::rand_chacha::ChaCha20Rng;
@@ -22,6 +22,7 @@ use hekate::rand_core::SeedableRng;
 use hekate::serialize::{fhew_context_from_bytes_with, fhew_context_to_bytes};
 use hekate::Result;
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// `N = 32`, `n = 8`, `q = 32` (GINX, AP, Alg. 5), a two-run `B_g` schedule.
@@ -75,7 +76,8 @@ fn rng() -> ChaCha20Rng {
     ChaCha20Rng::seed_from_u64(0xF4E7)
 }
 
-/// One FHEW set's context, secret key, a bootstrapping key and its evaluator.
+/// One FHEW set's context, secret key, a bootstrapping key and its evaluator (behind a
+/// `RefCell`: gates take `&mut`; the fuzzer is single-threaded).
 pub struct Fhew {
     pub ctx: Arc<FhewContext>,
     pub sk: FhewSecretKey,
@@ -84,13 +86,13 @@ pub struct Fhew {
 }
 
 impl Fhew {
-    pub fn new(p: &FhewParams, config: MethodConfig, seed: u64) -> Arc<Self> {
+    pub fn new(p: &FhewParams, config: MethodConfig, seed: u64) -> Rc<Self> {
         let ctx = FhewContext::with_security(p, NotChecked).expect("test set");
         let mut rng = ChaCha20Rng::seed_from_u64(seed);
         let sk = FhewSecretKey::generate(&ctx, &mut rng).expect("keys");
         let key = Arc::new(BootstrapKey::generate(&ctx, &sk, config, &mut rng).expect("keys"));
         let ev = evaluator(&ctx, key.clone()).expect("evaluator");
-        Arc::new(Fhew {
+        Rc::new(Fhew {
             ctx,
             sk,
             key,
@@ -196,6 +198,7 @@ fn contexts() -> Target {
         name: "fhew_context",
         seeds: parameter_seeds(),
         variants: vec![],
+        decode: Box::new(|bytes, policy| fhew_context_from_bytes_with(bytes, policy).map(drop)),
         run: Box::new(|bytes, policy, use_it| {
             let ctx = fhew_context_from_bytes_with(bytes, policy)?;
             if use_it {
@@ -208,18 +211,19 @@ fn contexts() -> Target {
     }
 }
 
-fn lwe_targets(f: &Arc<Fhew>) -> Vec<Target> {
+fn lwe_targets(f: &Rc<Fhew>) -> Vec<Target> {
     let ctx = f.ctx.clone();
     let cts = vec![
         ("bit0".to_string(), bytes(&f.encrypt(false), &ctx)),
         ("bit1".to_string(), bytes(&f.encrypt(true), &ctx)),
     ];
     let g = f.clone();
-    let ct = target::<LweCiphertext, _>("lwe_ciphertext_toy", ctx.clone(), cts, vec![], move |ct| {
-        g.sk.decrypt_bit(ct)?;
-        g.gate(ct)?;
-        Ok(())
-    });
+    let ct =
+        target::<LweCiphertext, _>("lwe_ciphertext_toy", ctx.clone(), cts, vec![], move |ct| {
+            g.sk.decrypt_bit(ct)?;
+            g.gate(ct)?;
+            Ok(())
+        });
     let g = f.clone();
     let lwe_sk = target::<LweSecretKey, _>(
         "lwe_secret_key_toy",
@@ -242,7 +246,8 @@ fn lwe_targets(f: &Arc<Fhew>) -> Vec<Target> {
         move |sk| {
             let ct = sk.encrypt_bit(&g.ctx, true, &mut rng())?;
             sk.decrypt_bit(&ct)?;
-            let key = BootstrapKey::generate(&g.ctx, sk, MethodConfig::new(Method::Ginx), &mut rng())?;
+            let key =
+                BootstrapKey::generate(&g.ctx, sk, MethodConfig::new(Method::Ginx), &mut rng())?;
             let mut ev = evaluator(&g.ctx, Arc::new(key))?;
             let out = ev.gate(Gate::And, &ct, &ct)?;
             sk.decrypt_bit(&out)?;
@@ -266,7 +271,7 @@ fn lwe_targets(f: &Arc<Fhew>) -> Vec<Target> {
 }
 
 fn blind_rotation_keys(
-    f: &Arc<Fhew>,
+    f: &Rc<Fhew>,
     name: &'static str,
     configs: &[(&str, MethodConfig)],
 ) -> Target {
@@ -297,7 +302,7 @@ fn blind_rotation_keys(
     })
 }
 
-fn bootstrap_keys(f: &Arc<Fhew>) -> Target {
+fn bootstrap_keys(f: &Rc<Fhew>) -> Target {
     let ctx = f.ctx.clone();
     let g = f.clone();
     target::<BootstrapKey, _>(
@@ -328,7 +333,8 @@ pub struct Threshold {
 
 impl Threshold {
     pub fn new() -> Arc<Self> {
-        let ctx = Arc::new(ThresholdContext::with_security(&THRESHOLD_MINI, 2, NotChecked).unwrap());
+        let ctx =
+            Arc::new(ThresholdContext::with_security(&THRESHOLD_MINI, 2, NotChecked).unwrap());
         let mut rng = ChaCha20Rng::seed_from_u64(4242);
         let crs = CommonRandomString::new([42; 32]);
         let shares: Vec<SecretShare> = (0..2)

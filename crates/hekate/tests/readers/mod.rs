@@ -7,12 +7,18 @@
 mod ckks;
 mod fhew;
 
+#[allow(unused_imports)]
 pub use ckks::message;
 
 use hekate::params::SecurityLevel;
 use hekate::serialize::{Deserialize, ReadPolicy, Serialize};
 use hekate::Result;
 use std::sync::Arc;
+
+/// Decodes bytes under a policy, uses the object when asked, returns its re-encoding.
+type Run = Box<dyn Fn(&[u8], &ReadPolicy, bool) -> Result<Vec<u8>>>;
+/// Decodes bytes under a policy and drops the object.
+type Decode = Box<dyn Fn(&[u8], &ReadPolicy) -> Result<()>>;
 
 /// One reader: a type read under one context.
 pub struct Target {
@@ -25,7 +31,9 @@ pub struct Target {
     pub variants: Vec<Vec<u8>>,
     /// Decodes the bytes under the policy and, when asked, uses the object; returns its
     /// re-encoding.
-    run: Box<dyn Fn(&[u8], &ReadPolicy, bool) -> Result<Vec<u8>>>,
+    run: Run,
+    /// Decodes the bytes under the policy and drops the object (nothing else allocated).
+    decode: Decode,
 }
 
 impl Target {
@@ -33,6 +41,11 @@ impl Target {
     /// re-encoding on success. An `Err` is fine for hostile bytes; a panic is a bug.
     pub fn run(&self, bytes: &[u8], policy: &ReadPolicy, use_it: bool) -> Result<Vec<u8>> {
         (self.run)(bytes, policy, use_it)
+    }
+
+    /// Only decodes `bytes` under `policy` (what `tests/alloc_limits.rs` measures).
+    pub fn decode(&self, bytes: &[u8], policy: &ReadPolicy) -> Result<()> {
+        (self.decode)(bytes, policy)
     }
 }
 
@@ -49,10 +62,12 @@ where
     T::Context: Sized + 'static,
     U: Fn(&T) -> Result<()> + 'static,
 {
+    let c = ctx.clone();
     Target {
         name,
         seeds,
         variants,
+        decode: Box::new(move |bytes, policy| T::from_bytes_with(bytes, &c, policy).map(drop)),
         run: Box::new(move |bytes, policy, use_obj| {
             let obj = T::from_bytes_with(bytes, &ctx, policy)?;
             if use_obj {
