@@ -7,7 +7,7 @@
 //! combined). An `Err` is fine; a panic is a failure: its input is printed in hex and
 //! written to `target/fuzz-failures/`.
 //!
-//! * `HEKATE_FUZZ_INPUTS`: inputs per reader (default 120, about a minute in all);
+//! * `HEKATE_FUZZ_INPUTS`: inputs per reader (default 300: under a minute in all in the test profile);
 //! * `HEKATE_FUZZ_SEED`: the mutation seed (default fixed, printed);
 //! * `HEKATE_FUZZ_TARGETS`: a comma-separated list of reader names to run (default all);
 //! * `HEKATE_FUZZ_SAVE_CURRENT=1`: write each input to
@@ -251,7 +251,7 @@ fn fuzz_target(t: &Target, others: &[Vec<u8>], inputs: u64, seed: u64) -> (u64, 
 /// Fuzzes every reader (see the module documentation for the knobs).
 #[test]
 fn fuzz_every_reader() {
-    let inputs = env_u64("HEKATE_FUZZ_INPUTS", 120);
+    let inputs = env_u64("HEKATE_FUZZ_INPUTS", 300);
     let seed = env_u64("HEKATE_FUZZ_SEED", 0x4845_4B41_5445);
     let only: Option<Vec<String>> = std::env::var("HEKATE_FUZZ_TARGETS")
         .ok()
