@@ -16,7 +16,7 @@ use hekate::params::SecurityLevel;
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
 use hekate::rlwe::keyswitch::{KeySwitchMethod, KlssConfig};
-use hekate::rlwe::PublicKey;
+use hekate::rlwe::{HybridKey, PublicKey};
 use hekate::serialize::{fhew_fingerprint, Deserialize, ObjectTag, ReadPolicy, Serialize, Writer};
 use hekate::Error;
 use std::sync::Arc;
@@ -272,4 +272,42 @@ fn configurations_that_fail_too_often_are_refused() {
     assert!(
         FhewEvaluator::with_failure_bound(ctx, key, r, GadgetDecomposition::Exact, 1.0).is_ok()
     );
+}
+
+/// Found by `tests/fuzz.rs`: a ring-level hybrid key whose digits have fewer limbs than
+/// `Q ∪ P` passed the reader, and relinearizing with it panicked (slice out of range in
+/// key switching). Every digit must have the full shape, as the writer requires.
+#[test]
+fn hybrid_keys_must_have_their_full_shape() {
+    use hekate::ckks::{Evaluator, GaloisKeys};
+    use hekate::rlwe::keyswitch::SwitchingKey;
+    let f = fixture_with(10, 5, &[], KeySwitchMethod::Hybrid);
+    let ring = f.ctx.ring();
+    let rlk = f.eval.keys().relinearization_key().unwrap();
+    let SwitchingKey::Hybrid(hk) = &rlk.0 else {
+        panic!("hybrid")
+    };
+    let good = hk.to_bytes(ring).unwrap();
+    let back = HybridKey::from_bytes(&good, ring).unwrap();
+    let ev = Evaluator::new(
+        f.ctx.clone(),
+        Some(RelinearizationKey(SwitchingKey::Hybrid(back))),
+        GaloisKeys::new(),
+    );
+    let pt = f.ctx.encode_real(&[0.5]).unwrap();
+    let ct = f.ctx.encrypt(&pt, &f.pk).unwrap();
+    assert!(ev.mul(&ct, &ct).is_ok());
+    for (q, p) in [(ring.q_len() - 1, 0), (ring.q_len(), 0), (1, ring.p_len())] {
+        let mut w = Writer::new();
+        w.write_header(ObjectTag::HybridKey, ring.fingerprint());
+        w.write_bytes(&hk.seed);
+        w.write_u16(hk.digits.len() as u16);
+        for [b, _] in &hk.digits {
+            b.restricted(q, p).write_body(&mut w, ring);
+        }
+        match HybridKey::from_bytes(&w.into_bytes(), ring) {
+            Err(Error::Deserialize(m)) => assert!(m.contains("a switching key has all"), "{m}"),
+            other => panic!("({q}, {p}) accepted: {:?}", other.map(|_| ())),
+        }
+    }
 }

@@ -290,6 +290,14 @@ fn parameters_reject_invalid_fields() {
     assert!(e.contains("LWE modulus q = 48"), "{e}");
     let e = refingerprint(set(h + 8, &48u32.to_le_bytes()));
     assert!(e.contains("ring degree N = 48"), "{e}");
+    // Above the format's cap of 2^12 (MAX_FHEW_RING_DIM), and n above 2^12 (MAX_LWE_DIM).
+    let e = refingerprint(set(h + 8, &(1u32 << 13).to_le_bytes()));
+    assert!(
+        e.contains("N = 8192 is not a power of two in [16, 4096]"),
+        "{e}"
+    );
+    let e = refingerprint(set(h, &((1u32 << 12) + 1).to_le_bytes()));
+    assert!(e.contains("n = 4097 is not in [1, 4096]"), "{e}");
     // Schedule covering 9 keys.
     let e = refingerprint(set(h + 17, &6u32.to_le_bytes()));
     assert!(e.contains("covers 9 keys"), "{e}");
@@ -300,7 +308,10 @@ fn parameters_reject_invalid_fields() {
     let e = refingerprint(set(after, &1u32.to_le_bytes()));
     assert!(e.contains("B_r = 1"), "{e}");
     let e = refingerprint(set(after + 4, &[33]));
-    assert!(e.contains("log Q_ks in [2, 32]"), "{e}");
+    assert!(e.contains("log Q_ks in [7, 32]"), "{e}");
+    // Below the format's floor of 7 bits (MIN_LOG_Q_KS).
+    let e = refingerprint(set(after + 4, &[6]));
+    assert!(e.contains("Q_ks = 2^6"), "{e}");
     let e = refingerprint(set(after + 6, &f64::NAN.to_bits().to_le_bytes()));
     assert!(e.contains("not positive and finite"), "{e}");
     let e = refingerprint(set(after + 14, &[9]));

@@ -135,11 +135,19 @@ impl Writer {
 /// * `allow_heuristic_klss`: whether a CKKS parameter blob may select the heuristic KLSS
 ///   bound ([`KlssBound::Heuristic`](crate::rlwe::keyswitch::KlssBound), unsafe against
 ///   inputs chosen by an adversary who knows the key); default `false`.
-/// * `max_alloc_bytes`: the most memory a read may build *beyond its input* (the NTT
-///   tables of a parameter set, expanded key-switching masks, expanded KLSS keys),
-///   checked before anything is built (default [`ReadPolicy::DEFAULT_MAX_ALLOC`]).
-///   Memory proportional to the input (decoded polynomials) is not counted: it is bounded
-///   by the input's length.
+/// * `max_alloc_bytes`: the most memory a read may allocate (default
+///   [`ReadPolicy::DEFAULT_MAX_ALLOC`]). Everything a read allocates that grows with the
+///   input or the parameters is charged to it *before* it is allocated
+///   ([`Reader::charge`]): the decoded object itself (unpacked polynomials and
+///   coefficient vectors, in `u64` words), its temporaries, what is expanded from seeds
+///   (the `a` parts of seed-compressed keys and ciphertexts, the LWE key-switching masks),
+///   the NTT form of secret keys, the tables of a parameter set's context and the KLSS
+///   expansion of switching keys. What is not charged is bounded by a constant: error
+///   messages, the header, and the small fixed-size parts of an object (a scale of at
+///   most [`MAX_SCALE_BYTES`](super::MAX_SCALE_BYTES) bytes, a `B_g` schedule of at most
+///   [`MAX_SCHEDULE_RUNS`](super::MAX_SCHEDULE_RUNS) runs). `tests/alloc_limits.rs`
+///   measures that the peak of live memory during a read stays under the limit plus
+///   that constant for every readable type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadPolicy {
     /// The weakest security level accepted from bytes.
@@ -236,6 +244,17 @@ impl<'a> Reader<'a> {
         }
         self.charged = total;
         Ok(())
+    }
+
+    /// [`Reader::charge`] for `count` values of type `T` (a vector about to be allocated).
+    pub fn charge_vec<T>(&mut self, count: usize, what: &str) -> Result<()> {
+        let bytes = (count as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+        self.charge(bytes, what)
+    }
+
+    /// Bytes charged so far ([`Reader::charge`]).
+    pub fn charged(&self) -> u64 {
+        self.charged
     }
 
     /// Bytes consumed so far.

@@ -343,7 +343,16 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
             "CKKS parameters: the default scale {scale} is not exactly an f64 value"
         ));
     }
-    let key_switching = match r.read_u8("CKKS key-switching method")? {
+    let method = r.read_u8("CKKS key-switching method")?;
+    if method == 1 || method == 2 {
+        // A KLSS engine adds its own primes (the r' primes of T and B', below the
+        // chain's count), each with an NTT plan: at most as much again.
+        r.charge(
+            ((l1 + k) as u64) * (n as u64) * 8 * 8,
+            "the KLSS engine's primes and tables",
+        )?;
+    }
+    let key_switching = match method {
         0 => KeySwitchMethod::Hybrid,
         1 => KeySwitchMethod::Klss(read_klss_config(r, l1 + k)?),
         2 => {
@@ -677,6 +686,10 @@ impl Deserialize for Ciphertext {
         let (parts, seed) = if storage == CT_SEEDED {
             let seed: Seed = r.read_array("ciphertext seed")?;
             let c0 = read_message_poly(r, ring, "ciphertext part 0")?;
+            r.charge_vec::<u64>(
+                c0.data().len(),
+                "expanding the ciphertext's c_1 from its seed",
+            )?;
             let c1 = expand_uniform(ring, &seed, 0, c0.q_limbs(), 0);
             (vec![c0, c1], Some(seed))
         } else {
@@ -748,9 +761,12 @@ fn read_switching_key(r: &mut Reader<'_>, ctx: &CkksContext, what: &str) -> Resu
             ));
         }
     }
-    // A KLSS context expands the ordinary key once, here.
+    // A KLSS context expands the ordinary key once, here: the expanded key, and the
+    // temporaries of the expansion (under half the key's size, measured by
+    // `tests/alloc_limits.rs`).
+    let adopted = ctx.keyswitcher().adopted_key_bytes();
     r.charge(
-        ctx.keyswitcher().adopted_key_bytes(),
+        adopted + adopted / 2,
         &format!("expanding the {what} for the KLSS engine"),
     )?;
     ctx.keyswitcher().adopt(key, ctx.key_storage())
@@ -825,6 +841,12 @@ impl Deserialize for GaloisKeys {
             ));
         }
         r.require(count * (4 + 32), "Galois keys")?;
+        // The map's table: at most twice its entries (load factor 7/8, rounded up to a
+        // power of two), one control byte each.
+        r.charge(
+            2 * count as u64 * (std::mem::size_of::<(usize, GaloisKey)>() as u64 + 1) + 64,
+            "the Galois key map",
+        )?;
         let mut keys = HashMap::with_capacity(count);
         let mut last: Option<usize> = None;
         for _ in 0..count {

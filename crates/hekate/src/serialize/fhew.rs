@@ -26,6 +26,13 @@ use std::sync::{Arc, Mutex};
 /// few hundred to about a thousand).
 pub const MAX_LWE_DIM: usize = 1 << 12;
 
+/// The largest FHEW ring degree `N` the format accepts (every preset has `N <= 2^11`).
+pub const MAX_FHEW_RING_DIM: usize = 1 << 12;
+
+/// The smallest `log2 Q_ks` the format accepts (presets use 14 to 18; below about 7 bits
+/// the key-switching noise alone exceeds the decision margin of `q/8` for any useful `n`).
+pub const MIN_LOG_Q_KS: u32 = 7;
+
 /// The largest number of runs of a `B_g` schedule the format accepts.
 pub const MAX_SCHEDULE_RUNS: usize = 64;
 
@@ -118,14 +125,15 @@ fn parse_params(r: &mut Reader<'_>) -> Result<ParsedParams> {
     let n = r.read_u32("FHEW LWE dimension")? as usize;
     if !(1..=MAX_LWE_DIM).contains(&n) {
         return err(format!(
-            "FHEW parameters: LWE dimension n = {n} is not in [1, 2^16]"
+            "FHEW parameters: LWE dimension n = {n} is not in [1, {MAX_LWE_DIM}]"
         ));
     }
     let q = u64::from(r.read_u32("FHEW LWE modulus")?);
     let big_n = r.read_u32("FHEW ring degree")? as usize;
-    if !big_n.is_power_of_two() || !(16..=1 << 15).contains(&big_n) {
+    if !big_n.is_power_of_two() || !(16..=MAX_FHEW_RING_DIM).contains(&big_n) {
         return err(format!(
-            "FHEW parameters: ring degree N = {big_n} is not a power of two in [16, 2^15]"
+            "FHEW parameters: ring degree N = {big_n} is not a power of two in [16, \
+             {MAX_FHEW_RING_DIM}]"
         ));
     }
     if !q.is_power_of_two() || !(8..=2 * big_n as u64).contains(&q) {
@@ -165,10 +173,12 @@ fn parse_params(r: &mut Reader<'_>) -> Result<ParsedParams> {
     }
     let log_q_ks = u32::from(r.read_u8("FHEW log Q_ks")?);
     let log_b_ks = u32::from(r.read_u8("FHEW log B_ks")?);
-    if !(2..=MAX_LOG_Q_KS).contains(&log_q_ks) || !(1..=log_q_ks.min(16)).contains(&log_b_ks) {
+    if !(MIN_LOG_Q_KS..=MAX_LOG_Q_KS).contains(&log_q_ks)
+        || !(1..=log_q_ks.min(16)).contains(&log_b_ks)
+    {
         return err(format!(
             "FHEW parameters: Q_ks = 2^{log_q_ks} and B_ks = 2^{log_b_ks} need \
-             log Q_ks in [2, {MAX_LOG_Q_KS}] and log B_ks in [1, min(log Q_ks, 16)]"
+             log Q_ks in [{MIN_LOG_Q_KS}, {MAX_LOG_Q_KS}] and log B_ks in [1, min(log Q_ks, 16)]"
         ));
     }
     let sigma = f64::from_bits(r.read_u64("FHEW σ")?);
@@ -328,7 +338,12 @@ pub fn fhew_context_from_bytes(bytes: &[u8]) -> Result<Arc<FhewContext>> {
 /// security ([`FhewParams::security`], computed from their numbers, never read from the
 /// bytes) must meet `policy.min_security`.
 pub fn fhew_context_from_bytes_with(bytes: &[u8], policy: &ReadPolicy) -> Result<Arc<FhewContext>> {
-    let params = FhewParams::from_bytes_with(bytes, &(), policy)?;
+    let mut r = Reader::with_policy(bytes, *policy);
+    let params = FhewParams::read(&mut r, &())?;
+    r.finish()?;
+    // The ring's NTT plan for its one prime (at most six N-word tables) and the
+    // context's other per-N tables.
+    r.charge_vec::<u64>(8 * params.big_n, "the FHEW context's ring tables")?;
     FhewContext::with_security(&params, policy.min_security).map_err(|e| {
         Error::Deserialize(format!(
             "the serialized FHEW parameters do not form a valid context: {e}"
@@ -405,6 +420,7 @@ impl Deserialize for LweCiphertext {
         let width = residue_width(q);
         let len = packed_len(n + 1, width).unwrap_or(usize::MAX);
         r.require(len, "LWE ciphertext data")?;
+        r.charge_vec::<u64>(n + 1, "the LWE ciphertext")?;
         let mut a = vec![0u64; n + 1];
         r.read_bits(&mut a, width, "LWE ciphertext data")?;
         if let Some(j) = a.iter().position(|&x| x >= q) {
@@ -568,6 +584,12 @@ pub(super) fn write_beta(w: &mut Writer, b: &[u32], log_q_ks: u32) {
 
 /// Reads what [`write_beta`] writes: `rows` values.
 pub(super) fn read_beta(r: &mut Reader<'_>, rows: usize, log_q_ks: u32) -> Result<Vec<u32>> {
+    r.require(
+        packed_len(rows, log_q_ks).unwrap_or(usize::MAX),
+        "key-switching β parts",
+    )?;
+    r.charge_vec::<u64>(rows, "the unpacked key-switching β parts")?;
+    r.charge_vec::<u32>(rows, "the key-switching β parts")?;
     let mut b = vec![0u64; rows];
     r.read_bits(&mut b, log_q_ks, "key-switching β parts")?;
     Ok(b.into_iter().map(|x| x as u32).collect())
@@ -676,6 +698,10 @@ fn read_rlwe_prime(
     let q = ring.modulus(0, 1).value();
     let width = residue_width(q);
     r.require(rlwe_prime_len(ring, gadget, masks), "RLWE' key")?;
+    // Both parts unpacked (the seeded form expands `a` from its seed), and the vectors.
+    let d = gadget.digits();
+    r.charge_vec::<u64>(2 * d * n, "an RLWE' key's parts")?;
+    r.charge_vec::<Poly>(2 * d, "an RLWE' key's parts")?;
     let read_parts = |r: &mut Reader<'_>, part: &str| -> Result<Vec<Poly>> {
         let mut out = Vec::with_capacity(gadget.digits());
         for i in 0..gadget.digits() {
@@ -1013,6 +1039,11 @@ pub(super) fn read_brk(
         alt_mult,
         auto_keys,
     };
+    // The layout's automorphism exponents (fewer than q <= 2N).
+    r.charge_vec::<usize>(
+        2 * p.big_n,
+        "the blind-rotation key's automorphism exponents",
+    )?;
     let layout = BrkLayout::new(ctx, config, ginx_u.len(), masks)?;
     let total = layout.len.saturating_add(trailing);
     r.require(total, "blind-rotation key")?;
@@ -1024,6 +1055,12 @@ pub(super) fn read_brk(
             layout.count
         ));
     }
+    // The key vectors, and the discrete-log and automorphism-slot tables of
+    // `BlindRotationKey::from_parts` (N entries each).
+    r.charge_vec::<BrkElement>(count, "the blind-rotation key vector")?;
+    r.charge_vec::<AutoKey>(layout.auto.len(), "the automorphism key vector")?;
+    r.charge_vec::<(u32, bool)>(p.big_n, "the blind-rotation discrete-log table")?;
+    r.charge_vec::<u32>(p.big_n, "the automorphism slot table")?;
     let mut keys = Vec::with_capacity(count);
     for idx in 0..count {
         let g = gadget(ctx, layout.log_bg(p, idx))?;

@@ -83,6 +83,9 @@ impl Deserialize for Poly {
             }
         };
         let limbs = ql + pl;
+        // The residues unpacked into words (and the widths), charged before either.
+        r.charge_vec::<u64>(n * limbs, "a polynomial's residues")?;
+        r.charge_vec::<u32>(limbs, "a polynomial's residue widths")?;
         let widths: Vec<u32> = (0..limbs)
             .map(|i| residue_width(ctx.modulus(i, ql).value()))
             .collect();
@@ -133,6 +136,8 @@ impl Deserialize for SecretKey {
     fn read_body(r: &mut Reader<'_>, ctx: &RingContext) -> Result<Self> {
         let n = read_degree(r, ctx, "secret key")?;
         let coeffs = read_small_coeffs(r, n, "secret key")?;
+        // The key's NTT form over all of `Q ∪ P`, recomputed here.
+        r.charge_vec::<u64>(n * (ctx.q_len() + ctx.p_len()), "the secret key's NTT form")?;
         Ok(SecretKey::from_coeffs(ctx, coeffs))
     }
 }
@@ -168,12 +173,17 @@ pub(super) fn write_small_coeffs(w: &mut Writer, s: &[i64]) {
 }
 
 /// Reads `n` secret coefficients written by [`write_small_coeffs`], refusing every
-/// encoding but the first that fits; `what` names the key in messages.
+/// encoding but the first that fits; `what` names the key in messages. The coefficients
+/// (and the unpacked ternary codes) are charged to the reader's budget first.
 pub(super) fn read_small_coeffs(r: &mut Reader<'_>, n: usize, what: &str) -> Result<Vec<i64>> {
-    Ok(match r.read_u8(&format!("{what} encoding"))? {
+    let encoding = r.read_u8(&format!("{what} encoding"))?;
+    let coeffs_what = format!("the {what}'s coefficients");
+    Ok(match encoding {
         SK_TERNARY => {
             let field = format!("ternary {what} coefficients");
             r.require(n.div_ceil(4), &field)?;
+            r.charge_vec::<u64>(n, &field)?;
+            r.charge_vec::<i64>(n, &coeffs_what)?;
             let mut codes = vec![0u64; n];
             let read = r.read_bits(&mut codes, 2, &field);
             let bad = codes.iter().position(|&c| c == 3);
@@ -189,6 +199,7 @@ pub(super) fn read_small_coeffs(r: &mut Reader<'_>, n: usize, what: &str) -> Res
         }
         SK_I8 => {
             let bytes = r.read_bytes(n, &format!("i8 {what} coefficients"))?;
+            r.charge_vec::<i64>(n, &coeffs_what)?;
             let mut coeffs: Vec<i64> = bytes.iter().map(|&b| i64::from(b as i8)).collect();
             if coeffs.iter().all(|c| (-1..=1).contains(c)) {
                 coeffs.zeroize();
@@ -203,6 +214,7 @@ pub(super) fn read_small_coeffs(r: &mut Reader<'_>, n: usize, what: &str) -> Res
                 .checked_mul(8)
                 .ok_or_else(|| Error::Deserialize(format!("length of the {what} overflows")))?;
             let bytes = r.read_bytes(len, &format!("i64 {what} coefficients"))?;
+            r.charge_vec::<i64>(n, &coeffs_what)?;
             let mut coeffs: Vec<i64> = bytes
                 .chunks_exact(8)
                 .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
@@ -274,6 +286,11 @@ fn read_compressed_pair(
             ctx.p_len()
         ));
     }
+    // `a`, expanded from the seed: as large as `b`, from 32 bytes.
+    r.charge_vec::<u64>(
+        b.data().len(),
+        &format!("expanding {what}'s a from its seed"),
+    )?;
     let a = expand_uniform(ctx, seed, stream, b.q_limbs(), b.p_limbs());
     Ok([b, a])
 }
@@ -363,8 +380,24 @@ impl Deserialize for HybridKey {
                 ctx.q_len()
             ));
         }
+        r.charge_vec::<[Poly; 2]>(dnum, "the hybrid key's digits")?;
         let digits = (0..dnum)
-            .map(|j| read_compressed_pair(r, ctx, &seed, j as u64, "hybrid key digit"))
+            .map(|j| {
+                let [b, a] = read_compressed_pair(r, ctx, &seed, j as u64, "hybrid key digit")?;
+                // Key switching extends its input to all of `Q ∪ P`: every digit needs
+                // the full shape (the writer writes no other).
+                if b.q_limbs() != ctx.q_len() || b.p_limbs() != ctx.p_len() {
+                    return err(format!(
+                        "hybrid key digit {j} has {} chain and {} special limbs; a switching \
+                         key has all {} and {}",
+                        b.q_limbs(),
+                        b.p_limbs(),
+                        ctx.q_len(),
+                        ctx.p_len()
+                    ));
+                }
+                Ok([b, a])
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(HybridKey {
             ring_id: ctx.fingerprint(),

@@ -8,8 +8,9 @@
 //! keys; CKKS and FHEW parameters are self-contained and need nothing), checks that they
 //! are the writer's (by fingerprint), and validates every field:
 //! a reader never panics, never allocates before checking that the input holds the data
-//! the allocation is for, charges whatever it builds beyond its input (tables, expanded
-//! keys) to the caller's [`ReadPolicy`] first, and rejects truncated, corrupt, trailing or
+//! the allocation is for, charges everything it allocates (the decoded object, what it
+//! expands from seeds, the tables of a context, expanded keys; all but a constant) to the
+//! caller's [`ReadPolicy::max_alloc_bytes`] first, and rejects truncated, corrupt, trailing or
 //! foreign bytes with [`Error::Deserialize`] and a message saying what was wrong. The
 //! **reader** decides policy: its minimum security level, opt-ins and allocation limit
 //! ([`ReadPolicy`]); bytes never lower them. A writer refuses an object of another context
@@ -265,15 +266,15 @@
 //!
 //! | size | field |
 //! |-----:|-------|
-//! | 4 | `n`, `u32`, LWE dimension in `[1, 2^16]` ([`MAX_LWE_DIM`]) |
+//! | 4 | `n`, `u32`, LWE dimension in `[1, 2^12]` ([`MAX_LWE_DIM`]) |
 //! | 4 | `q`, `u32`, a power of two in `[8, 2N]` |
-//! | 4 | `N`, `u32`, a power of two in `[16, 2^15]` |
+//! | 4 | `N`, `u32`, a power of two in `[16, 2^12]` ([`MAX_FHEW_RING_DIM`]) |
 //! | 1 | `log Q`, `u8` (`Q` is the largest `log Q`-bit prime `= 1 mod 2N`) |
 //! | 1 | `log B_g`, `u8` |
 //! | 2 | `r`, `u16`: runs of the per-index `B_g` schedule, `<=` [`MAX_SCHEDULE_RUNS`] (0: none) |
 //! | 5r | each run: `log B_g`, `u8`, and its key count, `u32`; the counts sum to `n` |
 //! | 4 | `B_r`, `u32`, in `[2, q]` |
-//! | 1 | `log Q_ks`, `u8`, in `[2, 32]` |
+//! | 1 | `log Q_ks`, `u8`, in `[7, 32]` ([`MIN_LOG_Q_KS`]) |
 //! | 1 | `log B_ks`, `u8`, in `[1, min(log Q_ks, 16)]` |
 //! | 8 | `σ`, the `f64` bits: positive, finite, `1 <= floor(6σ) <= 2^50` |
 //! | 1 | LWE secret distribution, `u8`: 0 binary, 1 ternary, 2 Gaussian, 3 uniform |
@@ -408,7 +409,7 @@ pub use ckks::{
 };
 pub use fhew::{
     fhew_context_from_bytes, fhew_context_from_bytes_with, fhew_context_to_bytes, fhew_fingerprint,
-    fhew_params_from_bytes, MAX_LWE_DIM, MAX_SCHEDULE_RUNS,
+    fhew_params_from_bytes, MAX_FHEW_RING_DIM, MAX_LWE_DIM, MAX_SCHEDULE_RUNS, MIN_LOG_Q_KS,
 };
 
 use crate::ring::RingContext;

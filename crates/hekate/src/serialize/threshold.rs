@@ -212,6 +212,7 @@ impl Deserialize for EvalKeyShare {
             );
         }
         let config = brk.config;
+        r.charge_vec::<crate::rlwe::gsw::Rgsw>(brk.keys.len(), "the share's RGSW key vector")?;
         let BlindRotationKey { keys, auto, .. } = brk;
         let brk = keys
             .into_iter()
