@@ -61,7 +61,6 @@ pub mod lintrans;
 pub mod polyeval;
 
 use crate::ckks;
-use crate::ring::automorphism::galois_element_for_rotation;
 use crate::Result;
 use num_complex::Complex64;
 use std::fmt::Debug;
@@ -113,8 +112,6 @@ pub trait CircuitEvaluator: Send + Sync {
     /// One slot's value (CKKS: `Complex64`).
     type Value: Copy + Debug + PartialEq + Send + Sync;
 
-    /// The ring degree `N`.
-    fn ring_degree(&self) -> usize;
     /// The number of slots `n` of `ct`.
     fn slots(&self, ct: &Self::Ciphertext) -> usize;
     /// The level `l` of `ct`.
@@ -126,8 +123,6 @@ pub trait CircuitEvaluator: Send + Sync {
     fn set_scale(&self, ct: &mut Self::Ciphertext, scale: Self::Scale);
     /// What rescaling a ciphertext at `level` divides its scale by (CKKS: `q_level`).
     fn rescale_factor(&self, level: usize) -> Self::Scale;
-    /// The Galois element of the slot rotation by `steps` (left).
-    fn rotation_galois_element(&self, steps: i64) -> usize;
 
     /// Encodes `values` into `slots` slots at `level` and `scale`.
     fn encode(
@@ -190,9 +185,6 @@ impl CircuitEvaluator for ckks::Evaluator {
     type Scale = ckks::Scale;
     type Value = Complex64;
 
-    fn ring_degree(&self) -> usize {
-        self.context().n()
-    }
     fn slots(&self, ct: &ckks::Ciphertext) -> usize {
         ct.slots()
     }
@@ -207,9 +199,6 @@ impl CircuitEvaluator for ckks::Evaluator {
     }
     fn rescale_factor(&self, level: usize) -> ckks::Scale {
         self.context().constant_scale(level)
-    }
-    fn rotation_galois_element(&self, steps: i64) -> usize {
-        galois_element_for_rotation(steps, self.context().n())
     }
     fn encode(
         &self,
