@@ -24,6 +24,7 @@
 
 #![warn(missing_docs)]
 
+pub mod circuits;
 pub mod ckks;
 mod error;
 pub mod fhew;
@@ -60,6 +61,11 @@ const _: fn() = || {
     shared::<ckks::Ciphertext>();
     shared::<ckks::Plaintext>();
     shared::<ckks::Scale>();
+    shared::<circuits::lintrans::Diagonals<num_complex::Complex64>>();
+    shared::<circuits::lintrans::BsgsPlan>();
+    shared::<circuits::lintrans::LinearTransform<ckks::Evaluator>>();
+    shared::<circuits::polyeval::Polynomial>();
+    shared::<circuits::polyeval::PowerBasis<ckks::Evaluator>>();
     shared::<rlwe::RlweParameters>();
     shared::<rlwe::Evaluator>();
     shared::<rlwe::SecretKey>();

@@ -138,6 +138,14 @@ impl Ciphertext {
     pub fn slots(&self) -> usize {
         self.slots
     }
+    /// Reinterprets the ciphertext at another scale without touching its parts: a
+    /// ciphertext of `z` at scale `Δ` is, word for word, one of `z · Δ / scale` at `scale`.
+    /// Exact and free; it folds a constant factor into the scale instead of spending a
+    /// level on a constant multiplication; and any scale suits a ciphertext of zero. The
+    /// noise is reinterpreted with the message.
+    pub fn set_scale(&mut self, scale: Scale) {
+        self.scale = scale;
+    }
     /// Degree (number of parts minus one): 1 normally, 2 after an unrelinearized product.
     pub fn degree(&self) -> usize {
         self.parts.len() - 1

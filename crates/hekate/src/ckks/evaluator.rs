@@ -362,6 +362,44 @@ impl Evaluator {
         Ok(())
     }
 
+    /// `acc += ct * pt` without a temporary (the words of [`Evaluator::mul_plain`] then
+    /// [`Evaluator::add_assign`]): the inner loop of a plaintext-diagonal linear transform.
+    /// `acc` must already carry the product's scale `Δ_ct · Δ_pt`; the result is at the
+    /// lowest of the three levels.
+    pub fn mul_plain_add_assign(
+        &self,
+        acc: &mut Ciphertext,
+        ct: &Ciphertext,
+        pt: &Plaintext,
+    ) -> Result<()> {
+        let level = self.check_plain(ct, pt)?;
+        self.check_pair(acc, ct)?;
+        let scale = ct.scale.mul(&pt.scale);
+        if acc.scale != scale {
+            return Err(Error::ScaleMismatch(format!(
+                "accumulator at scale {} but the product is at {scale}: start the                  accumulator with mul_plain of the same scales",
+                acc.scale
+            )));
+        }
+        let level = level.min(acc.level());
+        Self::truncate_to(acc, level);
+        acc.seed = None;
+        let ct = self.at_level(ct, level);
+        let p = Self::plain_poly_at(pt, level);
+        let ring = self.ring();
+        for (i, part) in ct.parts.iter().enumerate() {
+            match acc.parts.get_mut(i) {
+                Some(a) => a.mul_add_assign(part, &p, ring),
+                None => {
+                    let mut t = part.clone();
+                    t.mul_assign(&p, ring);
+                    acc.parts.push(t);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The residues of `round(x)` over the first `q_limbs` chain primes, or an error if
     /// `|round(x)|` does not fit in `(-Q_l/2, Q_l/2)`.
     fn constant_residues(&self, x: f64, q_limbs: usize) -> Result<Vec<u64>> {
@@ -428,8 +466,37 @@ impl Evaluator {
     /// `ct *= c` (in place).
     pub fn mul_const_assign(&self, ct: &mut Ciphertext, c: Complex64) -> Result<()> {
         self.ctx.check_ciphertext(ct)?;
-        let ql = ct.level() + 1;
         let cs = self.ctx.constant_scale(ct.level());
+        self.mul_const_scaled_assign(ct, c, &cs)
+    }
+
+    /// `ct * c` for a complex constant `c` encoded at the given `scale`: the ciphertext is
+    /// multiplied by the Gaussian integer `round(c · scale)` and its scale by `scale`
+    /// (exactly), so the result decrypts to `c · m` up to the rounding of the constant
+    /// (`|round(c·scale) - c·scale| / scale <= 1 / (√2 · scale)`). No level is consumed.
+    ///
+    /// This is how a scale-exact circuit lands on a chosen scale: to reach `S` after the
+    /// next [`Evaluator::rescale`] by `q_l`, encode the constant at `S · q_l / Δ` (seed 003
+    /// Alg. 2, line 7). [`Evaluator::mul_const`] is the case `scale = q_l`.
+    pub fn mul_const_scaled(
+        &self,
+        ct: &Ciphertext,
+        c: Complex64,
+        scale: &Scale,
+    ) -> Result<Ciphertext> {
+        self.copied(ct, |o| self.mul_const_scaled_assign(o, c, scale))
+    }
+
+    /// [`Evaluator::mul_const_scaled`] in place.
+    pub fn mul_const_scaled_assign(
+        &self,
+        ct: &mut Ciphertext,
+        c: Complex64,
+        scale: &Scale,
+    ) -> Result<()> {
+        self.ctx.check_ciphertext(ct)?;
+        let ql = ct.level() + 1;
+        let cs = scale.clone();
         let delta = cs.to_f64();
         let ring = self.ring();
         let re = self.constant_residues(c.re * delta, ql)?;

@@ -1,0 +1,497 @@
+//! Linear transforms on the slots, from plaintext diagonals, by baby-step giant-step.
+//!
+//! **Diagonals.** A linear map `M` on `n` slots is given by its non-zero generalized
+//! diagonals `diag_k[i] = M[i][(i + k) mod n]` ([`Diagonals`]); then
+//! `M z = Σ_k diag_k ⊙ rot_k(z)`, with `rot_k(z)_i = z_{(i + k) mod n}` the slot rotation.
+//! Evaluated like that ([`evaluate_naive`]), it costs one key switch per diagonal.
+//!
+//! **Baby-step giant-step** (Halevi-Shoup; seed 003 Alg. 5). Writing every diagonal index
+//! as `k = i + j` with the *baby step* `j = k mod n1` and the *giant step*
+//! `i = k - j` (a multiple of `n1`),
+//!
+//! ```text
+//! M z = Σ_i rot_i( Σ_j rot_{-i}(diag_{i+j}) ⊙ rot_j(z) )
+//! ```
+//!
+//! so only the distinct baby rotations of `z` and the distinct giant rotations of the
+//! partial sums are key switches: about `n1 + n2` instead of the number of diagonals, with
+//! `n1 · n2 >=` the span of the diagonal indices. The plaintexts are stored pre-rotated
+//! (`rot_{-i}(diag_{i+j})`, encoded once by [`LinearTransform::new`]). The baby rotations
+//! are **hoisted** (seed 003 Alg. 4: one decomposition of `z`'s `c_1` serves all of them)
+//! and the giant rotations are **double-hoisted**: their key switches are summed before a
+//! single ModDown ([`CircuitEvaluator::rotate_sum`]).
+//!
+//! **Choosing `n1`** ([`BsgsPlan::new`]): by default the power of two that minimizes the
+//! number of key switches (non-zero baby steps plus non-zero giant steps) for the actual
+//! set of diagonals, ties going to fewer giant steps (a giant step decomposes its own
+//! input, while the baby steps share one decomposition). Any `n1` can be forced.
+//!
+//! **Keys.** [`BsgsPlan::rotations`] lists the rotation steps the evaluation uses (and
+//! [`BsgsPlan::galois_elements`] their Galois elements), known before any key exists:
+//! generate exactly those keys.
+//!
+//! **Levels and scales.** The diagonals are encoded at one level `l` and one scale
+//! `Δ_M` chosen at [`LinearTransform::new`]; the default `Δ_M = q_l`, the prime the next
+//! rescale divides by, so that `rescale(evaluate(z))` has exactly `z`'s scale (a
+//! scale-preserving transform). The input is brought down to level `l` (it must not be
+//! below it); the output is at level `l` and scale `Δ_z · Δ_M`, **not rescaled**, so
+//! several transforms (or a transform and other products) can be summed before one rescale.
+
+use super::CircuitEvaluator;
+use crate::{Error, Result};
+use num_traits::Zero;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::{Add, Mul};
+
+/// The non-zero diagonals of a linear map `M` on `n` slots: `diag_k[i] = M[i][(i + k) mod n]`
+/// for the diagonal indices `k` in `[0, n)` (negative indices are taken modulo `n`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagonals<V> {
+    slots: usize,
+    map: BTreeMap<usize, Vec<V>>,
+}
+
+impl<V: Copy> Diagonals<V> {
+    /// No diagonals yet, for a map on `slots` slots (a power of two).
+    pub fn new(slots: usize) -> Result<Self> {
+        if !slots.is_power_of_two() {
+            return Err(Error::InvalidParameters(format!(
+                "a linear transform acts on a power-of-two number of slots, not {slots}"
+            )));
+        }
+        Ok(Diagonals {
+            slots,
+            map: BTreeMap::new(),
+        })
+    }
+
+    /// Adds diagonal `k` (taken modulo `n`), of exactly `n` values. Refused if that diagonal
+    /// is already present (add the two vectors first).
+    pub fn insert(&mut self, k: i64, diagonal: Vec<V>) -> Result<()> {
+        if diagonal.len() != self.slots {
+            return Err(Error::InvalidParameters(format!(
+                "diagonal {k} has {} values; a map on {} slots needs exactly {} per diagonal",
+                diagonal.len(),
+                self.slots,
+                self.slots
+            )));
+        }
+        let k = k.rem_euclid(self.slots as i64) as usize;
+        if self.map.insert(k, diagonal).is_some() {
+            return Err(Error::InvalidParameters(format!(
+                "diagonal {k} (mod {}) given twice: add the two vectors and insert once",
+                self.slots
+            )));
+        }
+        Ok(())
+    }
+
+    /// The slot count `n`.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// The diagonal indices, in `[0, n)`, increasing.
+    pub fn indices(&self) -> impl Iterator<Item = usize> + '_ {
+        self.map.keys().copied()
+    }
+
+    /// Diagonal `k` (modulo `n`), if present.
+    pub fn get(&self, k: i64) -> Option<&[V]> {
+        self.map
+            .get(&(k.rem_euclid(self.slots as i64) as usize))
+            .map(Vec::as_slice)
+    }
+
+    /// Number of diagonals.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether there are no diagonals.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// The baby-step giant-step plan for these diagonals: `n1` baby steps if given, else
+    /// the choice of [`BsgsPlan::new`].
+    pub fn bsgs(&self, baby_steps: Option<usize>) -> Result<BsgsPlan> {
+        BsgsPlan::new(self.indices(), self.slots, baby_steps)
+    }
+}
+
+impl<V: Copy + PartialEq + Zero + Add<Output = V> + Mul<Output = V>> Diagonals<V> {
+    /// The diagonals of a dense `n × n` matrix (`matrix[i][j] = M[i][j]`, `n` a power of
+    /// two); all-zero diagonals are left out.
+    pub fn from_dense(matrix: &[Vec<V>]) -> Result<Self> {
+        let n = matrix.len();
+        let mut out = Diagonals::new(n)?;
+        if let Some(i) = matrix.iter().position(|row| row.len() != n) {
+            return Err(Error::InvalidParameters(format!(
+                "row {i} has {} entries; the matrix must be square ({n} × {n})",
+                matrix[i].len()
+            )));
+        }
+        for k in 0..n {
+            let d: Vec<V> = (0..n).map(|i| matrix[i][(i + k) % n]).collect();
+            if d.iter().any(|v| !v.is_zero()) {
+                out.map.insert(k, d);
+            }
+        }
+        Ok(out)
+    }
+
+    /// `M z` in the clear (the reference the encrypted evaluation approximates).
+    pub fn apply(&self, z: &[V]) -> Result<Vec<V>> {
+        let n = self.slots;
+        if z.len() != n {
+            return Err(Error::InvalidMessage(format!(
+                "the vector has {} values; this map acts on {n}",
+                z.len()
+            )));
+        }
+        let mut out = vec![V::zero(); n];
+        for (&k, d) in &self.map {
+            for i in 0..n {
+                out[i] = out[i] + d[i] * z[(i + k) % n];
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// How a set of diagonals is split into baby and giant steps (seed 003 Alg. 5): diagonal
+/// `k = i + j` with baby step `j = k mod n1` and giant step `i = k - j`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BsgsPlan {
+    slots: usize,
+    n1: usize,
+    /// Giant step `i` -> its baby steps `j` (diagonal `i + j`), both increasing.
+    blocks: BTreeMap<usize, Vec<usize>>,
+}
+
+impl BsgsPlan {
+    /// The plan for diagonal `indices` (in `[0, slots)`) with `baby_steps = n1` if given
+    /// (`1 <= n1 <= slots`), else the power of two with the fewest key switches
+    /// ([`BsgsPlan::key_switches`]), ties to fewer giant steps.
+    pub fn new(
+        indices: impl IntoIterator<Item = usize>,
+        slots: usize,
+        baby_steps: Option<usize>,
+    ) -> Result<Self> {
+        let idx: BTreeSet<usize> = indices.into_iter().collect();
+        if idx.is_empty() {
+            return Err(Error::InvalidParameters(
+                "a linear transform needs at least one diagonal".into(),
+            ));
+        }
+        if let Some(&k) = idx.iter().find(|&&k| k >= slots) {
+            return Err(Error::InvalidParameters(format!(
+                "diagonal index {k} is not below the slot count {slots}"
+            )));
+        }
+        if let Some(n1) = baby_steps {
+            if n1 == 0 || n1 > slots {
+                return Err(Error::InvalidParameters(format!(
+                    "the baby-step count n1 = {n1} must be in [1, {slots}]"
+                )));
+            }
+            return Ok(Self::with_n1(&idx, slots, n1));
+        }
+        let mut best: Option<BsgsPlan> = None;
+        let mut n1 = 1;
+        while n1 <= slots {
+            let cand = Self::with_n1(&idx, slots, n1);
+            let key = |p: &BsgsPlan| (p.key_switches(), p.giant_steps().len());
+            if best.as_ref().is_none_or(|b| key(&cand) < key(b)) {
+                best = Some(cand);
+            }
+            n1 *= 2;
+        }
+        Ok(best.expect("at least n1 = 1 was tried"))
+    }
+
+    fn with_n1(idx: &BTreeSet<usize>, slots: usize, n1: usize) -> Self {
+        let mut blocks: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for &k in idx {
+            let j = k % n1;
+            blocks.entry(k - j).or_default().push(j);
+        }
+        BsgsPlan { slots, n1, blocks }
+    }
+
+    /// The slot count `n`.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// The baby-step modulus `n1`.
+    pub fn n1(&self) -> usize {
+        self.n1
+    }
+
+    /// The distinct baby steps `j` used (increasing; `0` included if used).
+    pub fn baby_steps(&self) -> Vec<usize> {
+        let s: BTreeSet<usize> = self.blocks.values().flatten().copied().collect();
+        s.into_iter().collect()
+    }
+
+    /// The distinct giant steps `i` used (multiples of `n1`, increasing); their count is
+    /// `n2`.
+    pub fn giant_steps(&self) -> Vec<usize> {
+        self.blocks.keys().copied().collect()
+    }
+
+    /// The number of key switches one evaluation performs: the non-zero baby steps (one
+    /// shared decomposition) plus the non-zero giant steps (one shared ModDown).
+    pub fn key_switches(&self) -> usize {
+        let nz = |v: Vec<usize>| v.into_iter().filter(|&x| x != 0).count();
+        nz(self.baby_steps()) + nz(self.giant_steps())
+    }
+
+    /// The rotation steps (left, in `[1, n)`) the evaluation needs keys for, increasing
+    /// (for [`CkksContext::generate_galois_keys`](crate::ckks::CkksContext::generate_galois_keys)).
+    pub fn rotations(&self) -> Vec<i64> {
+        let s: BTreeSet<i64> = self
+            .baby_steps()
+            .into_iter()
+            .chain(self.giant_steps())
+            .filter(|&x| x != 0)
+            .map(|x| x as i64)
+            .collect();
+        s.into_iter().collect()
+    }
+
+    /// The Galois elements of [`BsgsPlan::rotations`] in a ring of degree `ring_degree`
+    /// (`5^k mod 2N`), increasing.
+    pub fn galois_elements(&self, ring_degree: usize) -> Vec<usize> {
+        let s: BTreeSet<usize> = self
+            .rotations()
+            .into_iter()
+            .map(|k| crate::ring::automorphism::galois_element_for_rotation(k, ring_degree))
+            .collect();
+        s.into_iter().collect()
+    }
+}
+
+/// A linear transform ready to evaluate: its plan and its pre-rotated diagonals, encoded
+/// at one level and scale (see the [module documentation](self)).
+pub struct LinearTransform<E: CircuitEvaluator> {
+    plan: BsgsPlan,
+    level: usize,
+    scale: E::Scale,
+    /// Per giant step `i`: `(j, encode(rot_{-i}(diag_{i+j})))` for its baby steps `j`.
+    blocks: Vec<GiantStep<E::Plaintext>>,
+}
+
+/// One giant step `i` and its encoded, pre-rotated diagonals `(j, rot_{-i}(diag_{i+j}))`.
+type GiantStep<P> = (usize, Vec<(usize, P)>);
+
+impl<E: CircuitEvaluator> std::fmt::Debug for LinearTransform<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinearTransform")
+            .field("plan", &self.plan)
+            .field("level", &self.level)
+            .field("scale", &self.scale)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<E: CircuitEvaluator> LinearTransform<E> {
+    /// Encodes `diagonals` for evaluation with `plan` (from [`Diagonals::bsgs`]), at `level`
+    /// and at `scale` `Δ_M` (default: [`rescale_factor`](CircuitEvaluator::rescale_factor)`(level)`,
+    /// so that rescaling the output restores the input's scale exactly).
+    pub fn new(
+        eval: &E,
+        diagonals: &Diagonals<E::Value>,
+        plan: BsgsPlan,
+        level: usize,
+        scale: Option<E::Scale>,
+    ) -> Result<Self> {
+        let n = diagonals.slots();
+        if plan.slots != n
+            || !plan
+                .blocks
+                .iter()
+                .all(|(i, js)| js.iter().all(|j| diagonals.map.contains_key(&(i + j))))
+            || plan.blocks.values().map(Vec::len).sum::<usize>() != diagonals.len()
+        {
+            return Err(Error::ParameterMismatch(
+                "the BSGS plan was made for other diagonals: build it with Diagonals::bsgs".into(),
+            ));
+        }
+        let scale = scale.unwrap_or_else(|| eval.rescale_factor(level));
+        let mut blocks = Vec::with_capacity(plan.blocks.len());
+        for (&i, js) in &plan.blocks {
+            let mut row = Vec::with_capacity(js.len());
+            for &j in js {
+                let d = &diagonals.map[&(i + j)];
+                // rot_{-i}(d)[t] = d[(t - i) mod n]
+                let rotated: Vec<E::Value> = (0..n).map(|t| d[(t + n - i) % n]).collect();
+                row.push((j, eval.encode(&rotated, n, level, &scale)?));
+            }
+            blocks.push((i, row));
+        }
+        Ok(LinearTransform {
+            plan,
+            level,
+            scale,
+            blocks,
+        })
+    }
+
+    /// The plan (baby and giant steps, rotations needed).
+    pub fn plan(&self) -> &BsgsPlan {
+        &self.plan
+    }
+
+    /// The level `l` the diagonals are encoded at (and the output's level).
+    pub fn level(&self) -> usize {
+        self.level
+    }
+
+    /// The diagonals' scale `Δ_M` (the output's scale is `Δ_z · Δ_M`).
+    pub fn scale(&self) -> &E::Scale {
+        &self.scale
+    }
+
+    /// `M z` for the ciphertext `ct` of `z`, by hoisted baby steps and double-hoisted giant
+    /// steps; at level `l` and scale `Δ_z · Δ_M`, not rescaled. `ct` must have the
+    /// transform's slot count and a level `>= l` (it is brought down to `l` first).
+    pub fn evaluate(&self, eval: &E, ct: &E::Ciphertext) -> Result<E::Ciphertext> {
+        let n = self.plan.slots;
+        if eval.slots(ct) != n {
+            return Err(Error::ParameterMismatch(format!(
+                "the ciphertext has {} slots and the transform acts on {n}",
+                eval.slots(ct)
+            )));
+        }
+        let level = eval.level(ct);
+        if level < self.level {
+            return Err(Error::LevelMismatch(format!(
+                "the ciphertext is at level {level}, below the transform's level {}: encode \
+                 the transform at level {level} or lower",
+                self.level
+            )));
+        }
+        let low;
+        let ct = if level > self.level {
+            low = eval.at_level(ct, self.level)?;
+            &low
+        } else {
+            ct
+        };
+        let babies = self.plan.baby_steps();
+        let steps: Vec<i64> = babies.iter().map(|&j| j as i64).collect();
+        let rotated = eval.rotate_hoisted(ct, &steps)?;
+        let by_step: BTreeMap<usize, &E::Ciphertext> =
+            babies.iter().copied().zip(rotated.iter()).collect();
+        let mut partial = Vec::with_capacity(self.blocks.len());
+        for (i, row) in &self.blocks {
+            let mut terms = row.iter();
+            let (j, pt) = terms.next().expect("every giant step has a baby step");
+            let mut acc = eval.mul_plain(by_step[j], pt)?;
+            for (j, pt) in terms {
+                eval.mul_plain_add_assign(&mut acc, by_step[j], pt)?;
+            }
+            partial.push((acc, *i as i64));
+        }
+        let terms: Vec<(&E::Ciphertext, i64)> = partial.iter().map(|(c, i)| (c, *i)).collect();
+        eval.rotate_sum(&terms)
+    }
+}
+
+/// `M z = Σ_k diag_k ⊙ rot_k(z)` with one plain rotation per diagonal, each diagonal
+/// encoded at `ct`'s level and at `scale` (the reference [`LinearTransform::evaluate`] is
+/// checked against; needs a key for every non-zero diagonal index). Output at `ct`'s
+/// level and scale `Δ_z · scale`, not rescaled.
+pub fn evaluate_naive<E: CircuitEvaluator>(
+    eval: &E,
+    diagonals: &Diagonals<E::Value>,
+    ct: &E::Ciphertext,
+    scale: &E::Scale,
+) -> Result<E::Ciphertext> {
+    let n = diagonals.slots();
+    if eval.slots(ct) != n {
+        return Err(Error::ParameterMismatch(format!(
+            "the ciphertext has {} slots and the transform acts on {n}",
+            eval.slots(ct)
+        )));
+    }
+    let level = eval.level(ct);
+    let mut acc: Option<E::Ciphertext> = None;
+    for (&k, d) in &diagonals.map {
+        let pt = eval.encode(d, n, level, scale)?;
+        let r = eval.rotate(ct, k as i64)?;
+        match acc.as_mut() {
+            None => acc = Some(eval.mul_plain(&r, &pt)?),
+            Some(a) => eval.mul_plain_add_assign(a, &r, &pt)?,
+        }
+    }
+    acc.ok_or_else(|| {
+        Error::InvalidParameters("a linear transform needs at least one diagonal".into())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_covers_every_diagonal_once() {
+        let idx = [0usize, 1, 2, 3, 5, 8, 13, 21, 34, 55];
+        for n1 in [1, 2, 3, 4, 7, 8, 64] {
+            let p = BsgsPlan::new(idx, 64, Some(n1)).unwrap();
+            let mut got: Vec<usize> = p
+                .blocks
+                .iter()
+                .flat_map(|(i, js)| js.iter().map(move |j| i + j))
+                .collect();
+            got.sort_unstable();
+            assert_eq!(got, idx);
+            assert!(p.giant_steps().iter().all(|i| i % n1 == 0));
+            assert!(p.baby_steps().iter().all(|&j| j < n1));
+        }
+    }
+
+    #[test]
+    fn automatic_n1_minimizes_key_switches() {
+        // A dense 64x64 map: 64 diagonals; n1 = 8 gives 7 + 7 = 14 key switches, the minimum.
+        let p = BsgsPlan::new(0..64, 64, None).unwrap();
+        assert_eq!((p.n1(), p.key_switches()), (8, 14));
+        for n1 in [1, 2, 4, 8, 16, 32, 64] {
+            assert!(BsgsPlan::new(0..64, 64, Some(n1)).unwrap().key_switches() >= 14);
+        }
+        // Three diagonals {0, 1, 2}: a single giant step (n1 = 4) with two baby rotations.
+        let p = BsgsPlan::new([0, 1, 2], 1024, None).unwrap();
+        assert_eq!((p.rotations(), p.key_switches()), (vec![1, 2], 2));
+        // A band around 0 (indices -2..=2 mod n): rotations {1, 2, n-2, n-1} at n1 = 1 or
+        // fewer with a larger n1; the plan never needs more than the naive 4.
+        let p = BsgsPlan::new([0, 1, 2, 1022, 1023], 1024, None).unwrap();
+        assert!(p.key_switches() <= 4);
+    }
+
+    #[test]
+    fn dense_diagonals_apply_as_the_matrix() {
+        use num_complex::Complex64 as C;
+        let m: Vec<Vec<C>> = (0..4)
+            .map(|i| {
+                (0..4)
+                    .map(|j| C::new((3 * i + j) as f64, (i as f64) - 1.0))
+                    .collect()
+            })
+            .collect();
+        let d = Diagonals::from_dense(&m).unwrap();
+        let z: Vec<C> = (0..4).map(|i| C::new(1.0 + i as f64, -0.5)).collect();
+        let want: Vec<C> = m
+            .iter()
+            .map(|row| row.iter().zip(&z).map(|(a, b)| a * b).sum())
+            .collect();
+        assert_eq!(d.apply(&z).unwrap(), want);
+        assert!(Diagonals::<C>::new(6).is_err());
+        let mut d = Diagonals::new(4).unwrap();
+        d.insert(-1, vec![C::new(1.0, 0.0); 4]).unwrap();
+        assert!(d.insert(3, vec![C::new(1.0, 0.0); 4]).is_err());
+        assert!(d.insert(1, vec![C::new(1.0, 0.0); 3]).is_err());
+    }
+}

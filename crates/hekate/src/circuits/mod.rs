@@ -1,0 +1,271 @@
+//! Circuits: algorithms built from a scheme's *evaluator operations* (rotations, additions,
+//! products, rescaling), not from ring operations — Lattigo's `circuits/`.
+//!
+//! * [`lintrans`]: linear transforms `M·z` of the slot vector `z`, given by the non-zero
+//!   diagonals of `M` as plaintexts, evaluated by baby-step giant-step (Halevi-Shoup BSGS,
+//!   seed 003 Alg. 5) with hoisted baby steps (Alg. 4: one decomposition for all of them)
+//!   and double-hoisted giant steps (one ModDown for all of them), and the naive
+//!   `Σ_k diag_k ⊙ rot_k(z)` to check it against. The Galois elements a transform needs are
+//!   listed before any key exists, so exactly those keys can be generated.
+//! * [`polyeval`]: polynomials in the power (monomial) or Chebyshev basis on an interval
+//!   `[a, b]`, evaluated by baby-step giant-step (seed 003 Alg. 1) with the scale of every
+//!   intermediate ciphertext chosen from the *target output scale* downwards (Alg. 2), so
+//!   every addition is between equal scales and the output scale equals the target
+//!   exactly; depth `⌈log2(d + 1)⌉` for every degree `d` (§3.3); Chebyshev interpolation
+//!   of a function on `[a, b]`.
+//!
+//! Both are written against [`CircuitEvaluator`], the few operations they need from a
+//! scheme's evaluator. CKKS implements it ([`crate::ckks::Evaluator`]); BFV and BGV will
+//! implement it for their evaluators and reuse the same circuits (the polynomial evaluator
+//! works over complex coefficients, so their modular variant will need its own coefficient
+//! arithmetic; the linear transforms are generic over the slot type).
+//!
+//! ```
+//! use hekate::circuits::lintrans::{Diagonals, LinearTransform};
+//! use hekate::circuits::polyeval::{evaluate, Polynomial};
+//! use hekate::prelude::*;
+//!
+//! let ctx = CkksParameters::new(12).log_q(&[55, 40, 40, 40, 40, 40, 40, 40]).log_p(&[60, 60])
+//!     .log_scale(40)
+//!     .security(SecurityLevel::NotChecked) // toy size for the example
+//!     .build()?;
+//! let sk = ctx.generate_secret_key();
+//! // The transform: a 4x4 matrix on 4 slots (sparse packing), as its diagonals.
+//! let m: Vec<Vec<Complex64>> = (0..4)
+//!     .map(|i| (0..4).map(|j| Complex64::new((i * 4 + j) as f64 / 16.0, 0.0)).collect())
+//!     .collect();
+//! let diagonals = Diagonals::from_dense(&m)?;
+//! let plan = diagonals.bsgs(None)?; // n1 chosen by key-switch count
+//! let eval = CkksEvaluator::new(ctx.clone(), Some(ctx.generate_relinearization_key(&sk)),
+//!     ctx.generate_galois_keys(&sk, &plan.rotations(), false));
+//! let lt = LinearTransform::new(&eval, &diagonals, plan, ctx.max_level(), None)?;
+//!
+//! let z = [0.5, -0.25, 1.0, 0.75].map(|x| Complex64::new(x, 0.0));
+//! let ct = ctx.encrypt_symmetric(&ctx.encode_at(&z, 4, ctx.max_level(), ctx.default_scale())?, &sk)?;
+//! let y = eval.rescale(&lt.evaluate(&eval, &ct)?)?;       // M z, at the input's scale
+//! assert_eq!(y.scale(), ct.scale());
+//! // sigmoid(M z) on [-4, 4] by a degree-15 Chebyshev interpolant: ⌈log2 16⌉ = 4 levels,
+//! // plus 1 for the change of variable to [-1, 1].
+//! let p = Polynomial::interpolate(|x| 1.0 / (1.0 + (-x).exp()), -4.0, 4.0, 15)?;
+//! let out = evaluate(&eval, &y, &p, y.scale())?;
+//! assert_eq!((out.level(), out.scale()), (y.level() - 5, y.scale()));
+//! let got = ctx.decrypt_decode(&out, &sk)?;
+//! let want = diagonals.apply(&z)?;
+//! for (g, w) in got.iter().zip(&want) {
+//!     assert!((g.re - 1.0 / (1.0 + (-w.re).exp())).abs() < 1e-3);
+//! }
+//! # Ok::<(), hekate::Error>(())
+//! ```
+
+pub mod lintrans;
+pub mod polyeval;
+
+use crate::ckks;
+use crate::Result;
+use num_complex::Complex64;
+use std::fmt::Debug;
+
+/// Exact scale arithmetic, as the circuits need it to plan the scale of every intermediate
+/// ciphertext (CKKS: [`ckks::Scale`], an exact rational).
+pub trait ExactScale: Clone + PartialEq + Debug + Send + Sync {
+    /// `self · other`, exactly.
+    fn times(&self, other: &Self) -> Self;
+    /// `self / other`, exactly.
+    fn over(&self, other: &Self) -> Self;
+    /// The scale equal to the positive finite `x` (every `f64` is an exact rational), or
+    /// `None`.
+    fn from_positive_f64(x: f64) -> Option<Self>;
+}
+
+impl ExactScale for ckks::Scale {
+    fn times(&self, other: &Self) -> Self {
+        self.mul(other)
+    }
+    fn over(&self, other: &Self) -> Self {
+        self.div(other)
+    }
+    fn from_positive_f64(x: f64) -> Option<Self> {
+        ckks::Scale::from_f64(x)
+    }
+}
+
+/// The evaluator operations the circuits are built from.
+///
+/// A scheme's evaluator implements it by forwarding to its own operations, which keep
+/// their checks and errors (levels, scales, missing keys). Conventions:
+///
+/// * **Levels** count down: a ciphertext at level `l` has `l + 1` chain limbs; products
+///   keep the level and [`rescale_assign`](CircuitEvaluator::rescale_assign) drops one,
+///   dividing the scale by [`rescale_factor`](CircuitEvaluator::rescale_factor)`(l)`.
+/// * **Scales** are exact ([`ExactScale`]): products multiply them, additions need equal
+///   scales (or the evaluator's own exact alignment), constants are encoded at a scale the
+///   caller chooses.
+/// * **Rotations** act on the `n` slots of the ciphertext cyclically: `rotate(z, k)_i =
+///   z_{(i + k) mod n}` (left for positive `k`).
+pub trait CircuitEvaluator: Send + Sync {
+    /// The ciphertext type.
+    type Ciphertext: Clone + Send + Sync;
+    /// The plaintext type (encoded slot vectors).
+    type Plaintext: Send + Sync;
+    /// The scale type.
+    type Scale: ExactScale;
+    /// One slot's value (CKKS: `Complex64`).
+    type Value: Copy + Debug + PartialEq + Send + Sync;
+
+    /// The number of slots `n` of `ct`.
+    fn slots(&self, ct: &Self::Ciphertext) -> usize;
+    /// The level `l` of `ct`.
+    fn level(&self, ct: &Self::Ciphertext) -> usize;
+    /// The scale of `ct`.
+    fn scale<'a>(&self, ct: &'a Self::Ciphertext) -> &'a Self::Scale;
+    /// Reinterprets `ct` at `scale` without changing its parts (the message is multiplied
+    /// by `old / scale`; exact and free).
+    fn set_scale(&self, ct: &mut Self::Ciphertext, scale: Self::Scale);
+    /// What rescaling a ciphertext at `level` divides its scale by (CKKS: `q_level`).
+    fn rescale_factor(&self, level: usize) -> Self::Scale;
+
+    /// Encodes `values` into `slots` slots at `level` and `scale`.
+    fn encode(
+        &self,
+        values: &[Self::Value],
+        slots: usize,
+        level: usize,
+        scale: &Self::Scale,
+    ) -> Result<Self::Plaintext>;
+
+    /// `a += b`.
+    fn add_assign(&self, a: &mut Self::Ciphertext, b: &Self::Ciphertext) -> Result<()>;
+    /// `a -= b`.
+    fn sub_assign(&self, a: &mut Self::Ciphertext, b: &Self::Ciphertext) -> Result<()>;
+    /// `ct ⊙ pt` (scales multiply; no rescale).
+    fn mul_plain(&self, ct: &Self::Ciphertext, pt: &Self::Plaintext) -> Result<Self::Ciphertext>;
+    /// `acc += ct ⊙ pt` (the default multiplies, then adds).
+    fn mul_plain_add_assign(
+        &self,
+        acc: &mut Self::Ciphertext,
+        ct: &Self::Ciphertext,
+        pt: &Self::Plaintext,
+    ) -> Result<()> {
+        let t = self.mul_plain(ct, pt)?;
+        self.add_assign(acc, &t)
+    }
+    /// `a · b`, relinearized (scales multiply; no rescale).
+    fn mul_relin(&self, a: &Self::Ciphertext, b: &Self::Ciphertext) -> Result<Self::Ciphertext>;
+    /// `ct *= c`, the constant encoded at `scale` (the ciphertext's scale is multiplied by
+    /// `scale` exactly; no level consumed).
+    fn mul_const_scaled_assign(
+        &self,
+        ct: &mut Self::Ciphertext,
+        c: Self::Value,
+        scale: &Self::Scale,
+    ) -> Result<()>;
+    /// `ct += c`, the constant encoded at `ct`'s scale.
+    fn add_const_assign(&self, ct: &mut Self::Ciphertext, c: Self::Value) -> Result<()>;
+    /// `ct *= k` for an integer `k` (exact; scale unchanged).
+    fn mul_integer_assign(&self, ct: &mut Self::Ciphertext, k: i64) -> Result<()>;
+    /// Rescales `ct` (one level down; see [`CircuitEvaluator::rescale_factor`]).
+    fn rescale_assign(&self, ct: &mut Self::Ciphertext) -> Result<()>;
+    /// A copy of `ct` at `level <= level(ct)` (exact: drops limbs).
+    fn at_level(&self, ct: &Self::Ciphertext, level: usize) -> Result<Self::Ciphertext>;
+
+    /// `ct` rotated by `steps`.
+    fn rotate(&self, ct: &Self::Ciphertext, steps: i64) -> Result<Self::Ciphertext>;
+    /// `ct` rotated by each of `steps`, sharing one decomposition (hoisting, seed 003
+    /// Alg. 4); the results in the order of `steps`.
+    fn rotate_hoisted(&self, ct: &Self::Ciphertext, steps: &[i64])
+        -> Result<Vec<Self::Ciphertext>>;
+    /// `Σ_j rotate(ct_j, steps_j)` over terms of one level and scale, with one ModDown for
+    /// all the key switches (double hoisting of the giant steps).
+    fn rotate_sum(&self, terms: &[(&Self::Ciphertext, i64)]) -> Result<Self::Ciphertext>;
+}
+
+impl CircuitEvaluator for ckks::Evaluator {
+    type Ciphertext = ckks::Ciphertext;
+    type Plaintext = ckks::Plaintext;
+    type Scale = ckks::Scale;
+    type Value = Complex64;
+
+    fn slots(&self, ct: &ckks::Ciphertext) -> usize {
+        ct.slots()
+    }
+    fn level(&self, ct: &ckks::Ciphertext) -> usize {
+        ct.level()
+    }
+    fn scale<'a>(&self, ct: &'a ckks::Ciphertext) -> &'a ckks::Scale {
+        ct.scale()
+    }
+    fn set_scale(&self, ct: &mut ckks::Ciphertext, scale: ckks::Scale) {
+        ct.set_scale(scale)
+    }
+    fn rescale_factor(&self, level: usize) -> ckks::Scale {
+        self.context().constant_scale(level)
+    }
+    fn encode(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        level: usize,
+        scale: &ckks::Scale,
+    ) -> Result<ckks::Plaintext> {
+        self.context().encode_at(values, slots, level, scale)
+    }
+    fn add_assign(&self, a: &mut ckks::Ciphertext, b: &ckks::Ciphertext) -> Result<()> {
+        ckks::Evaluator::add_assign(self, a, b)
+    }
+    fn sub_assign(&self, a: &mut ckks::Ciphertext, b: &ckks::Ciphertext) -> Result<()> {
+        ckks::Evaluator::sub_assign(self, a, b)
+    }
+    fn mul_plain(&self, ct: &ckks::Ciphertext, pt: &ckks::Plaintext) -> Result<ckks::Ciphertext> {
+        ckks::Evaluator::mul_plain(self, ct, pt)
+    }
+    fn mul_plain_add_assign(
+        &self,
+        acc: &mut ckks::Ciphertext,
+        ct: &ckks::Ciphertext,
+        pt: &ckks::Plaintext,
+    ) -> Result<()> {
+        ckks::Evaluator::mul_plain_add_assign(self, acc, ct, pt)
+    }
+    fn mul_relin(&self, a: &ckks::Ciphertext, b: &ckks::Ciphertext) -> Result<ckks::Ciphertext> {
+        self.mul(a, b)
+    }
+    fn mul_const_scaled_assign(
+        &self,
+        ct: &mut ckks::Ciphertext,
+        c: Complex64,
+        scale: &ckks::Scale,
+    ) -> Result<()> {
+        ckks::Evaluator::mul_const_scaled_assign(self, ct, c, scale)
+    }
+    fn add_const_assign(&self, ct: &mut ckks::Ciphertext, c: Complex64) -> Result<()> {
+        ckks::Evaluator::add_const_assign(self, ct, c)
+    }
+    fn mul_integer_assign(&self, ct: &mut ckks::Ciphertext, k: i64) -> Result<()> {
+        ckks::Evaluator::mul_integer_assign(self, ct, k)
+    }
+    fn rescale_assign(&self, ct: &mut ckks::Ciphertext) -> Result<()> {
+        ckks::Evaluator::rescale_assign(self, ct)
+    }
+    fn at_level(&self, ct: &ckks::Ciphertext, level: usize) -> Result<ckks::Ciphertext> {
+        let drop = ct.level().checked_sub(level).ok_or_else(|| {
+            crate::Error::OutOfLevels(format!(
+                "a ciphertext at level {} cannot be raised to level {level}",
+                ct.level()
+            ))
+        })?;
+        self.drop_level(ct, drop)
+    }
+    fn rotate(&self, ct: &ckks::Ciphertext, steps: i64) -> Result<ckks::Ciphertext> {
+        ckks::Evaluator::rotate(self, ct, steps)
+    }
+    fn rotate_hoisted(
+        &self,
+        ct: &ckks::Ciphertext,
+        steps: &[i64],
+    ) -> Result<Vec<ckks::Ciphertext>> {
+        ckks::Evaluator::rotate_hoisted(self, ct, steps)
+    }
+    fn rotate_sum(&self, terms: &[(&ckks::Ciphertext, i64)]) -> Result<ckks::Ciphertext> {
+        ckks::Evaluator::rotate_sum(self, terms)
+    }
+}
