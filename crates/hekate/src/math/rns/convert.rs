@@ -21,7 +21,7 @@ pub struct BaseConverter {
     pub(super) inv_q: Vec<f64>,
     /// How many 128-bit products can be summed before a reduction is needed.
     max_terms: usize,
-    /// Tables of the SIMD paths (`math/kernels/avx512.rs`).
+    /// Tables of the SIMD paths (`math/kernels/avx512/convert.rs`).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     simd: SimdTables,
 }

@@ -29,8 +29,8 @@
 //! The conversion runs over blocks of coefficients sized so that the block's `y` rows and
 //! `v` stay in L1 while every output limb of the block is produced (inputs and outputs are
 //! each streamed once). On x86-64 with AVX-512 the block is vectorized
-//! (`math/kernels/avx512.rs`; with AVX2, `math/kernels/avx2.rs` does the same with four
-//! 64-bit lanes): the `y_i` Shoup products, the `f64` sum for `v` (same
+//! (`math/kernels/avx512/convert.rs`; with AVX2, `math/kernels/avx2/convert.rs` does the
+//! same with four 64-bit lanes): the `y_i` Shoup products, the `f64` sum for `v` (same
 //! operation order as the scalar code, so the same rounding), and the output sums with lazy
 //! reduction — 52-bit IFMA accumulators for output primes below `2^50` (larger input
 //! residues split into two terms), 64-bit lanes otherwise, with `v [-Q]_{p_j}` as one
