@@ -25,11 +25,11 @@
 //!
 //! Lengths that are not a multiple of 4 end with one masked chunk (`vpmaskmovq`).
 //!
-//! The base conversion ([`convert`]) is `avx512.rs`'s with 64-bit lanes: the `y_i` Shoup
-//! products, the `f64` sum for `v` in the scalar order (the `u64 -> f64` conversion,
-//! which AVX2 lacks, done exactly through the bit patterns of the 32-bit halves), and the
-//! lazy output sums; output primes below `2^50` sum in exact `f64` arithmetic when every
-//! input prime is below `2^50` too.
+//! The base conversion ([`convert`]) is `avx512/convert.rs`'s with 64-bit lanes: the
+//! `y_i` Shoup products, the `f64` sum for `v` in the scalar order (the `u64 -> f64`
+//! conversion, which AVX2 lacks, done exactly through the bit patterns of the 32-bit
+//! halves), and the lazy output sums; output primes below `2^50` sum in exact `f64`
+//! arithmetic when every input prime is below `2^50` too.
 
 use core::arch::x86_64::*;
 

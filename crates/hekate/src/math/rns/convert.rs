@@ -1,0 +1,426 @@
+//! [`BaseConverter`]: the fast base conversion `Conv_{C -> B}`, scalar and dispatched to
+//! the SIMD kernels (see the module documentation of [`rns`](super)).
+
+use super::RnsBasis;
+use crate::math::kernels::{Isa, LaneConsts};
+use crate::math::modulus::Modulus;
+
+/// Precomputed fast base conversion `Conv_{C -> B}` (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct BaseConverter {
+    pub(super) from: Vec<Modulus>,
+    pub(super) to: Vec<Modulus>,
+    /// [(Q/q_i)^-1]_{q_i} and Shoup companions.
+    pub(super) q_hat_inv: Vec<u64>,
+    pub(super) q_hat_inv_shoup: Vec<u64>,
+    /// [Q/q_i]_{p_j}, stored row-major by output: `q_hat_mod_p[j * l + i]`.
+    pub(super) q_hat_mod_p: Vec<u64>,
+    /// [-v Q]_{p_j} for v = 0..=l: `neg_vq_mod_p[j * (l + 1) + v]`.
+    pub(super) neg_vq_mod_p: Vec<u64>,
+    /// 1 / q_i.
+    pub(super) inv_q: Vec<f64>,
+    /// How many 128-bit products can be summed before a reduction is needed.
+    max_terms: usize,
+    /// Tables of the SIMD paths (`math/kernels/avx512/convert.rs`).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    simd: SimdTables,
+}
+
+/// The constants of the SIMD conversion, next to the scalar ones.
+#[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct SimdTables {
+    /// Whether every modulus suits the SIMD lanes (odd, at most 61 bits).
+    ok: bool,
+    from: Vec<LaneConsts>,
+    to: Vec<LaneConsts>,
+    /// 52-bit companions of `q_hat_inv` (for `q_i < 2^50`, else 0).
+    q_hat_inv_shoup52: Vec<u64>,
+    /// `q_hat_mod_p` with the 32-bit halves of each word swapped.
+    q_hat_mod_p_sw: Vec<u64>,
+    /// `[(Q/q_i) 2^50]_{p_j}`, same layout as `q_hat_mod_p`.
+    q_hat_mod_p_split: Vec<u64>,
+    /// `[-Q]_{p_j}`, and with halves swapped.
+    neg_q: Vec<u64>,
+    neg_q_sw: Vec<u64>,
+}
+
+impl BaseConverter {
+    /// The conversion from basis `from` to basis `to` (the bases must be disjoint).
+    pub fn new(from: &RnsBasis, to: &RnsBasis) -> Self {
+        let l = from.len();
+        let mut q_hat_inv = Vec::with_capacity(l);
+        for (i, qi) in from.moduli.iter().enumerate() {
+            let q_hat = from
+                .moduli
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| k != i)
+                .fold(1u64, |acc, (_, qk)| qi.mul(acc, qi.reduce(qk.value())));
+            q_hat_inv.push(qi.inv(q_hat).expect("RNS primes are coprime"));
+        }
+        let q_hat_inv_shoup = q_hat_inv
+            .iter()
+            .zip(&from.moduli)
+            .map(|(&w, q)| q.shoup(w))
+            .collect();
+        let mut q_hat_mod_p = Vec::with_capacity(to.len() * l);
+        let mut neg_vq_mod_p = Vec::with_capacity(to.len() * (l + 1));
+        for pj in &to.moduli {
+            for i in 0..l {
+                let v = from
+                    .moduli
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| k != i)
+                    .fold(1 % pj.value(), |acc, (_, qk)| {
+                        pj.mul(acc, pj.reduce(qk.value()))
+                    });
+                q_hat_mod_p.push(v);
+            }
+            let q_mod = from.product_mod(pj);
+            for v in 0..=l as u64 {
+                neg_vq_mod_p.push(pj.neg(pj.mul(pj.reduce(v), q_mod)));
+            }
+        }
+        let max_bits = from
+            .moduli
+            .iter()
+            .chain(&to.moduli)
+            .map(|m| m.bits())
+            .max()
+            .unwrap_or(1);
+        // Each product is below 2^(2 max_bits); keep one slot for the v*Q term.
+        let max_terms = (1usize << (128 - 2 * max_bits).min(30)) - 1;
+        let swap = |x: &u64| x.rotate_left(32);
+        let neg_q: Vec<u64> = to
+            .moduli
+            .iter()
+            .map(|p| p.neg(from.product_mod(p)))
+            .collect();
+        let mut q_hat_mod_p_split = Vec::with_capacity(q_hat_mod_p.len());
+        for (j, p) in to.moduli.iter().enumerate() {
+            let two50 = p.reduce(1 << 50);
+            for i in 0..l {
+                q_hat_mod_p_split.push(p.mul(q_hat_mod_p[j * l + i], two50));
+            }
+        }
+        let simd = SimdTables {
+            ok: from
+                .moduli
+                .iter()
+                .chain(&to.moduli)
+                .all(|m| crate::math::kernels::simd_takes(m.value())),
+            from: from
+                .moduli
+                .iter()
+                .map(|m| LaneConsts::new(m.value()))
+                .collect(),
+            to: to
+                .moduli
+                .iter()
+                .map(|m| LaneConsts::new(m.value()))
+                .collect(),
+            q_hat_inv_shoup52: q_hat_inv
+                .iter()
+                .zip(&from.moduli)
+                .map(|(&w, q)| {
+                    if q.value() < crate::math::kernels::IFMA_MAX_Q {
+                        crate::math::kernels::shoup(w, q.value(), 52)
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
+            q_hat_mod_p_sw: q_hat_mod_p.iter().map(swap).collect(),
+            q_hat_mod_p_split,
+            neg_q_sw: neg_q.iter().map(swap).collect(),
+            neg_q,
+        };
+        BaseConverter {
+            simd,
+            from: from.moduli.clone(),
+            to: to.moduli.clone(),
+            q_hat_inv,
+            q_hat_inv_shoup,
+            q_hat_mod_p,
+            neg_vq_mod_p,
+            inv_q: from.moduli.iter().map(|q| 1.0 / q.value() as f64).collect(),
+            max_terms,
+        }
+    }
+
+    /// Number of input limbs.
+    pub fn from_len(&self) -> usize {
+        self.from.len()
+    }
+
+    /// Number of output limbs available.
+    pub fn to_len(&self) -> usize {
+        self.to.len()
+    }
+
+    /// Exact conversion of the centered representative: `input` holds `from_len()` limbs of
+    /// `n` reduced residues; `output` receives the first `output.len() / n` limbs of the
+    /// target basis. `scratch` must hold `(from_len() + 1) * n` words.
+    pub fn convert(&self, input: &[u64], output: &mut [u64], n: usize, scratch: &mut [u64]) {
+        self.convert_using(Isa::detect(), true, input, output, n, scratch)
+    }
+
+    /// Exact conversion into target limbs `j0 .. j0 + output.len() / n` only (so a caller can
+    /// write different target ranges straight into different places). Same words as the
+    /// matching limbs of [`convert`](Self::convert); `scratch` as there.
+    pub fn convert_range(
+        &self,
+        input: &[u64],
+        output: &mut [u64],
+        j0: usize,
+        n: usize,
+        scratch: &mut [u64],
+    ) {
+        self.convert_range_impl::<true>(Isa::detect(), input, output, j0, n, scratch)
+    }
+
+    /// Approximate conversion (no correction): outputs `x + u Q` with `0 <= u < from_len()`.
+    pub fn convert_approx(&self, input: &[u64], output: &mut [u64], n: usize, scratch: &mut [u64]) {
+        self.convert_using(Isa::detect(), false, input, output, n, scratch)
+    }
+
+    /// [`convert`](Self::convert) (`exact`) or [`convert_approx`](Self::convert_approx) on
+    /// a chosen instruction set, for tests and benchmarks: every choice gives the same
+    /// words. A SIMD `isa` the CPU lacks, or moduli the SIMD lanes do not take (even, or
+    /// above 61 bits), run the best supported path instead.
+    pub fn convert_using(
+        &self,
+        isa: Isa,
+        exact: bool,
+        input: &[u64],
+        output: &mut [u64],
+        n: usize,
+        scratch: &mut [u64],
+    ) {
+        if exact {
+            self.convert_impl::<true>(isa, input, output, n, scratch)
+        } else {
+            self.convert_impl::<false>(isa, input, output, n, scratch)
+        }
+    }
+
+    /// Coefficients per block: the block's `y` rows and `v` (`(l + 1) * block` words) stay
+    /// in L1 while every output limb of the block is produced. A multiple of 8 (one vector).
+    fn block_len(l: usize, n: usize) -> usize {
+        let b = (CONVERT_BLOCK_WORDS / (l + 1)).max(64) & !7;
+        b.min(n)
+    }
+
+    fn convert_impl<const EXACT: bool>(
+        &self,
+        isa: Isa,
+        input: &[u64],
+        output: &mut [u64],
+        n: usize,
+        scratch: &mut [u64],
+    ) {
+        self.convert_range_impl::<EXACT>(isa, input, output, 0, n, scratch)
+    }
+
+    /// Target limbs `j0 .. j0 + output.len() / n`: checks the shapes, then converts (in
+    /// parallel over output limbs when worth it).
+    fn convert_range_impl<const EXACT: bool>(
+        &self,
+        isa: Isa,
+        input: &[u64],
+        output: &mut [u64],
+        j0: usize,
+        n: usize,
+        scratch: &mut [u64],
+    ) {
+        let l = self.from.len();
+        let out_limbs = output.len().checked_div(n).unwrap_or(0);
+        assert!(input.len() == l * n && output.len() == out_limbs * n);
+        assert!(j0 + out_limbs <= self.to.len(), "target limbs out of range");
+        assert!(
+            scratch.len() >= (l + 1) * n,
+            "scratch must hold (from_len() + 1) * n words"
+        );
+        if n == 0 || out_limbs == 0 {
+            return;
+        }
+        let bl = Self::block_len(l, n);
+        #[cfg(feature = "parallel")]
+        let ways = rayon::current_num_threads();
+        #[cfg(not(feature = "parallel"))]
+        let ways = 1;
+        self.convert_outputs::<EXACT>(isa, input, output, j0, n, bl, scratch, ways);
+    }
+
+    /// Output limbs `j0 .. j0 + output.len() / n`. With `ways > 1` threads and enough work,
+    /// the output limbs are split in two contiguous halves converted in parallel (each
+    /// half recomputes the cheap `y`/`v` step of every block, in its own half of
+    /// `scratch`); the results are the same words either way.
+    #[allow(clippy::too_many_arguments)]
+    fn convert_outputs<const EXACT: bool>(
+        &self,
+        isa: Isa,
+        input: &[u64],
+        output: &mut [u64],
+        j0: usize,
+        n: usize,
+        bl: usize,
+        scratch: &mut [u64],
+        ways: usize,
+    ) {
+        let l = self.from.len();
+        let out_limbs = output.len() / n;
+        #[cfg(feature = "parallel")]
+        if ways > 1
+            && out_limbs >= 4
+            && l * out_limbs * n >= 1 << 21
+            && scratch.len() >= 2 * (l + 1) * bl
+        {
+            let h = out_limbs.div_ceil(2);
+            let (oa, ob) = output.split_at_mut(h * n);
+            let half = scratch.len() / 2;
+            let (sa, sb) = scratch.split_at_mut(half);
+            let w = ways / 2;
+            rayon::join(
+                || self.convert_outputs::<EXACT>(isa, input, oa, j0, n, bl, sa, w),
+                || self.convert_outputs::<EXACT>(isa, input, ob, j0 + h, n, bl, sb, ways - w),
+            );
+            return;
+        }
+        let _ = ways;
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = isa;
+        #[cfg(target_arch = "x86_64")]
+        if self.simd.ok && l > 0 {
+            use crate::math::kernels::{avx2, avx512, Lanes};
+            // The tables of output limbs j0.. (every per-output table is indexed by j).
+            let t = avx512::ConvTables {
+                from: &self.simd.from,
+                q_hat_inv: &self.q_hat_inv,
+                q_hat_inv_shoup: &self.q_hat_inv_shoup,
+                q_hat_inv_shoup52: &self.simd.q_hat_inv_shoup52,
+                inv_q: &self.inv_q,
+                to: &self.simd.to[j0..],
+                c: &self.q_hat_mod_p[j0 * l..],
+                c_sw: &self.simd.q_hat_mod_p_sw[j0 * l..],
+                c_split: &self.simd.q_hat_mod_p_split[j0 * l..],
+                neg_q: &self.simd.neg_q[j0..],
+                neg_q_sw: &self.simd.neg_q_sw[j0..],
+            };
+            // `lanes(3)` tells which lanes `isa` offers on this CPU (3 is odd, < 2^50).
+            match isa.lanes(3) {
+                // SAFETY: the CPU supports the chosen features (`Isa::lanes`), every
+                // modulus is odd and at most 61 bits (`simd.ok`), the lengths were
+                // checked above and `bl` is a multiple of 8 or `n` itself.
+                Some(Lanes::Ifma) => unsafe {
+                    avx512::convert_ifma(&t, EXACT, input, output, n, out_limbs, bl, scratch)
+                },
+                Some(Lanes::Wide) => unsafe {
+                    avx512::convert_wide(&t, EXACT, input, output, n, out_limbs, bl, scratch)
+                },
+                // SAFETY: as above (AVX2 and FMA).
+                Some(Lanes::Avx2) => unsafe {
+                    avx2::convert(&t, EXACT, input, output, n, out_limbs, bl, scratch)
+                },
+                None => self
+                    .convert_blocks_scalar::<EXACT>(input, output, j0, n, out_limbs, bl, scratch),
+            }
+            return;
+        }
+        self.convert_blocks_scalar::<EXACT>(input, output, j0, n, out_limbs, bl, scratch)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn convert_blocks_scalar<const EXACT: bool>(
+        &self,
+        input: &[u64],
+        output: &mut [u64],
+        j0: usize,
+        n: usize,
+        out_limbs: usize,
+        bl: usize,
+        scratch: &mut [u64],
+    ) {
+        let mut k0 = 0;
+        while k0 < n {
+            let len = bl.min(n - k0);
+            self.convert_block_scalar::<EXACT>(input, output, j0, n, out_limbs, k0, len, scratch);
+            k0 += len;
+        }
+    }
+
+    /// Coefficients `k0 .. k0 + len` of every output limb: `y` rows and `v` for the block
+    /// in the first `(l + 1) * len` scratch words, then the outputs limb by limb.
+    #[allow(clippy::too_many_arguments)]
+    fn convert_block_scalar<const EXACT: bool>(
+        &self,
+        input: &[u64],
+        output: &mut [u64],
+        j0: usize,
+        n: usize,
+        out_limbs: usize,
+        k0: usize,
+        len: usize,
+        scratch: &mut [u64],
+    ) {
+        let l = self.from.len();
+        let (y, rest) = scratch.split_at_mut(l * len);
+        let v = &mut rest[..len];
+        // y_i = [x_i * (Q/q_i)^-1]_{q_i}
+        for i in 0..l {
+            let (q, w, ws) = (&self.from[i], self.q_hat_inv[i], self.q_hat_inv_shoup[i]);
+            let src = &input[i * n + k0..i * n + k0 + len];
+            for (d, &s) in y[i * len..(i + 1) * len].iter_mut().zip(src) {
+                *d = q.mul_shoup(s, w, ws);
+            }
+        }
+        // v = round(sum_i y_i / q_i), a small integer per coefficient (accumulated as f64
+        // bit patterns in the scratch words, then rounded in place).
+        if EXACT {
+            v.fill(0f64.to_bits());
+            for i in 0..l {
+                let inv = self.inv_q[i];
+                for (a, &yi) in v.iter_mut().zip(&y[i * len..(i + 1) * len]) {
+                    *a = (f64::from_bits(*a) + yi as f64 * inv).to_bits();
+                }
+            }
+            for a in v.iter_mut() {
+                *a = f64::from_bits(*a).round() as u64;
+            }
+        }
+        for j in 0..out_limbs {
+            let jj = j0 + j;
+            let p = &self.to[jj];
+            let row = &self.q_hat_mod_p[jj * l..(jj + 1) * l];
+            let neg_vq = &self.neg_vq_mod_p[jj * (l + 1)..(jj + 1) * (l + 1)];
+            let out = &mut output[j * n + k0..j * n + k0 + len];
+            if l <= self.max_terms {
+                for (k, o) in out.iter_mut().enumerate() {
+                    let mut acc: u128 = if EXACT {
+                        neg_vq[v[k] as usize] as u128
+                    } else {
+                        0
+                    };
+                    for i in 0..l {
+                        acc += y[i * len + k] as u128 * row[i] as u128;
+                    }
+                    *o = p.reduce_u128(acc);
+                }
+            } else {
+                for (k, o) in out.iter_mut().enumerate() {
+                    let mut r = if EXACT { neg_vq[v[k] as usize] } else { 0 };
+                    for i in 0..l {
+                        r = p.add(r, p.mul(y[i * len + k], row[i]));
+                    }
+                    *o = r;
+                }
+            }
+        }
+    }
+}
+
+/// Target size, in words, of one conversion block's scratch (`y` rows and `v`): 32 KiB,
+/// so that the block stays in L1 next to the output stream.
+const CONVERT_BLOCK_WORDS: usize = 4096;
