@@ -12,6 +12,7 @@
 //! [`gsw`] holds the single-prime gadget encryptions (RLWE', RGSW, external products,
 //! automorphism keys) that FHEW blind rotation is made of.
 
+pub mod backend;
 pub mod evaluation_keys;
 pub mod evaluator;
 pub mod gsw;
@@ -19,6 +20,7 @@ pub mod keys;
 pub mod keyswitch;
 pub mod params;
 
+pub use backend::Backend;
 pub use evaluation_keys::{EvaluationKeySet, GaloisKey, GaloisKeys, RelinearizationKey};
 pub use evaluator::{Evaluator, HoistedDecomposition};
 pub use keys::{PublicKey, SecretDistribution, SecretKey};

@@ -27,11 +27,11 @@
 //! Then `u0 + u1 s = c s' + e_ks` with `e_ks = (sum_j d_j e_j) / P + rounding`, small when
 //! `P` is at least as large as every digit `Q_j`.
 
-use super::{KeySwitcher, KEY_TILE};
-use crate::math::kernels;
+use super::KeySwitcher;
 use crate::math::rns::{BaseConverter, RnsBasis};
 use crate::math::sample::Seed;
-use crate::ring::{for_each_limb, Form, Poly, RingContext};
+use crate::ring::{Form, Poly, RingContext};
+use crate::rlwe::backend::Backend;
 use crate::rlwe::keys::{encrypt_zero_sk, SecretKey};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 use std::sync::Arc;
@@ -118,58 +118,66 @@ impl HybridKeySwitcher {
         q_limbs.div_ceil(self.alpha)
     }
 
-    /// Limb index in the full key (`Q` then `P`) of limb `t` of a `Q_l ∪ P` polynomial.
-    #[inline]
-    fn key_limb(&self, t: usize, q_limbs: usize) -> usize {
-        if t < q_limbs {
-            t
-        } else {
-            self.ctx.q_len() + (t - q_limbs)
-        }
+    /// Step 1 on any [`Backend`]: the digits of `c` (NTT form over `Q_l`), each lifted
+    /// to `Q_l ∪ P` by [`Backend::mod_up`]. [`KeySwitcher::decompose`] is this with the
+    /// CPU backend; a device passes its own.
+    pub fn decompose_on<B: Backend>(
+        &self,
+        backend: &B,
+        c: &B::Poly,
+        q_limbs: usize,
+    ) -> Vec<B::Poly> {
+        let ql = q_limbs;
+        let k = self.ctx.p_len();
+        let mut coeff = backend.alloc(ql, 0, Form::Ntt);
+        backend.copy(c, &mut coeff);
+        backend.inverse_ntt(&mut coeff);
+        let build = |j: usize| {
+            let start = j * self.alpha;
+            let end = ((j + 1) * self.alpha).min(ql);
+            let conv = &self.converters[j][end - start - 1];
+            let mut d = backend.alloc(ql, k, Form::Ntt);
+            backend.mod_up(c, &coeff, start..end, conv, &mut d);
+            d
+        };
+        let beta = self.digits_at(ql);
+        #[cfg(feature = "parallel")]
+        let digits = {
+            use rayon::prelude::*;
+            (0..beta).into_par_iter().map(build).collect()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let digits = (0..beta).map(build).collect();
+        backend.recycle(coeff);
+        digits
     }
 
-    /// `acc [+]= <d, key>` over `Q_l ∪ P` (`ACC = false` overwrites `acc`).
-    ///
-    /// Limb by limb, and within a limb tile by tile ([`KEY_TILE`] coefficients): both
-    /// halves of a tile in a row, so the digits' tile is read from memory once for the
-    /// two of them (half by half over whole limbs, the digits were streamed twice).
-    fn inner_product<const ACC: bool>(
+    /// Step 2 on any [`Backend`]: `acc (+)= <digits, key>` ([`Backend::inner_product`]),
+    /// adding when `accumulate`.
+    pub fn multiply_on<B: Backend>(
         &self,
-        d: &HybridDecomposition,
-        key: &HybridKey,
-        acc: &mut [Poly; 2],
+        backend: &B,
+        digits: &[B::Poly],
+        key: &[[B::Poly; 2]],
+        acc: &mut [B::Poly; 2],
+        accumulate: bool,
     ) {
-        let ctx = &*self.ctx;
-        let ql = acc[0].q_limbs();
-        let n = ctx.n();
-        let tile = n.min(KEY_TILE);
-        let beta = d.digits.len();
-        debug_assert!(beta <= key.digits.len() && beta < 64);
-        let [acc0, acc1] = acc;
-        crate::ring::for_each_limb_pair(acc0.data_mut(), acc1.data_mut(), n, |t, l0, l1| {
-            let kt = self.key_limb(t, ql);
-            let q = ctx.modulus(t, ql);
-            let mut a: Vec<&[u64]> = Vec::with_capacity(beta);
-            let mut b: Vec<&[u64]> = Vec::with_capacity(beta);
-            for lo in (0..n).step_by(tile) {
-                let r = lo..lo + tile;
-                a.clear();
-                a.extend(d.digits.iter().map(|p| &p.limb(t)[r.clone()]));
-                for (half, out) in [(0, &mut *l0), (1, &mut *l1)] {
-                    b.clear();
-                    b.extend(
-                        key.digits[..beta]
-                            .iter()
-                            .map(|k| &k[half].limb(kt)[r.clone()]),
-                    );
-                    if ACC {
-                        kernels::inner_product_add_assign(&mut out[r.clone()], &a, &b, q);
-                    } else {
-                        kernels::inner_product(&mut out[r.clone()], &a, &b, q);
-                    }
-                }
-            }
-        });
+        debug_assert!(digits.len() <= key.len());
+        backend.inner_product(digits, key, acc, accumulate);
+    }
+
+    /// Step 3 on any [`Backend`]: ModDown of both halves of the accumulator.
+    pub fn mod_down_on<B: Backend>(&self, backend: &B, acc: [B::Poly; 2]) -> [B::Poly; 2] {
+        let [a0, a1] = acc;
+        #[cfg(feature = "parallel")]
+        {
+            let (u0, u1) = rayon::join(|| backend.mod_down(a0), || backend.mod_down(a1));
+            [u0, u1]
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            [backend.mod_down(a0), backend.mod_down(a1)]
+        }
     }
 }
 
@@ -219,52 +227,10 @@ impl KeySwitcher for HybridKeySwitcher {
     }
 
     fn decompose(&self, c: &Poly) -> HybridDecomposition {
-        let ctx = &*self.ctx;
-        let (ql, k, n) = (c.q_limbs(), ctx.p_len(), ctx.n());
         debug_assert!(c.form() == Form::Ntt && c.p_limbs() == 0);
-        let pool = ctx.pool();
-        let coeff = super::inverse_ntt_copy(ctx, c);
-        let beta = self.digits_at(ql);
-        let coeff_ref = &coeff;
-        let build = |j: usize| {
-            let start = j * self.alpha;
-            let end = ((j + 1) * self.alpha).min(ql);
-            let size = end - start;
-            let conv = &self.converters[j][size - 1];
-            // Targets: P, then chain primes below the digit, then those above it (up to
-            // l): three target ranges converted straight into their places in `d`.
-            let mut scratch = pool.take((size + 1) * n);
-            let input = &coeff_ref[start * n..end * n];
-            let mut d = ctx.scratch_poly(ql, k, Form::Ntt);
-            {
-                let data = d.data_mut();
-                let (below, rest) = data.split_at_mut(start * n);
-                let (_, above_and_p) = rest.split_at_mut(size * n);
-                let (above, p_limbs) = above_and_p.split_at_mut((ql - end) * n);
-                conv.convert_range(input, p_limbs, 0, n, &mut scratch);
-                conv.convert_range(input, below, k, n, &mut scratch);
-                conv.convert_range(input, above, k + start, n, &mut scratch);
-            }
-            pool.recycle(scratch);
-            // The digit's own limbs are the input's NTT limbs; the others are transformed.
-            for_each_limb(d.data_mut(), n, |t, limb| {
-                if (start..end).contains(&t) {
-                    limb.copy_from_slice(c.limb(t));
-                } else {
-                    ctx.ntt_plan(t, ql).forward(limb);
-                }
-            });
-            d
-        };
-        #[cfg(feature = "parallel")]
-        let digits = {
-            use rayon::prelude::*;
-            (0..beta).into_par_iter().map(build).collect()
-        };
-        #[cfg(not(feature = "parallel"))]
-        let digits = (0..beta).map(build).collect();
-        pool.recycle(coeff);
-        HybridDecomposition { digits }
+        HybridDecomposition {
+            digits: self.decompose_on(&*self.ctx, c, c.q_limbs()),
+        }
     }
 
     fn zero_accumulator(&self, q_limbs: usize) -> [Poly; 2] {
@@ -283,17 +249,16 @@ impl KeySwitcher for HybridKeySwitcher {
     fn multiply(&self, d: &HybridDecomposition, key: &HybridKey, q_limbs: usize) -> [Poly; 2] {
         let k = self.ctx.p_len();
         let mut acc = [0, 1].map(|_| self.ctx.scratch_poly(q_limbs, k, Form::Ntt));
-        self.inner_product::<false>(d, key, &mut acc);
+        self.multiply_on(&*self.ctx, &d.digits, &key.digits, &mut acc, false);
         acc
     }
 
     fn multiply_add(&self, d: &HybridDecomposition, key: &HybridKey, acc: &mut [Poly; 2]) {
-        self.inner_product::<true>(d, key, acc);
+        self.multiply_on(&*self.ctx, &d.digits, &key.digits, acc, true);
     }
 
     fn mod_down(&self, acc: [Poly; 2]) -> [Poly; 2] {
-        let ctx = &*self.ctx;
-        super::map_pair(acc, |a| a.mod_down_by_p(ctx))
+        self.mod_down_on(&*self.ctx, acc)
     }
 
     fn permute(&self, acc: &[Poly; 2], k: usize) -> [Poly; 2] {
