@@ -1,6 +1,5 @@
 //! Products in `Z[X]/(X^N + 1)` over `f64`: the negacyclic Fourier transform (a complex
-//! FFT of size `N/2`, from the `tfhe-fft` crate) and the modular reduction of its
-//! rounded results.
+//! FFT of size `N/2`, [`ComplexFft`]) and the modular reduction of its rounded results.
 //!
 //! This is the transform of FHEW-style gadget products with a small modulus (seed 002's
 //! blind rotation at `Q < 2^32`): there the exact integer products fit a double's 53-bit
@@ -21,12 +20,14 @@
 //! `a(ω) = Σ_j (a_j + i a_(j+N/2)) ω^j`). These are half of the roots of `X^N + 1`; the
 //! others are their conjugates, redundant for real `a`. The product of two transforms,
 //! point by point, is the transform of the negacyclic product. The FFT's output order
-//! (the "unordered" plan of `tfhe-fft`, with no bit reversal) does not matter for
-//! point-wise products; only [`NegacyclicFft::inverse_mod_add`] reads it, and undoes it.
+//! (bit-reversed, [`ComplexFft`], with no reordering pass) does not matter for point-wise
+//! products; [`NegacyclicFft::inverse_mod_add`] undoes it, and
+//! [`NegacyclicFft::automorphism`] reads the point of each output from a table made from
+//! the transform of `X`.
 //!
 //! # Products
 //!
-//! [`mul_acc2`] works on `tfhe-fft`'s interleaved complex numbers with two sums per
+//! [`mul_acc2`] works on interleaved complex numbers with two sums per
 //! output: `p += x · y` and `p' += swap(x) · y` lane by lane (`swap` exchanges real and
 //! imaginary parts), so that `Re = p_re - p_im` and `Im = p'_re + p'_im` are formed once at
 //! the end. That is two fused multiply-adds per point and key and one shuffle per point,
@@ -45,11 +46,12 @@
 //! own (`σ_⊙` is thousands), and the blind-rotation variance is measured through this path
 //! (`hekate bench fhew`).
 
+mod fft;
+
+pub use fft::ComplexFft;
+
 use crate::{Error, Result};
-use dyn_stack::{PodBuffer, PodStack};
 use num_complex::Complex64 as C64;
-use tfhe_fft::ordered::FftAlgo;
-use tfhe_fft::unordered::{Method, Plan};
 
 /// The largest worst-case product size, in bits, that the Fourier path accepts
 /// ([`NegacyclicFft::product_bits`]). Typical coefficients are `2^6` to `2^8` times
@@ -60,7 +62,7 @@ pub const MAX_PRODUCT_BITS: u32 = 51;
 #[derive(Clone, Debug)]
 pub struct NegacyclicFft {
     n: usize,
-    plan: Plan,
+    fft: ComplexFft,
     /// `τ^j`.
     twist: Vec<C64>,
     /// `τ^-j / (N/2)` (undoes the twist and the inverse FFT's factor `N/2`).
@@ -71,15 +73,12 @@ pub struct NegacyclicFft {
     index: Vec<u32>,
 }
 
-/// Working memory of the FFT (one per thread).
+/// Working memory of the transforms (one per thread). The FFT runs in place, so this
+/// holds nothing today; it stays in the signatures so that a transform needing memory
+/// can be put in without changing them.
+#[derive(Debug, Default)]
 pub struct FftScratch {
-    stack: PodBuffer,
-}
-
-impl std::fmt::Debug for FftScratch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("FftScratch")
-    }
+    _private: (),
 }
 
 impl NegacyclicFft {
@@ -91,20 +90,6 @@ impl NegacyclicFft {
             )));
         }
         let m = n / 2;
-        // A fixed plan (no timing at start-up, so results do not depend on the machine's
-        // load): radix 8 on a base of up to 512 points was the fastest at N = 1024 and
-        // 2048 here (`tfhe-fft`'s own plan search agrees at 512 points).
-        let plan = Plan::new(
-            m,
-            Method::UserProvided {
-                base_algo: if m >= 64 {
-                    FftAlgo::Dif8
-                } else {
-                    FftAlgo::Dif4
-                },
-                base_n: m.min(512),
-            },
-        );
         let angle = std::f64::consts::PI / n as f64;
         let twist = (0..m)
             .map(|j| C64::from_polar(1.0, angle * j as f64))
@@ -114,7 +99,7 @@ impl NegacyclicFft {
             .collect();
         let mut f = NegacyclicFft {
             n,
-            plan,
+            fft: ComplexFft::new(m),
             twist,
             untwist,
             exponent: Vec::new(),
@@ -183,9 +168,7 @@ impl NegacyclicFft {
 
     /// Scratch for [`NegacyclicFft::forward_mod`] and [`NegacyclicFft::inverse_mod_add`].
     pub fn scratch(&self) -> FftScratch {
-        FftScratch {
-            stack: PodBuffer::new(self.plan.fft_scratch()),
-        }
+        FftScratch::default()
     }
 
     /// `ceil(log2)` of the worst-case coefficient of a sum of `terms` products of
@@ -245,8 +228,9 @@ impl NegacyclicFft {
         if !done {
             portable::twist_digits(a, q, log_base, d, skip, &self.twist, out);
         }
+        let _ = scratch;
         for row in out.chunks_exact_mut(m) {
-            self.plan.fwd(row, PodStack::new(&mut scratch.stack));
+            self.fft.forward(row);
         }
     }
 
@@ -279,7 +263,8 @@ impl NegacyclicFft {
             x.len() == self.len() && out.len() == self.n,
             "inverse_mod(_add): lengths"
         );
-        self.plan.inv(x, PodStack::new(&mut scratch.stack));
+        let _ = scratch;
+        self.fft.inverse(x);
         #[cfg(target_arch = "x86_64")]
         {
             if has_avx512dq() {
@@ -894,7 +879,7 @@ mod tests {
         f.forward_mod(&a, q, &mut fast, &mut s);
         let mut slow = vec![ZERO; m];
         portable::twist_digits(&a, q, 62, 1, 0, &f.twist, &mut slow);
-        f.plan.fwd(&mut slow, PodStack::new(&mut s.stack));
+        f.fft.forward(&mut slow);
         let close = |x: &[C64], y: &[C64]| {
             for (x, y) in x.iter().zip(y) {
                 assert!((x - y).norm() <= 1e-6 * x.norm().max(1.0), "{x} vs {y}");
@@ -914,7 +899,7 @@ mod tests {
         let mut fast_out = a.clone();
         f.inverse_mod_add(&mut fast.clone(), q, &mut fast_out, &mut s);
         let mut slow_out = a.clone();
-        f.plan.inv(&mut fast, PodStack::new(&mut s.stack));
+        f.fft.inverse(&mut fast);
         portable::untwist::<true>(&fast, &f.untwist, q, &mut slow_out);
         assert_eq!(fast_out, slow_out);
         // a + a, since inverse(forward(a)) = a.
@@ -937,7 +922,7 @@ mod tests {
             let mut slow = vec![ZERO; (d - skip) * m];
             portable::twist_digits(&a, q, 9, d, skip, &f.twist, &mut slow);
             for row in slow.chunks_exact_mut(m) {
-                f.plan.fwd(row, PodStack::new(&mut s.stack));
+                f.fft.forward(row);
             }
             close(&got, &slow);
         }
