@@ -21,10 +21,13 @@ use num_complex::Complex64 as C64;
 use tfhe_fft::ordered::FftAlgo;
 use tfhe_fft::unordered::{Method, Plan};
 
-/// One timed variant: a name and a closure running one forward+inverse pair on `buf`.
+/// A closure running one forward+inverse pair on its argument.
+type Pair<'a> = Box<dyn FnMut(&mut [C64]) + 'a>;
+
+/// One timed variant: a name and its [`Pair`].
 struct Variant<'a> {
     name: String,
-    run: Box<dyn FnMut(&mut [C64]) + 'a>,
+    run: Pair<'a>,
     samples: Vec<f64>,
 }
 
