@@ -1,6 +1,5 @@
 //! Products in `Z[X]/(X^N + 1)` over `f64`: the negacyclic Fourier transform (a complex
-//! FFT of size `N/2`, from the `tfhe-fft` crate) and the modular reduction of its
-//! rounded results.
+//! FFT of size `N/2`, [`ComplexFft`]) and the modular reduction of its rounded results.
 //!
 //! This is the transform of FHEW-style gadget products with a small modulus (seed 002's
 //! blind rotation at `Q < 2^32`): there the exact integer products fit a double's 53-bit
@@ -21,12 +20,14 @@
 //! `a(ω) = Σ_j (a_j + i a_(j+N/2)) ω^j`). These are half of the roots of `X^N + 1`; the
 //! others are their conjugates, redundant for real `a`. The product of two transforms,
 //! point by point, is the transform of the negacyclic product. The FFT's output order
-//! (the "unordered" plan of `tfhe-fft`, with no bit reversal) does not matter for
-//! point-wise products; only [`NegacyclicFft::inverse_mod_add`] reads it, and undoes it.
+//! (bit-reversed, [`ComplexFft`], with no reordering pass) does not matter for point-wise
+//! products; [`NegacyclicFft::inverse_mod_add`] undoes it, and
+//! [`NegacyclicFft::automorphism`] reads the point of each output from a table made from
+//! the transform of `X`.
 //!
 //! # Products
 //!
-//! [`mul_acc2`] works on `tfhe-fft`'s interleaved complex numbers with two sums per
+//! [`mul_acc2`] works on interleaved complex numbers with two sums per
 //! output: `p += x · y` and `p' += swap(x) · y` lane by lane (`swap` exchanges real and
 //! imaginary parts), so that `Re = p_re - p_im` and `Im = p'_re + p'_im` are formed once at
 //! the end. That is two fused multiply-adds per point and key and one shuffle per point,
@@ -45,11 +46,13 @@
 //! own (`σ_⊙` is thousands), and the blind-rotation variance is measured through this path
 //! (`hekate bench fhew`).
 
+mod fft;
+
+pub use fft::ComplexFft;
+
+use crate::math::kernels::Isa;
 use crate::{Error, Result};
-use dyn_stack::{PodBuffer, PodStack};
 use num_complex::Complex64 as C64;
-use tfhe_fft::ordered::FftAlgo;
-use tfhe_fft::unordered::{Method, Plan};
 
 /// The largest worst-case product size, in bits, that the Fourier path accepts
 /// ([`NegacyclicFft::product_bits`]). Typical coefficients are `2^6` to `2^8` times
@@ -60,7 +63,7 @@ pub const MAX_PRODUCT_BITS: u32 = 51;
 #[derive(Clone, Debug)]
 pub struct NegacyclicFft {
     n: usize,
-    plan: Plan,
+    fft: ComplexFft,
     /// `τ^j`.
     twist: Vec<C64>,
     /// `τ^-j / (N/2)` (undoes the twist and the inverse FFT's factor `N/2`).
@@ -71,15 +74,12 @@ pub struct NegacyclicFft {
     index: Vec<u32>,
 }
 
-/// Working memory of the FFT (one per thread).
+/// Working memory of the transforms (one per thread). The FFT runs in place, so this
+/// holds nothing today; it stays in the signatures so that a transform needing memory
+/// can be put in without changing them.
+#[derive(Debug, Default)]
 pub struct FftScratch {
-    stack: PodBuffer,
-}
-
-impl std::fmt::Debug for FftScratch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("FftScratch")
-    }
+    _private: (),
 }
 
 impl NegacyclicFft {
@@ -91,20 +91,6 @@ impl NegacyclicFft {
             )));
         }
         let m = n / 2;
-        // A fixed plan (no timing at start-up, so results do not depend on the machine's
-        // load): radix 8 on a base of up to 512 points was the fastest at N = 1024 and
-        // 2048 here (`tfhe-fft`'s own plan search agrees at 512 points).
-        let plan = Plan::new(
-            m,
-            Method::UserProvided {
-                base_algo: if m >= 64 {
-                    FftAlgo::Dif8
-                } else {
-                    FftAlgo::Dif4
-                },
-                base_n: m.min(512),
-            },
-        );
         let angle = std::f64::consts::PI / n as f64;
         let twist = (0..m)
             .map(|j| C64::from_polar(1.0, angle * j as f64))
@@ -114,7 +100,7 @@ impl NegacyclicFft {
             .collect();
         let mut f = NegacyclicFft {
             n,
-            plan,
+            fft: ComplexFft::new(m),
             twist,
             untwist,
             exponent: Vec::new(),
@@ -183,9 +169,7 @@ impl NegacyclicFft {
 
     /// Scratch for [`NegacyclicFft::forward_mod`] and [`NegacyclicFft::inverse_mod_add`].
     pub fn scratch(&self) -> FftScratch {
-        FftScratch {
-            stack: PodBuffer::new(self.plan.fft_scratch()),
-        }
+        FftScratch::default()
     }
 
     /// `ceil(log2)` of the worst-case coefficient of a sum of `terms` products of
@@ -232,21 +216,10 @@ impl NegacyclicFft {
                 && (1..63).contains(&log_base),
             "forward_digits: lengths"
         );
-        #[cfg(target_arch = "x86_64")]
-        let done = if has_avx512dq() {
-            // SAFETY: the CPU supports AVX-512F and DQ (checked just above).
-            unsafe { avx512::twist_digits(a, q, log_base, d, skip, &self.twist, out) };
-            true
-        } else {
-            false
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let done = false;
-        if !done {
-            portable::twist_digits(a, q, log_base, d, skip, &self.twist, out);
-        }
+        twist_digits(Isa::detect(), a, q, log_base, d, skip, &self.twist, out);
+        let _ = scratch;
         for row in out.chunks_exact_mut(m) {
-            self.plan.fwd(row, PodStack::new(&mut scratch.stack));
+            self.fft.forward(row);
         }
     }
 
@@ -279,23 +252,50 @@ impl NegacyclicFft {
             x.len() == self.len() && out.len() == self.n,
             "inverse_mod(_add): lengths"
         );
-        self.plan.inv(x, PodStack::new(&mut scratch.stack));
-        #[cfg(target_arch = "x86_64")]
-        {
-            if has_avx512dq() {
-                // SAFETY: the CPU supports AVX-512F and DQ (checked just above).
-                unsafe { avx512::untwist::<ADD>(x, &self.untwist, q, out) };
-                return;
-            }
-        }
-        portable::untwist::<ADD>(x, &self.untwist, q, out);
+        let _ = scratch;
+        self.fft.inverse(x);
+        untwist::<ADD>(Isa::detect(), x, &self.untwist, q, out);
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-fn has_avx512dq() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512dq")
+/// The twisted digits of [`NegacyclicFft::forward_digits`] (before the FFT) on the code of
+/// `isa` (lowered to [`Isa::detect`]).
+#[allow(clippy::too_many_arguments)]
+fn twist_digits(
+    isa: Isa,
+    a: &[u64],
+    q: u64,
+    log_base: u32,
+    d: usize,
+    skip: usize,
+    twist: &[C64],
+    out: &mut [C64],
+) {
+    match isa.min(Isa::detect()) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has AVX-512F and DQ (at most `Isa::detect`).
+        Isa::Avx512 | Isa::Avx512Ifma => unsafe {
+            avx512::twist_digits(a, q, log_base, d, skip, twist, out)
+        },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has AVX2 and FMA (at most `Isa::detect`).
+        Isa::Avx2 => unsafe { avx2::twist_digits(a, q, log_base, d, skip, twist, out) },
+        _ => portable::twist_digits(a, q, log_base, d, skip, twist, out),
+    }
+}
+
+/// The untwisting and rounding of [`NegacyclicFft::inverse_mod_add`] (after the inverse
+/// FFT) on the code of `isa` (lowered to [`Isa::detect`]).
+fn untwist<const ADD: bool>(isa: Isa, x: &[C64], untwist: &[C64], q: u64, out: &mut [u64]) {
+    match isa.min(Isa::detect()) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has AVX-512F and DQ (at most `Isa::detect`).
+        Isa::Avx512 | Isa::Avx512Ifma => unsafe { avx512::untwist::<ADD>(x, untwist, q, out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has AVX2 and FMA (at most `Isa::detect`).
+        Isa::Avx2 => unsafe { avx2::untwist::<ADD>(x, untwist, q, out) },
+        _ => portable::untwist::<ADD>(x, untwist, q, out),
+    }
 }
 
 /// The shapes [`mul_acc2`] and [`mul_acc2_compact`] need: outputs of `m` points (a
@@ -324,15 +324,30 @@ pub fn mul_acc2(
     accumulate: bool,
 ) {
     check_mul_acc2(out_a, out_b, x, ya.len(), yb.len());
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU supports AVX-512F (checked just above).
-            unsafe { avx512::mul_acc2(out_a, out_b, x, ya, yb, accumulate) };
-            return;
-        }
+    mul_acc2_on(Isa::detect(), out_a, out_b, x, ya, yb, accumulate);
+}
+
+/// [`mul_acc2`] (shapes checked) on the code of `isa` (lowered to [`Isa::detect`]).
+fn mul_acc2_on(
+    isa: Isa,
+    out_a: &mut [C64],
+    out_b: &mut [C64],
+    x: &[C64],
+    ya: &[C64],
+    yb: &[C64],
+    accumulate: bool,
+) {
+    match isa.min(Isa::detect()) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has AVX-512F (at most `Isa::detect`).
+        Isa::Avx512 | Isa::Avx512Ifma => unsafe {
+            avx512::mul_acc2(out_a, out_b, x, ya, yb, accumulate)
+        },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has AVX2 and FMA (at most `Isa::detect`).
+        Isa::Avx2 => unsafe { avx2::mul_acc2(out_a, out_b, x, ya, yb, accumulate) },
+        _ => portable::mul_acc2(out_a, out_b, x, ya, yb, accumulate),
     }
-    portable::mul_acc2(out_a, out_b, x, ya, yb, accumulate);
 }
 
 /// Transforms stored as 32-bit fixed point: the real and imaginary parts of each point,
@@ -402,22 +417,35 @@ pub fn mul_acc2_compact(
 ) {
     check_mul_acc2(out_a, out_b, x, ya.len(), yb.len());
     assert_eq!(ya.scale, yb.scale, "mul_acc2_compact: scales");
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU supports AVX-512F (checked just above).
-            unsafe {
-                avx512::mul_acc2_compact(
-                    out_a, out_b, x, &ya.parts, &yb.parts, ya.scale, accumulate,
-                )
-            };
-            return;
-        }
-    }
-    portable::mul_acc2_compact(out_a, out_b, x, &ya.parts, &yb.parts, ya.scale, accumulate);
+    mul_acc2_compact_on(Isa::detect(), out_a, out_b, x, ya, yb, accumulate);
 }
 
-/// Reference implementations (any CPU); the AVX-512 ones compute the same values.
+/// [`mul_acc2_compact`] (shapes checked) on the code of `isa` (lowered to [`Isa::detect`]).
+fn mul_acc2_compact_on(
+    isa: Isa,
+    out_a: &mut [C64],
+    out_b: &mut [C64],
+    x: &[C64],
+    ya: &CompactTransforms,
+    yb: &CompactTransforms,
+    accumulate: bool,
+) {
+    let (pa, pb, scale) = (&ya.parts, &yb.parts, ya.scale);
+    match isa.min(Isa::detect()) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has AVX-512F (at most `Isa::detect`).
+        Isa::Avx512 | Isa::Avx512Ifma => unsafe {
+            avx512::mul_acc2_compact(out_a, out_b, x, pa, pb, scale, accumulate)
+        },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has AVX2 and FMA (at most `Isa::detect`).
+        Isa::Avx2 => unsafe { avx2::mul_acc2_compact(out_a, out_b, x, pa, pb, scale, accumulate) },
+        _ => portable::mul_acc2_compact(out_a, out_b, x, pa, pb, scale, accumulate),
+    }
+}
+
+/// Reference implementations (any CPU); the AVX-512 and AVX2 ones compute the same values
+/// (up to rounding: they fuse multiplies and adds).
 mod portable {
     use super::C64;
 
@@ -522,240 +550,10 @@ mod portable {
     }
 }
 
-/// AVX-512 versions of [`portable`]: eight points per pair of registers.
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
-    use super::C64;
-    use crate::math::simd::{centered, signed_digit};
-    use core::arch::x86_64::*;
-
-    /// Round to nearest, no exceptions (`roundscale` immediate).
-    const NEAREST: i32 = 0x08;
-
-    #[inline(always)]
-    unsafe fn interleave(r: __m512d, i: __m512d) -> (__m512d, __m512d) {
-        let lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
-        let hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-        (
-            _mm512_permutex2var_pd(r, lo, i),
-            _mm512_permutex2var_pd(r, hi, i),
-        )
-    }
-
-    #[inline(always)]
-    unsafe fn deinterleave(lo: __m512d, hi: __m512d) -> (__m512d, __m512d) {
-        let even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-        let odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
-        (
-            _mm512_permutex2var_pd(lo, even, hi),
-            _mm512_permutex2var_pd(lo, odd, hi),
-        )
-    }
-
-    /// Eight complex numbers (interleaved) at `p` as (re, im).
-    #[inline(always)]
-    unsafe fn load_c(p: *const C64) -> (__m512d, __m512d) {
-        let p = p as *const f64;
-        deinterleave(_mm512_loadu_pd(p), _mm512_loadu_pd(p.add(8)))
-    }
-
-    #[inline(always)]
-    unsafe fn store_c(p: *mut C64, r: __m512d, i: __m512d) {
-        let p = p as *mut f64;
-        let (lo, hi) = interleave(r, i);
-        _mm512_storeu_pd(p, lo);
-        _mm512_storeu_pd(p.add(8), hi);
-    }
-
-    /// `o += round(v) mod q` for eight lanes, `o` in `[0, q)`.
-    #[inline(always)]
-    unsafe fn add_rounded<const ADD: bool>(
-        v: __m512d,
-        qf: __m512d,
-        qinv: __m512d,
-        qi: __m512i,
-        o: *mut u64,
-    ) {
-        let r = _mm512_roundscale_pd::<NEAREST>(v);
-        let k = _mm512_roundscale_pd::<NEAREST>(_mm512_mul_pd(r, qinv));
-        // r - k q is in [-q/2, q/2]: one conditional add of q makes it a residue.
-        let r = _mm512_cvtpd_epi64(_mm512_fnmadd_pd(k, qf, r));
-        let s = if ADD {
-            _mm512_add_epi64(r, _mm512_loadu_si512(o as *const _))
-        } else {
-            r
-        };
-        let neg = _mm512_cmplt_epi64_mask(s, _mm512_setzero_si512());
-        let s = _mm512_mask_add_epi64(s, neg, s, qi);
-        let s = if ADD {
-            let ge = _mm512_cmpge_epi64_mask(s, qi);
-            _mm512_mask_sub_epi64(s, ge, s, qi)
-        } else {
-            s
-        };
-        _mm512_storeu_si512(o as *mut _, s);
-    }
-
-    #[target_feature(enable = "avx512f,avx512dq")]
-    pub(super) unsafe fn twist_digits(
-        a: &[u64],
-        q: u64,
-        log_base: u32,
-        d: usize,
-        skip: usize,
-        twist: &[C64],
-        out: &mut [C64],
-    ) {
-        let m = twist.len();
-        let (half_q, qv) = (
-            _mm512_set1_epi64((q / 2) as i64),
-            _mm512_set1_epi64(q as i64),
-        );
-        let lb = _mm512_set1_epi64(log_base as i64);
-        let mask = _mm512_set1_epi64((1i64 << log_base) - 1);
-        let half = _mm512_set1_epi64(1i64 << (log_base - 1));
-        let digit = |x: &mut __m512i| _mm512_cvtepi64_pd(signed_digit(x, mask, half, lb));
-        let load = |p: *const u64| centered(_mm512_loadu_si512(p as *const _), half_q, qv);
-        let (pa, po) = (a.as_ptr(), out.as_mut_ptr());
-        for j in (0..m).step_by(8) {
-            let (mut x, mut y) = (load(pa.add(j)), load(pa.add(m + j)));
-            let (wr, wi) = load_c(twist.as_ptr().add(j));
-            for _ in 0..skip {
-                signed_digit(&mut x, mask, half, lb);
-                signed_digit(&mut y, mask, half, lb);
-            }
-            for i in skip..d {
-                let (u, v) = if i + 1 < d {
-                    (digit(&mut x), digit(&mut y))
-                } else {
-                    (_mm512_cvtepi64_pd(x), _mm512_cvtepi64_pd(y))
-                };
-                let r = _mm512_fmsub_pd(u, wr, _mm512_mul_pd(v, wi));
-                let im = _mm512_fmadd_pd(u, wi, _mm512_mul_pd(v, wr));
-                store_c(po.add((i - skip) * m + j), r, im);
-            }
-        }
-    }
-
-    #[target_feature(enable = "avx512f,avx512dq")]
-    pub(super) unsafe fn untwist<const ADD: bool>(
-        buf: &[C64],
-        untwist: &[C64],
-        q: u64,
-        out: &mut [u64],
-    ) {
-        let m = buf.len();
-        let qf = _mm512_set1_pd(q as f64);
-        let qinv = _mm512_set1_pd(1.0 / q as f64);
-        let qi = _mm512_set1_epi64(q as i64);
-        let (lo, hi) = (out.as_mut_ptr(), out.as_mut_ptr().add(m));
-        for j in (0..m).step_by(8) {
-            let (vr, vi) = load_c(buf.as_ptr().add(j));
-            let (wr, wi) = load_c(untwist.as_ptr().add(j));
-            let r = _mm512_fmsub_pd(vr, wr, _mm512_mul_pd(vi, wi));
-            let i = _mm512_fmadd_pd(vr, wi, _mm512_mul_pd(vi, wr));
-            add_rounded::<ADD>(r, qf, qinv, qi, lo.add(j));
-            add_rounded::<ADD>(i, qf, qinv, qi, hi.add(j));
-        }
-    }
-
-    /// Eight points (two registers) per step, four sums per output (see the module
-    /// documentation), combined once at the end.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn mul_acc2(
-        out_a: &mut [C64],
-        out_b: &mut [C64],
-        x: &[C64],
-        ya: &[C64],
-        yb: &[C64],
-        accumulate: bool,
-    ) {
-        let (pa, pb) = (ya.as_ptr() as *const f64, yb.as_ptr() as *const f64);
-        let key = |a: bool, i: usize| _mm512_loadu_pd(if a { pa } else { pb }.add(i));
-        mul_acc2_with(out_a, out_b, x, key, None, accumulate);
-    }
-
-    /// [`mul_acc2`] over 32-bit keys: eight parts converted per load, `x` scaled instead.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn mul_acc2_compact(
-        out_a: &mut [C64],
-        out_b: &mut [C64],
-        x: &[C64],
-        ya: &[i32],
-        yb: &[i32],
-        scale: f64,
-        accumulate: bool,
-    ) {
-        let (pa, pb) = (ya.as_ptr(), yb.as_ptr());
-        let key = |a: bool, i: usize| {
-            let p = if a { pa } else { pb }.add(i) as *const __m256i;
-            _mm512_cvtepi32_pd(_mm256_loadu_si256(p))
-        };
-        mul_acc2_with(out_a, out_b, x, key, Some(scale), accumulate);
-    }
-
-    /// The kernel of both: `key(a, i)` loads the eight parts from part `i` of `ya`
-    /// (`a`) or `yb`; `scale` multiplies `x`.
-    #[inline(always)]
-    unsafe fn mul_acc2_with(
-        out_a: &mut [C64],
-        out_b: &mut [C64],
-        x: &[C64],
-        key: impl Fn(bool, usize) -> __m512d,
-        scale: Option<f64>,
-        accumulate: bool,
-    ) {
-        let m = out_a.len();
-        let rows = x.len() / m;
-        let ld = |p: *const C64, k: usize| _mm512_loadu_pd((p as *const f64).add(8 * k));
-        let sc = _mm512_set1_pd(scale.unwrap_or(1.0));
-        let swap = |v: __m512d| _mm512_permute_pd::<0b0101_0101>(v);
-        // p: Re = even - odd lanes; p': Im = even + odd lanes; interleaved result.
-        let finish = |p: __m512d, ps: __m512d| {
-            let re = _mm512_sub_pd(p, swap(p));
-            let im = _mm512_add_pd(ps, swap(ps));
-            _mm512_mask_blend_pd(0b1010_1010, re, im)
-        };
-        for j in (0..m).step_by(8) {
-            let z = _mm512_setzero_pd();
-            let mut acc = [z; 8];
-            if accumulate {
-                // Start from (o, 0): Re = o_re - o_im and Im = 0 + 0 would be wrong, so
-                // seed p with (o_re, 0) and p' with (0, o_im).
-                for (h, out) in [(0, &*out_a), (4, &*out_b)] {
-                    for k in 0..2 {
-                        let o = ld(out.as_ptr().add(j), k);
-                        acc[h + 2 * k] = _mm512_maskz_mov_pd(0b0101_0101, o);
-                        acc[h + 2 * k + 1] = _mm512_maskz_mov_pd(0b1010_1010, o);
-                    }
-                }
-            }
-            for r in 0..rows {
-                let o = r * m + j;
-                for k in 0..2 {
-                    let v = ld(x.as_ptr().add(o), k);
-                    let v = if scale.is_some() {
-                        _mm512_mul_pd(v, sc)
-                    } else {
-                        v
-                    };
-                    let vs = swap(v);
-                    let (a, b) = (key(true, 2 * o + 8 * k), key(false, 2 * o + 8 * k));
-                    acc[2 * k] = _mm512_fmadd_pd(v, a, acc[2 * k]);
-                    acc[2 * k + 1] = _mm512_fmadd_pd(vs, a, acc[2 * k + 1]);
-                    acc[4 + 2 * k] = _mm512_fmadd_pd(v, b, acc[4 + 2 * k]);
-                    acc[5 + 2 * k] = _mm512_fmadd_pd(vs, b, acc[5 + 2 * k]);
-                }
-            }
-            for k in 0..2 {
-                let pa = (out_a.as_mut_ptr().add(j) as *mut f64).add(8 * k);
-                _mm512_storeu_pd(pa, finish(acc[2 * k], acc[2 * k + 1]));
-                let pb = (out_b.as_mut_ptr().add(j) as *mut f64).add(8 * k);
-                _mm512_storeu_pd(pb, finish(acc[4 + 2 * k], acc[5 + 2 * k]));
-            }
-        }
-    }
-}
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 
 #[cfg(test)]
 mod tests {
@@ -894,7 +692,7 @@ mod tests {
         f.forward_mod(&a, q, &mut fast, &mut s);
         let mut slow = vec![ZERO; m];
         portable::twist_digits(&a, q, 62, 1, 0, &f.twist, &mut slow);
-        f.plan.fwd(&mut slow, PodStack::new(&mut s.stack));
+        f.fft.forward(&mut slow);
         let close = |x: &[C64], y: &[C64]| {
             for (x, y) in x.iter().zip(y) {
                 assert!((x - y).norm() <= 1e-6 * x.norm().max(1.0), "{x} vs {y}");
@@ -914,7 +712,7 @@ mod tests {
         let mut fast_out = a.clone();
         f.inverse_mod_add(&mut fast.clone(), q, &mut fast_out, &mut s);
         let mut slow_out = a.clone();
-        f.plan.inv(&mut fast, PodStack::new(&mut s.stack));
+        f.fft.inverse(&mut fast);
         portable::untwist::<true>(&fast, &f.untwist, q, &mut slow_out);
         assert_eq!(fast_out, slow_out);
         // a + a, since inverse(forward(a)) = a.
@@ -937,7 +735,7 @@ mod tests {
             let mut slow = vec![ZERO; (d - skip) * m];
             portable::twist_digits(&a, q, 9, d, skip, &f.twist, &mut slow);
             for row in slow.chunks_exact_mut(m) {
-                f.plan.fwd(row, PodStack::new(&mut s.stack));
+                f.fft.forward(row);
             }
             close(&got, &slow);
         }
@@ -968,5 +766,97 @@ mod tests {
     fn bad_degrees_are_refused() {
         assert!(NegacyclicFft::new(8).is_err());
         assert!(NegacyclicFft::new(1000).is_err());
+    }
+
+    /// Every SIMD path of the FHEW kernels this CPU runs against the portable code: the
+    /// digit transforms and products to within rounding (the SIMD code fuses multiplies
+    /// and adds), the rounded coefficients word for word, and the AVX2 and AVX-512 paths
+    /// word for word with each other (they do the same operations lane for lane).
+    #[test]
+    fn every_isa_agrees_with_the_portable_code() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let (n, q) = (256usize, 134215681u64);
+        let f = NegacyclicFft::new(n).unwrap();
+        let m = n / 2;
+        let isas: Vec<Isa> = Isa::ALL.into_iter().filter(|i| i.available()).collect();
+        let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..q)).collect();
+        let close = |x: &[C64], y: &[C64], what: &str| {
+            for (x, y) in x.iter().zip(y) {
+                assert!(
+                    (x - y).norm() <= 1e-12 * x.norm().max(1.0),
+                    "{what}: {x} vs {y}"
+                );
+            }
+        };
+        let mut c = || C64::new(rng.gen_range(-1e6..1e6), rng.gen_range(-1e6..1e6));
+        let (xs, ya, yb): (Vec<C64>, Vec<C64>, Vec<C64>) = (
+            (0..3 * m).map(|_| c()).collect(),
+            (0..3 * m).map(|_| c()).collect(),
+            (0..3 * m).map(|_| c()).collect(),
+        );
+        let init: Vec<C64> = (0..m).map(|_| c()).collect();
+        let [ca, cb]: [CompactTransforms; 2] =
+            CompactTransforms::quantize(&[&ya, &yb]).try_into().unwrap();
+        let mut results: Vec<(Isa, Vec<Vec<C64>>)> = vec![];
+        for &isa in &isas {
+            let mut got = vec![];
+            // Digits (base 2^9, 3 digits, each skip) and the single centered residue.
+            for (lb, d, skip) in [(9, 3, 0), (9, 3, 1), (9, 3, 2), (62, 1, 0)] {
+                let mut want = vec![ZERO; (d - skip) * m];
+                portable::twist_digits(&a, q, lb, d, skip, &f.twist, &mut want);
+                let mut out = vec![ZERO; (d - skip) * m];
+                twist_digits(isa, &a, q, lb, d, skip, &f.twist, &mut out);
+                close(&out, &want, &format!("{isa} twist_digits {lb} {d} {skip}"));
+                got.push(out);
+            }
+            // Untwisting and rounding of a transform: the same residues, with and
+            // without accumulation.
+            let mut x = vec![ZERO; m];
+            f.forward_mod(&a, q, &mut x, &mut f.scratch());
+            f.fft.inverse(&mut x);
+            for add in [false, true] {
+                let (mut want, mut out) = (a.clone(), a.clone());
+                if add {
+                    portable::untwist::<true>(&x, &f.untwist, q, &mut want);
+                    untwist::<true>(isa, &x, &f.untwist, q, &mut out);
+                } else {
+                    portable::untwist::<false>(&x, &f.untwist, q, &mut want);
+                    untwist::<false>(isa, &x, &f.untwist, q, &mut out);
+                }
+                assert_eq!(out, want, "{isa} untwist, add {add}");
+                let expect: Vec<u64> = a.iter().map(|&v| if add { 2 * v % q } else { v }).collect();
+                assert_eq!(out, expect, "{isa} untwist, add {add}");
+            }
+            // Products, exact and compact, from zero and accumulated.
+            for accumulate in [false, true] {
+                let (mut wa, mut wb) = (init.clone(), init.clone());
+                portable::mul_acc2(&mut wa, &mut wb, &xs, &ya, &yb, accumulate);
+                let (mut oa, mut ob) = (init.clone(), init.clone());
+                mul_acc2_on(isa, &mut oa, &mut ob, &xs, &ya, &yb, accumulate);
+                close(&oa, &wa, &format!("{isa} mul_acc2"));
+                close(&ob, &wb, &format!("{isa} mul_acc2"));
+                let (mut wca, mut wcb) = (init.clone(), init.clone());
+                let (pa, pb) = (&ca.parts, &cb.parts);
+                portable::mul_acc2_compact(&mut wca, &mut wcb, &xs, pa, pb, ca.scale, accumulate);
+                let (mut oca, mut ocb) = (init.clone(), init.clone());
+                mul_acc2_compact_on(isa, &mut oca, &mut ocb, &xs, &ca, &cb, accumulate);
+                close(&oca, &wca, &format!("{isa} mul_acc2_compact"));
+                close(&ocb, &wcb, &format!("{isa} mul_acc2_compact"));
+                got.extend([oa, ob, oca, ocb]);
+            }
+            results.push((isa, got));
+        }
+        // AVX2 and AVX-512 (with or without IFMA) word for word.
+        let simd: Vec<_> = results.iter().filter(|(i, _)| *i >= Isa::Avx2).collect();
+        for w in simd.windows(2) {
+            let ((i, x), (j, y)) = (w[0], w[1]);
+            for (k, (x, y)) in x.iter().zip(y).enumerate() {
+                let same = x.len() == y.len()
+                    && x.iter().zip(y).all(|(x, y)| {
+                        x.re.to_bits() == y.re.to_bits() && x.im.to_bits() == y.im.to_bits()
+                    });
+                assert!(same, "{i} vs {j}: output {k}");
+            }
+        }
     }
 }
