@@ -2,9 +2,11 @@
 //! "Efficient FHEW bootstrapping with small evaluation keys").
 //!
 //! * [`lwe`]: LWE secrets and ciphertexts, modulus switching, LWE key switching.
-//! * [`blindrotate`]: AP, GINX and the automorphism-based Algorithms 3, 4, 5, each with
-//!   RGSW keys or RLWE' keys (ALTMULT), full or reduced automorphism key sets.
-//! * [`gates`]: keys, bit and small-integer encryption, gates, majority, look-up tables.
+//! * Blind rotation ([`BlindRotationKey`], [`Method`], [`MethodConfig`]): AP, GINX and the
+//!   automorphism-based LMKCDEY Algorithms 3, 4, 5, each with RGSW keys or RLWE' keys
+//!   (ALTMULT), full or reduced automorphism key sets.
+//! * Gates ([`FhewContext`], [`FhewEvaluator`]): keys, bit and small-integer encryption,
+//!   gates, majority, look-up tables.
 //! * [`params`]: the paper's Table 3 sets and OpenFHE 1.6.1's sets.
 //! * [`noise`]: the predicted blind-rotation noise and the gate failure bound
 //!   evaluators are held to.
@@ -31,8 +33,8 @@
 //! # Ok(()) }
 //! ```
 
-pub mod blindrotate;
-pub mod gates;
+pub(crate) mod blindrotate;
+pub(crate) mod gates;
 pub mod lwe;
 pub mod noise;
 pub mod params;

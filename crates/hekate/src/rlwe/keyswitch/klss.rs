@@ -178,7 +178,7 @@ pub struct KlssKey {
     pub r_primes: Vec<usize>,
     /// Ring degree.
     pub n: usize,
-    /// Coefficients per tile: `min(N, `[`KEY_TILE`](super::KEY_TILE)`)`.
+    /// Coefficients per tile: `min(N, 512)` (one 4 KiB page of each term).
     pub tile: usize,
     /// Tile-major: coefficients `[b T, (b + 1) T)` of limb `t` of `v_{h,j,i}` (`T` =
     /// `tile`) at `((b 2 Σr' + o) d + j) T`, where `o = h Σr' + Σ_(i' < i) r'_i' + t` is
