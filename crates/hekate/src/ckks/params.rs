@@ -56,9 +56,9 @@ impl CkksParameters {
         self
     }
 
-    /// How KLSS keys are kept in memory (default [`KeyStorage::Expanded`]; `Compact` also
-    /// keeps the ordinary key). Serialized keys are always in the ordinary, seed-compressed
-    /// form and are expanded on load.
+    /// How KLSS keys are kept in memory (default [`KeyStorage::ExpandedOnly`];
+    /// [`KeyStorage::ExpandedWithOrdinary`] also keeps the ordinary key). Serialized keys
+    /// are always in the ordinary, seed-compressed form and are expanded on load.
     pub fn key_storage(mut self, storage: KeyStorage) -> Self {
         self.chain = self.chain.key_storage(storage);
         self
