@@ -21,8 +21,9 @@ pub fn run() -> Result<Outcome, Box<dyn Error>> {
     let mut rng = hekate::math::sample::os_rng();
     let ctx = FhewContext::new(p)?;
     let sk = FhewSecretKey::generate(&ctx, &mut rng)?;
-    let (key, t) =
-        time_once(|| BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::Alg4), &mut rng));
+    let (key, t) = time_once(|| {
+        BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::LmkcdeyAux), &mut rng)
+    });
     let key = key?;
     println!(
         "  {:.2} s bootstrapping keys ({:.1} MiB seed-compressed blind-rotation keys)",

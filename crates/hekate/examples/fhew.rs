@@ -18,7 +18,7 @@ fn main() -> hekate::Result<()> {
     let ctx = FhewContext::new(&params::OPENFHE_STD128)?;
     let sk = FhewSecretKey::generate(&ctx, &mut rng)?;
     let t = Instant::now();
-    let key = BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::Alg4), &mut rng)?;
+    let key = BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::LmkcdeyAux), &mut rng)?;
     println!("bootstrapping key: {:.2} s", t.elapsed().as_secs_f64());
 
     // The key is public: the client sends it to the server as seed-compressed bytes.

@@ -79,29 +79,30 @@ fn check_gates(p: &FhewParams, cfg: MethodConfig, trials: usize, seed: u64) {
 
 #[test]
 fn gates_toy_every_method() {
-    for m in [Method::Ap, Method::Ginx, Method::Alg5] {
+    for m in [Method::Ap, Method::Ginx, Method::LmkcdeyAllEven] {
         check_gates(&params::TOY, MethodConfig::new(m), 12, 1);
     }
     check_gates(
         &params::TOY,
-        MethodConfig::new(Method::Alg5).with_alt_mult(true),
+        MethodConfig::new(Method::LmkcdeyAllEven).with_alt_mult(true),
         8,
         2,
     );
     check_gates(
         &params::TOY,
-        MethodConfig::new(Method::Alg5).with_auto_keys(AutoKeySet::PowersOfFive),
+        MethodConfig::new(Method::LmkcdeyAllEven).with_auto_keys(AutoKeySet::PowersOfFive),
         8,
         3,
     );
-    for m in [Method::Alg3, Method::Alg4] {
+    for m in [Method::LmkcdeyBase, Method::LmkcdeyAux] {
         check_gates(&TOY_2N, MethodConfig::new(m), 8, 4);
     }
 }
 
 #[test]
 fn lookup_tables() {
-    let (ctx, sk, mut ev, mut rng) = setup(&params::TOY, MethodConfig::new(Method::Alg5), 5);
+    let (ctx, sk, mut ev, mut rng) =
+        setup(&params::TOY, MethodConfig::new(Method::LmkcdeyAllEven), 5);
     for t in [2u64, 4, 8] {
         for m in 0..t {
             let ct = sk.encrypt_int(&ctx, m, t, &mut rng).unwrap();
@@ -119,7 +120,7 @@ fn lookup_tables() {
 /// their own threads, each output equal to the truth table.
 #[test]
 fn workers_evaluate_on_threads() {
-    let (ctx, sk, ev, mut rng) = setup(&TOY_2N, MethodConfig::new(Method::Alg4), 8);
+    let (ctx, sk, ev, mut rng) = setup(&TOY_2N, MethodConfig::new(Method::LmkcdeyAux), 8);
     assert_eq!(ev.arithmetic(), RotationArithmetic::Fourier);
     let inputs: Vec<_> = (0..4)
         .map(|t| {
@@ -165,13 +166,19 @@ fn bad_input_is_an_error() {
         Err(Error::ParameterMismatch(_))
     ));
     // Alg. 5 needs q < 2N, Alg. 3/4 need q = 2N.
-    assert!(BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::Alg4), &mut rng).is_err());
+    assert!(
+        BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::LmkcdeyAux), &mut rng).is_err()
+    );
     let ctx2 =
         FhewContext::with_security(&TOY_2N, hekate::params::SecurityLevel::NotChecked).unwrap();
     let sk2 = FhewSecretKey::generate(&ctx2, &mut rng).unwrap();
-    assert!(
-        BootstrapKey::generate(&ctx2, &sk2, MethodConfig::new(Method::Alg5), &mut rng).is_err()
-    );
+    assert!(BootstrapKey::generate(
+        &ctx2,
+        &sk2,
+        MethodConfig::new(Method::LmkcdeyAllEven),
+        &mut rng
+    )
+    .is_err());
     // A secret key of other parameters.
     let ctx3 = FhewContext::with_security(
         &FhewParams {
@@ -193,10 +200,10 @@ fn bad_input_is_an_error() {
 /// The fastest applicable automorphism method of a preset (Alg. 5 for `q < 2N`, else
 /// Alg. 4).
 fn fastest_automorphism_method(p: &FhewParams) -> MethodConfig {
-    if Method::Alg5.applies(p.q, p.big_n) {
-        MethodConfig::new(Method::Alg5)
+    if Method::LmkcdeyAllEven.applies(p.q, p.big_n) {
+        MethodConfig::new(Method::LmkcdeyAllEven)
     } else {
-        MethodConfig::new(Method::Alg4)
+        MethodConfig::new(Method::LmkcdeyAux)
     }
 }
 

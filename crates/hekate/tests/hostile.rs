@@ -57,13 +57,15 @@ fn weak_fhew_sets_are_refused_by_default() {
 #[test]
 fn threshold_decryption_is_labelled_not_simulation_secure() {
     for k in [2, 4, 16] {
-        let bits = THRESHOLD_STD128.flooding_bits(k, Method::Alg4).unwrap();
+        let bits = THRESHOLD_STD128
+            .flooding_bits(k, Method::LmkcdeyAux)
+            .unwrap();
         assert!(
             bits < 2.0,
             "k = {k}: flooding {bits:.2} bits wider than the error"
         );
         assert!(!THRESHOLD_STD128
-            .decryption_simulation_secure(k, Method::Alg4, 40)
+            .decryption_simulation_secure(k, Method::LmkcdeyAux, 40)
             .unwrap());
     }
     // Key generation is 128-bit.

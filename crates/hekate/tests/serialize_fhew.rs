@@ -63,19 +63,19 @@ const TOY_2N: FhewParams = FhewParams {
 fn configs(p: &FhewParams, p2n: &FhewParams) -> Vec<(FhewParams, MethodConfig)> {
     let mut v = Vec::new();
     for alt in [false, true] {
-        for m in [Method::Ap, Method::Ginx, Method::Alg5] {
+        for m in [Method::Ap, Method::Ginx, Method::LmkcdeyAllEven] {
             v.push((p.clone(), MethodConfig::new(m).with_alt_mult(alt)));
         }
-        for m in [Method::Alg3, Method::Alg4] {
+        for m in [Method::LmkcdeyBase, Method::LmkcdeyAux] {
             v.push((p2n.clone(), MethodConfig::new(m).with_alt_mult(alt)));
         }
     }
     for set in [AutoKeySet::PowersOfFive, AutoKeySet::Generators] {
         for alt in [false, true] {
             let c = |m| MethodConfig::new(m).with_auto_keys(set).with_alt_mult(alt);
-            v.push((p.clone(), c(Method::Alg5)));
-            v.push((p2n.clone(), c(Method::Alg3)));
-            v.push((p2n.clone(), c(Method::Alg4)));
+            v.push((p.clone(), c(Method::LmkcdeyAllEven)));
+            v.push((p2n.clone(), c(Method::LmkcdeyBase)));
+            v.push((p2n.clone(), c(Method::LmkcdeyAux)));
         }
     }
     v
@@ -334,7 +334,7 @@ fn parameters_reject_invalid_fields() {
 
 #[test]
 fn lwe_ciphertext_and_secret_keys() {
-    let s = setup(&TINY, MethodConfig::new(Method::Alg5), 1);
+    let s = setup(&TINY, MethodConfig::new(Method::LmkcdeyAllEven), 1);
     let mut rng = s.rng;
     let ctx = &s.ctx;
     let other = other(&TINY);
@@ -448,7 +448,7 @@ fn keys_contract_every_configuration() {
         let e = deserialize_err(BootstrapKey::from_bytes(&brk, ctx));
         assert!(e.contains("wrong object type"), "{e}");
     }
-    let s = setup(&TINY, MethodConfig::new(Method::Alg5), 7);
+    let s = setup(&TINY, MethodConfig::new(Method::LmkcdeyAllEven), 7);
     let other = other(&TINY);
     check_contract(&s.key.ksk, &s.ctx, &other, |a, b| a == b);
     every_truncation(&s.key.ksk, &s.ctx);
@@ -463,7 +463,7 @@ fn keys_contract_every_configuration() {
 #[test]
 fn keys_survive_every_byte_flip() {
     for (p, cfg) in [
-        (TINY, MethodConfig::new(Method::Alg5)),
+        (TINY, MethodConfig::new(Method::LmkcdeyAllEven)),
         (TINY, MethodConfig::new(Method::Ginx).with_alt_mult(true)),
     ] {
         let s = setup(&p, cfg, 9);
@@ -492,7 +492,7 @@ fn keys_survive_every_byte_flip() {
 
 #[test]
 fn keys_reject_inconsistent_fields() {
-    let s = setup(&TINY, MethodConfig::new(Method::Alg5), 11);
+    let s = setup(&TINY, MethodConfig::new(Method::LmkcdeyAllEven), 11);
     let (ctx, key) = (&s.ctx, &s.key);
     let bytes = key.brk.to_bytes(ctx).unwrap();
     let h = HEADER_LEN;
@@ -503,7 +503,7 @@ fn keys_reject_inconsistent_fields() {
     };
     // Alg. 3 / 4 need q = 2N.
     let e = set(h, &[2]);
-    assert!(e.contains("Alg3 does not apply"), "{e}");
+    assert!(e.contains("LMKCDEY-base does not apply"), "{e}");
     let e = set(h, &[9]);
     assert!(e.contains("unknown blind-rotation method 9"), "{e}");
     let e = set(h + 1, &[2]);
@@ -517,7 +517,7 @@ fn keys_reject_inconsistent_fields() {
     assert!(e.contains("blind-rotation key"), "{e}");
     // A key count other than the configuration's.
     let e = set(h + 4, &8u32.to_le_bytes());
-    assert!(e.contains("8 keys; Alg5 has 9"), "{e}");
+    assert!(e.contains("8 keys; LMKCDEY-even has 9"), "{e}");
     // A residue of the first key not below Q (27 bits all ones > Q).
     let e = set(h + 8 + 32, &[0xff, 0xff, 0xff, 0x07 | bytes[h + 8 + 35]]);
     assert!(e.contains("not below Q"), "{e}");
@@ -618,18 +618,18 @@ fn deserialized_keys_bootstrap_like_the_originals() {
 #[ignore]
 fn sizes_full_size() {
     let table3 = [
-        MethodConfig::new(Method::Alg5),
-        MethodConfig::new(Method::Alg5).with_alt_mult(true),
-        MethodConfig::new(Method::Alg5).with_auto_keys(AutoKeySet::PowersOfFive),
+        MethodConfig::new(Method::LmkcdeyAllEven),
+        MethodConfig::new(Method::LmkcdeyAllEven).with_alt_mult(true),
+        MethodConfig::new(Method::LmkcdeyAllEven).with_auto_keys(AutoKeySet::PowersOfFive),
     ];
     let openfhe = [
         MethodConfig::new(Method::Ginx),
         MethodConfig::new(Method::Ginx).with_alt_mult(true),
-        MethodConfig::new(Method::Alg3),
-        MethodConfig::new(Method::Alg4),
-        MethodConfig::new(Method::Alg4).with_alt_mult(true),
-        MethodConfig::new(Method::Alg4).with_auto_keys(AutoKeySet::PowersOfFive),
-        MethodConfig::new(Method::Alg4).with_auto_keys(AutoKeySet::Generators),
+        MethodConfig::new(Method::LmkcdeyBase),
+        MethodConfig::new(Method::LmkcdeyAux),
+        MethodConfig::new(Method::LmkcdeyAux).with_alt_mult(true),
+        MethodConfig::new(Method::LmkcdeyAux).with_auto_keys(AutoKeySet::PowersOfFive),
+        MethodConfig::new(Method::LmkcdeyAux).with_auto_keys(AutoKeySet::Generators),
     ];
     println!("| set | method | compressed_bytes | encoded | overhead | write ms | read ms |");
     println!("|---|---|---:|---:|---:|---:|---:|");
@@ -692,7 +692,7 @@ fn wide_key_switching_keys_round_trip() {
         log_b_ks: 5,
         ..params::TOY
     };
-    let mut s = setup(&p, MethodConfig::new(Method::Alg5), 21);
+    let mut s = setup(&p, MethodConfig::new(Method::LmkcdeyAllEven), 21);
     assert!(matches!(s.key.ksk.a, hekate::fhew::KsMasks::U32(_)));
     let bytes = s.key.ksk.to_bytes(&s.ctx).unwrap();
     assert_eq!(bytes.len(), HEADER_LEN + s.key.ksk.compressed_bytes() + 10);

@@ -30,12 +30,14 @@ pub struct FhewArgs {
     /// OPENFHE_STD192, TOY).
     #[arg(long, default_value = "OPENFHE_STD128,STD128", value_delimiter = ',')]
     presets: Vec<String>,
-    /// Methods, comma-separated: AP, GINX, Alg3, Alg4, Alg5, each optionally with
-    /// `+ALTMULT` (e.g. `Alg5+ALTMULT`). Methods that do not apply to a preset's q are
-    /// skipped.
+    /// Methods, comma-separated: AP, GINX, LMKCDEY-base, LMKCDEY-aux, LMKCDEY-even (seed
+    /// 002's Alg. 3, 4, 5; `Alg3`, `Alg4`, `Alg5` are accepted too), each optionally with
+    /// `+ALTMULT` (e.g. `LMKCDEY-even+ALTMULT`). Methods that do not apply to a preset's q
+    /// are skipped.
     #[arg(
         long,
-        default_value = "GINX,AP,Alg3,Alg4,Alg5,GINX+ALTMULT,Alg4+ALTMULT,Alg5+ALTMULT",
+        default_value = "GINX,AP,LMKCDEY-base,LMKCDEY-aux,LMKCDEY-even,GINX+ALTMULT,\
+                         LMKCDEY-aux+ALTMULT,LMKCDEY-even+ALTMULT",
         value_delimiter = ','
     )]
     methods: Vec<String>,
@@ -49,7 +51,7 @@ pub struct FhewArgs {
     /// sharing the key). NAND times are single-threaded either way.
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// A short run: TOY and OPENFHE_STD128 with GINX and Alg4, 20 trials, 5 gates.
+    /// A short run: TOY and OPENFHE_STD128 with GINX and LMKCDEY-aux, 20 trials, 5 gates.
     #[arg(long)]
     quick: bool,
     /// Skip AP where its blind-rotation keys would take more than this many GiB in
@@ -138,17 +140,14 @@ pub(super) fn products_label(ev: &FhewEvaluator) -> String {
     }
 }
 
-/// A method by name (`Alg4`, `GINX+ALTMULT`, ...).
+/// A method by name (`LMKCDEY-aux`, `Alg4`, `GINX+ALTMULT`, ...).
 pub(super) fn parse_method(s: &str) -> Result<MethodConfig, Box<dyn Error>> {
     let (name, alt) = match s.split_once('+') {
         Some((n, "ALTMULT")) => (n, true),
         None => (s, false),
         _ => return Err(format!("unknown method modifier in {s}").into()),
     };
-    let m = Method::ALL
-        .into_iter()
-        .find(|m| m.name().eq_ignore_ascii_case(name))
-        .ok_or_else(|| format!("unknown method {name} (AP, GINX, Alg3, Alg4, Alg5)"))?;
+    let m = Method::by_name(name)?;
     Ok(MethodConfig::new(m).with_alt_mult(alt))
 }
 
@@ -157,7 +156,7 @@ pub fn run(mut args: FhewArgs) -> Result<Outcome, Box<dyn Error>> {
     init_threads(args.threads)?;
     if args.quick {
         args.presets = vec!["TOY".into(), "OPENFHE_STD128".into()];
-        args.methods = vec!["GINX".into(), "Alg4".into(), "Alg5".into()];
+        args.methods = vec!["GINX".into(), "LMKCDEY-aux".into(), "LMKCDEY-even".into()];
         args.trials = args.trials.min(20);
         args.gates = args.gates.min(5);
     }

@@ -44,7 +44,7 @@ pub struct FhewPeerArgs {
     #[arg(long, default_value = "OPENFHE_STD128_LMKCDEY")]
     preset: String,
     /// hekate's blind-rotation methods, comma-separated (as in `bench fhew`).
-    #[arg(long, default_value = "Alg4", value_delimiter = ',')]
+    #[arg(long, default_value = "LMKCDEY-aux", value_delimiter = ',')]
     methods: Vec<String>,
     /// hekate's products, comma-separated (`auto`, `ntt`, `fourier`, `approx`, `compact`,
     /// `compact-approx`, as in `bench fhew`); every method runs with each.

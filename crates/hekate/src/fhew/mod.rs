@@ -25,7 +25,7 @@
 //! let mut rng = hekate::math::sample::os_rng();
 //! let ctx = FhewContext::new(&params::OPENFHE_STD128)?;
 //! let sk = FhewSecretKey::generate(&ctx, &mut rng)?;
-//! let key = BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::Alg4), &mut rng)?;
+//! let key = BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::LmkcdeyAux), &mut rng)?;
 //! let mut ev = FhewEvaluator::new(ctx.clone(), Arc::new(key))?;
 //! let (a, b) = (sk.encrypt_bit(&ctx, true, &mut rng)?, sk.encrypt_bit(&ctx, false, &mut rng)?);
 //! let c = ev.gate(Gate::Nand, &a, &b)?;

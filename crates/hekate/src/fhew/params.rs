@@ -28,6 +28,12 @@ use crate::ring::fnv1a64;
 use crate::{Error, Result};
 
 /// Which blind rotation (seed 002 §2.2 and §3).
+///
+/// The three automorphism-based variants are seed 002's Algorithms 3, 4 and 5: the method
+/// OpenFHE calls `LMKCDEY` (after the paper's authors). For `q = 2N` (OpenFHE's
+/// `STD128_LMKCDEY`) use [`Method::LmkcdeyAux`], for `q < 2N` [`Method::LmkcdeyAllEven`];
+/// [`Method::lmkcdey`] picks the one that applies. Serialized keys store the method as a
+/// code that does not depend on these names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
     /// AP (Alg. 1), base `B_r`.
@@ -35,12 +41,19 @@ pub enum Method {
     /// GINX (Alg. 2): `U = {1}` for binary secrets, `{1, -1}` for ternary,
     /// `{±1, ±2, .., ±2^(k-1)}` for wider ones.
     Ginx,
-    /// Alg. 3: automorphisms, even `α_i` fixed by an extra product (needs `q = 2N`).
-    Alg3,
-    /// Alg. 4: automorphisms with auxiliary keys `RGSW(Y^(s_i + s_(i+1)))` (needs `q = 2N`).
-    Alg4,
-    /// Alg. 5: the all-even variant for `q < 2N`, one extra key `RGSW(X^(-Σ s_i))`.
-    Alg5,
+    /// LMKCDEY, the base algorithm (seed 002 Alg. 3): automorphisms `ψ_{α_i}`, each even
+    /// `α_i` fixed by an extra product with `RGSW(Y^{s_i})` (needs `q = 2N`).
+    #[doc(alias = "Alg3")]
+    LmkcdeyBase,
+    /// LMKCDEY with auxiliary keys (seed 002 Alg. 4, the computationally efficient
+    /// variant): `RGSW(Y^{s_i + s_{i+1}})` keys absorb the even `α_i`, so every step is one
+    /// product (needs `q = 2N`).
+    #[doc(alias = "Alg4")]
+    LmkcdeyAux,
+    /// LMKCDEY for `q < 2N` (seed 002 Alg. 5, the all-even case): one extra key
+    /// `RGSW(X^{-Σ s_i})` replaces the `n` extra products.
+    #[doc(alias = "Alg5")]
+    LmkcdeyAllEven,
 }
 
 impl Method {
@@ -48,19 +61,58 @@ impl Method {
     pub const ALL: [Method; 5] = [
         Method::Ap,
         Method::Ginx,
-        Method::Alg3,
-        Method::Alg4,
-        Method::Alg5,
+        Method::LmkcdeyBase,
+        Method::LmkcdeyAux,
+        Method::LmkcdeyAllEven,
     ];
 
-    /// A short name (`AP`, `GINX`, `Alg3`, `Alg4`, `Alg5`).
+    /// A short name: `AP`, `GINX`, `LMKCDEY-base`, `LMKCDEY-aux`, `LMKCDEY-even`.
     pub fn name(self) -> &'static str {
         match self {
             Method::Ap => "AP",
             Method::Ginx => "GINX",
-            Method::Alg3 => "Alg3",
-            Method::Alg4 => "Alg4",
-            Method::Alg5 => "Alg5",
+            Method::LmkcdeyBase => "LMKCDEY-base",
+            Method::LmkcdeyAux => "LMKCDEY-aux",
+            Method::LmkcdeyAllEven => "LMKCDEY-even",
+        }
+    }
+
+    /// The seed 002 algorithm name of the method (`Alg3`, `Alg4`, `Alg5` for the LMKCDEY
+    /// variants; `AP`, `GINX` otherwise): the names hekate used before, still accepted by
+    /// [`Method::by_name`].
+    pub fn paper_name(self) -> &'static str {
+        match self {
+            Method::Ap => "AP",
+            Method::Ginx => "GINX",
+            Method::LmkcdeyBase => "Alg3",
+            Method::LmkcdeyAux => "Alg4",
+            Method::LmkcdeyAllEven => "Alg5",
+        }
+    }
+
+    /// The method called `name` (case-insensitive): its [`Method::name`] or its
+    /// [`Method::paper_name`] (`Alg3`, `Alg4`, `Alg5`, accepted for compatibility).
+    pub fn by_name(name: &str) -> Result<Method> {
+        Method::ALL
+            .into_iter()
+            .find(|m| {
+                m.name().eq_ignore_ascii_case(name) || m.paper_name().eq_ignore_ascii_case(name)
+            })
+            .ok_or_else(|| {
+                Error::InvalidParameters(format!(
+                    "no blind-rotation method named {name}; known: {} (or Alg3, Alg4, Alg5)",
+                    Method::ALL.map(Method::name).join(", ")
+                ))
+            })
+    }
+
+    /// The LMKCDEY variant that applies to `params` and costs one product per step:
+    /// [`Method::LmkcdeyAux`] for `q = 2N`, [`Method::LmkcdeyAllEven`] for `q < 2N`.
+    pub fn lmkcdey(params: &FhewParams) -> Method {
+        if params.q == 2 * params.big_n as u64 {
+            Method::LmkcdeyAux
+        } else {
+            Method::LmkcdeyAllEven
         }
     }
 
@@ -68,8 +120,8 @@ impl Method {
     pub fn applies(self, q: u64, big_n: usize) -> bool {
         match self {
             Method::Ap | Method::Ginx => true,
-            Method::Alg3 | Method::Alg4 => q == 2 * big_n as u64,
-            Method::Alg5 => q < 2 * big_n as u64,
+            Method::LmkcdeyBase | Method::LmkcdeyAux => q == 2 * big_n as u64,
+            Method::LmkcdeyAllEven => q < 2 * big_n as u64,
         }
     }
 }
@@ -120,7 +172,7 @@ impl MethodConfig {
         self
     }
 
-    /// e.g. `Alg5+ALTMULT`.
+    /// e.g. `LMKCDEY-even+ALTMULT`.
     pub fn label(&self) -> String {
         let mut s = self.method.name().to_string();
         if self.alt_mult {
@@ -572,8 +624,8 @@ impl FhewParams {
         let column = match (cfg.method, cfg.alt_mult, cfg.auto_keys) {
             (Method::Ap, false, _) => 0,
             (Method::Ginx, false, _) => 1,
-            (Method::Alg5, false, AutoKeySet::Full) => 2,
-            (Method::Alg5, true, AutoKeySet::Full) => 3,
+            (Method::LmkcdeyAllEven, false, AutoKeySet::Full) => 2,
+            (Method::LmkcdeyAllEven, true, AutoKeySet::Full) => 3,
             _ => return None,
         };
         TABLE3
@@ -597,7 +649,7 @@ impl FhewParams {
         let column = match (cfg.method, cfg.alt_mult, cfg.auto_keys) {
             (Method::Ap, false, _) => 0,
             (Method::Ginx, false, _) => 1,
-            (Method::Alg5, false, AutoKeySet::Full) => 2,
+            (Method::LmkcdeyAllEven, false, AutoKeySet::Full) => 2,
             _ => return None,
         };
         TABLE4
@@ -682,10 +734,10 @@ mod tests {
     fn paper_variances_cover_table_3_only() {
         let ginx = MethodConfig::new(Method::Ginx);
         assert_eq!(STD128.paper_sigma_acc2(ginx), Some(1.78e11));
-        let alt5 = MethodConfig::new(Method::Alg5).with_alt_mult(true);
+        let alt5 = MethodConfig::new(Method::LmkcdeyAllEven).with_alt_mult(true);
         assert_eq!(STD256Q.paper_sigma_acc2(alt5), Some(3.21e14));
         for p in PRESETS.iter().filter(|p| p.source == PALISADE) {
-            for m in [Method::Ap, Method::Ginx, Method::Alg5] {
+            for m in [Method::Ap, Method::Ginx, Method::LmkcdeyAllEven] {
                 assert!(
                     p.paper_sigma_acc2(MethodConfig::new(m)).is_some(),
                     "{}",
@@ -695,16 +747,38 @@ mod tests {
         }
         assert_eq!(OPENFHE_STD128.paper_sigma_acc2(ginx), None);
         assert_eq!(
-            STD128.paper_sigma_acc2(MethodConfig::new(Method::Alg4)),
+            STD128.paper_sigma_acc2(MethodConfig::new(Method::LmkcdeyAux)),
             None
         );
-        let reduced = MethodConfig::new(Method::Alg5).with_auto_keys(AutoKeySet::Generators);
+        let reduced =
+            MethodConfig::new(Method::LmkcdeyAllEven).with_auto_keys(AutoKeySet::Generators);
         assert_eq!(STD128.paper_sigma_acc2(reduced), None);
         assert_eq!(
-            STD192.paper_key_mb(MethodConfig::new(Method::Alg5)),
+            STD192.paper_key_mb(MethodConfig::new(Method::LmkcdeyAllEven)),
             Some(144.0)
         );
         assert_eq!(STD128Q.paper_key_mb(ginx), None);
+    }
+
+    #[test]
+    fn method_names_old_and_new() {
+        for m in Method::ALL {
+            assert_eq!(Method::by_name(m.name()).unwrap(), m);
+            assert_eq!(Method::by_name(m.paper_name()).unwrap(), m);
+            assert_eq!(Method::by_name(&m.name().to_lowercase()).unwrap(), m);
+        }
+        assert_eq!(Method::by_name("Alg4").unwrap(), Method::LmkcdeyAux);
+        assert_eq!(
+            Method::by_name("lmkcdey-even").unwrap(),
+            Method::LmkcdeyAllEven
+        );
+        let e = Method::by_name("Alg6").unwrap_err().to_string();
+        assert!(e.contains("LMKCDEY-aux"), "{e}");
+        assert_eq!(Method::lmkcdey(&OPENFHE_STD128_LMKCDEY), Method::LmkcdeyAux);
+        assert_eq!(Method::lmkcdey(&STD128), Method::LmkcdeyAllEven);
+        for p in PRESETS {
+            assert!(Method::lmkcdey(p).applies(p.q, p.big_n), "{}", p.name);
+        }
     }
 
     #[test]
