@@ -7,7 +7,7 @@
 //! ```
 
 use hekate::fhew::params::{self, Method, MethodConfig};
-use hekate::fhew::{BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate};
+use hekate::fhew::{BootstrapKey, FhewContext, FhewEvaluator, Gate};
 use hekate::serialize::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Instant;
@@ -16,9 +16,10 @@ fn main() -> hekate::Result<()> {
     let mut rng = hekate::math::sample::os_rng();
     // OpenFHE 1.6.1's STD128 set (n = 554, q = 2048, N = 1024); q = 2N, so Alg. 4 applies.
     let ctx = FhewContext::new(&params::OPENFHE_STD128)?;
-    let sk = FhewSecretKey::generate(&ctx, &mut rng)?;
+    let sk = ctx.generate_secret_key_with(&mut rng)?;
     let t = Instant::now();
-    let key = BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::LmkcdeyAux), &mut rng)?;
+    let key =
+        ctx.generate_bootstrap_key_with(&sk, MethodConfig::new(Method::LmkcdeyAux), &mut rng)?;
     println!("bootstrapping key: {:.2} s", t.elapsed().as_secs_f64());
 
     // The key is public: the client sends it to the server as seed-compressed bytes.
@@ -32,8 +33,8 @@ fn main() -> hekate::Result<()> {
 
     for (x, y) in [(false, false), (false, true), (true, false), (true, true)] {
         let (cx, cy) = (
-            sk.encrypt_bit(&ctx, x, &mut rng)?,
-            sk.encrypt_bit(&ctx, y, &mut rng)?,
+            ctx.encrypt_bit_with(x, &sk, &mut rng)?,
+            ctx.encrypt_bit_with(y, &sk, &mut rng)?,
         );
         let t = Instant::now();
         let nand = ev.gate(Gate::Nand, &cx, &cy)?;
@@ -41,24 +42,24 @@ fn main() -> hekate::Result<()> {
         let xor = ev.gate(Gate::Xor, &cx, &cy)?;
         println!(
             "NAND({x:5}, {y:5}) = {:5} ({ms:.1} ms), XOR = {:5}",
-            sk.decrypt_bit(&nand)?,
-            sk.decrypt_bit(&xor)?
+            ctx.decrypt_bit(&nand, &sk)?,
+            ctx.decrypt_bit(&xor, &sk)?
         );
-        assert_eq!(sk.decrypt_bit(&nand)?, !(x && y));
-        assert_eq!(sk.decrypt_bit(&xor)?, x ^ y);
+        assert_eq!(ctx.decrypt_bit(&nand, &sk)?, !(x && y));
+        assert_eq!(ctx.decrypt_bit(&xor, &sk)?, x ^ y);
     }
 
-    let bits = [true, false, true].map(|b| sk.encrypt_bit(&ctx, b, &mut rng));
+    let bits = [true, false, true].map(|b| ctx.encrypt_bit_with(b, &sk, &mut rng));
     let [a, b, c] = bits;
     let maj = ev.majority(&a?, &b?, &c?)?;
-    println!("MAJ(1, 0, 1) = {}", sk.decrypt_bit(&maj)?);
+    println!("MAJ(1, 0, 1) = {}", ctx.decrypt_bit(&maj, &sk)?);
 
     // Any function Z_t -> Z_t on an encrypted small integer: here m -> m^2 mod 4.
     let t = 4;
     for m in 0..t {
-        let ct = sk.encrypt_int(&ctx, m, t, &mut rng)?;
+        let ct = ctx.encrypt_int_with(m, t, &sk, &mut rng)?;
         let out = ev.lut(&ct, t, |v| v * v % t)?;
-        println!("LUT m^2 mod 4 at {m}: {}", sk.decrypt_int(&out, t)?);
+        println!("LUT m^2 mod 4 at {m}: {}", ctx.decrypt_int(&out, t, &sk)?);
     }
     Ok(())
 }

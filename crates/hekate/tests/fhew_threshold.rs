@@ -124,7 +124,11 @@ fn check_gates(st: &mut Setup, trials: usize, label: &str) -> usize {
                 want,
                 "{label}: {g:?}({x}, {y}), trial {t}"
             );
-            assert_eq!(oracle.decrypt_bit(&out).unwrap(), want, "{label}: oracle");
+            assert_eq!(
+                st.ctx.fhew().decrypt_bit(&out, &oracle).unwrap(),
+                want,
+                "{label}: oracle"
+            );
             count += 1;
             if g == Gate::Nand {
                 prev = Some((out, want));
@@ -211,8 +215,8 @@ fn check_noise(k: usize, cfg: MethodConfig, seed: u64) {
     let mut st = setup(p, k, cfg, seed);
     let oracle = insecure_joint_secret(&st.ctx, &st.shares).unwrap();
     let fctx = st.ctx.fhew().clone();
-    let ring = fctx.ring.clone();
-    let big_q = fctx.big_q;
+    let ring = fctx.ring().clone();
+    let big_q = fctx.big_q();
     let zero = ring.zero(1, 0, Form::Coeff);
 
     // Fresh pk encryptions of zero with χ_smenc.
@@ -284,7 +288,7 @@ fn check_noise(k: usize, cfg: MethodConfig, seed: u64) {
         let m = st.rng.next_u64() % p.fhew.q;
         let ct = oracle
             .lwe
-            .encrypt(m, p.fhew.q, &fctx.noise, &mut st.rng)
+            .encrypt(m, p.fhew.q, fctx.noise(), &mut st.rng)
             .unwrap();
         let err = st.ev.blind_rotation_error(&ct, &f, &oracle).unwrap();
         sum += err.iter().map(|&e| (e as f64).powi(2)).sum::<f64>();

@@ -91,8 +91,8 @@ struct Setup {
 fn setup(p: &FhewParams, cfg: MethodConfig, seed: u64) -> Setup {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let ctx = FhewContext::with_security(p, hekate::params::SecurityLevel::NotChecked).unwrap();
-    let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
-    let key = BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap();
+    let sk = ctx.generate_secret_key_with(&mut rng).unwrap();
+    let key = ctx.generate_bootstrap_key_with(&sk, cfg, &mut rng).unwrap();
     Setup { ctx, sk, key, rng }
 }
 
@@ -192,9 +192,9 @@ fn parameters_round_trip_for_every_preset() {
             .min_security(hekate::params::SecurityLevel::NotChecked),
     )
     .unwrap();
-    assert_eq!(ctx2.params, ctx.params);
-    assert_eq!(ctx2.big_q, ctx.big_q);
-    assert_eq!(ctx2.ring.fingerprint(), ctx.ring.fingerprint());
+    assert_eq!(ctx2.params(), ctx.params());
+    assert_eq!(ctx2.big_q(), ctx.big_q());
+    assert_eq!(ctx2.ring().fingerprint(), ctx.ring().fingerprint());
 }
 
 #[test]
@@ -248,7 +248,7 @@ fn parameter_fingerprint_depends_on_every_numeric_field() {
     assert_eq!(fhew_fingerprint(&renamed), base);
     // FHEW and ring fingerprints of the same context differ.
     let ctx = FhewContext::with_security(&TINY, hekate::params::SecurityLevel::NotChecked).unwrap();
-    assert_ne!(fhew_fingerprint(&TINY), ctx.ring.fingerprint());
+    assert_ne!(fhew_fingerprint(&TINY), ctx.ring().fingerprint());
 }
 
 #[test]
@@ -339,7 +339,7 @@ fn lwe_ciphertext_and_secret_keys() {
     let ctx = &s.ctx;
     let other = other(&TINY);
     for m in [false, true] {
-        let ct = s.sk.encrypt_bit(ctx, m, &mut rng).unwrap();
+        let ct = ctx.encrypt_bit_with(m, &s.sk, &mut rng).unwrap();
         check_contract(&ct, ctx, &other, |a, b| a == b);
         let bytes = ct.to_bytes(ctx).unwrap();
         // 5 bits per value for q = 32.
@@ -348,7 +348,7 @@ fn lwe_ciphertext_and_secret_keys() {
             HEADER_LEN + 12 + (5 * (TINY.n + 1)).div_ceil(8)
         );
         let back = LweCiphertext::from_bytes(&bytes, ctx).unwrap();
-        assert_eq!(s.sk.decrypt_bit(&back).unwrap(), m);
+        assert_eq!(ctx.decrypt_bit(&back, &s.sk).unwrap(), m);
         every_bit_flip(&ct, ctx);
     }
     check_contract(&s.sk.lwe, ctx, &other, lwe_sk_eq);
@@ -599,14 +599,14 @@ fn deserialized_keys_bootstrap_like_the_originals() {
         let mut ev = FhewEvaluator::new(ctx.clone(), Arc::new(s.key)).unwrap();
         let mut ev2 = FhewEvaluator::new(ctx.clone(), Arc::new(back)).unwrap();
         for (x, y) in [(false, true), (true, true)] {
-            let a = sk.encrypt_bit(ctx, x, &mut s.rng).unwrap();
-            let b = sk.encrypt_bit(ctx, y, &mut s.rng).unwrap();
+            let a = ctx.encrypt_bit_with(x, &sk, &mut s.rng).unwrap();
+            let b = ctx.encrypt_bit_with(y, &sk, &mut s.rng).unwrap();
             let b = LweCiphertext::from_bytes(&b.to_bytes(ctx).unwrap(), ctx).unwrap();
             let out = ev.gate(Gate::Nand, &a, &b).unwrap();
             let out2 = ev2.gate(Gate::Nand, &a, &b).unwrap();
             assert_eq!(out, out2, "{label}: outputs differ");
-            assert_eq!(sk.decrypt_bit(&out2).unwrap(), !(x & y), "{label}");
-            assert_eq!(s.sk.decrypt_bit(&out2).unwrap(), !(x & y), "{label}");
+            assert_eq!(ctx.decrypt_bit(&out2, &sk).unwrap(), !(x & y), "{label}");
+            assert_eq!(ctx.decrypt_bit(&out2, &s.sk).unwrap(), !(x & y), "{label}");
         }
     }
 }
@@ -704,9 +704,9 @@ fn wide_key_switching_keys_round_trip() {
     let key = BootstrapKey::from_bytes(&s.key.to_bytes(&s.ctx).unwrap(), &s.ctx).unwrap();
     let mut ev = FhewEvaluator::new(s.ctx.clone(), Arc::new(key)).unwrap();
     for (x, y) in [(false, false), (true, false), (true, true)] {
-        let cx = s.sk.encrypt_bit(&s.ctx, x, &mut s.rng).unwrap();
-        let cy = s.sk.encrypt_bit(&s.ctx, y, &mut s.rng).unwrap();
+        let cx = s.ctx.encrypt_bit_with(x, &s.sk, &mut s.rng).unwrap();
+        let cy = s.ctx.encrypt_bit_with(y, &s.sk, &mut s.rng).unwrap();
         let out = ev.gate(Gate::Nand, &cx, &cy).unwrap();
-        assert_eq!(s.sk.decrypt_bit(&out).unwrap(), !(x && y));
+        assert_eq!(s.ctx.decrypt_bit(&out, &s.sk).unwrap(), !(x && y));
     }
 }

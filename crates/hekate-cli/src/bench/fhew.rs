@@ -194,7 +194,7 @@ fn run_preset(
     // Benchmarks run the papers' sets whatever their security, and say it.
     let ctx = FhewContext::with_security(p, SecurityLevel::NotChecked)?;
     let mut rng = ChaCha20Rng::seed_from_u64(2024);
-    let sk = FhewSecretKey::generate(&ctx, &mut rng)?;
+    let sk = ctx.generate_secret_key_with(&mut rng)?;
     println!(
         "### {} (n = {}, q = {}, N = {}, log Q = {}, B_g = 2^{}; {})",
         p.name, p.n, p.q, p.big_n, p.log_big_q, p.log_bg, p.source
@@ -243,19 +243,19 @@ fn run_preset(
             println!();
             continue;
         }
-        let (key, t_key) = time_once(|| BootstrapKey::generate(&ctx, &sk, cfg, &mut rng));
+        let (key, t_key) = time_once(|| ctx.generate_bootstrap_key_with(&sk, cfg, &mut rng));
         let mut key = key?;
         if args.step_order == Order::Index {
             key.brk = key.brk.with_step_order(StepOrder::Index);
         }
         let key = Arc::new(key);
         let mut ev = args.products.evaluator(&ctx, &key)?;
-        let a = sk.encrypt_bit(&ctx, true, &mut rng)?;
-        let b = sk.encrypt_bit(&ctx, false, &mut rng)?;
+        let a = ctx.encrypt_bit_with(true, &sk, &mut rng)?;
+        let b = ctx.encrypt_bit_with(false, &sk, &mut rng)?;
         // One correctness check per row; a wrong result is reported in the table (a
         // configuration whose noise is too large for its set), not hidden by an abort.
         let out = ev.gate(Gate::Nand, &a, &b)?;
-        let nand_ok = sk.decrypt_bit(&out)?;
+        let nand_ok = ctx.decrypt_bit(&out, &sk)?;
         // The reference the NAND is timed against, gate for gate: the NTT for the exact
         // `f64` products, those for the others over `f64`.
         let reference = match (ev.arithmetic(), ev.decomposition()) {
@@ -285,7 +285,7 @@ fn run_preset(
         let cts = (0..args.trials)
             .map(|_| {
                 let m = rng.next_u64() % p.q;
-                sk.lwe.encrypt(m, p.q, &ctx.noise, &mut rng)
+                sk.lwe.encrypt(m, p.q, ctx.noise(), &mut rng)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let var = squared_error(&ev, &cts, &f, &sk, args.threads)?;
