@@ -71,6 +71,8 @@ const _: fn() = || {
     shared::<rlwe::EvaluationKeySet>();
     shared::<rlwe::keyswitch::KeySwitchEngine>();
     shared::<rlwe::keyswitch::SwitchingKey>();
+    shared::<params::ckks::CkksPreset>();
+    shared::<fhew::FhewParams>();
     shared::<fhew::FhewContext>();
     shared::<fhew::FhewSecretKey>();
     shared::<fhew::BootstrapKey>();

@@ -7,7 +7,8 @@
 //!   (ALTMULT), full or reduced automorphism key sets.
 //! * Gates ([`FhewContext`], [`FhewEvaluator`]): keys, bit and small-integer encryption,
 //!   gates, majority, look-up tables.
-//! * [`params`]: the paper's Table 3 sets and OpenFHE 1.6.1's sets.
+//! * [`params`]: the parameter type and method selection; the paper's Table 3 sets and
+//!   OpenFHE 1.6.1's sets (defined in [`crate::params::fhew`], re-exported here).
 //! * [`noise`]: the predicted blind-rotation noise and the gate failure bound
 //!   evaluators are held to.
 //! * [`security`]: the security estimate every context is checked against (128 bits by
