@@ -391,7 +391,11 @@ impl FhewEvaluator {
     /// [`GadgetDecomposition`]), and the exact NTT products elsewhere. Seed 002's and
     /// OpenFHE's own products (every digit, the noise of seed 002 Table 3) are
     /// [`FhewEvaluator::with_arithmetic`].
-    pub fn new(ctx: Arc<FhewContext>, key: Arc<BootstrapKey>) -> Result<Self> {
+    ///
+    /// `key` is a [`BootstrapKey`], or an `Arc` of one to share it with other evaluators
+    /// (as [`FhewEvaluator::worker`] does).
+    pub fn new(ctx: Arc<FhewContext>, key: impl Into<Arc<BootstrapKey>>) -> Result<Self> {
+        let key = key.into();
         let (r, d) = Self::default_products(&ctx, &key);
         Self::with_products(ctx, key, r, d)
     }
