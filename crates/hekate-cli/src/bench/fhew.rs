@@ -399,3 +399,31 @@ fn interleaved(
     };
     Ok((median(&mut t[0]), median(&mut t[1])))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--methods` takes the LMKCDEY names and, for compatibility, seed 002's `Alg3/4/5`.
+    #[test]
+    fn methods_parse_by_new_and_old_names() {
+        let aux = MethodConfig::new(Method::LmkcdeyAux);
+        assert_eq!(parse_method("LMKCDEY-aux").unwrap(), aux);
+        assert_eq!(parse_method("Alg4").unwrap(), aux);
+        assert_eq!(
+            parse_method("Alg5+ALTMULT").unwrap(),
+            MethodConfig::new(Method::LmkcdeyAllEven).with_alt_mult(true)
+        );
+        assert_eq!(
+            parse_method("lmkcdey-base").unwrap().method,
+            Method::LmkcdeyBase
+        );
+        assert!(parse_method("Alg6").is_err());
+        assert!(parse_method("GINX+FAST").is_err());
+        // Every default and label parses back to itself.
+        for m in Method::ALL {
+            let cfg = MethodConfig::new(m).with_alt_mult(true);
+            assert_eq!(parse_method(&cfg.label()).unwrap(), cfg);
+        }
+    }
+}
