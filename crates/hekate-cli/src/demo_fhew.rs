@@ -5,7 +5,7 @@
 use crate::bench::time_once;
 use crate::Outcome;
 use hekate::fhew::params::{self, Method, MethodConfig};
-use hekate::fhew::{BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, LweCiphertext};
+use hekate::fhew::{FhewContext, FhewEvaluator, Gate, LweCiphertext};
 use std::error::Error;
 use std::sync::Arc;
 
@@ -20,9 +20,10 @@ pub fn run() -> Result<Outcome, Box<dyn Error>> {
     println!("  security: {}", p.security());
     let mut rng = hekate::math::sample::os_rng();
     let ctx = FhewContext::new(p)?;
-    let sk = FhewSecretKey::generate(&ctx, &mut rng)?;
-    let (key, t) =
-        time_once(|| BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::Alg4), &mut rng));
+    let sk = ctx.generate_secret_key_with(&mut rng)?;
+    let (key, t) = time_once(|| {
+        ctx.generate_bootstrap_key_with(&sk, MethodConfig::new(Method::LmkcdeyAux), &mut rng)
+    });
     let key = key?;
     println!(
         "  {:.2} s bootstrapping keys ({:.1} MiB seed-compressed blind-rotation keys)",
@@ -33,12 +34,12 @@ pub fn run() -> Result<Outcome, Box<dyn Error>> {
     let (x, y) = (11u8, 6u8);
     let enc = |v: u8, rng: &mut _| -> Result<Vec<LweCiphertext>, hekate::Error> {
         (0..4)
-            .map(|i| sk.encrypt_bit(&ctx, (v >> i) & 1 == 1, rng))
+            .map(|i| ctx.encrypt_bit_with((v >> i) & 1 == 1, &sk, rng))
             .collect()
     };
     let (cx, cy) = (enc(x, &mut rng)?, enc(y, &mut rng)?);
     let (sum, t) = time_once(|| -> Result<Vec<LweCiphertext>, hekate::Error> {
-        let mut carry = sk.encrypt_bit(&ctx, false, &mut hekate::math::sample::os_rng())?;
+        let mut carry = ctx.encrypt_bit_with(false, &sk, &mut hekate::math::sample::os_rng())?;
         let mut out = Vec::new();
         for i in 0..4 {
             let h = ev.gate(Gate::Xor, &cx[i], &cy[i])?;
@@ -51,7 +52,7 @@ pub fn run() -> Result<Outcome, Box<dyn Error>> {
     let sum = sum?;
     let mut got = 0u8;
     for (i, c) in sum.iter().enumerate() {
-        got |= (sk.decrypt_bit(c)? as u8) << i;
+        got |= (ctx.decrypt_bit(c, &sk)? as u8) << i;
     }
     println!(
         "  {x} + {y} = {got} (12 bootstrapped gates in {:.0} ms, {:.1} ms per gate)",

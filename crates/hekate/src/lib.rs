@@ -10,8 +10,9 @@
 //!
 //! Layers, bottom up (each uses only the ones below it):
 //!
-//! * [`math`]: word-modulus arithmetic, NTT-friendly primes, the negacyclic NTT, the CKKS
-//!   special FFT, RNS bases with exact base conversion, samplers.
+//! * [`math`]: word-modulus arithmetic, NTT-friendly primes, the negacyclic NTT, samplers
+//!   and the SIMD selection (the FFTs, RNS base conversion and SIMD kernels behind them are
+//!   internal).
 //! * [`ring`]: RNS polynomials over a prefix of a modulus chain, in coefficient or NTT form.
 //! * [`rlwe`]: the core every RLWE scheme shares: modulus chains and special primes with
 //!   the security check, keys and evaluation keys, the evaluator core (levels,
@@ -76,6 +77,8 @@ const _: fn() = || {
     shared::<rlwe::EvaluationKeySet>();
     shared::<rlwe::keyswitch::KeySwitchEngine>();
     shared::<rlwe::keyswitch::SwitchingKey>();
+    shared::<params::ckks::CkksPreset>();
+    shared::<fhew::FhewParams>();
     shared::<fhew::FhewContext>();
     shared::<fhew::FhewSecretKey>();
     shared::<fhew::BootstrapKey>();

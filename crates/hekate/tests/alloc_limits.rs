@@ -15,7 +15,7 @@ mod readers;
 
 use hekate::fhew::params::{self, FhewParams};
 use hekate::fhew::{FhewContext, LweKeySwitchKey};
-use hekate::math::primes::is_prime;
+use hekate::math::is_prime;
 use hekate::params::SecurityLevel;
 use hekate::serialize::{
     fhew_fingerprint, ring_fingerprint, Deserialize, ObjectTag, ReadPolicy, Writer, HEADER_LEN,

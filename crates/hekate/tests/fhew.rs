@@ -10,8 +10,7 @@
 
 use hekate::fhew::params::{self, AutoKeySet, FhewParams, Method, MethodConfig};
 use hekate::fhew::{
-    BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, LweCiphertext,
-    RotationArithmetic,
+    FhewContext, FhewEvaluator, FhewSecretKey, Gate, LweCiphertext, RotationArithmetic,
 };
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::{RngCore, SeedableRng};
@@ -31,8 +30,8 @@ fn setup(
 ) -> (Arc<FhewContext>, FhewSecretKey, FhewEvaluator, ChaCha20Rng) {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let ctx = FhewContext::with_security(p, hekate::params::SecurityLevel::NotChecked).unwrap();
-    let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
-    let key = BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap();
+    let sk = ctx.generate_secret_key_with(&mut rng).unwrap();
+    let key = ctx.generate_bootstrap_key_with(&sk, cfg, &mut rng).unwrap();
     let ev = FhewEvaluator::new(ctx.clone(), Arc::new(key)).unwrap();
     (ctx, sk, ev, rng)
 }
@@ -41,7 +40,7 @@ fn setup(
 /// bootstrapped outputs are inputs again; majority and NOT too.
 fn check_gates(p: &FhewParams, cfg: MethodConfig, trials: usize, seed: u64) {
     let (ctx, sk, mut ev, mut rng) = setup(p, cfg, seed);
-    let enc = |b: bool, rng: &mut ChaCha20Rng| sk.encrypt_bit(&ctx, b, rng).unwrap();
+    let enc = |b: bool, rng: &mut ChaCha20Rng| ctx.encrypt_bit_with(b, &sk, rng).unwrap();
     let mut prev: Option<(LweCiphertext, bool)> = None;
     for t in 0..trials {
         let (x, y) = if t < 4 {
@@ -59,7 +58,7 @@ fn check_gates(p: &FhewParams, cfg: MethodConfig, trials: usize, seed: u64) {
             let out = ev.gate(g, &cx, &cy).unwrap();
             let want = g.eval(x, y);
             assert_eq!(
-                sk.decrypt_bit(&out).unwrap(),
+                ctx.decrypt_bit(&out, &sk).unwrap(),
                 want,
                 "{} {g:?}({x}, {y})",
                 cfg.label()
@@ -72,59 +71,69 @@ fn check_gates(p: &FhewParams, cfg: MethodConfig, trials: usize, seed: u64) {
         let cz = enc(z, &mut rng);
         let maj = ev.majority(&cx, &cy, &cz).unwrap();
         let want = (x as u8 + y as u8 + z as u8) >= 2;
-        assert_eq!(sk.decrypt_bit(&maj).unwrap(), want, "{} MAJ", cfg.label());
-        assert_eq!(sk.decrypt_bit(&ev.not(&cx)).unwrap(), !x);
+        assert_eq!(
+            ctx.decrypt_bit(&maj, &sk).unwrap(),
+            want,
+            "{} MAJ",
+            cfg.label()
+        );
+        assert_eq!(ctx.decrypt_bit(&ev.not(&cx), &sk).unwrap(), !x);
     }
 }
 
 #[test]
 fn gates_toy_every_method() {
-    for m in [Method::Ap, Method::Ginx, Method::Alg5] {
+    for m in [Method::Ap, Method::Ginx, Method::LmkcdeyAllEven] {
         check_gates(&params::TOY, MethodConfig::new(m), 12, 1);
     }
     check_gates(
         &params::TOY,
-        MethodConfig::new(Method::Alg5).with_alt_mult(true),
+        MethodConfig::new(Method::LmkcdeyAllEven).with_alt_mult(true),
         8,
         2,
     );
     check_gates(
         &params::TOY,
-        MethodConfig::new(Method::Alg5).with_auto_keys(AutoKeySet::PowersOfFive),
+        MethodConfig::new(Method::LmkcdeyAllEven).with_auto_keys(AutoKeySet::PowersOfFive),
         8,
         3,
     );
-    for m in [Method::Alg3, Method::Alg4] {
+    for m in [Method::LmkcdeyBase, Method::LmkcdeyAux] {
         check_gates(&TOY_2N, MethodConfig::new(m), 8, 4);
     }
 }
 
 #[test]
 fn lookup_tables() {
-    let (ctx, sk, mut ev, mut rng) = setup(&params::TOY, MethodConfig::new(Method::Alg5), 5);
+    let (ctx, sk, mut ev, mut rng) =
+        setup(&params::TOY, MethodConfig::new(Method::LmkcdeyAllEven), 5);
     for t in [2u64, 4, 8] {
         for m in 0..t {
-            let ct = sk.encrypt_int(&ctx, m, t, &mut rng).unwrap();
+            let ct = ctx.encrypt_int_with(m, t, &sk, &mut rng).unwrap();
             let sq = ev.lut(&ct, t, |x| x * x % t).unwrap();
-            assert_eq!(sk.decrypt_int(&sq, t).unwrap(), m * m % t, "t={t} m={m}");
+            assert_eq!(
+                ctx.decrypt_int(&sq, t, &sk).unwrap(),
+                m * m % t,
+                "t={t} m={m}"
+            );
             let inc = ev.lut(&ct, t, |x| (x + 1) % t).unwrap();
-            assert_eq!(sk.decrypt_int(&inc, t).unwrap(), (m + 1) % t);
+            assert_eq!(ctx.decrypt_int(&inc, t, &sk).unwrap(), (m + 1) % t);
         }
     }
-    assert!(sk.encrypt_int(&ctx, 4, 4, &mut rng).is_err());
-    assert!(sk.encrypt_int(&ctx, 1, 3, &mut rng).is_err());
+    assert!(ctx.encrypt_int_with(4, 4, &sk, &mut rng).is_err());
+    assert!(ctx.encrypt_int_with(1, 3, &sk, &mut rng).is_err());
 }
 
 /// Workers share the evaluator's keys (no second Fourier conversion) and evaluate gates on
 /// their own threads, each output equal to the truth table.
 #[test]
 fn workers_evaluate_on_threads() {
-    let (ctx, sk, ev, mut rng) = setup(&TOY_2N, MethodConfig::new(Method::Alg4), 8);
+    let (ctx, sk, ev, mut rng) = setup(&TOY_2N, MethodConfig::new(Method::LmkcdeyAux), 8);
     assert_eq!(ev.arithmetic(), RotationArithmetic::Fourier);
     let inputs: Vec<_> = (0..4)
         .map(|t| {
             let (x, y) = (t & 1 == 1, t & 2 == 2);
-            let mut enc = |b| sk.encrypt_bit(&ctx, b, &mut rng).unwrap();
+            let mut enc = |b| ctx.encrypt_bit_with(b, &sk, &mut rng).unwrap();
             (x, y, enc(x), enc(y))
         })
         .collect();
@@ -143,7 +152,7 @@ fn workers_evaluate_on_threads() {
     for ((x, y, _, _), outs) in inputs.iter().zip(&outputs) {
         for (g, out) in Gate::ALL.iter().zip(outs) {
             assert_eq!(
-                sk.decrypt_bit(out).unwrap(),
+                ctx.decrypt_bit(out, &sk).unwrap(),
                 g.eval(*x, *y),
                 "{g:?}({x}, {y})"
             );
@@ -154,7 +163,7 @@ fn workers_evaluate_on_threads() {
 #[test]
 fn bad_input_is_an_error() {
     let (ctx, sk, mut ev, mut rng) = setup(&params::TOY, MethodConfig::new(Method::Ginx), 6);
-    let a = sk.encrypt_bit(&ctx, true, &mut rng).unwrap();
+    let a = ctx.encrypt_bit_with(true, &sk, &mut rng).unwrap();
     let other = LweCiphertext::trivial(7, 0, 256);
     assert!(matches!(
         ev.gate(Gate::And, &a, &other),
@@ -165,13 +174,15 @@ fn bad_input_is_an_error() {
         Err(Error::ParameterMismatch(_))
     ));
     // Alg. 5 needs q < 2N, Alg. 3/4 need q = 2N.
-    assert!(BootstrapKey::generate(&ctx, &sk, MethodConfig::new(Method::Alg4), &mut rng).is_err());
+    assert!(ctx
+        .generate_bootstrap_key_with(&sk, MethodConfig::new(Method::LmkcdeyAux), &mut rng)
+        .is_err());
     let ctx2 =
         FhewContext::with_security(&TOY_2N, hekate::params::SecurityLevel::NotChecked).unwrap();
-    let sk2 = FhewSecretKey::generate(&ctx2, &mut rng).unwrap();
-    assert!(
-        BootstrapKey::generate(&ctx2, &sk2, MethodConfig::new(Method::Alg5), &mut rng).is_err()
-    );
+    let sk2 = ctx2.generate_secret_key_with(&mut rng).unwrap();
+    assert!(ctx2
+        .generate_bootstrap_key_with(&sk2, MethodConfig::new(Method::LmkcdeyAllEven), &mut rng)
+        .is_err());
     // A secret key of other parameters.
     let ctx3 = FhewContext::with_security(
         &FhewParams {
@@ -181,7 +192,9 @@ fn bad_input_is_an_error() {
         hekate::params::SecurityLevel::NotChecked,
     )
     .unwrap();
-    assert!(BootstrapKey::generate(&ctx3, &sk, MethodConfig::new(Method::Ap), &mut rng).is_err());
+    assert!(ctx3
+        .generate_bootstrap_key_with(&sk, MethodConfig::new(Method::Ap), &mut rng)
+        .is_err());
     let bad = FhewParams {
         q: 300,
         ..params::TOY
@@ -193,10 +206,10 @@ fn bad_input_is_an_error() {
 /// The fastest applicable automorphism method of a preset (Alg. 5 for `q < 2N`, else
 /// Alg. 4).
 fn fastest_automorphism_method(p: &FhewParams) -> MethodConfig {
-    if Method::Alg5.applies(p.q, p.big_n) {
-        MethodConfig::new(Method::Alg5)
+    if Method::LmkcdeyAllEven.applies(p.q, p.big_n) {
+        MethodConfig::new(Method::LmkcdeyAllEven)
     } else {
-        MethodConfig::new(Method::Alg4)
+        MethodConfig::new(Method::LmkcdeyAux)
     }
 }
 

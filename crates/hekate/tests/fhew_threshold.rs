@@ -124,7 +124,11 @@ fn check_gates(st: &mut Setup, trials: usize, label: &str) -> usize {
                 want,
                 "{label}: {g:?}({x}, {y}), trial {t}"
             );
-            assert_eq!(oracle.decrypt_bit(&out).unwrap(), want, "{label}: oracle");
+            assert_eq!(
+                st.ctx.fhew().decrypt_bit(&out, &oracle).unwrap(),
+                want,
+                "{label}: oracle"
+            );
             count += 1;
             if g == Gate::Nand {
                 prev = Some((out, want));
@@ -136,10 +140,10 @@ fn check_gates(st: &mut Setup, trials: usize, label: &str) -> usize {
 
 #[test]
 fn threshold_gates_k3() {
-    let cfg = MethodConfig::new(Method::Alg3);
+    let cfg = MethodConfig::new(Method::LmkcdeyBase);
     let mut st = setup(&THRESHOLD_TOY, 3, cfg, 31);
     check_gates(&mut st, 40, "k=3 Alg3");
-    let cfg = MethodConfig::new(Method::Alg4).with_auto_keys(AutoKeySet::PowersOfFive);
+    let cfg = MethodConfig::new(Method::LmkcdeyAux).with_auto_keys(AutoKeySet::PowersOfFive);
     let mut st = setup(&THRESHOLD_TOY, 3, cfg, 32);
     check_gates(&mut st, 20, "k=3 Alg4");
 }
@@ -149,7 +153,7 @@ fn threshold_gates_k3() {
 #[test]
 fn combined_keys_round_trip_through_bytes() {
     use hekate::serialize::{Deserialize, Serialize};
-    let cfg = MethodConfig::new(Method::Alg4);
+    let cfg = MethodConfig::new(Method::LmkcdeyAux);
     let mut st = setup(&THRESHOLD_TOY, 3, cfg, 35);
     let fctx = st.ctx.fhew().clone();
     let bytes = st.key.to_bytes(&fctx).unwrap();
@@ -175,10 +179,10 @@ fn combined_keys_round_trip_through_bytes() {
 
 #[test]
 fn threshold_gates_k8() {
-    let cfg = MethodConfig::new(Method::Alg4);
+    let cfg = MethodConfig::new(Method::LmkcdeyAux);
     let mut st = setup(&THRESHOLD_TOY, 8, cfg, 81);
     check_gates(&mut st, 40, "k=8 Alg4");
-    let cfg = MethodConfig::new(Method::Alg3).with_auto_keys(AutoKeySet::PowersOfFive);
+    let cfg = MethodConfig::new(Method::LmkcdeyBase).with_auto_keys(AutoKeySet::PowersOfFive);
     let mut st = setup(&THRESHOLD_TOY, 8, cfg, 82);
     check_gates(&mut st, 20, "k=8 Alg3");
 }
@@ -211,8 +215,8 @@ fn check_noise(k: usize, cfg: MethodConfig, seed: u64) {
     let mut st = setup(p, k, cfg, seed);
     let oracle = insecure_joint_secret(&st.ctx, &st.shares).unwrap();
     let fctx = st.ctx.fhew().clone();
-    let ring = fctx.ring.clone();
-    let big_q = fctx.big_q;
+    let ring = fctx.ring().clone();
+    let big_q = fctx.big_q();
     let zero = ring.zero(1, 0, Form::Coeff);
 
     // Fresh pk encryptions of zero with χ_smenc.
@@ -284,7 +288,7 @@ fn check_noise(k: usize, cfg: MethodConfig, seed: u64) {
         let m = st.rng.next_u64() % p.fhew.q;
         let ct = oracle
             .lwe
-            .encrypt(m, p.fhew.q, &fctx.noise, &mut st.rng)
+            .encrypt(m, p.fhew.q, fctx.noise(), &mut st.rng)
             .unwrap();
         let err = st.ev.blind_rotation_error(&ct, &f, &oracle).unwrap();
         sum += err.iter().map(|&e| (e as f64).powi(2)).sum::<f64>();
@@ -319,8 +323,8 @@ fn check_noise(k: usize, cfg: MethodConfig, seed: u64) {
 
 #[test]
 fn noise_matches_section_6_2() {
-    check_noise(2, MethodConfig::new(Method::Alg3), 61);
-    check_noise(8, MethodConfig::new(Method::Alg4), 62);
+    check_noise(2, MethodConfig::new(Method::LmkcdeyBase), 61);
+    check_noise(8, MethodConfig::new(Method::LmkcdeyAux), 62);
 }
 
 /// The error analysis gives negligible gate and decryption failure probabilities on the
@@ -330,9 +334,9 @@ fn failure_probabilities() {
     let mut worst = 0f64;
     for p in [&THRESHOLD_TOY, &THRESHOLD_STD128] {
         let method = if p.fhew.q == 2 * p.fhew.big_n as u64 {
-            Method::Alg3
+            Method::LmkcdeyBase
         } else {
-            Method::Alg5
+            Method::LmkcdeyAllEven
         };
         for k in 2..=16 {
             let acc = p.sigma_acc2(k, method).unwrap();
@@ -392,15 +396,15 @@ fn bad_input_is_an_error() {
     let s0 = &shares[0];
     for cfg in [
         MethodConfig::new(Method::Ginx),
-        MethodConfig::new(Method::Alg3).with_alt_mult(true),
-        MethodConfig::new(Method::Alg5),
+        MethodConfig::new(Method::LmkcdeyBase).with_alt_mult(true),
+        MethodConfig::new(Method::LmkcdeyAllEven),
     ] {
         assert!(matches!(
             s0.eval_key_share(&ctx, &crs, &pk, cfg, &mut rng),
             Err(Error::InvalidParameters(_))
         ));
     }
-    let cfg = MethodConfig::new(Method::Alg3).with_auto_keys(AutoKeySet::Generators);
+    let cfg = MethodConfig::new(Method::LmkcdeyBase).with_auto_keys(AutoKeySet::Generators);
     let ek: Vec<EvalKeyShare> = shares
         .iter()
         .map(|s| s.eval_key_share(&ctx, &crs, &pk, cfg, &mut rng).unwrap())
@@ -424,7 +428,13 @@ fn bad_input_is_an_error() {
     // A share of another method.
     let mut mixed = ek.clone();
     mixed[1] = shares[1]
-        .eval_key_share(&ctx, &crs, &pk, MethodConfig::new(Method::Alg4), &mut rng)
+        .eval_key_share(
+            &ctx,
+            &crs,
+            &pk,
+            MethodConfig::new(Method::LmkcdeyAux),
+            &mut rng,
+        )
         .unwrap();
     assert!(matches!(
         combine_bootstrap_key(&ctx, &mixed),
@@ -552,19 +562,19 @@ fn bad_input_is_an_error() {
 #[test]
 #[ignore]
 fn threshold_gates_k16_large() {
-    let cfg = MethodConfig::new(Method::Alg4);
+    let cfg = MethodConfig::new(Method::LmkcdeyAux);
     let mut st = setup(&THRESHOLD_TOY, 16, cfg, 161);
     let t = std::time::Instant::now();
     let n = check_gates(&mut st, 2000, "k=16 Alg4");
     println!("k = 16: {n} gates, zero failures, {:.1?}", t.elapsed());
-    check_noise(16, MethodConfig::new(Method::Alg3), 162);
+    check_noise(16, MethodConfig::new(Method::LmkcdeyBase), 162);
 }
 
 /// `THRESHOLD_STD128` with k = 16 (Alg. 5): key generation and a few gates.
 #[test]
 #[ignore]
 fn threshold_std128_k16() {
-    let cfg = MethodConfig::new(Method::Alg4).with_auto_keys(AutoKeySet::PowersOfFive);
+    let cfg = MethodConfig::new(Method::LmkcdeyAux).with_auto_keys(AutoKeySet::PowersOfFive);
     let t = std::time::Instant::now();
     let mut st = setup(&THRESHOLD_STD128, 16, cfg, 1616);
     println!(
@@ -585,7 +595,7 @@ fn threshold_std128_k16() {
 fn protocol_messages_round_trip_through_bytes() {
     use hekate::serialize::{Deserialize, Serialize};
     let k = 3;
-    let cfg = MethodConfig::new(Method::Alg4);
+    let cfg = MethodConfig::new(Method::LmkcdeyAux);
     let mut rng = ChaCha20Rng::seed_from_u64(36);
     let ctx = ThresholdContext::with_security(&THRESHOLD_TOY, k, NotChecked).unwrap();
     let other = ThresholdContext::with_security(&THRESHOLD_TOY, k + 1, NotChecked).unwrap();

@@ -159,7 +159,7 @@ fn known_answers() {
     let fsk = FhewSecretKey::from_bytes(&file("fhew_secret_key_toy", "toy"), &fctx).unwrap();
     for (stem, bit) in [("bit0", false), ("bit1", true)] {
         let ct = LweCiphertext::from_bytes(&file("lwe_ciphertext_toy", stem), &fctx).unwrap();
-        assert_eq!(fsk.decrypt_bit(&ct).unwrap(), bit, "{stem}");
+        assert_eq!(fctx.decrypt_bit(&ct, &fsk).unwrap(), bit, "{stem}");
     }
 }
 

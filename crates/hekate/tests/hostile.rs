@@ -8,10 +8,7 @@ use common::fixture_with;
 use hekate::ckks::{CkksParameters, RelinearizationKey};
 use hekate::fhew::params::{self, FhewParams, Method, MethodConfig};
 use hekate::fhew::threshold::THRESHOLD_STD128;
-use hekate::fhew::{
-    test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, LweCiphertext,
-    LweKeySwitchKey,
-};
+use hekate::fhew::{test_vector, FhewContext, FhewEvaluator, Gate, LweCiphertext, LweKeySwitchKey};
 use hekate::params::SecurityLevel;
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
@@ -91,13 +88,15 @@ fn narrow_errors_and_secrets_are_refused_by_default() {
 #[test]
 fn threshold_decryption_is_labelled_not_simulation_secure() {
     for k in [2, 4, 16] {
-        let bits = THRESHOLD_STD128.flooding_bits(k, Method::Alg4).unwrap();
+        let bits = THRESHOLD_STD128
+            .flooding_bits(k, Method::LmkcdeyAux)
+            .unwrap();
         assert!(
             bits < 2.0,
             "k = {k}: flooding {bits:.2} bits wider than the error"
         );
         assert!(!THRESHOLD_STD128
-            .decryption_simulation_secure(k, Method::Alg4, 40)
+            .decryption_simulation_secure(k, Method::LmkcdeyAux, 40)
             .unwrap());
     }
     // Key generation is 128-bit.
@@ -153,9 +152,10 @@ fn bootstrapping_keys_of_other_parameters_are_refused() {
         log_big_q: 28,
         ..params::TOY
     });
-    let sk = FhewSecretKey::generate(&a, &mut rng).unwrap();
+    let sk = a.generate_secret_key_with(&mut rng).unwrap();
     let key = Arc::new(
-        BootstrapKey::generate(&a, &sk, MethodConfig::new(Method::Ginx), &mut rng).unwrap(),
+        a.generate_bootstrap_key_with(&sk, MethodConfig::new(Method::Ginx), &mut rng)
+            .unwrap(),
     );
     match FhewEvaluator::new(b.clone(), key.clone()) {
         Err(Error::ParameterMismatch(m)) => assert!(m.contains("other FHEW parameters"), "{m}"),
@@ -169,7 +169,7 @@ fn bootstrapping_keys_of_other_parameters_are_refused() {
         ..params::TOY
     });
     let f = test_vector(&other_ring, |_| 1);
-    let ct = sk.encrypt_bit(&a, true, &mut rng).unwrap();
+    let ct = a.encrypt_bit_with(true, &sk, &mut rng).unwrap();
     match ev.bootstrap(&ct, &f, 0) {
         Err(Error::ParameterMismatch(m)) => assert!(m.contains("test polynomial"), "{m}"),
         other => panic!("accepted: {:?}", other.map(|_| ())),
@@ -180,7 +180,7 @@ fn bootstrapping_keys_of_other_parameters_are_refused() {
         b: u64::MAX - 3,
         q: params::TOY.q,
     };
-    assert!(sk.decrypt_bit(&bad).is_err());
+    assert!(a.decrypt_bit(&bad, &sk).is_err());
     assert!(ev.gate(Gate::Nand, &bad, &ct).is_err());
     assert!(bad.to_bytes(&a).is_err());
     assert!(LweCiphertext::new(vec![0; 4], 300, 256).is_err());
@@ -249,9 +249,9 @@ fn configurations_that_fail_too_often_are_refused() {
     use hekate::fhew::{GadgetDecomposition, RotationArithmetic};
     let ctx = FhewContext::new(&params::OPENFHE_STD128).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(37);
-    let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
+    let sk = ctx.generate_secret_key_with(&mut rng).unwrap();
     let cfg = MethodConfig::new(Method::Ginx).with_alt_mult(true);
-    let key = Arc::new(BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap());
+    let key = Arc::new(ctx.generate_bootstrap_key_with(&sk, cfg, &mut rng).unwrap());
     match FhewEvaluator::new(ctx.clone(), key.clone()) {
         Err(Error::InvalidParameters(m)) => {
             assert!(

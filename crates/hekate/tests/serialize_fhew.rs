@@ -63,19 +63,19 @@ const TOY_2N: FhewParams = FhewParams {
 fn configs(p: &FhewParams, p2n: &FhewParams) -> Vec<(FhewParams, MethodConfig)> {
     let mut v = Vec::new();
     for alt in [false, true] {
-        for m in [Method::Ap, Method::Ginx, Method::Alg5] {
+        for m in [Method::Ap, Method::Ginx, Method::LmkcdeyAllEven] {
             v.push((p.clone(), MethodConfig::new(m).with_alt_mult(alt)));
         }
-        for m in [Method::Alg3, Method::Alg4] {
+        for m in [Method::LmkcdeyBase, Method::LmkcdeyAux] {
             v.push((p2n.clone(), MethodConfig::new(m).with_alt_mult(alt)));
         }
     }
     for set in [AutoKeySet::PowersOfFive, AutoKeySet::Generators] {
         for alt in [false, true] {
             let c = |m| MethodConfig::new(m).with_auto_keys(set).with_alt_mult(alt);
-            v.push((p.clone(), c(Method::Alg5)));
-            v.push((p2n.clone(), c(Method::Alg3)));
-            v.push((p2n.clone(), c(Method::Alg4)));
+            v.push((p.clone(), c(Method::LmkcdeyAllEven)));
+            v.push((p2n.clone(), c(Method::LmkcdeyBase)));
+            v.push((p2n.clone(), c(Method::LmkcdeyAux)));
         }
     }
     v
@@ -91,8 +91,8 @@ struct Setup {
 fn setup(p: &FhewParams, cfg: MethodConfig, seed: u64) -> Setup {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let ctx = FhewContext::with_security(p, hekate::params::SecurityLevel::NotChecked).unwrap();
-    let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
-    let key = BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap();
+    let sk = ctx.generate_secret_key_with(&mut rng).unwrap();
+    let key = ctx.generate_bootstrap_key_with(&sk, cfg, &mut rng).unwrap();
     Setup { ctx, sk, key, rng }
 }
 
@@ -192,9 +192,9 @@ fn parameters_round_trip_for_every_preset() {
             .min_security(hekate::params::SecurityLevel::NotChecked),
     )
     .unwrap();
-    assert_eq!(ctx2.params, ctx.params);
-    assert_eq!(ctx2.big_q, ctx.big_q);
-    assert_eq!(ctx2.ring.fingerprint(), ctx.ring.fingerprint());
+    assert_eq!(ctx2.params(), ctx.params());
+    assert_eq!(ctx2.big_q(), ctx.big_q());
+    assert_eq!(ctx2.ring().fingerprint(), ctx.ring().fingerprint());
 }
 
 #[test]
@@ -248,7 +248,7 @@ fn parameter_fingerprint_depends_on_every_numeric_field() {
     assert_eq!(fhew_fingerprint(&renamed), base);
     // FHEW and ring fingerprints of the same context differ.
     let ctx = FhewContext::with_security(&TINY, hekate::params::SecurityLevel::NotChecked).unwrap();
-    assert_ne!(fhew_fingerprint(&TINY), ctx.ring.fingerprint());
+    assert_ne!(fhew_fingerprint(&TINY), ctx.ring().fingerprint());
 }
 
 #[test]
@@ -345,12 +345,12 @@ fn parameters_reject_invalid_fields() {
 
 #[test]
 fn lwe_ciphertext_and_secret_keys() {
-    let s = setup(&TINY, MethodConfig::new(Method::Alg5), 1);
+    let s = setup(&TINY, MethodConfig::new(Method::LmkcdeyAllEven), 1);
     let mut rng = s.rng;
     let ctx = &s.ctx;
     let other = other(&TINY);
     for m in [false, true] {
-        let ct = s.sk.encrypt_bit(ctx, m, &mut rng).unwrap();
+        let ct = ctx.encrypt_bit_with(m, &s.sk, &mut rng).unwrap();
         check_contract(&ct, ctx, &other, |a, b| a == b);
         let bytes = ct.to_bytes(ctx).unwrap();
         // 5 bits per value for q = 32.
@@ -359,7 +359,7 @@ fn lwe_ciphertext_and_secret_keys() {
             HEADER_LEN + 12 + (5 * (TINY.n + 1)).div_ceil(8)
         );
         let back = LweCiphertext::from_bytes(&bytes, ctx).unwrap();
-        assert_eq!(s.sk.decrypt_bit(&back).unwrap(), m);
+        assert_eq!(ctx.decrypt_bit(&back, &s.sk).unwrap(), m);
         every_bit_flip(&ct, ctx);
     }
     check_contract(&s.sk.lwe, ctx, &other, lwe_sk_eq);
@@ -459,7 +459,7 @@ fn keys_contract_every_configuration() {
         let e = deserialize_err(BootstrapKey::from_bytes(&brk, ctx));
         assert!(e.contains("wrong object type"), "{e}");
     }
-    let s = setup(&TINY, MethodConfig::new(Method::Alg5), 7);
+    let s = setup(&TINY, MethodConfig::new(Method::LmkcdeyAllEven), 7);
     let other = other(&TINY);
     check_contract(&s.key.ksk, &s.ctx, &other, |a, b| a == b);
     every_truncation(&s.key.ksk, &s.ctx);
@@ -474,7 +474,7 @@ fn keys_contract_every_configuration() {
 #[test]
 fn keys_survive_every_byte_flip() {
     for (p, cfg) in [
-        (TINY, MethodConfig::new(Method::Alg5)),
+        (TINY, MethodConfig::new(Method::LmkcdeyAllEven)),
         (TINY, MethodConfig::new(Method::Ginx).with_alt_mult(true)),
     ] {
         let s = setup(&p, cfg, 9);
@@ -503,7 +503,7 @@ fn keys_survive_every_byte_flip() {
 
 #[test]
 fn keys_reject_inconsistent_fields() {
-    let s = setup(&TINY, MethodConfig::new(Method::Alg5), 11);
+    let s = setup(&TINY, MethodConfig::new(Method::LmkcdeyAllEven), 11);
     let (ctx, key) = (&s.ctx, &s.key);
     let bytes = key.brk.to_bytes(ctx).unwrap();
     let h = HEADER_LEN;
@@ -514,7 +514,7 @@ fn keys_reject_inconsistent_fields() {
     };
     // Alg. 3 / 4 need q = 2N.
     let e = set(h, &[2]);
-    assert!(e.contains("Alg3 does not apply"), "{e}");
+    assert!(e.contains("LMKCDEY-base does not apply"), "{e}");
     let e = set(h, &[9]);
     assert!(e.contains("unknown blind-rotation method 9"), "{e}");
     let e = set(h + 1, &[2]);
@@ -528,7 +528,7 @@ fn keys_reject_inconsistent_fields() {
     assert!(e.contains("blind-rotation key"), "{e}");
     // A key count other than the configuration's.
     let e = set(h + 4, &8u32.to_le_bytes());
-    assert!(e.contains("8 keys; Alg5 has 9"), "{e}");
+    assert!(e.contains("8 keys; LMKCDEY-even has 9"), "{e}");
     // A residue of the first key not below Q (27 bits all ones > Q).
     let e = set(h + 8 + 32, &[0xff, 0xff, 0xff, 0x07 | bytes[h + 8 + 35]]);
     assert!(e.contains("not below Q"), "{e}");
@@ -610,14 +610,14 @@ fn deserialized_keys_bootstrap_like_the_originals() {
         let mut ev = FhewEvaluator::new(ctx.clone(), Arc::new(s.key)).unwrap();
         let mut ev2 = FhewEvaluator::new(ctx.clone(), Arc::new(back)).unwrap();
         for (x, y) in [(false, true), (true, true)] {
-            let a = sk.encrypt_bit(ctx, x, &mut s.rng).unwrap();
-            let b = sk.encrypt_bit(ctx, y, &mut s.rng).unwrap();
+            let a = ctx.encrypt_bit_with(x, &sk, &mut s.rng).unwrap();
+            let b = ctx.encrypt_bit_with(y, &sk, &mut s.rng).unwrap();
             let b = LweCiphertext::from_bytes(&b.to_bytes(ctx).unwrap(), ctx).unwrap();
             let out = ev.gate(Gate::Nand, &a, &b).unwrap();
             let out2 = ev2.gate(Gate::Nand, &a, &b).unwrap();
             assert_eq!(out, out2, "{label}: outputs differ");
-            assert_eq!(sk.decrypt_bit(&out2).unwrap(), !(x & y), "{label}");
-            assert_eq!(s.sk.decrypt_bit(&out2).unwrap(), !(x & y), "{label}");
+            assert_eq!(ctx.decrypt_bit(&out2, &sk).unwrap(), !(x & y), "{label}");
+            assert_eq!(ctx.decrypt_bit(&out2, &s.sk).unwrap(), !(x & y), "{label}");
         }
     }
 }
@@ -629,18 +629,18 @@ fn deserialized_keys_bootstrap_like_the_originals() {
 #[ignore]
 fn sizes_full_size() {
     let table3 = [
-        MethodConfig::new(Method::Alg5),
-        MethodConfig::new(Method::Alg5).with_alt_mult(true),
-        MethodConfig::new(Method::Alg5).with_auto_keys(AutoKeySet::PowersOfFive),
+        MethodConfig::new(Method::LmkcdeyAllEven),
+        MethodConfig::new(Method::LmkcdeyAllEven).with_alt_mult(true),
+        MethodConfig::new(Method::LmkcdeyAllEven).with_auto_keys(AutoKeySet::PowersOfFive),
     ];
     let openfhe = [
         MethodConfig::new(Method::Ginx),
         MethodConfig::new(Method::Ginx).with_alt_mult(true),
-        MethodConfig::new(Method::Alg3),
-        MethodConfig::new(Method::Alg4),
-        MethodConfig::new(Method::Alg4).with_alt_mult(true),
-        MethodConfig::new(Method::Alg4).with_auto_keys(AutoKeySet::PowersOfFive),
-        MethodConfig::new(Method::Alg4).with_auto_keys(AutoKeySet::Generators),
+        MethodConfig::new(Method::LmkcdeyBase),
+        MethodConfig::new(Method::LmkcdeyAux),
+        MethodConfig::new(Method::LmkcdeyAux).with_alt_mult(true),
+        MethodConfig::new(Method::LmkcdeyAux).with_auto_keys(AutoKeySet::PowersOfFive),
+        MethodConfig::new(Method::LmkcdeyAux).with_auto_keys(AutoKeySet::Generators),
     ];
     println!("| set | method | compressed_bytes | encoded | overhead | write ms | read ms |");
     println!("|---|---|---:|---:|---:|---:|---:|");
@@ -703,7 +703,7 @@ fn wide_key_switching_keys_round_trip() {
         log_b_ks: 5,
         ..params::TOY
     };
-    let mut s = setup(&p, MethodConfig::new(Method::Alg5), 21);
+    let mut s = setup(&p, MethodConfig::new(Method::LmkcdeyAllEven), 21);
     assert!(matches!(s.key.ksk.a, hekate::fhew::KsMasks::U32(_)));
     let bytes = s.key.ksk.to_bytes(&s.ctx).unwrap();
     assert_eq!(bytes.len(), HEADER_LEN + s.key.ksk.compressed_bytes() + 10);
@@ -715,9 +715,9 @@ fn wide_key_switching_keys_round_trip() {
     let key = BootstrapKey::from_bytes(&s.key.to_bytes(&s.ctx).unwrap(), &s.ctx).unwrap();
     let mut ev = FhewEvaluator::new(s.ctx.clone(), Arc::new(key)).unwrap();
     for (x, y) in [(false, false), (true, false), (true, true)] {
-        let cx = s.sk.encrypt_bit(&s.ctx, x, &mut s.rng).unwrap();
-        let cy = s.sk.encrypt_bit(&s.ctx, y, &mut s.rng).unwrap();
+        let cx = s.ctx.encrypt_bit_with(x, &s.sk, &mut s.rng).unwrap();
+        let cy = s.ctx.encrypt_bit_with(y, &s.sk, &mut s.rng).unwrap();
         let out = ev.gate(Gate::Nand, &cx, &cy).unwrap();
-        assert_eq!(s.sk.decrypt_bit(&out).unwrap(), !(x && y));
+        assert_eq!(s.ctx.decrypt_bit(&out, &s.sk).unwrap(), !(x && y));
     }
 }

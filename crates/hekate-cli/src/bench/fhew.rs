@@ -30,12 +30,14 @@ pub struct FhewArgs {
     /// OPENFHE_STD192, TOY).
     #[arg(long, default_value = "OPENFHE_STD128,STD128", value_delimiter = ',')]
     presets: Vec<String>,
-    /// Methods, comma-separated: AP, GINX, Alg3, Alg4, Alg5, each optionally with
-    /// `+ALTMULT` (e.g. `Alg5+ALTMULT`). Methods that do not apply to a preset's q are
-    /// skipped.
+    /// Methods, comma-separated: AP, GINX, LMKCDEY-base, LMKCDEY-aux, LMKCDEY-even (seed
+    /// 002's Alg. 3, 4, 5; `Alg3`, `Alg4`, `Alg5` are accepted too), each optionally with
+    /// `+ALTMULT` (e.g. `LMKCDEY-even+ALTMULT`). Methods that do not apply to a preset's q
+    /// are skipped.
     #[arg(
         long,
-        default_value = "GINX,AP,Alg3,Alg4,Alg5,GINX+ALTMULT,Alg4+ALTMULT,Alg5+ALTMULT",
+        default_value = "GINX,AP,LMKCDEY-base,LMKCDEY-aux,LMKCDEY-even,GINX+ALTMULT,\
+                         LMKCDEY-aux+ALTMULT,LMKCDEY-even+ALTMULT",
         value_delimiter = ','
     )]
     methods: Vec<String>,
@@ -49,7 +51,7 @@ pub struct FhewArgs {
     /// sharing the key). NAND times are single-threaded either way.
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// A short run: TOY and OPENFHE_STD128 with GINX and Alg4, 20 trials, 5 gates.
+    /// A short run: TOY and OPENFHE_STD128 with GINX and LMKCDEY-aux, 20 trials, 5 gates.
     #[arg(long)]
     quick: bool,
     /// Skip AP where its blind-rotation keys would take more than this many GiB in
@@ -138,17 +140,14 @@ pub(super) fn products_label(ev: &FhewEvaluator) -> String {
     }
 }
 
-/// A method by name (`Alg4`, `GINX+ALTMULT`, ...).
+/// A method by name (`LMKCDEY-aux`, `Alg4`, `GINX+ALTMULT`, ...).
 pub(super) fn parse_method(s: &str) -> Result<MethodConfig, Box<dyn Error>> {
     let (name, alt) = match s.split_once('+') {
         Some((n, "ALTMULT")) => (n, true),
         None => (s, false),
         _ => return Err(format!("unknown method modifier in {s}").into()),
     };
-    let m = Method::ALL
-        .into_iter()
-        .find(|m| m.name().eq_ignore_ascii_case(name))
-        .ok_or_else(|| format!("unknown method {name} (AP, GINX, Alg3, Alg4, Alg5)"))?;
+    let m = Method::by_name(name)?;
     Ok(MethodConfig::new(m).with_alt_mult(alt))
 }
 
@@ -157,7 +156,7 @@ pub fn run(mut args: FhewArgs) -> Result<Outcome, Box<dyn Error>> {
     init_threads(args.threads)?;
     if args.quick {
         args.presets = vec!["TOY".into(), "OPENFHE_STD128".into()];
-        args.methods = vec!["GINX".into(), "Alg4".into(), "Alg5".into()];
+        args.methods = vec!["GINX".into(), "LMKCDEY-aux".into(), "LMKCDEY-even".into()];
         args.trials = args.trials.min(20);
         args.gates = args.gates.min(5);
     }
@@ -195,7 +194,7 @@ fn run_preset(
     // Benchmarks run the papers' sets whatever their security, and say it.
     let ctx = FhewContext::with_security(p, SecurityLevel::NotChecked)?;
     let mut rng = ChaCha20Rng::seed_from_u64(2024);
-    let sk = FhewSecretKey::generate(&ctx, &mut rng)?;
+    let sk = ctx.generate_secret_key_with(&mut rng)?;
     println!(
         "### {} (n = {}, q = {}, N = {}, log Q = {}, B_g = 2^{}; {})",
         p.name, p.n, p.q, p.big_n, p.log_big_q, p.log_bg, p.source
@@ -244,19 +243,19 @@ fn run_preset(
             println!();
             continue;
         }
-        let (key, t_key) = time_once(|| BootstrapKey::generate(&ctx, &sk, cfg, &mut rng));
+        let (key, t_key) = time_once(|| ctx.generate_bootstrap_key_with(&sk, cfg, &mut rng));
         let mut key = key?;
         if args.step_order == Order::Index {
             key.brk = key.brk.with_step_order(StepOrder::Index);
         }
         let key = Arc::new(key);
         let mut ev = args.products.evaluator(&ctx, &key)?;
-        let a = sk.encrypt_bit(&ctx, true, &mut rng)?;
-        let b = sk.encrypt_bit(&ctx, false, &mut rng)?;
+        let a = ctx.encrypt_bit_with(true, &sk, &mut rng)?;
+        let b = ctx.encrypt_bit_with(false, &sk, &mut rng)?;
         // One correctness check per row; a wrong result is reported in the table (a
         // configuration whose noise is too large for its set), not hidden by an abort.
         let out = ev.gate(Gate::Nand, &a, &b)?;
-        let nand_ok = sk.decrypt_bit(&out)?;
+        let nand_ok = ctx.decrypt_bit(&out, &sk)?;
         // The reference the NAND is timed against, gate for gate: the NTT for the exact
         // `f64` products, those for the others over `f64`.
         let reference = match (ev.arithmetic(), ev.decomposition()) {
@@ -286,7 +285,7 @@ fn run_preset(
         let cts = (0..args.trials)
             .map(|_| {
                 let m = rng.next_u64() % p.q;
-                sk.lwe.encrypt(m, p.q, &ctx.noise, &mut rng)
+                sk.lwe.encrypt(m, p.q, ctx.noise(), &mut rng)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let var = squared_error(&ev, &cts, &f, &sk, args.threads)?;
@@ -399,4 +398,32 @@ fn interleaved(
         v[v.len() / 2]
     };
     Ok((median(&mut t[0]), median(&mut t[1])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--methods` takes the LMKCDEY names and, for compatibility, seed 002's `Alg3/4/5`.
+    #[test]
+    fn methods_parse_by_new_and_old_names() {
+        let aux = MethodConfig::new(Method::LmkcdeyAux);
+        assert_eq!(parse_method("LMKCDEY-aux").unwrap(), aux);
+        assert_eq!(parse_method("Alg4").unwrap(), aux);
+        assert_eq!(
+            parse_method("Alg5+ALTMULT").unwrap(),
+            MethodConfig::new(Method::LmkcdeyAllEven).with_alt_mult(true)
+        );
+        assert_eq!(
+            parse_method("lmkcdey-base").unwrap().method,
+            Method::LmkcdeyBase
+        );
+        assert!(parse_method("Alg6").is_err());
+        assert!(parse_method("GINX+FAST").is_err());
+        // Every default and label parses back to itself.
+        for m in Method::ALL {
+            let cfg = MethodConfig::new(m).with_alt_mult(true);
+            assert_eq!(parse_method(&cfg.label()).unwrap(), cfg);
+        }
+    }
 }

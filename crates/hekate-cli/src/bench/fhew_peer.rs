@@ -24,7 +24,7 @@ use super::{fmt_ms, header, time_once, try_measure, Table};
 use crate::Outcome;
 use clap::Args;
 use hekate::fhew::params::{FhewParams, MethodConfig};
-use hekate::fhew::{BootstrapKey, FhewContext, FhewSecretKey, Gate};
+use hekate::fhew::{FhewContext, Gate};
 use hekate::params::SecurityLevel;
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
@@ -44,7 +44,7 @@ pub struct FhewPeerArgs {
     #[arg(long, default_value = "OPENFHE_STD128_LMKCDEY")]
     preset: String,
     /// hekate's blind-rotation methods, comma-separated (as in `bench fhew`).
-    #[arg(long, default_value = "Alg4", value_delimiter = ',')]
+    #[arg(long, default_value = "LMKCDEY-aux", value_delimiter = ',')]
     methods: Vec<String>,
     /// hekate's products, comma-separated (`auto`, `ntt`, `fourier`, `approx`, `compact`,
     /// `compact-approx`, as in `bench fhew`); every method runs with each.
@@ -166,9 +166,9 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     // Benchmarks may compare with OpenFHE's weaker sets too; the line above says which.
     let ctx = FhewContext::with_security(p, SecurityLevel::NotChecked)?;
     let mut rng = ChaCha20Rng::seed_from_u64(2024);
-    let sk = FhewSecretKey::generate(&ctx, &mut rng)?;
-    let a = sk.encrypt_bit(&ctx, true, &mut rng)?;
-    let b = sk.encrypt_bit(&ctx, false, &mut rng)?;
+    let sk = ctx.generate_secret_key_with(&mut rng)?;
+    let a = ctx.encrypt_bit_with(true, &sk, &mut rng)?;
+    let b = ctx.encrypt_bit_with(false, &sk, &mut rng)?;
     // hekate's configurations: every method with every arithmetic, checked once.
     let mut ours = Vec::new();
     let mut keygens = Vec::new();
@@ -176,12 +176,12 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         if !cfg.method.applies(p.q, p.big_n) {
             return Err(format!("{} does not apply to {}", cfg.label(), p.name).into());
         }
-        let (key, keygen) = time_once(|| BootstrapKey::generate(&ctx, &sk, cfg, &mut rng));
+        let (key, keygen) = time_once(|| ctx.generate_bootstrap_key_with(&sk, cfg, &mut rng));
         let key = Arc::new(key?);
         keygens.push((cfg.label(), keygen.as_secs_f64()));
         for &products in &args.products {
             let mut ev = products.evaluator(&ctx, &key)?;
-            if !sk.decrypt_bit(&ev.gate(Gate::Nand, &a, &b)?)? {
+            if !ctx.decrypt_bit(&ev.gate(Gate::Nand, &a, &b)?, &sk)? {
                 return Err(format!("{}: NAND(1, 0) decrypted wrong", cfg.label()).into());
             }
             let label = format!("hekate {} {}", cfg.label(), products_label(&ev));

@@ -6,6 +6,7 @@
 
 use super::encoder::Encoder;
 use super::scale::Scale;
+use crate::params::ckks::CkksPreset;
 use crate::params::security::SecurityLevel;
 use crate::ring::RingContext;
 use crate::rlwe::keyswitch::{KeyStorage, KeySwitchEngine, KeySwitchMethod};
@@ -56,9 +57,9 @@ impl CkksParameters {
         self
     }
 
-    /// How KLSS keys are kept in memory (default [`KeyStorage::Expanded`]; `Compact` also
-    /// keeps the ordinary key). Serialized keys are always in the ordinary, seed-compressed
-    /// form and are expanded on load.
+    /// How KLSS keys are kept in memory (default [`KeyStorage::ExpandedOnly`];
+    /// [`KeyStorage::ExpandedWithOrdinary`] also keeps the ordinary key). Serialized keys
+    /// are always in the ordinary, seed-compressed form and are expanded on load.
     pub fn key_storage(mut self, storage: KeyStorage) -> Self {
         self.chain = self.chain.key_storage(storage);
         self
@@ -129,6 +130,18 @@ impl CkksParameters {
     pub fn build(self) -> Result<Arc<CkksContext>> {
         CkksContext::new(self)
     }
+
+    /// A builder holding a named parameter set ([`crate::params::ckks`]): its ring
+    /// degree, chain and special prime sizes, `dnum` and scale, with the defaults for the
+    /// rest (128-bit check, dense ternary secret, hybrid key switching), which the setters
+    /// can still change.
+    pub fn from_preset(preset: &CkksPreset) -> Self {
+        CkksParameters::new(preset.log_n)
+            .log_q(preset.log_q)
+            .log_p(preset.log_p)
+            .dnum(preset.dnum)
+            .log_scale(preset.log_scale)
+    }
 }
 
 /// A validated CKKS parameter set with its precomputations: the RLWE parameters (ring,
@@ -161,6 +174,13 @@ impl CkksContext {
             rlwe: Arc::new(rlwe),
             default_scale,
         }))
+    }
+
+    /// The context of a named parameter set ([`crate::params::ckks`], e.g.
+    /// [`PN15QP880`](crate::params::ckks::PN15QP880)), with the defaults of
+    /// [`CkksParameters::from_preset`].
+    pub fn from_preset(preset: &CkksPreset) -> Result<Arc<Self>> {
+        CkksParameters::from_preset(preset).build()
     }
 
     /// The scheme-independent RLWE parameters this context wraps.

@@ -211,17 +211,21 @@ pub(crate) fn monomial_exponents(
                 }
             }
         }
-        Method::Alg3 | Method::Alg4 | Method::Alg5 => {
-            let e = if method == Method::Alg5 { 1 } else { y };
+        Method::LmkcdeyBase | Method::LmkcdeyAux | Method::LmkcdeyAllEven => {
+            let e = if method == Method::LmkcdeyAllEven {
+                1
+            } else {
+                y
+            };
             out.extend(
                 s.iter()
                     .enumerate()
                     .map(|(i, &si)| (e * si, params.log_bg_of(i))),
             );
-            if method == Method::Alg4 {
+            if method == Method::LmkcdeyAux {
                 out.extend((0..n).map(|i| (e * (s[i] + s[(i + 1) % n]), params.log_bg_of(i))));
             }
-            if method == Method::Alg5 {
+            if method == Method::LmkcdeyAllEven {
                 out.push((-s.iter().sum::<i64>(), params.log_bg));
             }
         }
@@ -245,7 +249,8 @@ impl BlindRotationKey {
         let q = params.q;
         if !config.method.applies(q, big_n) {
             return Err(Error::InvalidParameters(format!(
-                "{} does not apply to q = {q}, N = {big_n} (Alg. 3/4 need q = 2N, Alg. 5 q < 2N)",
+                "{} does not apply to q = {q}, N = {big_n} (LMKCDEY-base and -aux need q = 2N, \
+                 LMKCDEY-even q < 2N)",
                 config.method.name()
             )));
         }
@@ -338,8 +343,8 @@ impl BlindRotationKey {
         }
         let want = match config.method {
             Method::Ap => n * params.d_r() * (params.b_r as usize - 1),
-            Method::Alg4 => 2 * n,
-            Method::Alg5 => n + 1,
+            Method::LmkcdeyAux => 2 * n,
+            Method::LmkcdeyAllEven => n + 1,
             _ => n,
         };
         if keys.len() != want {
@@ -562,7 +567,7 @@ impl BlindRotationKey {
                     }
                 }
             }
-            Method::Alg3 | Method::Alg4 | Method::Alg5 => {
+            Method::LmkcdeyBase | Method::LmkcdeyAux | Method::LmkcdeyAllEven => {
                 self.rotate_auto(ct, ctx, p, acc, t, q, y);
             }
         }
@@ -588,8 +593,10 @@ impl BlindRotationKey {
         let mut fix_even: Vec<usize> = Vec::new();
         let mut order: Vec<usize> = (0..n).collect();
         match method {
-            Method::Alg5 => omega.extend(ct.a.iter().map(|&a| (y * a as usize + 1) % two_n)),
-            Method::Alg3 => {
+            Method::LmkcdeyAllEven => {
+                omega.extend(ct.a.iter().map(|&a| (y * a as usize + 1) % two_n))
+            }
+            Method::LmkcdeyBase => {
                 for (i, &a) in ct.a.iter().enumerate() {
                     let a = a as usize;
                     if a.is_multiple_of(2) {
@@ -618,7 +625,7 @@ impl BlindRotationKey {
             let i = order[step];
             let next = (step + 1 < n).then(|| order[step + 1]);
             let key = match (method, next) {
-                (Method::Alg4, Some(nx)) if omega[nx].is_multiple_of(2) => {
+                (Method::LmkcdeyAux, Some(nx)) if omega[nx].is_multiple_of(2) => {
                     omega[nx] = (omega[nx] + q - omega[i] % q) % q;
                     n + i
                 }
@@ -648,7 +655,7 @@ impl BlindRotationKey {
             p.product_auto(key, e, acc, t);
             std::mem::swap(acc, t);
         }
-        let extra: Vec<usize> = if method == Method::Alg5 {
+        let extra: Vec<usize> = if method == Method::LmkcdeyAllEven {
             vec![n]
         } else {
             fix_even
@@ -702,7 +709,9 @@ impl BlindRotationKey {
         let y = two_n / q as usize;
         match (config.method, config.auto_keys) {
             (Method::Ap | Method::Ginx, _) => Vec::new(),
-            (Method::Alg5, AutoKeySet::Full) => (1..q as usize).map(|j| y * j + 1).collect(),
+            (Method::LmkcdeyAllEven, AutoKeySet::Full) => {
+                (1..q as usize).map(|j| y * j + 1).collect()
+            }
             (_, AutoKeySet::Full) => (1..big_n).map(|j| 2 * j + 1).collect(),
             (_, AutoKeySet::PowersOfFive) => {
                 let mut v = vec![two_n - 1];

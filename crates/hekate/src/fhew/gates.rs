@@ -24,7 +24,7 @@
 use super::blindrotate::{BlindRotationKey, FourierKeys, FourierScratch, GadgetDecomposition};
 use super::lwe::{LweCiphertext, LweKeySwitchKey, LweSecretKey};
 use super::params::{FhewParams, MethodConfig};
-use crate::math::sample::DiscreteGaussian;
+use crate::math::sample::{self, DiscreteGaussian};
 use crate::params::SecurityLevel;
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::gsw::{GswScratch, RlweCiphertext};
@@ -33,17 +33,19 @@ use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 use std::sync::Arc;
 
-/// Parameters with their ring (`N`, the prime `Q`) and noise sampler.
+/// Parameters with their ring (`N`, the prime `Q`) and noise sampler: what keys,
+/// ciphertexts and evaluators are made under, shared as an `Arc`.
+///
+/// The FHEW API follows the CKKS one ([`CkksContext`](crate::ckks::CkksContext)): the
+/// context generates the keys (`generate_*`, OS-seeded; `generate_*_with` takes a CSPRNG),
+/// encrypts and decrypts, and an evaluator ([`FhewEvaluator`]) runs the gates over the
+/// context and the evaluation key.
 #[derive(Debug)]
 pub struct FhewContext {
-    /// The parameter set.
-    pub params: FhewParams,
-    /// `R_Q` (one prime).
-    pub ring: Arc<RingContext>,
-    /// `Q`.
-    pub big_q: u64,
-    /// Error distribution (`σ`, cut at `6σ`).
-    pub noise: DiscreteGaussian,
+    pub(crate) params: FhewParams,
+    pub(crate) ring: Arc<RingContext>,
+    pub(crate) big_q: u64,
+    pub(crate) noise: DiscreteGaussian,
 }
 
 impl FhewContext {
@@ -77,9 +79,104 @@ impl FhewContext {
             noise: DiscreteGaussian::new(params.sigma, 6.0)?,
         }))
     }
+
+    /// The parameter set.
+    pub fn params(&self) -> &FhewParams {
+        &self.params
+    }
+
+    /// `R_Q`: the ring of degree `N` over the one prime `Q`.
+    pub fn ring(&self) -> &Arc<RingContext> {
+        &self.ring
+    }
+
+    /// `Q`: the prime of the accumulator ([`FhewParams::big_q`]).
+    pub fn big_q(&self) -> u64 {
+        self.big_q
+    }
+
+    /// The error distribution of every fresh LWE and RLWE sample (`σ`, cut at `6σ`).
+    pub fn noise(&self) -> &DiscreteGaussian {
+        &self.noise
+    }
+
+    /// Fresh secret keys `s` (LWE) and `z` (RLWE), OS-seeded CSPRNG.
+    pub fn generate_secret_key(&self) -> Result<FhewSecretKey> {
+        self.generate_secret_key_with(&mut sample::os_rng())
+    }
+
+    /// Fresh secret keys from a caller-supplied CSPRNG (for reproducible tests).
+    pub fn generate_secret_key_with<R: RngCore + CryptoRng>(
+        &self,
+        rng: &mut R,
+    ) -> Result<FhewSecretKey> {
+        FhewSecretKey::generate(self, rng)
+    }
+
+    /// The evaluation key of `sk` for the blind rotation `config`: blind-rotation keys and
+    /// the LWE key-switching key.
+    pub fn generate_bootstrap_key(
+        &self,
+        sk: &FhewSecretKey,
+        config: MethodConfig,
+    ) -> Result<BootstrapKey> {
+        self.generate_bootstrap_key_with(sk, config, &mut sample::os_rng())
+    }
+
+    /// [`FhewContext::generate_bootstrap_key`], noise and seeds from `rng`.
+    pub fn generate_bootstrap_key_with<R: RngCore + CryptoRng>(
+        &self,
+        sk: &FhewSecretKey,
+        config: MethodConfig,
+        rng: &mut R,
+    ) -> Result<BootstrapKey> {
+        BootstrapKey::generate(self, sk, config, rng)
+    }
+
+    /// Encrypts the bit `m` as `m · q/4` under `sk` (LWE is symmetric here).
+    pub fn encrypt_bit(&self, m: bool, sk: &FhewSecretKey) -> Result<LweCiphertext> {
+        self.encrypt_bit_with(m, sk, &mut sample::os_rng())
+    }
+
+    /// [`FhewContext::encrypt_bit`], mask and noise from `rng`.
+    pub fn encrypt_bit_with<R: RngCore + CryptoRng>(
+        &self,
+        m: bool,
+        sk: &FhewSecretKey,
+        rng: &mut R,
+    ) -> Result<LweCiphertext> {
+        sk.encrypt_bit(self, m, rng)
+    }
+
+    /// Decrypts a bit (the phase rounded to a multiple of `q/4`: 1 is "true").
+    pub fn decrypt_bit(&self, ct: &LweCiphertext, sk: &FhewSecretKey) -> Result<bool> {
+        sk.decrypt_bit(ct)
+    }
+
+    /// Encrypts `m ∈ Z_t` as `m · q/(2t)` (`t` a power of two, `2t <= q`) under `sk`.
+    pub fn encrypt_int(&self, m: u64, t: u64, sk: &FhewSecretKey) -> Result<LweCiphertext> {
+        self.encrypt_int_with(m, t, sk, &mut sample::os_rng())
+    }
+
+    /// [`FhewContext::encrypt_int`], mask and noise from `rng`.
+    pub fn encrypt_int_with<R: RngCore + CryptoRng>(
+        &self,
+        m: u64,
+        t: u64,
+        sk: &FhewSecretKey,
+        rng: &mut R,
+    ) -> Result<LweCiphertext> {
+        sk.encrypt_int(self, m, t, rng)
+    }
+
+    /// Decrypts `m ∈ Z_t` (rounds the phase to a multiple of `q/(2t)`, modulo `t`).
+    pub fn decrypt_int(&self, ct: &LweCiphertext, t: u64, sk: &FhewSecretKey) -> Result<u64> {
+        sk.decrypt_int(ct, t)
+    }
 }
 
-/// The secret keys: LWE `s` (dimension `n`) and RLWE `z` (ternary, degree `N`).
+/// The secret keys: LWE `s` (dimension `n`) and RLWE `z` (ternary, degree `N`). Made by
+/// [`FhewContext::generate_secret_key`].
 #[derive(Debug)]
 pub struct FhewSecretKey {
     /// `s`.
@@ -90,7 +187,7 @@ pub struct FhewSecretKey {
 
 impl FhewSecretKey {
     /// Fresh keys.
-    pub fn generate<R: RngCore + CryptoRng>(ctx: &FhewContext, rng: &mut R) -> Result<Self> {
+    pub(crate) fn generate<R: RngCore + CryptoRng>(ctx: &FhewContext, rng: &mut R) -> Result<Self> {
         Ok(FhewSecretKey {
             lwe: LweSecretKey::generate(ctx.params.n, ctx.params.lwe_secret, rng)?,
             rlwe: SecretKey::generate(&ctx.ring, SecretDistribution::Ternary, rng)?,
@@ -98,7 +195,7 @@ impl FhewSecretKey {
     }
 
     /// Encrypts the bit `m` as `m · q/4`.
-    pub fn encrypt_bit<R: RngCore + CryptoRng>(
+    pub(crate) fn encrypt_bit<R: RngCore + CryptoRng>(
         &self,
         ctx: &FhewContext,
         m: bool,
@@ -109,12 +206,12 @@ impl FhewSecretKey {
     }
 
     /// Decrypts a bit (the phase rounded to a multiple of `q/4`: 1 is "true").
-    pub fn decrypt_bit(&self, ct: &LweCiphertext) -> Result<bool> {
+    pub(crate) fn decrypt_bit(&self, ct: &LweCiphertext) -> Result<bool> {
         Ok(self.decrypt_int(ct, 2)? == 1)
     }
 
     /// Encrypts `m ∈ Z_t` as `m · q/(2t)` (`t` a power of two, `2t <= q`).
-    pub fn encrypt_int<R: RngCore + CryptoRng>(
+    pub(crate) fn encrypt_int<R: RngCore + CryptoRng>(
         &self,
         ctx: &FhewContext,
         m: u64,
@@ -132,7 +229,7 @@ impl FhewSecretKey {
     }
 
     /// Decrypts `m ∈ Z_t` (rounds the phase to a multiple of `q/(2t)`, modulo `t`).
-    pub fn decrypt_int(&self, ct: &LweCiphertext, t: u64) -> Result<u64> {
+    pub(crate) fn decrypt_int(&self, ct: &LweCiphertext, t: u64) -> Result<u64> {
         check_t(t, ct.q)?;
         decode_phase(self.lwe.phase(ct)?, ct.q, t)
     }
@@ -174,8 +271,8 @@ impl BootstrapKey {
         self.params_id
     }
 
-    /// Generates the keys for `config`.
-    pub fn generate<R: RngCore + CryptoRng>(
+    /// Generates the keys for `config` ([`FhewContext::generate_bootstrap_key`]).
+    pub(crate) fn generate<R: RngCore + CryptoRng>(
         ctx: &FhewContext,
         sk: &FhewSecretKey,
         config: MethodConfig,
@@ -294,7 +391,11 @@ impl FhewEvaluator {
     /// [`GadgetDecomposition`]), and the exact NTT products elsewhere. Seed 002's and
     /// OpenFHE's own products (every digit, the noise of seed 002 Table 3) are
     /// [`FhewEvaluator::with_arithmetic`].
-    pub fn new(ctx: Arc<FhewContext>, key: Arc<BootstrapKey>) -> Result<Self> {
+    ///
+    /// `key` is a [`BootstrapKey`], or an `Arc` of one to share it with other evaluators
+    /// (as [`FhewEvaluator::worker`] does).
+    pub fn new(ctx: Arc<FhewContext>, key: impl Into<Arc<BootstrapKey>>) -> Result<Self> {
+        let key = key.into();
         let (r, d) = Self::default_products(&ctx, &key);
         Self::with_products(ctx, key, r, d)
     }

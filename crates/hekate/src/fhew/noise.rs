@@ -59,7 +59,10 @@ pub fn predicted_sigma_acc2(
     cfg: MethodConfig,
     decomposition: GadgetDecomposition,
 ) -> Result<Option<f64>> {
-    let uses_auto = matches!(cfg.method, Method::Alg3 | Method::Alg4 | Method::Alg5);
+    let uses_auto = matches!(
+        cfg.method,
+        Method::LmkcdeyBase | Method::LmkcdeyAux | Method::LmkcdeyAllEven
+    );
     if uses_auto && cfg.auto_keys != AutoKeySet::Full {
         return Ok(None);
     }
@@ -86,11 +89,11 @@ pub fn predicted_sigma_acc2(
                 let eps_i = skip as f64 * digit_variance((1u64 << lb) as f64);
                 2.0 * (4.0 * sigma_odot2(p, big_q, lb, skip)? + 2.0 / 3.0 * eps_i * (z2 + 1.0))
             }
-            Method::Alg3 => 1.5 * product(lb)? + key_switch,
-            Method::Alg4 | Method::Alg5 => product(lb)? + key_switch,
+            Method::LmkcdeyBase => 1.5 * product(lb)? + key_switch,
+            Method::LmkcdeyAux | Method::LmkcdeyAllEven => product(lb)? + key_switch,
         };
     }
-    if matches!(cfg.method, Method::Alg4 | Method::Alg5) {
+    if matches!(cfg.method, Method::LmkcdeyAux | Method::LmkcdeyAllEven) {
         total += product(p.log_bg)?;
     }
     Ok(Some(total))
@@ -122,7 +125,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(f > 0.1, "ALTMULT at OPENFHE_STD128: {f}");
-        for m in [Method::Ginx, Method::Alg4] {
+        for m in [Method::Ginx, Method::LmkcdeyAux] {
             for d in [GadgetDecomposition::Exact, GadgetDecomposition::Approximate] {
                 let f = predicted_gate_failure(p, q, MethodConfig::new(m), d)
                     .unwrap()
@@ -131,7 +134,7 @@ mod tests {
             }
         }
         assert!((MAX_GATE_FAILURE - (-32f64).exp2()).abs() < 1e-22);
-        let reduced = MethodConfig::new(Method::Alg4).with_auto_keys(AutoKeySet::Generators);
+        let reduced = MethodConfig::new(Method::LmkcdeyAux).with_auto_keys(AutoKeySet::Generators);
         assert_eq!(
             predicted_sigma_acc2(p, q, reduced, GadgetDecomposition::Exact).unwrap(),
             None

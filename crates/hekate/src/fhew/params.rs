@@ -6,21 +6,7 @@
 //! `B_g` gadget base of blind-rotation and automorphism keys, `B_r` the AP base,
 //! `Q_ks`/`B_ks` modulus and base of LWE key switching, `σ` the error standard deviation.
 //!
-//! # Presets
-//!
-//! *The paper's Table 3 sets* (`MEDIUM` .. `STD256Q`): `n, q, N, log Q, B_g` are the
-//! table's. The paper leaves the rest to its reference \[4\]; the values come from PALISADE
-//! v1.11 `binfhecontext.cpp` (the \[4\] implementation the paper measured): `σ = 3.19`,
-//! ternary secrets, `B_r = 23` (`q = 512`) or `32` (`q = 1024`), so `d_r = 2` as the table
-//! states. PALISADE switched LWE keys modulo `Q` in base 25; hekate switches modulo
-//! `Q_ks = 2^14` in base `2^7` (OpenFHE's later choice for the same dimensions), which
-//! changes only the key-switching noise (accounted for in
-//! [`FhewParams::failure_probability`]), never `σ_acc^2`.
-//!
-//! *OpenFHE 1.6.1 sets* (`OPENFHE_STD128`, `OPENFHE_STD128_LMKCDEY`, `OPENFHE_MEDIUM`,
-//! `OPENFHE_STD192`): the rows of OpenFHE 1.6.1 `binfhecontext.cpp`, including the
-//! per-index gadget bases of its `gadgetBaseMap` (`{{128, 303}, {512, 251}}` for STD128:
-//! the first 303 blind-rotation keys in base 2^7, the rest in base 2^9).
+//! The named sets live in [`crate::params::fhew`] and are re-exported here.
 
 use super::lwe::LweSecretDistribution;
 use crate::math::PrimeGenerator;
@@ -28,6 +14,12 @@ use crate::ring::fnv1a64;
 use crate::{Error, Result};
 
 /// Which blind rotation (seed 002 §2.2 and §3).
+///
+/// The three automorphism-based variants are seed 002's Algorithms 3, 4 and 5: the method
+/// OpenFHE calls `LMKCDEY` (after the paper's authors). For `q = 2N` (OpenFHE's
+/// `STD128_LMKCDEY`) use [`Method::LmkcdeyAux`], for `q < 2N` [`Method::LmkcdeyAllEven`];
+/// [`Method::lmkcdey`] picks the one that applies. Serialized keys store the method as a
+/// code that does not depend on these names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
     /// AP (Alg. 1), base `B_r`.
@@ -35,12 +27,19 @@ pub enum Method {
     /// GINX (Alg. 2): `U = {1}` for binary secrets, `{1, -1}` for ternary,
     /// `{±1, ±2, .., ±2^(k-1)}` for wider ones.
     Ginx,
-    /// Alg. 3: automorphisms, even `α_i` fixed by an extra product (needs `q = 2N`).
-    Alg3,
-    /// Alg. 4: automorphisms with auxiliary keys `RGSW(Y^(s_i + s_(i+1)))` (needs `q = 2N`).
-    Alg4,
-    /// Alg. 5: the all-even variant for `q < 2N`, one extra key `RGSW(X^(-Σ s_i))`.
-    Alg5,
+    /// LMKCDEY, the base algorithm (seed 002 Alg. 3): automorphisms `ψ_{α_i}`, each even
+    /// `α_i` fixed by an extra product with `RGSW(Y^{s_i})` (needs `q = 2N`).
+    #[doc(alias = "Alg3")]
+    LmkcdeyBase,
+    /// LMKCDEY with auxiliary keys (seed 002 Alg. 4, the computationally efficient
+    /// variant): `RGSW(Y^{s_i + s_{i+1}})` keys absorb the even `α_i`, so every step is one
+    /// product (needs `q = 2N`).
+    #[doc(alias = "Alg4")]
+    LmkcdeyAux,
+    /// LMKCDEY for `q < 2N` (seed 002 Alg. 5, the all-even case): one extra key
+    /// `RGSW(X^{-Σ s_i})` replaces the `n` extra products.
+    #[doc(alias = "Alg5")]
+    LmkcdeyAllEven,
 }
 
 impl Method {
@@ -48,19 +47,58 @@ impl Method {
     pub const ALL: [Method; 5] = [
         Method::Ap,
         Method::Ginx,
-        Method::Alg3,
-        Method::Alg4,
-        Method::Alg5,
+        Method::LmkcdeyBase,
+        Method::LmkcdeyAux,
+        Method::LmkcdeyAllEven,
     ];
 
-    /// A short name (`AP`, `GINX`, `Alg3`, `Alg4`, `Alg5`).
+    /// A short name: `AP`, `GINX`, `LMKCDEY-base`, `LMKCDEY-aux`, `LMKCDEY-even`.
     pub fn name(self) -> &'static str {
         match self {
             Method::Ap => "AP",
             Method::Ginx => "GINX",
-            Method::Alg3 => "Alg3",
-            Method::Alg4 => "Alg4",
-            Method::Alg5 => "Alg5",
+            Method::LmkcdeyBase => "LMKCDEY-base",
+            Method::LmkcdeyAux => "LMKCDEY-aux",
+            Method::LmkcdeyAllEven => "LMKCDEY-even",
+        }
+    }
+
+    /// The seed 002 algorithm name of the method (`Alg3`, `Alg4`, `Alg5` for the LMKCDEY
+    /// variants; `AP`, `GINX` otherwise): the names hekate used before, still accepted by
+    /// [`Method::by_name`].
+    pub fn paper_name(self) -> &'static str {
+        match self {
+            Method::Ap => "AP",
+            Method::Ginx => "GINX",
+            Method::LmkcdeyBase => "Alg3",
+            Method::LmkcdeyAux => "Alg4",
+            Method::LmkcdeyAllEven => "Alg5",
+        }
+    }
+
+    /// The method called `name` (case-insensitive): its [`Method::name`] or its
+    /// [`Method::paper_name`] (`Alg3`, `Alg4`, `Alg5`, accepted for compatibility).
+    pub fn by_name(name: &str) -> Result<Method> {
+        Method::ALL
+            .into_iter()
+            .find(|m| {
+                m.name().eq_ignore_ascii_case(name) || m.paper_name().eq_ignore_ascii_case(name)
+            })
+            .ok_or_else(|| {
+                Error::InvalidParameters(format!(
+                    "no blind-rotation method named {name}; known: {} (or Alg3, Alg4, Alg5)",
+                    Method::ALL.map(Method::name).join(", ")
+                ))
+            })
+    }
+
+    /// The LMKCDEY variant that applies to `params` and costs one product per step:
+    /// [`Method::LmkcdeyAux`] for `q = 2N`, [`Method::LmkcdeyAllEven`] for `q < 2N`.
+    pub fn lmkcdey(params: &FhewParams) -> Method {
+        if params.q == 2 * params.big_n as u64 {
+            Method::LmkcdeyAux
+        } else {
+            Method::LmkcdeyAllEven
         }
     }
 
@@ -68,8 +106,8 @@ impl Method {
     pub fn applies(self, q: u64, big_n: usize) -> bool {
         match self {
             Method::Ap | Method::Ginx => true,
-            Method::Alg3 | Method::Alg4 => q == 2 * big_n as u64,
-            Method::Alg5 => q < 2 * big_n as u64,
+            Method::LmkcdeyBase | Method::LmkcdeyAux => q == 2 * big_n as u64,
+            Method::LmkcdeyAllEven => q < 2 * big_n as u64,
         }
     }
 }
@@ -120,7 +158,7 @@ impl MethodConfig {
         self
     }
 
-    /// e.g. `Alg5+ALTMULT`.
+    /// e.g. `LMKCDEY-even+ALTMULT`.
     pub fn label(&self) -> String {
         let mut s = self.method.name().to_string();
         if self.alt_mult {
@@ -170,235 +208,12 @@ pub struct FhewParams {
     pub lwe_secret: LweSecretDistribution,
 }
 
-const PALISADE: &str = "seed 002 Table 3; B_r, σ, secrets from PALISADE v1.11 binfhecontext.cpp \
-                        ([4]); Q_ks = 2^14, B_ks = 2^7 from OpenFHE";
-const OPENFHE: &str = "OpenFHE 1.6.1 binfhecontext.cpp";
-
-#[allow(clippy::too_many_arguments)]
-const fn table3(
-    name: &'static str,
-    claimed_security: &'static str,
-    n: usize,
-    q: u64,
-    big_n: usize,
-    log_big_q: u32,
-    log_bg: u32,
-    b_r: u64,
-) -> FhewParams {
-    FhewParams {
-        name,
-        source: PALISADE,
-        claimed_security,
-        n,
-        q,
-        big_n,
-        log_big_q,
-        log_bg,
-        bg_schedule: &[],
-        b_r,
-        log_q_ks: 14,
-        log_b_ks: 7,
-        sigma: 3.19,
-        lwe_secret: LweSecretDistribution::Ternary,
-    }
-}
-
-/// Table 3 `MEDIUM`.
-pub const MEDIUM: FhewParams = table3(
-    "MEDIUM",
-    "108 classical / 100 quantum",
-    256,
-    512,
-    1024,
-    27,
-    9,
-    23,
-);
-/// Table 3 `STD128`.
-pub const STD128: FhewParams = table3("STD128", "128 classical", 512, 512, 1024, 27, 7, 23);
-/// Table 3 `STD128_AP`.
-pub const STD128_AP: FhewParams = table3("STD128_AP", "128 classical", 512, 512, 1024, 27, 9, 23);
-/// Table 3 `STD192`.
-pub const STD192: FhewParams = table3("STD192", "192 classical", 512, 512, 2048, 37, 13, 23);
-/// Table 3 `STD256`.
-pub const STD256: FhewParams = table3("STD256", "256 classical", 1024, 1024, 2048, 29, 10, 32);
-/// Table 3 `STD128Q`.
-pub const STD128Q: FhewParams = table3("STD128Q", "128 quantum", 512, 512, 2048, 50, 25, 23);
-/// Table 3 `STD192Q`.
-pub const STD192Q: FhewParams = table3("STD192Q", "192 quantum", 1024, 1024, 2048, 35, 12, 32);
-/// Table 3 `STD256Q`.
-pub const STD256Q: FhewParams = table3("STD256Q", "256 quantum", 1024, 1024, 2048, 27, 7, 32);
-
-/// OpenFHE 1.6.1 `STD128`: `{27, 2048, 554, 2048, 32768, 256, 128, 64, 10, TERNARY, 3.19,
-/// {{128, 303}, {512, 251}}}`.
-pub const OPENFHE_STD128: FhewParams = FhewParams {
-    name: "OPENFHE_STD128",
-    source: OPENFHE,
-    claimed_security: "128 classical (OpenFHE's estimate)",
-    n: 554,
-    q: 2048,
-    big_n: 1024,
-    log_big_q: 27,
-    log_bg: 7,
-    bg_schedule: &[(7, 303), (9, 251)],
-    b_r: 64,
-    log_q_ks: 15,
-    log_b_ks: 8,
-    sigma: 3.19,
-    lwe_secret: LweSecretDistribution::Ternary,
+pub(crate) use crate::params::fhew::NAMED;
+pub use crate::params::fhew::{
+    MEDIUM, OPENFHE_MEDIUM, OPENFHE_STD128, OPENFHE_STD128_LMKCDEY, OPENFHE_STD192, PRESETS,
+    STD128, STD128Q, STD128_AP, STD128_THRESHOLD, STD192, STD192Q, STD256, STD256Q, TOY,
+    TOY_THRESHOLD,
 };
-
-/// OpenFHE 1.6.1 `STD128_LMKCDEY`: `{27, 2048, 554, 2048, 32768, 256, 512, 64, 40,
-/// TERNARY, 3.19, {{512, 552}, {16384, 2}}}`.
-pub const OPENFHE_STD128_LMKCDEY: FhewParams = FhewParams {
-    name: "OPENFHE_STD128_LMKCDEY",
-    bg_schedule: &[(9, 552), (14, 2)],
-    log_bg: 9,
-    ..OPENFHE_STD128
-};
-
-/// OpenFHE 1.6.1 `MEDIUM`: `{28, 2048, 422, 1024, 16384, 128, 1024, 32, 10, TERNARY, 3.19,
-/// {{1024, 422}}}`.
-pub const OPENFHE_MEDIUM: FhewParams = FhewParams {
-    name: "OPENFHE_MEDIUM",
-    source: OPENFHE,
-    claimed_security: "108 classical (OpenFHE's estimate)",
-    n: 422,
-    q: 1024,
-    big_n: 1024,
-    log_big_q: 28,
-    log_bg: 10,
-    bg_schedule: &[],
-    b_r: 32,
-    log_q_ks: 14,
-    log_b_ks: 7,
-    sigma: 3.19,
-    lwe_secret: LweSecretDistribution::Ternary,
-};
-
-/// OpenFHE 1.6.1 `STD192`: `{28, 4096, 820, 4096, 32768, 256, 128, 64, 10, TERNARY, 3.19,
-/// {{128, 658}, {1024, 162}}}`.
-pub const OPENFHE_STD192: FhewParams = FhewParams {
-    name: "OPENFHE_STD192",
-    source: OPENFHE,
-    claimed_security: "192 classical (OpenFHE's estimate)",
-    n: 820,
-    q: 4096,
-    big_n: 2048,
-    log_big_q: 28,
-    log_bg: 7,
-    bg_schedule: &[(7, 658), (10, 162)],
-    b_r: 64,
-    log_q_ks: 15,
-    log_b_ks: 8,
-    sigma: 3.19,
-    lwe_secret: LweSecretDistribution::Ternary,
-};
-
-/// A small set for tests and the demo (not secure): `n = 32`, `q = 256`, `N = 256`.
-pub const TOY: FhewParams = FhewParams {
-    name: "TOY",
-    source: "hekate test set (insecure)",
-    claimed_security: "none (toy)",
-    n: 32,
-    q: 256,
-    big_n: 256,
-    log_big_q: 27,
-    log_bg: 7,
-    bg_schedule: &[],
-    b_r: 16,
-    log_q_ks: 14,
-    log_b_ks: 7,
-    sigma: 3.19,
-    lwe_secret: LweSecretDistribution::Ternary,
-};
-
-/// Insecure test set for threshold FHEW with up to 16 parties ([`super::threshold`]):
-/// `n = 32`, `q = 2N = 512` (Alg. 3, 4), `N = 256`, a 50-bit `Q` with `B_g = 2^7`
-/// (`d_g = 8`) to absorb the `RGSW ⊗ RGSW` products of the joint keys, and
-/// `Q_ks = 2^16`, `B_ks = 2^8` so that the key-switching noise of `k` summed key shares
-/// stays small.
-pub const TOY_THRESHOLD: FhewParams = FhewParams {
-    name: "TOY_THRESHOLD",
-    source: "hekate threshold test set (insecure)",
-    claimed_security: "none (toy)",
-    n: 32,
-    q: 512,
-    big_n: 256,
-    log_big_q: 50,
-    log_bg: 7,
-    bg_schedule: &[],
-    b_r: 16,
-    log_q_ks: 16,
-    log_b_ks: 8,
-    sigma: 3.19,
-    lwe_secret: LweSecretDistribution::Ternary,
-};
-
-/// Threshold FHEW with up to 16 parties ([`super::threshold`]; Alg. 3 or 4, `q = 2N`):
-/// `N = 2048` and a 54-bit `Q` (the HomomorphicEncryption.org 128-bit bound for
-/// `N = 2048`, ternary secrets; the joint key `z_*` is wider than ternary, so at least as
-/// hard), `B_g = 2^6` (`d_g = 9`); `n = 700`, `Q_ks = 2^18` (each party's key-switching
-/// share is LWE with `n = 700`, `log Q_ks = 18`, `σ = 3.19`: the ratio `n / log q ≈ 39` of
-/// the 128-bit ternary table, which allows 27 bits at `n = 1024`), `B_ks = 2^3`,
-/// `q = 4096 = 2N`. The 18-bit key-switching modulus is what makes `k = 16` work: the
-/// key-switching noise `N d_ks k σ^2 (q/Q_ks)^2` would dominate at `Q_ks = 2^16`.
-pub const STD128_THRESHOLD: FhewParams = FhewParams {
-    name: "STD128_THRESHOLD",
-    source: "hekate (seed 002 §6 analysis)",
-    claimed_security: "128 classical (estimate from the HomomorphicEncryption.org table)",
-    n: 700,
-    q: 4096,
-    big_n: 2048,
-    log_big_q: 54,
-    log_bg: 6,
-    bg_schedule: &[],
-    b_r: 32,
-    log_q_ks: 18,
-    log_b_ks: 3,
-    sigma: 3.19,
-    lwe_secret: LweSecretDistribution::Ternary,
-};
-
-/// Every named single-key preset (the threshold sets [`TOY_THRESHOLD`] and
-/// [`STD128_THRESHOLD`] are reached through [`super::threshold`]; the insecure [`TOY`] is
-/// not listed). Not every preset is 128-bit: [`FhewParams::security`] says which are, and
-/// [`FhewContext::new`](super::FhewContext::new) refuses the others unless the caller opts
-/// out.
-pub const PRESETS: [&FhewParams; 12] = [
-    &MEDIUM,
-    &STD128,
-    &STD128_AP,
-    &STD192,
-    &STD256,
-    &STD128Q,
-    &STD192Q,
-    &STD256Q,
-    &OPENFHE_STD128,
-    &OPENFHE_STD128_LMKCDEY,
-    &OPENFHE_MEDIUM,
-    &OPENFHE_STD192,
-];
-
-/// Every named set, the insecure and threshold ones included: parameters read from bytes
-/// that equal one of them in every numeric field get its name and descriptions.
-pub(crate) const NAMED: [&FhewParams; 15] = [
-    &MEDIUM,
-    &STD128,
-    &STD128_AP,
-    &STD192,
-    &STD256,
-    &STD128Q,
-    &STD192Q,
-    &STD256Q,
-    &OPENFHE_STD128,
-    &OPENFHE_STD128_LMKCDEY,
-    &OPENFHE_MEDIUM,
-    &OPENFHE_STD192,
-    &TOY,
-    &TOY_THRESHOLD,
-    &STD128_THRESHOLD,
-];
 
 impl FhewParams {
     /// The preset called `name` (case-insensitive).
@@ -572,8 +387,8 @@ impl FhewParams {
         let column = match (cfg.method, cfg.alt_mult, cfg.auto_keys) {
             (Method::Ap, false, _) => 0,
             (Method::Ginx, false, _) => 1,
-            (Method::Alg5, false, AutoKeySet::Full) => 2,
-            (Method::Alg5, true, AutoKeySet::Full) => 3,
+            (Method::LmkcdeyAllEven, false, AutoKeySet::Full) => 2,
+            (Method::LmkcdeyAllEven, true, AutoKeySet::Full) => 3,
             _ => return None,
         };
         TABLE3
@@ -597,7 +412,7 @@ impl FhewParams {
         let column = match (cfg.method, cfg.alt_mult, cfg.auto_keys) {
             (Method::Ap, false, _) => 0,
             (Method::Ginx, false, _) => 1,
-            (Method::Alg5, false, AutoKeySet::Full) => 2,
+            (Method::LmkcdeyAllEven, false, AutoKeySet::Full) => 2,
             _ => return None,
         };
         TABLE4
@@ -682,10 +497,13 @@ mod tests {
     fn paper_variances_cover_table_3_only() {
         let ginx = MethodConfig::new(Method::Ginx);
         assert_eq!(STD128.paper_sigma_acc2(ginx), Some(1.78e11));
-        let alt5 = MethodConfig::new(Method::Alg5).with_alt_mult(true);
+        let alt5 = MethodConfig::new(Method::LmkcdeyAllEven).with_alt_mult(true);
         assert_eq!(STD256Q.paper_sigma_acc2(alt5), Some(3.21e14));
-        for p in PRESETS.iter().filter(|p| p.source == PALISADE) {
-            for m in [Method::Ap, Method::Ginx, Method::Alg5] {
+        for p in PRESETS
+            .iter()
+            .filter(|p| p.source == crate::params::fhew::PALISADE)
+        {
+            for m in [Method::Ap, Method::Ginx, Method::LmkcdeyAllEven] {
                 assert!(
                     p.paper_sigma_acc2(MethodConfig::new(m)).is_some(),
                     "{}",
@@ -695,16 +513,38 @@ mod tests {
         }
         assert_eq!(OPENFHE_STD128.paper_sigma_acc2(ginx), None);
         assert_eq!(
-            STD128.paper_sigma_acc2(MethodConfig::new(Method::Alg4)),
+            STD128.paper_sigma_acc2(MethodConfig::new(Method::LmkcdeyAux)),
             None
         );
-        let reduced = MethodConfig::new(Method::Alg5).with_auto_keys(AutoKeySet::Generators);
+        let reduced =
+            MethodConfig::new(Method::LmkcdeyAllEven).with_auto_keys(AutoKeySet::Generators);
         assert_eq!(STD128.paper_sigma_acc2(reduced), None);
         assert_eq!(
-            STD192.paper_key_mb(MethodConfig::new(Method::Alg5)),
+            STD192.paper_key_mb(MethodConfig::new(Method::LmkcdeyAllEven)),
             Some(144.0)
         );
         assert_eq!(STD128Q.paper_key_mb(ginx), None);
+    }
+
+    #[test]
+    fn method_names_old_and_new() {
+        for m in Method::ALL {
+            assert_eq!(Method::by_name(m.name()).unwrap(), m);
+            assert_eq!(Method::by_name(m.paper_name()).unwrap(), m);
+            assert_eq!(Method::by_name(&m.name().to_lowercase()).unwrap(), m);
+        }
+        assert_eq!(Method::by_name("Alg4").unwrap(), Method::LmkcdeyAux);
+        assert_eq!(
+            Method::by_name("lmkcdey-even").unwrap(),
+            Method::LmkcdeyAllEven
+        );
+        let e = Method::by_name("Alg6").unwrap_err().to_string();
+        assert!(e.contains("LMKCDEY-aux"), "{e}");
+        assert_eq!(Method::lmkcdey(&OPENFHE_STD128_LMKCDEY), Method::LmkcdeyAux);
+        assert_eq!(Method::lmkcdey(&STD128), Method::LmkcdeyAllEven);
+        for p in PRESETS {
+            assert!(Method::lmkcdey(p).applies(p.q, p.big_n), "{}", p.name);
+        }
     }
 
     #[test]

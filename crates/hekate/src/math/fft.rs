@@ -46,7 +46,8 @@ use crate::{Error, Result};
 pub struct SpecialFft {
     /// Number of slots `n`.
     n: usize,
-    /// `5^j mod 4n` for `j < n`.
+    /// `5^j mod 4n` for `j < n` (kept for the tests' slot-order oracle).
+    #[cfg_attr(not(test), allow(dead_code))]
     rot_group: Vec<usize>,
     /// Forward twiddles, stage by stage: the stage of half-length `h` (1, 2, 4, ..., n/2)
     /// occupies `[h - 1, 2h - 1)` and holds `ζ_(8h)^(5^j mod 8h)` for `j < h`.
@@ -110,12 +111,8 @@ impl SpecialFft {
         })
     }
 
-    /// The number of slots `n`.
-    pub fn slots(&self) -> usize {
-        self.n
-    }
-
     /// The table `5^j mod 4n`, `j < n`: slot `j` is the evaluation at `ζ^(rot_group[j])`.
+    #[cfg(test)]
     pub fn rot_group(&self) -> &[usize] {
         &self.rot_group
     }

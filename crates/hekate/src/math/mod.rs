@@ -4,21 +4,31 @@
 //! Nothing here knows about polynomials or schemes: it is the arithmetic the `ring` layer
 //! is made of.
 
-pub mod fft;
+pub(crate) mod fft;
+// The negacyclic f64 FFT of the FHEW products: hidden from the docs (the FHEW API reaches
+// it through `fhew::FourierKeys`); to become `pub(crate)` once its rewrite has landed.
+#[doc(hidden)]
 pub mod fourier;
+// The element-wise SIMD kernels: public (and hidden from the docs) only for the crate's
+// kernel benchmark and the CLI; the stable entry point is the re-exported [`Isa`].
+#[doc(hidden)]
 pub mod kernels;
-pub mod memory;
-pub mod modulus;
-pub mod ntt;
-pub mod primes;
+pub(crate) mod memory;
+pub(crate) mod modulus;
+pub(crate) mod ntt;
+pub(crate) mod primes;
+// RNS base conversion: public (and hidden from the docs) only for the crate's kernel
+// benchmark; the rings use it through `RingContext`.
+#[doc(hidden)]
 pub mod rns;
 pub mod sample;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod simd;
 
+pub use kernels::Isa;
 pub use modulus::Modulus;
 pub use ntt::{NttBackend, NttPlan};
-pub use primes::PrimeGenerator;
+pub use primes::{is_prime, PrimeGenerator};
 
 /// One signed digit in base `2^log_base` (the gadget decomposition's step): returns
 /// `s = x mod 2^log_base` in `[-2^log_base / 2, 2^log_base / 2)` and leaves

@@ -250,7 +250,7 @@ impl RingContext {
     }
 
     /// The process-wide pool of scratch buffers ([`BufferPool`]); `Poly` drops feed it.
-    pub fn pool(&self) -> &'static BufferPool {
+    pub(crate) fn pool(&self) -> &'static BufferPool {
         super::pool::global()
     }
 

@@ -11,9 +11,11 @@ mod pool;
 
 pub(crate) use poly::{for_each_limb, for_each_limb_pair};
 
-pub use context::{fnv1a64, ring_fingerprint, RingContext};
+// The format's hash: public as `hekate::serialize::fnv1a64`, hidden here.
+#[doc(hidden)]
+pub use context::fnv1a64;
+pub use context::{ring_fingerprint, RingContext};
 pub use poly::{Form, Poly};
-pub use pool::BufferPool;
 
 #[cfg(test)]
 mod tests;

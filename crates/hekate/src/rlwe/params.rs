@@ -62,7 +62,7 @@ impl ChainBuilder {
             secret: SecretDistribution::Ternary,
             security: SecurityLevel::Bits128,
             key_switching: KeySwitchMethod::Hybrid,
-            key_storage: KeyStorage::Expanded,
+            key_storage: KeyStorage::ExpandedOnly,
         }
     }
 
@@ -72,7 +72,7 @@ impl ChainBuilder {
         self
     }
 
-    /// How KLSS keys are kept in memory (default [`KeyStorage::Expanded`]).
+    /// How KLSS keys are kept in memory (default [`KeyStorage::ExpandedOnly`]).
     pub fn key_storage(mut self, storage: KeyStorage) -> Self {
         self.key_storage = storage;
         self

@@ -237,8 +237,8 @@ impl Serialize for CkksContext {
             _ => w.write_u8(0),
         }
         w.write_u8(match self.key_storage() {
-            KeyStorage::Expanded => 0,
-            KeyStorage::Compact => 1,
+            KeyStorage::ExpandedOnly => 0,
+            KeyStorage::ExpandedWithOrdinary => 1,
         });
     }
 
@@ -388,8 +388,8 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
         }
     };
     let key_storage = match r.read_u8("CKKS key storage")? {
-        0 => KeyStorage::Expanded,
-        1 => KeyStorage::Compact,
+        0 => KeyStorage::ExpandedOnly,
+        1 => KeyStorage::ExpandedWithOrdinary,
         c => return err(format!("CKKS parameters: unknown key storage {c}")),
     };
     Ok(ParsedParameters {

@@ -743,9 +743,9 @@ fn read_rlwe_prime(
 const METHODS: [Method; 5] = [
     Method::Ap,
     Method::Ginx,
-    Method::Alg3,
-    Method::Alg4,
-    Method::Alg5,
+    Method::LmkcdeyBase,
+    Method::LmkcdeyAux,
+    Method::LmkcdeyAllEven,
 ];
 const AUTO_SETS: [AutoKeySet; 3] = [
     AutoKeySet::Full,
@@ -792,10 +792,10 @@ impl BrkLayout {
                 .checked_mul(p.b_r as usize - 1)
                 .ok_or_else(too_big)?,
             Method::Ginx => u_len,
-            Method::Alg4 => 2,
-            Method::Alg3 | Method::Alg5 => 1,
+            Method::LmkcdeyAux => 2,
+            Method::LmkcdeyBase | Method::LmkcdeyAllEven => 1,
         };
-        let extra = usize::from(config.method == Method::Alg5);
+        let extra = usize::from(config.method == Method::LmkcdeyAllEven);
         let count =
             p.n.checked_mul(per_index)
                 .and_then(|c| c.checked_add(extra))
@@ -844,7 +844,7 @@ impl BrkLayout {
             return p.log_bg; // Alg. 5's X^(-Σ s_i)
         }
         let i = match self.config.method {
-            Method::Alg4 => idx % p.n,
+            Method::LmkcdeyAux => idx % p.n,
             _ => idx / self.per_index,
         };
         p.log_bg_of(i)
@@ -994,7 +994,7 @@ pub(super) fn read_brk(
     let m = r.read_u8("blind-rotation method")?;
     let method = *METHODS.get(m as usize).ok_or_else(|| {
         Error::Deserialize(format!(
-            "unknown blind-rotation method {m} (0 AP, 1 GINX, 2 Alg. 3, 3 Alg. 4, 4 Alg. 5)"
+            "unknown blind-rotation method {m} (0 AP, 1 GINX, 2 LMKCDEY-base, 3 LMKCDEY-aux, 4 LMKCDEY-even)"
         ))
     })?;
     if !method.applies(p.q, p.big_n) {

@@ -395,6 +395,9 @@ mod buffer;
 mod ckks;
 mod fhew;
 mod impls;
+// The serialization contract checker: public (and hidden from the docs) only so that the
+// crate's integration tests can call it; not an API for users.
+#[doc(hidden)]
 pub mod testing;
 mod threshold;
 

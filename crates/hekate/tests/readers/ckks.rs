@@ -277,7 +277,7 @@ fn parameter_sets() -> Vec<(&'static str, Arc<CkksContext>)> {
             "k10_compact_hamming",
             base(10)
                 .key_switching(KeySwitchMethod::Klss(KlssConfig::klss(3)))
-                .key_storage(KeyStorage::Compact)
+                .key_storage(KeyStorage::ExpandedWithOrdinary)
                 .secret(SecretDistribution::HammingWeight(64))
                 .build(),
         ),

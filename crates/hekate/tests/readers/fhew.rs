@@ -89,8 +89,11 @@ impl Fhew {
     pub fn new(p: &FhewParams, config: MethodConfig, seed: u64) -> Rc<Self> {
         let ctx = FhewContext::with_security(p, NotChecked).expect("test set");
         let mut rng = ChaCha20Rng::seed_from_u64(seed);
-        let sk = FhewSecretKey::generate(&ctx, &mut rng).expect("keys");
-        let key = Arc::new(BootstrapKey::generate(&ctx, &sk, config, &mut rng).expect("keys"));
+        let sk = ctx.generate_secret_key_with(&mut rng).expect("keys");
+        let key = Arc::new(
+            ctx.generate_bootstrap_key_with(&sk, config, &mut rng)
+                .expect("keys"),
+        );
         let ev = evaluator(&ctx, key.clone()).expect("evaluator");
         Rc::new(Fhew {
             ctx,
@@ -101,8 +104,8 @@ impl Fhew {
     }
 
     pub fn encrypt(&self, m: bool) -> LweCiphertext {
-        self.sk
-            .encrypt_bit(&self.ctx, m, &mut rng())
+        self.ctx
+            .encrypt_bit_with(m, &self.sk, &mut rng())
             .expect("encrypt")
     }
 
@@ -110,7 +113,7 @@ impl Fhew {
     fn gate(&self, ct: &LweCiphertext) -> Result<bool> {
         let one = self.encrypt(true);
         let out = self.ev.borrow_mut().gate(Gate::Nand, ct, &one)?;
-        self.sk.decrypt_bit(&out)
+        self.ctx.decrypt_bit(&out, &self.sk)
     }
 
     /// Gates with `key` instead of the fixture's key.
@@ -118,14 +121,14 @@ impl Fhew {
         let mut ev = evaluator(&self.ctx, Arc::new(key))?;
         let (a, b) = (self.encrypt(true), self.encrypt(false));
         let out = ev.gate(Gate::Nand, &a, &b)?;
-        self.sk.decrypt_bit(&out)
+        self.ctx.decrypt_bit(&out, &self.sk)
     }
 }
 
 pub(super) fn targets() -> Vec<Target> {
     let toy = Fhew::new(&params::TOY, MethodConfig::new(Method::Ginx), 3201);
     let mini = Fhew::new(&MINI, MethodConfig::new(Method::Ginx), 3202);
-    let mini2n = Fhew::new(&MINI_2N, MethodConfig::new(Method::Alg4), 3203);
+    let mini2n = Fhew::new(&MINI_2N, MethodConfig::new(Method::LmkcdeyAux), 3203);
     let mut v = vec![parameters(), contexts()];
     v.extend(lwe_targets(&toy));
     v.push(blind_rotation_keys(
@@ -138,10 +141,10 @@ pub(super) fn targets() -> Vec<Target> {
                 MethodConfig::new(Method::Ginx).with_alt_mult(true),
             ),
             ("ap", MethodConfig::new(Method::Ap)),
-            ("alg5", MethodConfig::new(Method::Alg5)),
+            ("alg5", MethodConfig::new(Method::LmkcdeyAllEven)),
             (
                 "alg5_powers_of_five",
-                MethodConfig::new(Method::Alg5).with_auto_keys(AutoKeySet::PowersOfFive),
+                MethodConfig::new(Method::LmkcdeyAllEven).with_auto_keys(AutoKeySet::PowersOfFive),
             ),
         ],
     ));
@@ -149,14 +152,14 @@ pub(super) fn targets() -> Vec<Target> {
         &mini2n,
         "blind_rotation_key_mini2n",
         &[
-            ("alg4", MethodConfig::new(Method::Alg4)),
+            ("alg4", MethodConfig::new(Method::LmkcdeyAux)),
             (
                 "alg4_altmult",
-                MethodConfig::new(Method::Alg4).with_alt_mult(true),
+                MethodConfig::new(Method::LmkcdeyAux).with_alt_mult(true),
             ),
             (
                 "alg3_generators",
-                MethodConfig::new(Method::Alg3).with_auto_keys(AutoKeySet::Generators),
+                MethodConfig::new(Method::LmkcdeyBase).with_auto_keys(AutoKeySet::Generators),
             ),
         ],
     ));
@@ -183,9 +186,9 @@ fn parameters() -> Target {
         vec![],
         |p| {
             let ctx = FhewContext::with_security(p, NotChecked)?;
-            let sk = FhewSecretKey::generate(&ctx, &mut rng())?;
-            let ct = sk.encrypt_bit(&ctx, true, &mut rng())?;
-            sk.decrypt_bit(&ct)?;
+            let sk = ctx.generate_secret_key_with(&mut rng())?;
+            let ct = ctx.encrypt_bit_with(true, &sk, &mut rng())?;
+            ctx.decrypt_bit(&ct, &sk)?;
             Ok(())
         },
     )
@@ -202,9 +205,9 @@ fn contexts() -> Target {
         run: Box::new(|bytes, policy, use_it| {
             let ctx = fhew_context_from_bytes_with(bytes, policy)?;
             if use_it {
-                let sk = FhewSecretKey::generate(&ctx, &mut rng())?;
-                let ct = sk.encrypt_bit(&ctx, false, &mut rng())?;
-                sk.decrypt_bit(&ct)?;
+                let sk = ctx.generate_secret_key_with(&mut rng())?;
+                let ct = ctx.encrypt_bit_with(false, &sk, &mut rng())?;
+                ctx.decrypt_bit(&ct, &sk)?;
             }
             Ok(fhew_context_to_bytes(&ctx))
         }),
@@ -220,7 +223,7 @@ fn lwe_targets(f: &Rc<Fhew>) -> Vec<Target> {
     let g = f.clone();
     let ct =
         target::<LweCiphertext, _>("lwe_ciphertext_toy", ctx.clone(), cts, vec![], move |ct| {
-            g.sk.decrypt_bit(ct)?;
+            g.ctx.decrypt_bit(ct, &g.sk)?;
             g.gate(ct)?;
             Ok(())
         });
@@ -231,8 +234,8 @@ fn lwe_targets(f: &Rc<Fhew>) -> Vec<Target> {
         vec![("toy".into(), bytes(&f.sk.lwe, &ctx))],
         vec![],
         move |s| {
-            let q = g.ctx.params.q;
-            let ct = s.encrypt(q / 4, q, &g.ctx.noise, &mut rng())?;
+            let q = g.ctx.params().q;
+            let ct = s.encrypt(q / 4, q, g.ctx.noise(), &mut rng())?;
             g.gate(&ct)?;
             Ok(())
         },
@@ -244,13 +247,16 @@ fn lwe_targets(f: &Rc<Fhew>) -> Vec<Target> {
         vec![("toy".into(), bytes(&f.sk, &ctx))],
         vec![],
         move |sk| {
-            let ct = sk.encrypt_bit(&g.ctx, true, &mut rng())?;
-            sk.decrypt_bit(&ct)?;
-            let key =
-                BootstrapKey::generate(&g.ctx, sk, MethodConfig::new(Method::Ginx), &mut rng())?;
+            let ct = g.ctx.encrypt_bit_with(true, sk, &mut rng())?;
+            g.ctx.decrypt_bit(&ct, sk)?;
+            let key = g.ctx.generate_bootstrap_key_with(
+                sk,
+                MethodConfig::new(Method::Ginx),
+                &mut rng(),
+            )?;
             let mut ev = evaluator(&g.ctx, Arc::new(key))?;
             let out = ev.gate(Gate::And, &ct, &ct)?;
-            sk.decrypt_bit(&out)?;
+            g.ctx.decrypt_bit(&out, sk)?;
             Ok(())
         },
     );
@@ -281,12 +287,12 @@ fn blind_rotation_keys(
         .iter()
         .map(|(n, c)| {
             let k = BlindRotationKey::generate(
-                &ctx.ring,
-                &ctx.params,
+                ctx.ring(),
+                ctx.params(),
                 *c,
                 &f.sk.lwe,
                 &f.sk.rlwe,
-                &ctx.noise,
+                ctx.noise(),
                 &mut rng,
             )
             .expect("keys");
@@ -345,7 +351,7 @@ impl Threshold {
             .map(|s| s.public_key_share(&ctx, &crs, &mut rng).unwrap())
             .collect();
         let pk = ThresholdPublicKey::combine(&ctx, &crs, &pk_shares).unwrap();
-        let cfg = MethodConfig::new(Method::Alg4).with_auto_keys(AutoKeySet::Generators);
+        let cfg = MethodConfig::new(Method::LmkcdeyAux).with_auto_keys(AutoKeySet::Generators);
         let eval_shares: Vec<EvalKeyShare> = shares
             .iter()
             .map(|s| s.eval_key_share(&ctx, &crs, &pk, cfg, &mut rng).unwrap())

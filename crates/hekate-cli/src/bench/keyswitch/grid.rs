@@ -223,7 +223,7 @@ pub(super) fn run_cell(
             }
             KeySwitchMethod::Klss(cfg) => {
                 let engine = KlssKeySwitcher::new(ctx.clone(), spec.dnum, cfg)?;
-                let (ek, t_expand) = time_once(|| engine.expand(&key, KeyStorage::Expanded));
+                let (ek, t_expand) = time_once(|| engine.expand(&key, KeyStorage::ExpandedOnly));
                 let ek = ek?;
                 let (stats, out) =
                     try_measure(reps, || Ok::<_, Infallible>(engine.switch(&c, &ek)))?;

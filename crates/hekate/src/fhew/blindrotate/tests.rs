@@ -20,19 +20,22 @@ const TOY_2N: FhewParams = FhewParams {
 fn configs() -> Vec<(FhewParams, MethodConfig)> {
     let mut v = Vec::new();
     for alt in [false, true] {
-        for m in [Method::Ap, Method::Ginx, Method::Alg5] {
+        for m in [Method::Ap, Method::Ginx, Method::LmkcdeyAllEven] {
             v.push((params::TOY, MethodConfig::new(m).with_alt_mult(alt)));
         }
-        for m in [Method::Alg3, Method::Alg4] {
+        for m in [Method::LmkcdeyBase, Method::LmkcdeyAux] {
             v.push((TOY_2N, MethodConfig::new(m).with_alt_mult(alt)));
         }
     }
     for set in [AutoKeySet::PowersOfFive, AutoKeySet::Generators] {
         v.push((
             params::TOY,
-            MethodConfig::new(Method::Alg5).with_auto_keys(set),
+            MethodConfig::new(Method::LmkcdeyAllEven).with_auto_keys(set),
         ));
-        v.push((TOY_2N, MethodConfig::new(Method::Alg4).with_auto_keys(set)));
+        v.push((
+            TOY_2N,
+            MethodConfig::new(Method::LmkcdeyAux).with_auto_keys(set),
+        ));
     }
     v
 }
@@ -108,8 +111,8 @@ fn every_method_rotates_with_the_predicted_noise() {
                 }
                 Method::Ginx if cfg.alt_mult => 2.0 * 2.0 * n * product,
                 Method::Ginx => 2.0 * n * (4.0 * so_kept + 2.0 / 3.0 * eps * (z2 + 1.0)),
-                Method::Alg3 => (1.5 * product + ks) * n,
-                Method::Alg4 | Method::Alg5 => (product + ks) * n + product,
+                Method::LmkcdeyBase => (1.5 * product + ks) * n,
+                Method::LmkcdeyAux | Method::LmkcdeyAllEven => (product + ks) * n + product,
             };
             // The library's prediction (what evaluators are gated on) is this formula.
             let library = predicted_sigma_acc2(&p, ctx.big_q, cfg, decomposition).unwrap();
@@ -142,9 +145,12 @@ fn every_method_rotates_with_the_predicted_noise() {
 #[test]
 fn dlog_order_rotates_like_index_order() {
     let every = configs();
-    let auto = every
-        .iter()
-        .filter(|(_, c)| matches!(c.method, Method::Alg3 | Method::Alg4 | Method::Alg5));
+    let auto = every.iter().filter(|(_, c)| {
+        matches!(
+            c.method,
+            Method::LmkcdeyBase | Method::LmkcdeyAux | Method::LmkcdeyAllEven
+        )
+    });
     for (p, cfg) in auto {
         let ctx = FhewContext::with_security(p, crate::params::SecurityLevel::NotChecked).unwrap();
         // Two evaluators on the same keys (the key generation is seeded alike).
@@ -207,9 +213,9 @@ fn key_counts_match_table_1() {
         let expect = match cfg.method {
             Method::Ap => w * p.d_r() * (p.b_r as usize - 1) * n + alt,
             Method::Ginx => w * brk.ginx_u.len() * n + alt,
-            Method::Alg3 => w * n + q / 2 - 1 + alt,
-            Method::Alg4 => 2 * w * n + q / 2 - 1 + alt,
-            Method::Alg5 => w * (n + 1) + q - 1 + alt,
+            Method::LmkcdeyBase => w * n + q / 2 - 1 + alt,
+            Method::LmkcdeyAux => 2 * w * n + q / 2 - 1 + alt,
+            Method::LmkcdeyAllEven => w * (n + 1) + q - 1 + alt,
         };
         assert_eq!(brk.rlwe_prime_count(), expect, "{}", cfg.label());
     }
@@ -259,7 +265,7 @@ fn fourier_products_equal_ntt_products() {
     let mut all = configs();
     all.push((
         params::OPENFHE_STD128_LMKCDEY,
-        MethodConfig::new(Method::Alg4),
+        MethodConfig::new(Method::LmkcdeyAux),
     ));
     for (p, cfg) in all {
         let ctx = FhewContext::with_security(&p, crate::params::SecurityLevel::NotChecked).unwrap();
@@ -347,7 +353,7 @@ fn fourier_products_refuse_wide_moduli() {
     )
     .unwrap();
     let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
-    let cfg = MethodConfig::new(Method::Alg4);
+    let cfg = MethodConfig::new(Method::LmkcdeyAux);
     let key = Arc::new(BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap());
     assert!(!FourierKeys::supports(&key.brk, &ctx.ring));
     let err = FhewEvaluator::with_arithmetic(
@@ -379,11 +385,14 @@ fn fourier_products_refuse_wide_moduli() {
 fn approximate_products_are_exact_products_of_the_rounded_accumulator() {
     let cases = [
         (params::TOY, MethodConfig::new(Method::Ginx)),
-        (TOY_2N, MethodConfig::new(Method::Alg4)),
-        (TOY_2N, MethodConfig::new(Method::Alg4).with_alt_mult(true)),
+        (TOY_2N, MethodConfig::new(Method::LmkcdeyAux)),
+        (
+            TOY_2N,
+            MethodConfig::new(Method::LmkcdeyAux).with_alt_mult(true),
+        ),
         (
             params::OPENFHE_STD128_LMKCDEY,
-            MethodConfig::new(Method::Alg4),
+            MethodConfig::new(Method::LmkcdeyAux),
         ),
     ];
     for (p, cfg) in cases {

@@ -143,7 +143,7 @@
 //!     .map(|s| s.public_key_share(&ctx, &crs, &mut rng))
 //!     .collect::<Result<_, _>>()?;
 //! let pk = threshold::ThresholdPublicKey::combine(&ctx, &crs, &pk_shares)?;
-//! let config = MethodConfig::new(Method::Alg3);
+//! let config = MethodConfig::new(Method::LmkcdeyBase);
 //! let ek: Vec<_> = shares
 //!     .iter()
 //!     .map(|s| s.eval_key_share(&ctx, &crs, &pk, config, &mut rng))
@@ -317,8 +317,8 @@ impl ThresholdParams {
         let n = self.fhew.n as f64;
         let (brk, ak) = (self.sigma_brk2(k)?, self.sigma_ak2(k));
         let inner = match method {
-            Method::Alg3 => 3.0 * n * brk + n * ak,
-            Method::Alg4 | Method::Alg5 => (2.0 * n + 2.0) * brk + n * ak,
+            Method::LmkcdeyBase => 3.0 * n * brk + n * ak,
+            Method::LmkcdeyAux | Method::LmkcdeyAllEven => (2.0 * n + 2.0) * brk + n * ak,
             Method::Ap => {
                 let br = self.fhew.b_r as f64;
                 2.0 * self.fhew.d_r() as f64 * (1.0 - 1.0 / br) * n * brk

@@ -369,7 +369,7 @@ impl ThresholdPublicKey {
     }
 
     /// A public-key encryption of the bit `m` (as `m · q/4`, like
-    /// [`FhewSecretKey::encrypt_bit`]): `RLWE_pk(m Q/4)` with noise `σ`, its constant
+    /// [`FhewContext::encrypt_bit`](crate::fhew::FhewContext::encrypt_bit)): `RLWE_pk(m Q/4)` with noise `σ`, its constant
     /// coefficient extracted as `LWE_(Q, z_*)`, switched to `Q_ks`, key-switched to `s_*`
     /// with `key.ksk` and switched to `q`. Its noise is that of a bootstrapped ciphertext.
     pub fn encrypt_bit<R: RngCore + CryptoRng>(

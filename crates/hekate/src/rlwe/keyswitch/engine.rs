@@ -229,7 +229,7 @@ impl KeySwitchEngine {
             KeySwitchEngine::Hybrid(_) => SwitchingKey::Hybrid(key),
             KeySwitchEngine::Klss(e) => SwitchingKey::Klss(e.expand(&key, storage)?),
             KeySwitchEngine::Mixed(e) => {
-                SwitchingKey::Klss(e.klss.expand(&key, KeyStorage::Compact)?)
+                SwitchingKey::Klss(e.klss.expand(&key, KeyStorage::ExpandedWithOrdinary)?)
             }
         })
     }
@@ -250,7 +250,7 @@ impl KeySwitchEngine {
             KeySwitchEngine::Mixed(e) => SwitchingKey::Klss(e.klss.generate_key_with_storage(
                 s_from,
                 sk,
-                KeyStorage::Compact,
+                KeyStorage::ExpandedWithOrdinary,
                 rng,
             )),
         }
@@ -275,7 +275,7 @@ impl KeySwitcher for KeySwitchEngine {
         sk: &SecretKey,
         rng: &mut R,
     ) -> SwitchingKey {
-        self.generate_key_with_storage(s_from, sk, KeyStorage::Expanded, rng)
+        self.generate_key_with_storage(s_from, sk, KeyStorage::ExpandedOnly, rng)
     }
 
     fn decompose(&self, c: &Poly) -> EngineDecomposition {

@@ -152,14 +152,18 @@ impl KlssConfig {
     }
 }
 
-/// How a [`KlssKey`] is kept.
+/// What a [`KlssKey`] keeps in memory. Serialized keys are the ordinary (hybrid,
+/// seed-compressed) form either way, and are expanded again on load.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyStorage {
-    /// Only the expanded key (fastest to load from memory; serializes at expanded size).
-    Expanded,
-    /// The expanded key and the ordinary hybrid key it came from: serializes at the hybrid
-    /// (seed-compressed) size, and is expanded again on load.
-    Compact,
+    /// Only the expanded key (the least memory); serialization contracts it back to the
+    /// ordinary form.
+    ExpandedOnly,
+    /// The expanded key and the ordinary hybrid key it came from (more memory): a mixed
+    /// engine switches with the ordinary key at its hybrid levels, and serialization writes
+    /// it as it is.
+    #[doc(alias = "Compact")]
+    ExpandedWithOrdinary,
 }
 
 /// An expanded KLSS switching key: `v_{h,j,i}` in NTT form over `B'`.
@@ -178,7 +182,7 @@ pub struct KlssKey {
     pub r_primes: Vec<usize>,
     /// Ring degree.
     pub n: usize,
-    /// Coefficients per tile: `min(N, `[`KEY_TILE`](super::KEY_TILE)`)`.
+    /// Coefficients per tile: `min(N, 512)` (one 4 KiB page of each term).
     pub tile: usize,
     /// Tile-major: coefficients `[b T, (b + 1) T)` of limb `t` of `v_{h,j,i}` (`T` =
     /// `tile`) at `((b 2 Σr' + o) d + j) T`, where `o = h Σr' + Σ_(i' < i) r'_i' + t` is
@@ -186,7 +190,7 @@ pub struct KlssKey {
     pub data: Vec<u64>,
     /// The seed of the ordinary key's `a` parts (to serialize it seed-compressed).
     pub seed: Seed,
-    /// The ordinary key, kept under [`KeyStorage::Compact`].
+    /// The ordinary key, kept under [`KeyStorage::ExpandedWithOrdinary`].
     pub compact: Option<HybridKey>,
 }
 
@@ -587,7 +591,7 @@ impl KlssKeySwitcher {
             tile,
             data,
             seed: key.seed,
-            compact: (storage == KeyStorage::Compact).then(|| key.clone()),
+            compact: (storage == KeyStorage::ExpandedWithOrdinary).then(|| key.clone()),
         })
     }
 
@@ -773,7 +777,7 @@ impl KeySwitcher for KlssKeySwitcher {
         sk: &SecretKey,
         rng: &mut R,
     ) -> KlssKey {
-        self.generate_key_with_storage(s_from, sk, KeyStorage::Expanded, rng)
+        self.generate_key_with_storage(s_from, sk, KeyStorage::ExpandedOnly, rng)
     }
 
     fn decompose(&self, c: &Poly) -> KlssDecomposition {

@@ -6,8 +6,9 @@
 //! Both engines give the same words for the same key (the KLSS key is the hybrid key
 //! decomposed again, and every step is exact), so choosing per level changes speed only.
 //! A mixed engine keeps every key in both forms: the ordinary hybrid key and its KLSS
-//! expansion ([`KeyStorage::Compact`](super::KeyStorage::Compact)), so its keys take the
-//! memory of both.
+//! expansion
+//! ([`KeyStorage::ExpandedWithOrdinary`](super::KeyStorage::ExpandedWithOrdinary)), so its
+//! keys take the memory of both.
 //!
 //! The choice is made where a key switch starts ([`MixedKeySwitcher::klss_at`] on the
 //! input's chain limbs); decompositions and accumulators carry their engine from then on.

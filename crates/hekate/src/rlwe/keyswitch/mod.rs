@@ -12,6 +12,9 @@
 //! (hoisting), and in NTT form an automorphism of the digits is a permutation of their
 //! slots, which [`KeySwitcher::permute`] applies.
 
+// The `Auto` engine choice's cost model: public (and hidden from the docs) only for the
+// CLI's key-switching benchmark, which prints its predictions beside the measurements.
+#[doc(hidden)]
 pub mod cost;
 mod engine;
 mod hybrid;
@@ -94,7 +97,7 @@ pub trait KeySwitcher: Send + Sync {
 /// from memory serves every output that needs it while it is in the cache. Measured at
 /// `N = 2^16` (32 terms of 61-bit primes, 136 outputs, one thread): 128, 256, 1024 and
 /// 2048 coefficients were 10-40% slower than 512, and whole limbs 1.2-1.7x slower.
-pub const KEY_TILE: usize = 512;
+pub(crate) const KEY_TILE: usize = 512;
 
 /// The coefficient form of `c` (NTT form over `Q_l`) in a pooled buffer: the first step of
 /// every engine's decomposition.

@@ -168,7 +168,7 @@ fn klss_and_linear_equal_hybrid_word_for_word() {
         ] {
             let config = KlssConfig::klss(r_tilde).with_bound(bound);
             let klss = KlssKeySwitcher::new(ctx.clone(), dnum, config).unwrap();
-            let ek = klss.expand(&key, KeyStorage::Expanded).unwrap();
+            let ek = klss.expand(&key, KeyStorage::ExpandedOnly).unwrap();
             for ql in [6usize, 4, 1] {
                 let c = random_ntt(&ctx, ql, &mut rng);
                 let want = hybrid.switch(&c, &key);
@@ -210,7 +210,7 @@ fn klss_key_digits_take_their_own_r_prime() {
             );
         }
         seen_mixed |= rps.iter().min() != rps.iter().max();
-        let ek = klss.expand(&key, KeyStorage::Expanded).unwrap();
+        let ek = klss.expand(&key, KeyStorage::ExpandedOnly).unwrap();
         let words = 2 * dnum * rps.iter().sum::<usize>() * ctx.n();
         assert_eq!(ek.expanded_bytes(), 8 * words);
         for ql in [6usize, 3] {
@@ -243,7 +243,7 @@ fn klss_accumulation_and_permutation_equal_hybrid() {
     let klss = KlssKeySwitcher::new(ctx.clone(), 3, config).unwrap();
     let ek: Vec<KlssKey> = keys
         .iter()
-        .map(|k| klss.expand(k, KeyStorage::Compact).unwrap())
+        .map(|k| klss.expand(k, KeyStorage::ExpandedWithOrdinary).unwrap())
         .collect();
     let ql = 5;
     let c = random_ntt(&ctx, ql, &mut rng);
@@ -298,7 +298,7 @@ fn mixed_engine_equals_hybrid_at_every_level() {
     // Expanded storage is asked for, but a mixed engine keeps both forms regardless.
     let mk: Vec<SwitchingKey> = keys
         .iter()
-        .map(|k| mixed.adopt(k.clone(), KeyStorage::Expanded).unwrap())
+        .map(|k| mixed.adopt(k.clone(), KeyStorage::ExpandedOnly).unwrap())
         .collect();
     for (k, m) in keys.iter().zip(&mk) {
         assert!(mixed.owns(m));
