@@ -221,7 +221,7 @@ impl Backend for RingContext {
         out.set_form(Form::Ntt);
     }
 
-    /// Limb by limb, and within a limb tile by tile ([`KEY_TILE`] coefficients): both
+    /// Limb by limb, and within a limb tile by tile (`KEY_TILE` = 512 coefficients): both
     /// halves of a tile in a row, so the digits' tile is read from memory once for the
     /// two of them (half by half over whole limbs, the digits were streamed twice).
     fn inner_product(
