@@ -39,14 +39,31 @@
 //! | 6  | 2 | object tag, `u16` ([`ObjectTag`]) |
 //! | 8  | 8 | parameter fingerprint, `u64` ([`ParameterFingerprint`]) |
 //!
-//! Object tags: 1 `Poly`, 2 `SecretKey`, 3 `PublicKey`, 4 `HybridKey`; for the CKKS
-//! layer: 16 parameters, 17 plaintext, 18 ciphertext, 19 relinearization key,
-//! 20 Galois keys; for the FHEW layer: 32 parameters, 33 LWE ciphertext, 34 LWE secret
-//! key, 35 FHEW secret key, 36 LWE key-switching key, 37 blind-rotation key, 38
-//! bootstrapping key; for threshold FHEW: 39 public-key share, 40 evaluation-key share,
-//! 41 partial decryption, 42 joint public key. A reader refuses another magic, another version, an unknown tag, a tag
-//! other than the type asked for, a fingerprint other than its context's, and any byte
-//! after the body.
+//! A reader refuses another magic, another version, an unknown tag, a tag other than the
+//! type asked for, a fingerprint other than its context's, and any byte after the body.
+//!
+//! ## Object tags
+//!
+//! Every serializable type declares its tag beside its codec ([`Serialize::TAG`]), and
+//! every scheme owns a block of codes, declared beside its codecs; the only shared list
+//! is the registry of blocks (one line per scheme) that [`ObjectTag::from_code`] and
+//! [`peek_header`] search. A code once written is never changed or reused: bytes written
+//! by earlier versions stay readable (the crate's tests read a committed corpus of them).
+//!
+//! | block | owner, codecs in | tags |
+//! |-------|------------------|------|
+//! | `0x0000` | reserved | |
+//! | `0x0001..=0x000F` | ring and RLWE, `rlwe/serialize.rs` | 1 `Poly`, 2 `SecretKey`, 3 `PublicKey`, 4 `HybridKey` |
+//! | `0x0010..=0x001F` | CKKS, `ckks/serialize/` | 16 parameters, 17 plaintext, 18 ciphertext, 19 relinearization key, 20 Galois keys |
+//! | `0x0020..=0x0026` | FHEW, `fhew/serialize/` | 32 parameters, 33 LWE ciphertext, 34 LWE secret key, 35 FHEW secret key, 36 LWE key-switching key, 37 blind-rotation key, 38 bootstrapping key |
+//! | `0x0027..=0x002F` | threshold FHEW, `fhew/threshold/serialize.rs` | 39 public-key share, 40 evaluation-key share, 41 partial decryption, 42 joint public key |
+//! | `0x0030..=0x00FF` | unassigned | |
+//! | `0x0100..=0x01FF`, `0x0200..=0x02FF`, … | one block of 256 per new scheme (BFV, BGV, MLWE-CKKS, …), or a second block for a scheme whose first is full | |
+//!
+//! A new scheme adds a `serialize` module with its codecs and its block, and one line to
+//! the registry; a unit test checks that every tag lies in its block, that no two codes or
+//! names repeat, and that the blocks are disjoint. The format version changes only when
+//! the encoding of an existing tag changes.
 //!
 //! ## Ring fingerprint
 //!

@@ -40,7 +40,7 @@ pub(crate) const TAGS: TagBlock = TagBlock {
 /// The largest numerator or denominator of a scale the format accepts, in bytes.
 ///
 /// 2048 bytes (16384 bits) holds the product of every chain prime of the largest chain
-/// the format accepts ([`MAX_LIMBS`] primes below `2^62`), so every scale reachable by
+/// the format accepts ([`MAX_LIMBS`](crate::serialize::MAX_LIMBS) primes below `2^62`), so every scale reachable by
 /// rescaling fits; numerators that large are far beyond any meaningful scale.
 pub const MAX_SCALE_BYTES: usize = 2048;
 

@@ -15,9 +15,6 @@ use crate::serialize::{
 use crate::{Error, Result};
 use std::sync::Arc;
 
-// ---------------------------------------------------------------------------------------
-// Parameters
-
 const SECRET_TERNARY: u8 = 0;
 const SECRET_HAMMING: u8 = 1;
 const SECRET_GAUSSIAN: u8 = 2;

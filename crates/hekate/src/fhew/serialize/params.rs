@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 /// [`fhew_params_from_bytes`]).
 const MAX_INTERNED_SCHEDULES: usize = 64;
 
-/// The fingerprint of FHEW parameters: [`fnv1a64`] of the little-endian `u64` words
+/// The fingerprint of FHEW parameters: [`fnv1a64`](crate::serialize::fnv1a64) of the little-endian `u64` words
 ///
 /// ```text
 /// "FHEW" (46 48 45 57 00 00 00 00), n, q, N, log Q, log B_g, B_r, log Q_ks, log B_ks,
