@@ -249,10 +249,7 @@ fn hostile_headers_claiming_the_largest_dimensions() {
     };
     let ctx = FhewContext::with_security(&p, SecurityLevel::NotChecked).unwrap();
     let mut w = Writer::new();
-    w.write_header(
-        <hekate::fhew::LweKeySwitchKey as Serialize>::TAG,
-        fhew_fingerprint(&p),
-    );
+    w.write_header(LweKeySwitchKey::TAG, fhew_fingerprint(&p));
     w.write_u8(2);
     w.write_u8(1);
     w.write_u32(p.big_n as u32);

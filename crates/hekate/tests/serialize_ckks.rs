@@ -126,7 +126,7 @@ fn parameters_round_trip_with_security_check() {
     assert_eq!(back.security(), SecurityLevel::Bits128);
     // The header carries the ring fingerprint, as every object of these parameters does.
     let h = peek_header(&bytes).unwrap();
-    assert_eq!(h.tag, <hekate::ckks::CkksContext as Serialize>::TAG);
+    assert_eq!(h.tag, CkksContext::TAG);
     assert_eq!(h.fingerprint, ctx.ring().fingerprint());
     // The trait and the free functions agree.
     assert_eq!(ctx.to_bytes(&()).unwrap(), bytes);
@@ -302,10 +302,7 @@ fn param_blob(
     scale: &[u8],
 ) -> Vec<u8> {
     let mut w = Writer::new();
-    w.write_header(
-        <hekate::ckks::CkksContext as Serialize>::TAG,
-        ring_fingerprint(n as usize, q, p),
-    );
+    w.write_header(CkksContext::TAG, ring_fingerprint(n as usize, q, p));
     w.write_u32(n);
     w.write_u16(q.len() as u16);
     w.write_u16(p.len() as u16);
@@ -530,10 +527,7 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
     let g = key.galois_element();
     let galois = |elements: &[u32], count: u32| {
         let mut w = Writer::new();
-        w.write_header(
-            <hekate::ckks::GaloisKeys as Serialize>::TAG,
-            ctx.ring().fingerprint(),
-        );
+        w.write_header(GaloisKeys::TAG, ctx.ring().fingerprint());
         w.write_u32(count);
         for &e in elements {
             w.write_u32(e);

@@ -156,7 +156,7 @@ fn parameters_round_trip_for_every_preset() {
     for p in params::PRESETS {
         let bytes = p.to_bytes(&()).unwrap();
         let h = peek_header(&bytes).unwrap();
-        assert_eq!(h.tag, <hekate::fhew::FhewParams as Serialize>::TAG);
+        assert_eq!(h.tag, FhewParams::TAG);
         assert_eq!(h.fingerprint, fhew_fingerprint(p));
         let back = fhew_params_from_bytes(&bytes).unwrap();
         assert_eq!(&back, p, "{}: presets keep their names", p.name);

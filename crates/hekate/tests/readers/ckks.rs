@@ -181,20 +181,16 @@ fn ring_targets(f: &Arc<Ckks>) -> Vec<Target> {
     let mut pk_variants: Vec<Vec<u8>> = shapes(&ring)
         .into_iter()
         .map(|(q, p)| {
-            with_header(<hekate::rlwe::PublicKey as Serialize>::TAG, fp, |w| {
+            with_header(PublicKey::TAG, fp, |w| {
                 w.write_bytes(&pk.seed);
                 pk.b.restricted(q, p).write_body(w, &ring);
             })
         })
         .collect();
-    pk_variants.push(with_header(
-        <hekate::rlwe::PublicKey as Serialize>::TAG,
-        fp,
-        |w| {
-            w.write_bytes(&[0x55; 32]);
-            pk.b.write_body(w, &ring);
-        },
-    ));
+    pk_variants.push(with_header(PublicKey::TAG, fp, |w| {
+        w.write_bytes(&[0x55; 32]);
+        pk.b.write_body(w, &ring);
+    }));
     let g = f.clone();
     let public = target::<PublicKey, _>(
         "public_key",
@@ -221,19 +217,15 @@ fn ring_targets(f: &Arc<Ckks>) -> Vec<Target> {
             (ring.q_len() - 1, 0),
             (1, ring.p_len()),
         ] {
-            hk_variants.push(with_header(
-                <hekate::rlwe::HybridKey as Serialize>::TAG,
-                fp,
-                |w| {
-                    w.write_bytes(&hk.seed);
-                    w.write_u16(dnum as u16);
-                    for j in 0..dnum {
-                        hk.digits[j % hk.digits.len()][0]
-                            .restricted(q, p)
-                            .write_body(w, &ring);
-                    }
-                },
-            ));
+            hk_variants.push(with_header(HybridKey::TAG, fp, |w| {
+                w.write_bytes(&hk.seed);
+                w.write_u16(dnum as u16);
+                for j in 0..dnum {
+                    hk.digits[j % hk.digits.len()][0]
+                        .restricted(q, p)
+                        .write_body(w, &ring);
+                }
+            }));
         }
     }
     let g = f.clone();
@@ -334,7 +326,7 @@ fn plaintexts(f: &Arc<Ckks>) -> Target {
     let mut variants: Vec<Vec<u8>> = shapes(ring)
         .into_iter()
         .map(|(q, p)| {
-            with_header(<hekate::ckks::Plaintext as Serialize>::TAG, fp, |w| {
+            with_header(Plaintext::TAG, fp, |w| {
                 let mut one = Writer::new();
                 pt.write_body(&mut one, &ctx);
                 let body = one.into_bytes();
@@ -347,17 +339,13 @@ fn plaintexts(f: &Arc<Ckks>) -> Target {
         .collect();
     let mut coeff = pt.poly().clone();
     coeff.intt(ring);
-    variants.push(with_header(
-        <hekate::ckks::Plaintext as Serialize>::TAG,
-        fp,
-        |w| {
-            let mut one = Writer::new();
-            pt.write_body(&mut one, &ctx);
-            let body = one.into_bytes();
-            w.write_bytes(&body[..body.len() - packed_poly_len(pt.poly(), ring)]);
-            coeff.write_body(w, ring);
-        },
-    ));
+    variants.push(with_header(Plaintext::TAG, fp, |w| {
+        let mut one = Writer::new();
+        pt.write_body(&mut one, &ctx);
+        let body = one.into_bytes();
+        w.write_bytes(&body[..body.len() - packed_poly_len(pt.poly(), ring)]);
+        coeff.write_body(w, ring);
+    }));
     let g = f.clone();
     target::<Plaintext, _>(
         "ckks_plaintext_h12",
@@ -414,39 +402,31 @@ fn ciphertexts(f: &Arc<Ckks>, name: &'static str) -> Target {
     let mut variants = Vec::new();
     for (d, storage) in [(1u8, 0u8), (2, 0), (2, 1), (1, 1)] {
         for (q0, q1) in [(4, 3), (1, 4), (4, 4), (0, 0)] {
-            variants.push(with_header(
-                <hekate::ckks::Ciphertext as Serialize>::TAG,
-                fp,
-                |w| {
-                    w.write_u8(d);
-                    w.write_u8(storage);
-                    w.write_bytes(&prefix);
-                    if storage == 1 {
-                        w.write_bytes(&[3; 32]);
-                    }
-                    top.parts()[0]
-                        .restricted(q0.min(ring.q_len()), 0)
+            variants.push(with_header(Ciphertext::TAG, fp, |w| {
+                w.write_u8(d);
+                w.write_u8(storage);
+                w.write_bytes(&prefix);
+                if storage == 1 {
+                    w.write_bytes(&[3; 32]);
+                }
+                top.parts()[0]
+                    .restricted(q0.min(ring.q_len()), 0)
+                    .write_body(w, ring);
+                for _ in 0..d {
+                    top.parts()[1]
+                        .restricted(q1.min(ring.q_len()), 0)
                         .write_body(w, ring);
-                    for _ in 0..d {
-                        top.parts()[1]
-                            .restricted(q1.min(ring.q_len()), 0)
-                            .write_body(w, ring);
-                    }
-                },
-            ));
+                }
+            }));
         }
     }
-    variants.push(with_header(
-        <hekate::ckks::Ciphertext as Serialize>::TAG,
-        fp,
-        |w| {
-            w.write_u8(1);
-            w.write_u8(0);
-            w.write_bytes(&prefix);
-            f.f.sk.ntt().write_body(w, ring);
-            f.f.sk.ntt().write_body(w, ring);
-        },
-    ));
+    variants.push(with_header(Ciphertext::TAG, fp, |w| {
+        w.write_u8(1);
+        w.write_u8(0);
+        w.write_bytes(&prefix);
+        f.f.sk.ntt().write_body(w, ring);
+        f.f.sk.ntt().write_body(w, ring);
+    }));
     let g = f.clone();
     target::<Ciphertext, _>(name, ctx.clone(), seeds, variants, move |ct| g.use_ct(ct))
 }
