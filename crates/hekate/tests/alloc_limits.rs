@@ -18,7 +18,7 @@ use hekate::fhew::{FhewContext, LweKeySwitchKey};
 use hekate::math::is_prime;
 use hekate::params::SecurityLevel;
 use hekate::serialize::{
-    fhew_fingerprint, ring_fingerprint, Deserialize, ObjectTag, ReadPolicy, Writer, HEADER_LEN,
+    fhew_fingerprint, ring_fingerprint, Deserialize, ReadPolicy, Serialize, Writer, HEADER_LEN,
 };
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -190,7 +190,7 @@ fn huge_ckks_parameters() -> Vec<u8> {
     let (qs, ps) = primes.split_at(256);
     let mut w = Writer::new();
     w.write_header(
-        ObjectTag::CkksParameters,
+        <hekate::ckks::CkksContext as Serialize>::TAG,
         ring_fingerprint(n as usize, qs, ps),
     );
     w.write_u32(n as u32);
@@ -249,7 +249,7 @@ fn hostile_headers_claiming_the_largest_dimensions() {
     };
     let ctx = FhewContext::with_security(&p, SecurityLevel::NotChecked).unwrap();
     let mut w = Writer::new();
-    w.write_header(ObjectTag::LweKeySwitchKey, fhew_fingerprint(&p));
+    w.write_header(LweKeySwitchKey::TAG, fhew_fingerprint(&p));
     w.write_u8(2);
     w.write_u8(1);
     w.write_u32(p.big_n as u32);

@@ -131,6 +131,31 @@ fn bytes_written_by_earlier_versions_stay_readable() {
     known_answers();
 }
 
+/// Every object tag this build knows (every scheme's block of the registry) has bytes in
+/// the corpus: a scheme that adds a type adds its corpus files, so that later versions
+/// are tested against the bytes this one writes.
+#[test]
+fn every_object_tag_has_corpus_bytes() {
+    use hekate::serialize::{peek_header, ObjectTag};
+    let mut found = std::collections::BTreeSet::new();
+    for t in readers::all() {
+        for (stem, bytes) in corpus_of(&t) {
+            let h = peek_header(&bytes).unwrap_or_else(|e| panic!("{}/{stem}.bin: {e}", t.name));
+            found.insert(h.tag.code());
+        }
+    }
+    let known: Vec<ObjectTag> = (0..=u16::MAX).filter_map(ObjectTag::from_code).collect();
+    assert!(known.len() >= 20, "the 20 tags of version 1 at least");
+    for tag in known {
+        assert!(
+            found.contains(&tag.code()),
+            "no corpus file holds a {} (tag {})",
+            tag.name(),
+            tag.code()
+        );
+    }
+}
+
 /// Corpus ciphertexts decrypt to their messages with the corpus secret keys, under
 /// contexts rebuilt from the corpus parameters.
 fn known_answers() {

@@ -14,7 +14,7 @@ use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
 use hekate::rlwe::keyswitch::{KeySwitchMethod, KlssConfig};
 use hekate::rlwe::{HybridKey, PublicKey};
-use hekate::serialize::{fhew_fingerprint, Deserialize, ObjectTag, ReadPolicy, Serialize, Writer};
+use hekate::serialize::{fhew_fingerprint, Deserialize, ReadPolicy, Serialize, Writer};
 use hekate::Error;
 use std::sync::Arc;
 
@@ -123,7 +123,7 @@ fn a_small_key_switching_key_cannot_force_a_huge_allocation() {
     let ctx = toy(&p);
     let rows = p.big_n * 2;
     let mut w = Writer::new();
-    w.write_header(ObjectTag::LweKeySwitchKey, fhew_fingerprint(&p));
+    w.write_header(LweKeySwitchKey::TAG, fhew_fingerprint(&p));
     w.write_u8(2);
     w.write_u8(1);
     w.write_u32(p.big_n as u32);
@@ -231,7 +231,7 @@ fn public_keys_must_have_their_full_shape() {
     let seed = &good[16..48];
     for (q, p) in [(ring.q_len(), 0), (ring.q_len() - 1, ring.p_len()), (1, 0)] {
         let mut w = Writer::new();
-        w.write_header(ObjectTag::PublicKey, ring.fingerprint());
+        w.write_header(PublicKey::TAG, ring.fingerprint());
         w.write_bytes(seed);
         let b = f.pk.b.restricted(q, p);
         b.write_body(&mut w, ring);
@@ -299,7 +299,7 @@ fn hybrid_keys_must_have_their_full_shape() {
     assert!(ev.mul(&ct, &ct).is_ok());
     for (q, p) in [(ring.q_len() - 1, 0), (ring.q_len(), 0), (1, ring.p_len())] {
         let mut w = Writer::new();
-        w.write_header(ObjectTag::HybridKey, ring.fingerprint());
+        w.write_header(HybridKey::TAG, ring.fingerprint());
         w.write_bytes(&hk.seed);
         w.write_u16(hk.digits.len() as u16);
         for [b, _] in &hk.digits {

@@ -6,7 +6,7 @@ use hekate::rlwe::{
     HybridKey, HybridKeySwitcher, KeySwitcher, PublicKey, SecretDistribution, SecretKey,
 };
 use hekate::serialize::testing::check_contract;
-use hekate::serialize::{peek_header, Deserialize, ObjectTag, Serialize, HEADER_LEN};
+use hekate::serialize::{peek_header, Deserialize, Serialize, HEADER_LEN};
 use hekate::Error;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -143,7 +143,7 @@ fn secret_key_rejects_invalid_and_noncanonical_codes() {
     assert!(m.contains("coefficient 11"), "{m}");
     // The same ternary key written with the i8 encoding is refused.
     let mut w = hekate::serialize::Writer::new();
-    w.write_header(ObjectTag::SecretKey, ctx.fingerprint());
+    w.write_header(SecretKey::TAG, ctx.fingerprint());
     w.write_u32(N as u32);
     w.write_u8(1);
     w.write_bytes(&[0u8; N]);
@@ -201,7 +201,7 @@ fn header_errors_say_what_is_wrong() {
     let h = peek_header(&bytes).unwrap();
     assert_eq!(
         (h.version, h.tag, h.fingerprint),
-        (1, ObjectTag::PublicKey, ctx.fingerprint())
+        (1, PublicKey::TAG, ctx.fingerprint())
     );
 
     let m = deserialize_err(PublicKey::from_bytes(&bytes[..10], &ctx));
@@ -265,7 +265,7 @@ fn fingerprint_depends_on_every_parameter() {
 fn hostile_lengths_are_refused_before_allocating() {
     let (ctx, _) = rings();
     let mut w = hekate::serialize::Writer::new();
-    w.write_header(ObjectTag::Poly, ctx.fingerprint());
+    w.write_header(Poly::TAG, ctx.fingerprint());
     w.write_u32(1 << 30);
     w.write_u16(4);
     w.write_u16(0);
@@ -273,7 +273,7 @@ fn hostile_lengths_are_refused_before_allocating() {
     let m = deserialize_err(Poly::from_bytes(w.as_bytes(), &ctx));
     assert!(m.contains("power of two <= 2^17"), "{m}");
     let mut w = hekate::serialize::Writer::new();
-    w.write_header(ObjectTag::Poly, ctx.fingerprint());
+    w.write_header(Poly::TAG, ctx.fingerprint());
     w.write_u32(N as u32);
     w.write_u16(60000);
     w.write_u16(0);
@@ -281,7 +281,7 @@ fn hostile_lengths_are_refused_before_allocating() {
     let m = deserialize_err(Poly::from_bytes(w.as_bytes(), &ctx));
     assert!(m.contains("cap of 256"), "{m}");
     let mut w = hekate::serialize::Writer::new();
-    w.write_header(ObjectTag::HybridKey, ctx.fingerprint());
+    w.write_header(HybridKey::TAG, ctx.fingerprint());
     w.write_bytes(&[0; 32]);
     w.write_u16(u16::MAX);
     let m = deserialize_err(HybridKey::from_bytes(w.as_bytes(), &ctx));

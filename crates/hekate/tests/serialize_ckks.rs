@@ -9,7 +9,7 @@ use hekate::rlwe::{SecretDistribution, SecretKey};
 use hekate::serialize::testing::{check_contract, check_contract_standalone_with};
 use hekate::serialize::{
     ckks_context_from_bytes, ckks_context_from_bytes_with, ckks_context_to_bytes, peek_header,
-    Deserialize, ObjectTag, ReadPolicy, Serialize, Writer, HEADER_LEN,
+    Deserialize, ReadPolicy, Serialize, Writer, HEADER_LEN,
 };
 use hekate::Error;
 use num_complex::Complex64;
@@ -126,7 +126,7 @@ fn parameters_round_trip_with_security_check() {
     assert_eq!(back.security(), SecurityLevel::Bits128);
     // The header carries the ring fingerprint, as every object of these parameters does.
     let h = peek_header(&bytes).unwrap();
-    assert_eq!(h.tag, ObjectTag::CkksParameters);
+    assert_eq!(h.tag, CkksContext::TAG);
     assert_eq!(h.fingerprint, ctx.ring().fingerprint());
     // The trait and the free functions agree.
     assert_eq!(ctx.to_bytes(&()).unwrap(), bytes);
@@ -302,10 +302,7 @@ fn param_blob(
     scale: &[u8],
 ) -> Vec<u8> {
     let mut w = Writer::new();
-    w.write_header(
-        ObjectTag::CkksParameters,
-        ring_fingerprint(n as usize, q, p),
-    );
+    w.write_header(CkksContext::TAG, ring_fingerprint(n as usize, q, p));
     w.write_u32(n);
     w.write_u16(q.len() as u16);
     w.write_u16(p.len() as u16);
@@ -530,7 +527,7 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
     let g = key.galois_element();
     let galois = |elements: &[u32], count: u32| {
         let mut w = Writer::new();
-        w.write_header(ObjectTag::GaloisKeys, ctx.ring().fingerprint());
+        w.write_header(GaloisKeys::TAG, ctx.ring().fingerprint());
         w.write_u32(count);
         for &e in elements {
             w.write_u32(e);
@@ -562,7 +559,10 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
     ));
     // ... and the reader refuses such bytes.
     let mut w = Writer::new();
-    w.write_header(ObjectTag::RelinearizationKey, ctx.ring().fingerprint());
+    w.write_header(
+        <hekate::ckks::RelinearizationKey as Serialize>::TAG,
+        ctx.ring().fingerprint(),
+    );
     one_digit.write_body(&mut w, ctx.ring());
     let m = deserialize_err(hekate::ckks::RelinearizationKey::from_bytes(
         &w.into_bytes(),

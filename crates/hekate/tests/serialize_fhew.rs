@@ -20,7 +20,7 @@ use hekate::rand_core::SeedableRng;
 use hekate::serialize::testing::{check_contract, check_contract_standalone};
 use hekate::serialize::{
     fhew_context_from_bytes, fhew_context_from_bytes_with, fhew_context_to_bytes, fhew_fingerprint,
-    fhew_params_from_bytes, peek_header, Deserialize, ObjectTag, Serialize, HEADER_LEN,
+    fhew_params_from_bytes, peek_header, Deserialize, Serialize, HEADER_LEN,
 };
 use hekate::Error;
 use std::sync::Arc;
@@ -156,7 +156,7 @@ fn parameters_round_trip_for_every_preset() {
     for p in params::PRESETS {
         let bytes = p.to_bytes(&()).unwrap();
         let h = peek_header(&bytes).unwrap();
-        assert_eq!(h.tag, ObjectTag::FhewParameters);
+        assert_eq!(h.tag, FhewParams::TAG);
         assert_eq!(h.fingerprint, fhew_fingerprint(p));
         let back = fhew_params_from_bytes(&bytes).unwrap();
         assert_eq!(&back, p, "{}: presets keep their names", p.name);

@@ -31,6 +31,7 @@ mod encrypt;
 mod evaluator;
 mod params;
 mod scale;
+pub(crate) mod serialize;
 
 pub use crate::rlwe::evaluation_keys::{
     EvaluationKeySet, GaloisKey, GaloisKeys, RelinearizationKey,

@@ -43,6 +43,7 @@ pub mod lwe;
 pub mod noise;
 pub mod params;
 pub mod security;
+pub(crate) mod serialize;
 pub mod threshold;
 
 pub use blindrotate::{

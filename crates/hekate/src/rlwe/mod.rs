@@ -19,6 +19,7 @@ pub mod gsw;
 pub mod keys;
 pub mod keyswitch;
 pub mod params;
+pub(crate) mod serialize;
 
 pub use backend::Backend;
 pub use evaluation_keys::{EvaluationKeySet, GaloisKey, GaloisKeys, RelinearizationKey};

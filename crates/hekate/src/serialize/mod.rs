@@ -39,14 +39,31 @@
 //! | 6  | 2 | object tag, `u16` ([`ObjectTag`]) |
 //! | 8  | 8 | parameter fingerprint, `u64` ([`ParameterFingerprint`]) |
 //!
-//! Object tags: 1 `Poly`, 2 `SecretKey`, 3 `PublicKey`, 4 `HybridKey`; for the CKKS
-//! layer: 16 parameters, 17 plaintext, 18 ciphertext, 19 relinearization key,
-//! 20 Galois keys; for the FHEW layer: 32 parameters, 33 LWE ciphertext, 34 LWE secret
-//! key, 35 FHEW secret key, 36 LWE key-switching key, 37 blind-rotation key, 38
-//! bootstrapping key; for threshold FHEW: 39 public-key share, 40 evaluation-key share,
-//! 41 partial decryption, 42 joint public key. A reader refuses another magic, another version, an unknown tag, a tag
-//! other than the type asked for, a fingerprint other than its context's, and any byte
-//! after the body.
+//! A reader refuses another magic, another version, an unknown tag, a tag other than the
+//! type asked for, a fingerprint other than its context's, and any byte after the body.
+//!
+//! ## Object tags
+//!
+//! Every serializable type declares its tag beside its codec ([`Serialize::TAG`]), and
+//! every scheme owns a block of codes, declared beside its codecs; the only shared list
+//! is the registry of blocks (one line per scheme) that [`ObjectTag::from_code`] and
+//! [`peek_header`] search. A code once written is never changed or reused: bytes written
+//! by earlier versions stay readable (the crate's tests read a committed corpus of them).
+//!
+//! | block | owner, codecs in | tags |
+//! |-------|------------------|------|
+//! | `0x0000` | reserved | |
+//! | `0x0001..=0x000F` | ring and RLWE, `rlwe/serialize.rs` | 1 `Poly`, 2 `SecretKey`, 3 `PublicKey`, 4 `HybridKey` |
+//! | `0x0010..=0x001F` | CKKS, `ckks/serialize/` | 16 parameters, 17 plaintext, 18 ciphertext, 19 relinearization key, 20 Galois keys |
+//! | `0x0020..=0x0026` | FHEW, `fhew/serialize/` | 32 parameters, 33 LWE ciphertext, 34 LWE secret key, 35 FHEW secret key, 36 LWE key-switching key, 37 blind-rotation key, 38 bootstrapping key |
+//! | `0x0027..=0x002F` | threshold FHEW, `fhew/threshold/serialize.rs` | 39 public-key share, 40 evaluation-key share, 41 partial decryption, 42 joint public key |
+//! | `0x0030..=0x00FF` | unassigned | |
+//! | `0x0100..=0x01FF`, `0x0200..=0x02FF`, … | one block of 256 per new scheme (BFV, BGV, MLWE-CKKS, …), or a second block for a scheme whose first is full | |
+//!
+//! A new scheme adds a `serialize` module with its codecs and its block, and one line to
+//! the registry; a unit test checks that every tag lies in its block, that no two codes or
+//! names repeat, and that the blocks are disjoint. The format version changes only when
+//! the encoding of an existing tag changes.
 //!
 //! ## Ring fingerprint
 //!
@@ -392,28 +409,26 @@
 //! parameters to be read under: CKKS and FHEW parameters).
 
 mod buffer;
-mod ckks;
-mod fhew;
-mod impls;
 // The serialization contract checker: public (and hidden from the docs) only so that the
 // crate's integration tests can call it; not an API for users.
 #[doc(hidden)]
 pub mod testing;
-mod threshold;
+#[cfg(test)]
+mod tests;
 
 /// An [`Error::Deserialize`] with `msg`: how every reader reports bad bytes.
-fn err<T>(msg: String) -> Result<T> {
+pub(crate) fn err<T>(msg: String) -> Result<T> {
     Err(Error::Deserialize(msg))
 }
 
-pub use buffer::{packed_len, ReadPolicy, Reader, Writer};
-pub use ckks::{
+pub use crate::ckks::serialize::{
     ckks_context_from_bytes, ckks_context_from_bytes_with, ckks_context_to_bytes, MAX_SCALE_BYTES,
 };
-pub use fhew::{
+pub use crate::fhew::serialize::{
     fhew_context_from_bytes, fhew_context_from_bytes_with, fhew_context_to_bytes, fhew_fingerprint,
     fhew_params_from_bytes, MAX_FHEW_RING_DIM, MAX_LWE_DIM, MAX_SCHEDULE_RUNS, MIN_LOG_Q_KS,
 };
+pub use buffer::{packed_len, ReadPolicy, Reader, Writer};
 
 use crate::ring::RingContext;
 use crate::{Error, Result};
@@ -433,133 +448,74 @@ pub const MAX_N: usize = 1 << 17;
 /// The largest number of chain (or special) limbs the format accepts.
 pub const MAX_LIMBS: usize = 256;
 
-/// What a serialized object is (header bytes 6–7).
+/// What a serialized object is (header bytes 6–7): its `u16` code and a name for
+/// messages.
+///
+/// Each serializable type declares its own tag beside its codec, as
+/// [`Serialize::TAG`]; the codes are allocated in per-scheme blocks (the table in the
+/// module documentation), so a new scheme adds its types and one block without editing
+/// the others. [`ObjectTag::from_code`] knows every tag of every block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ObjectTag {
-    /// A [`Poly`](crate::ring::Poly).
-    Poly,
-    /// A [`SecretKey`](crate::rlwe::SecretKey).
-    SecretKey,
-    /// A seed-compressed [`PublicKey`](crate::rlwe::PublicKey).
-    PublicKey,
-    /// A seed-compressed [`HybridKey`](crate::rlwe::HybridKey).
-    HybridKey,
-    /// CKKS parameters (a [`CkksContext`](crate::ckks::CkksContext)).
-    CkksParameters,
-    /// A CKKS [`Plaintext`](crate::ckks::Plaintext).
-    CkksPlaintext,
-    /// A CKKS [`Ciphertext`](crate::ckks::Ciphertext).
-    CkksCiphertext,
-    /// A [`RelinearizationKey`](crate::ckks::RelinearizationKey).
-    RelinearizationKey,
-    /// A set of [`GaloisKeys`](crate::ckks::GaloisKeys) (rotation / conjugation).
-    GaloisKeys,
-    /// FHEW parameters ([`FhewParams`](crate::fhew::FhewParams)).
-    FhewParameters,
-    /// An [`LweCiphertext`](crate::fhew::LweCiphertext).
-    LweCiphertext,
-    /// An [`LweSecretKey`](crate::fhew::LweSecretKey).
-    LweSecretKey,
-    /// An [`FhewSecretKey`](crate::fhew::FhewSecretKey) (LWE and RLWE secrets).
-    FhewSecretKey,
-    /// A seed-compressed [`LweKeySwitchKey`](crate::fhew::LweKeySwitchKey).
-    LweKeySwitchKey,
-    /// A seed-compressed [`BlindRotationKey`](crate::fhew::BlindRotationKey).
-    BlindRotationKey,
-    /// A seed-compressed [`BootstrapKey`](crate::fhew::BootstrapKey).
-    BootstrapKey,
-    /// A threshold party's [`PublicKeyShare`](crate::fhew::threshold::PublicKeyShare).
-    ThresholdPublicKeyShare,
-    /// A threshold party's [`EvalKeyShare`](crate::fhew::threshold::EvalKeyShare).
-    ThresholdEvalKeyShare,
-    /// A threshold party's [`PartialDecryption`](crate::fhew::threshold::PartialDecryption).
-    PartialDecryption,
-    /// The joint [`ThresholdPublicKey`](crate::fhew::threshold::ThresholdPublicKey).
-    ThresholdPublicKey,
+pub struct ObjectTag {
+    code: u16,
+    name: &'static str,
 }
 
 impl ObjectTag {
-    const ALL: [ObjectTag; 20] = [
-        ObjectTag::Poly,
-        ObjectTag::SecretKey,
-        ObjectTag::PublicKey,
-        ObjectTag::HybridKey,
-        ObjectTag::CkksParameters,
-        ObjectTag::CkksPlaintext,
-        ObjectTag::CkksCiphertext,
-        ObjectTag::RelinearizationKey,
-        ObjectTag::GaloisKeys,
-        ObjectTag::FhewParameters,
-        ObjectTag::LweCiphertext,
-        ObjectTag::LweSecretKey,
-        ObjectTag::FhewSecretKey,
-        ObjectTag::LweKeySwitchKey,
-        ObjectTag::BlindRotationKey,
-        ObjectTag::BootstrapKey,
-        ObjectTag::ThresholdPublicKeyShare,
-        ObjectTag::ThresholdEvalKeyShare,
-        ObjectTag::PartialDecryption,
-        ObjectTag::ThresholdPublicKey,
-    ];
+    /// The tag with header code `code` and message name `name`. A code, once written, is
+    /// never reused for another type: bytes of older versions must stay readable.
+    pub(crate) const fn new(code: u16, name: &'static str) -> Self {
+        Self { code, name }
+    }
 
     /// The tag's `u16` code in the header.
     pub const fn code(self) -> u16 {
-        match self {
-            ObjectTag::Poly => 1,
-            ObjectTag::SecretKey => 2,
-            ObjectTag::PublicKey => 3,
-            ObjectTag::HybridKey => 4,
-            ObjectTag::CkksParameters => 16,
-            ObjectTag::CkksPlaintext => 17,
-            ObjectTag::CkksCiphertext => 18,
-            ObjectTag::RelinearizationKey => 19,
-            ObjectTag::GaloisKeys => 20,
-            ObjectTag::FhewParameters => 32,
-            ObjectTag::LweCiphertext => 33,
-            ObjectTag::LweSecretKey => 34,
-            ObjectTag::FhewSecretKey => 35,
-            ObjectTag::LweKeySwitchKey => 36,
-            ObjectTag::BlindRotationKey => 37,
-            ObjectTag::BootstrapKey => 38,
-            ObjectTag::ThresholdPublicKeyShare => 39,
-            ObjectTag::ThresholdEvalKeyShare => 40,
-            ObjectTag::PartialDecryption => 41,
-            ObjectTag::ThresholdPublicKey => 42,
-        }
+        self.code
     }
 
-    /// The tag with code `code`, if any.
+    /// The tag with code `code`, if any type of this build has it.
     pub fn from_code(code: u16) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.code() == code)
+        block_of(code)?
+            .tags
+            .iter()
+            .find(|t| t.code == code)
+            .copied()
     }
 
     /// A human-readable name, for messages.
     pub const fn name(self) -> &'static str {
-        match self {
-            ObjectTag::Poly => "polynomial",
-            ObjectTag::SecretKey => "secret key",
-            ObjectTag::PublicKey => "public key",
-            ObjectTag::HybridKey => "hybrid switching key",
-            ObjectTag::CkksParameters => "CKKS parameters",
-            ObjectTag::CkksPlaintext => "CKKS plaintext",
-            ObjectTag::CkksCiphertext => "CKKS ciphertext",
-            ObjectTag::RelinearizationKey => "relinearization key",
-            ObjectTag::GaloisKeys => "Galois keys",
-            ObjectTag::FhewParameters => "FHEW parameters",
-            ObjectTag::LweCiphertext => "LWE ciphertext",
-            ObjectTag::LweSecretKey => "LWE secret key",
-            ObjectTag::FhewSecretKey => "FHEW secret key",
-            ObjectTag::LweKeySwitchKey => "LWE key-switching key",
-            ObjectTag::BlindRotationKey => "blind-rotation key",
-            ObjectTag::BootstrapKey => "bootstrapping key",
-            ObjectTag::ThresholdPublicKeyShare => "threshold public-key share",
-            ObjectTag::ThresholdEvalKeyShare => "threshold evaluation-key share",
-            ObjectTag::PartialDecryption => "partial decryption",
-            ObjectTag::ThresholdPublicKey => "threshold public key",
-        }
+        self.name
     }
 }
+
+/// One scheme's block of tag codes, `first..=last`, and the tags its types have taken
+/// from it (each type's [`Serialize::TAG`]).
+pub(crate) struct TagBlock {
+    /// The scheme (or layer) that owns the block, for messages.
+    pub(crate) scheme: &'static str,
+    /// The first code of the block.
+    pub(crate) first: u16,
+    /// The last code of the block.
+    pub(crate) last: u16,
+    /// The tags allocated in the block.
+    pub(crate) tags: &'static [ObjectTag],
+}
+
+/// The block `code` belongs to, if any.
+fn block_of(code: u16) -> Option<&'static TagBlock> {
+    TAG_BLOCKS
+        .into_iter()
+        .find(|b| (b.first..=b.last).contains(&code))
+}
+
+/// The registry: every scheme's block, in code order. A new scheme adds its block here
+/// (one line; the block itself lives beside the scheme's codecs).
+pub(crate) const TAG_BLOCKS: [&TagBlock; 4] = [
+    &crate::rlwe::serialize::TAGS,
+    &crate::ckks::serialize::TAGS,
+    &crate::fhew::serialize::TAGS,
+    &crate::fhew::threshold::serialize::TAGS,
+];
 
 /// A decoded header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -585,6 +541,15 @@ impl ParameterFingerprint for RingContext {
     /// [`ring_fingerprint`] of `N`, `Q` and `P` (computed once, at construction).
     fn fingerprint(&self) -> u64 {
         RingContext::fingerprint(self)
+    }
+}
+
+/// The "no parameters" context of self-contained objects (CKKS and FHEW parameters).
+impl ParameterFingerprint for () {
+    /// Unused (0): self-contained objects put the fingerprint of what they describe in
+    /// their header instead.
+    fn fingerprint(&self) -> u64 {
+        0
     }
 }
 
@@ -615,8 +580,16 @@ impl Reader<'_> {
             )));
         }
         let code = self.read_u16("object tag")?;
-        let tag = ObjectTag::from_code(code)
-            .ok_or_else(|| Error::Deserialize(format!("unknown object tag {code}")))?;
+        let tag = ObjectTag::from_code(code).ok_or_else(|| {
+            Error::Deserialize(match block_of(code) {
+                Some(b) => format!(
+                    "unknown object tag {code}: a {} object this build does not know (written \
+                     by a newer version of hekate?)",
+                    b.scheme
+                ),
+                None => format!("unknown object tag {code}"),
+            })
+        })?;
         let fingerprint = self.read_u64("parameter fingerprint")?;
         Ok(Header {
             version,

@@ -181,13 +181,13 @@ fn ring_targets(f: &Arc<Ckks>) -> Vec<Target> {
     let mut pk_variants: Vec<Vec<u8>> = shapes(&ring)
         .into_iter()
         .map(|(q, p)| {
-            with_header(ObjectTag::PublicKey, fp, |w| {
+            with_header(PublicKey::TAG, fp, |w| {
                 w.write_bytes(&pk.seed);
                 pk.b.restricted(q, p).write_body(w, &ring);
             })
         })
         .collect();
-    pk_variants.push(with_header(ObjectTag::PublicKey, fp, |w| {
+    pk_variants.push(with_header(PublicKey::TAG, fp, |w| {
         w.write_bytes(&[0x55; 32]);
         pk.b.write_body(w, &ring);
     }));
@@ -217,7 +217,7 @@ fn ring_targets(f: &Arc<Ckks>) -> Vec<Target> {
             (ring.q_len() - 1, 0),
             (1, ring.p_len()),
         ] {
-            hk_variants.push(with_header(ObjectTag::HybridKey, fp, |w| {
+            hk_variants.push(with_header(HybridKey::TAG, fp, |w| {
                 w.write_bytes(&hk.seed);
                 w.write_u16(dnum as u16);
                 for j in 0..dnum {
@@ -326,7 +326,7 @@ fn plaintexts(f: &Arc<Ckks>) -> Target {
     let mut variants: Vec<Vec<u8>> = shapes(ring)
         .into_iter()
         .map(|(q, p)| {
-            with_header(ObjectTag::CkksPlaintext, fp, |w| {
+            with_header(Plaintext::TAG, fp, |w| {
                 let mut one = Writer::new();
                 pt.write_body(&mut one, &ctx);
                 let body = one.into_bytes();
@@ -339,7 +339,7 @@ fn plaintexts(f: &Arc<Ckks>) -> Target {
         .collect();
     let mut coeff = pt.poly().clone();
     coeff.intt(ring);
-    variants.push(with_header(ObjectTag::CkksPlaintext, fp, |w| {
+    variants.push(with_header(Plaintext::TAG, fp, |w| {
         let mut one = Writer::new();
         pt.write_body(&mut one, &ctx);
         let body = one.into_bytes();
@@ -402,7 +402,7 @@ fn ciphertexts(f: &Arc<Ckks>, name: &'static str) -> Target {
     let mut variants = Vec::new();
     for (d, storage) in [(1u8, 0u8), (2, 0), (2, 1), (1, 1)] {
         for (q0, q1) in [(4, 3), (1, 4), (4, 4), (0, 0)] {
-            variants.push(with_header(ObjectTag::CkksCiphertext, fp, |w| {
+            variants.push(with_header(Ciphertext::TAG, fp, |w| {
                 w.write_u8(d);
                 w.write_u8(storage);
                 w.write_bytes(&prefix);
@@ -420,7 +420,7 @@ fn ciphertexts(f: &Arc<Ckks>, name: &'static str) -> Target {
             }));
         }
     }
-    variants.push(with_header(ObjectTag::CkksCiphertext, fp, |w| {
+    variants.push(with_header(Ciphertext::TAG, fp, |w| {
         w.write_u8(1);
         w.write_u8(0);
         w.write_bytes(&prefix);

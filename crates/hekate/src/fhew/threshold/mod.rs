@@ -160,6 +160,7 @@
 
 mod combine;
 mod party;
+pub(crate) mod serialize;
 
 pub use combine::{
     combine_bit, combine_bootstrap_key, combine_int, combine_phase, insecure_joint_secret,

@@ -5,11 +5,8 @@
 //! parameters, the number of parties `k` and the two noise widths, so shares of another
 //! protocol instance are refused.
 
-use super::fhew::{
+use crate::fhew::serialize::{
     ksk_shape, read_beta, read_brk, read_ks_bases, write_beta, write_brk_parts, BrkParts, KeyRef,
-};
-use super::{
-    err, fnv1a64, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, Writer,
 };
 use crate::fhew::threshold::{
     EvalKeyShare, KeySwitchShare, PartialDecryption, PublicKeyShare, ThresholdContext,
@@ -18,7 +15,23 @@ use crate::fhew::threshold::{
 use crate::fhew::{BlindRotationKey, BrkElement};
 use crate::math::sample::Seed;
 use crate::ring::{Form, Poly};
+use crate::serialize::{
+    err, fnv1a64, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, TagBlock, Writer,
+};
 use crate::{Error, Result};
+
+/// The threshold-FHEW block of object tags, `0x0027..=0x002F` (after the FHEW block).
+pub(crate) const TAGS: TagBlock = TagBlock {
+    scheme: "threshold FHEW",
+    first: 0x0027,
+    last: 0x002F,
+    tags: &[
+        <PublicKeyShare as Serialize>::TAG,
+        <EvalKeyShare as Serialize>::TAG,
+        <PartialDecryption as Serialize>::TAG,
+        <ThresholdPublicKey as Serialize>::TAG,
+    ],
+};
 
 impl ParameterFingerprint for ThresholdContext {
     /// FNV-1a of `"THRESHOLD"`, the FHEW fingerprint, `k`, and the bits of `σ_smenc`
@@ -80,7 +93,7 @@ fn check_one_limb(p: &Poly, ctx: &ThresholdContext, what: &str) -> Result<()> {
 
 impl Serialize for PublicKeyShare {
     type Context = ThresholdContext;
-    const TAG: ObjectTag = ObjectTag::ThresholdPublicKeyShare;
+    const TAG: ObjectTag = ObjectTag::new(39, "threshold public-key share");
 
     /// A share of one of the `k` parties, one limb of the ring in NTT form.
     fn check_writable(&self, ctx: &ThresholdContext) -> Result<()> {
@@ -104,7 +117,7 @@ impl Deserialize for PublicKeyShare {
 
 impl Serialize for ThresholdPublicKey {
     type Context = ThresholdContext;
-    const TAG: ObjectTag = ObjectTag::ThresholdPublicKey;
+    const TAG: ObjectTag = ObjectTag::new(42, "threshold public key");
 
     /// Two one-limb polynomials of the ring in NTT form.
     fn check_writable(&self, ctx: &ThresholdContext) -> Result<()> {
@@ -128,7 +141,7 @@ impl Deserialize for ThresholdPublicKey {
 
 impl Serialize for PartialDecryption {
     type Context = ThresholdContext;
-    const TAG: ObjectTag = ObjectTag::PartialDecryption;
+    const TAG: ObjectTag = ObjectTag::new(41, "partial decryption");
 
     /// A reduced value modulo the parameters' `q`, from one of the `k` parties.
     fn check_writable(&self, ctx: &ThresholdContext) -> Result<()> {
@@ -173,7 +186,7 @@ impl Deserialize for PartialDecryption {
 
 impl Serialize for EvalKeyShare {
     type Context = ThresholdContext;
-    const TAG: ObjectTag = ObjectTag::ThresholdEvalKeyShare;
+    const TAG: ObjectTag = ObjectTag::new(40, "threshold evaluation-key share");
 
     /// A share of one of the `k` parties.
     fn check_writable(&self, ctx: &ThresholdContext) -> Result<()> {

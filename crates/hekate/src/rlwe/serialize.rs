@@ -1,15 +1,33 @@
-//! The encodings of the ring- and RLWE-level types (layouts in the module documentation).
+//! The encodings of the ring- and RLWE-level types: [`Poly`], [`SecretKey`],
+//! [`PublicKey`] and [`HybridKey`] (tags 1–4; layouts in the module documentation of
+//! [`crate::serialize`]), and the shared pieces other schemes' codecs build on (residue
+//! widths, secret coefficients, the ring-identity check).
 
-use super::{err, packed_len, Deserialize, ObjectTag, Reader, Serialize, Writer, MAX_LIMBS, MAX_N};
 use crate::math::sample::Seed;
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::keys::expand_uniform;
 use crate::rlwe::{HybridKey, PublicKey, SecretKey};
+use crate::serialize::{
+    err, packed_len, Deserialize, ObjectTag, Reader, Serialize, TagBlock, Writer, MAX_LIMBS, MAX_N,
+};
 use crate::{Error, Result};
 use zeroize::Zeroize;
 
+/// The ring and RLWE block of object tags, `0x0001..=0x000F`.
+pub(crate) const TAGS: TagBlock = TagBlock {
+    scheme: "ring and RLWE",
+    first: 0x0001,
+    last: 0x000F,
+    tags: &[
+        <Poly as Serialize>::TAG,
+        <SecretKey as Serialize>::TAG,
+        <PublicKey as Serialize>::TAG,
+        <HybridKey as Serialize>::TAG,
+    ],
+};
+
 /// Bits per residue modulo `q`: the bit length of `q - 1`, i.e. `ceil(log2 q)`.
-pub(super) fn residue_width(q: u64) -> u32 {
+pub(crate) fn residue_width(q: u64) -> u32 {
     (64 - (q - 1).leading_zeros()).max(1)
 }
 
@@ -32,7 +50,7 @@ fn read_degree(r: &mut Reader<'_>, ctx: &RingContext, what: &str) -> Result<usiz
 
 impl Serialize for Poly {
     type Context = RingContext;
-    const TAG: ObjectTag = ObjectTag::Poly;
+    const TAG: ObjectTag = ObjectTag::new(1, "polynomial");
 
     /// A polynomial of `ctx`'s ring with reduced residues ([`RingContext::check_poly`]).
     fn check_writable(&self, ctx: &RingContext) -> Result<()> {
@@ -117,7 +135,7 @@ const SK_I64: u8 = 2;
 
 impl Serialize for SecretKey {
     type Context = RingContext;
-    const TAG: ObjectTag = ObjectTag::SecretKey;
+    const TAG: ObjectTag = ObjectTag::new(2, "secret key");
 
     /// A secret of `ctx`'s ring.
     fn check_writable(&self, ctx: &RingContext) -> Result<()> {
@@ -145,7 +163,7 @@ impl Deserialize for SecretKey {
 /// Writes the coefficients of a secret (small integers): the encoding byte, then the
 /// coefficients in the first encoding that fits (ternary, `i8`, `i64`; see the module
 /// documentation). The length is not written.
-pub(super) fn write_small_coeffs(w: &mut Writer, s: &[i64]) {
+pub(crate) fn write_small_coeffs(w: &mut Writer, s: &[i64]) {
     if s.iter().all(|c| (-1..=1).contains(c)) {
         w.write_u8(SK_TERNARY);
         let mut codes: Vec<u64> = s
@@ -175,7 +193,7 @@ pub(super) fn write_small_coeffs(w: &mut Writer, s: &[i64]) {
 /// Reads `n` secret coefficients written by [`write_small_coeffs`], refusing every
 /// encoding but the first that fits; `what` names the key in messages. The coefficients
 /// (and the unpacked ternary codes) are charged to the reader's budget first.
-pub(super) fn read_small_coeffs(r: &mut Reader<'_>, n: usize, what: &str) -> Result<Vec<i64>> {
+pub(crate) fn read_small_coeffs(r: &mut Reader<'_>, n: usize, what: &str) -> Result<Vec<i64>> {
     let encoding = r.read_u8(&format!("{what} encoding"))?;
     let coeffs_what = format!("the {what}'s coefficients");
     Ok(match encoding {
@@ -237,7 +255,7 @@ pub(super) fn read_small_coeffs(r: &mut Reader<'_>, n: usize, what: &str) -> Res
 }
 
 /// An error unless `ring_id` is `ctx`'s fingerprint.
-pub(super) fn check_ring_id(ring_id: u64, ctx: &RingContext, what: &str) -> Result<()> {
+pub(crate) fn check_ring_id(ring_id: u64, ctx: &RingContext, what: &str) -> Result<()> {
     if ring_id != ctx.fingerprint() {
         return Err(Error::ParameterMismatch(format!(
             "the {what} belongs to another ring (fingerprint {ring_id:#018x}; this context's \
@@ -297,7 +315,7 @@ fn read_compressed_pair(
 
 impl Serialize for PublicKey {
     type Context = RingContext;
-    const TAG: ObjectTag = ObjectTag::PublicKey;
+    const TAG: ObjectTag = ObjectTag::new(3, "public key");
 
     /// A public key of `ctx`'s ring with its full shape.
     fn check_writable(&self, ctx: &RingContext) -> Result<()> {
@@ -340,7 +358,7 @@ impl Deserialize for PublicKey {
 
 impl Serialize for HybridKey {
     type Context = RingContext;
-    const TAG: ObjectTag = ObjectTag::HybridKey;
+    const TAG: ObjectTag = ObjectTag::new(4, "hybrid switching key");
 
     /// A key of `ctx`'s ring whose digits cover `Q ∪ P`.
     fn check_writable(&self, ctx: &RingContext) -> Result<()> {
