@@ -385,3 +385,95 @@ fn auto_plans_per_level() {
         _ => panic!("hybrid planned at dnum = L + 1 with dear NTTs"),
     }
 }
+
+/// Every engine's key switch gives the same words on every instruction set: this test
+/// binary re-runs [`isa_child`] under each `HEKATE_SIMD` cap (the SIMD choice is fixed
+/// once per process) and compares the digests of their outputs. The rings mix primes
+/// below `2^50` (the AVX2 `f64` and IFMA paths) with wider ones (the integer lanes).
+#[test]
+fn key_switching_is_the_same_on_every_isa() {
+    use crate::math::kernels::Isa;
+    let exe = std::env::current_exe().unwrap();
+    let mut digests = Vec::new();
+    for cap in Isa::ALL {
+        let out = std::process::Command::new(&exe)
+            .args([
+                "--exact",
+                "rlwe::keyswitch::tests::isa_child",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env("HEKATE_SIMD", cap.name())
+            .env("HEKATE_KS_DIGEST", "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let digest = text
+            .lines()
+            .find_map(|l| l.strip_prefix("key-switch digest: "))
+            .and_then(|l| l.split_whitespace().next())
+            .unwrap_or_else(|| panic!("cap {cap}: no digest\n{text}"))
+            .to_string();
+        let isa = Isa::cpu().min(cap);
+        assert!(text.contains(isa.name()), "cap {cap} ran {text}");
+        digests.push((isa, digest));
+    }
+    let (isa0, d0) = &digests[0];
+    assert_eq!(*isa0, Isa::Scalar);
+    for (isa, d) in &digests[1..] {
+        assert_eq!(d, d0, "{isa} differs from the scalar path");
+    }
+}
+
+/// Run by [`key_switching_is_the_same_on_every_isa`] in a child process: prints a digest
+/// of hybrid, KLSS and linear switches at every level of two rings.
+#[test]
+#[ignore = "run by key_switching_is_the_same_on_every_isa with HEKATE_SIMD set"]
+fn isa_child() {
+    if std::env::var("HEKATE_KS_DIGEST").is_err() {
+        return;
+    }
+    let n = 1 << 10;
+    let mut words = Vec::new();
+    let narrow = {
+        let mut g = PrimeGenerator::new(n).unwrap();
+        let q: Vec<u64> = [45u32, 40, 40, 40]
+            .iter()
+            .map(|&b| g.next_prime(b).unwrap())
+            .collect();
+        let p: Vec<u64> = [48u32, 48]
+            .iter()
+            .map(|&b| g.next_prime(b).unwrap())
+            .collect();
+        RingContext::new(n, &q, &p).unwrap()
+    };
+    for ctx in [mixed_ring(n), narrow] {
+        let (mut rng, sk, other) = rng_and_secrets(&ctx, 11);
+        let hybrid = HybridKeySwitcher::new(ctx.clone(), 2);
+        let key = hybrid.generate_key(other.ntt(), &sk, &mut rng);
+        let engines: Vec<(KlssKeySwitcher, KlssKey)> = [KlssConfig::klss(2), KlssConfig::linear()]
+            .into_iter()
+            .map(|config| {
+                let klss = KlssKeySwitcher::new(ctx.clone(), 2, config).unwrap();
+                let ek = klss.expand(&key, KeyStorage::ExpandedOnly).unwrap();
+                (klss, ek)
+            })
+            .collect();
+        for ql in 1..=ctx.q_len() {
+            let c = random_ntt(&ctx, ql, &mut rng);
+            let mut outs = vec![hybrid.switch(&c, &key)];
+            outs.extend(engines.iter().map(|(e, k)| e.switch(&c, k)));
+            for [u0, u1] in outs {
+                words.extend_from_slice(u0.data());
+                words.extend_from_slice(u1.data());
+            }
+        }
+    }
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    println!(
+        "key-switch digest: {:016x} ({} words, {})",
+        crate::ring::fnv1a64(&bytes),
+        words.len(),
+        crate::math::kernels::Isa::detect()
+    );
+}
