@@ -269,11 +269,9 @@ impl Backend for RingContext {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::PrimeGenerator;
     use crate::rlwe::keys::{SecretDistribution, SecretKey};
+    use crate::rlwe::keyswitch::tests::{mixed_ring, random_ntt, rng_and_secrets};
     use crate::rlwe::{HybridKeySwitcher, KeySwitcher};
-    use rand_chacha::rand_core::{RngCore, SeedableRng};
-    use rand_chacha::ChaCha20Rng;
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     use std::sync::Arc;
 
@@ -376,20 +374,8 @@ mod tests {
     /// ModDowns, at every level; hoisted use (two keys summed before one ModDown) too.
     #[test]
     fn hybrid_steps_run_on_any_backend_word_for_word() {
-        let n = 1 << 10;
-        let mut g = PrimeGenerator::new(n).unwrap();
-        let q: Vec<u64> = [55u32, 45, 45, 45, 45]
-            .iter()
-            .map(|&b| g.next_prime(b).unwrap())
-            .collect();
-        let p: Vec<u64> = [58u32, 58]
-            .iter()
-            .map(|&b| g.next_prime(b).unwrap())
-            .collect();
-        let ctx = RingContext::new(n, &q, &p).unwrap();
-        let mut rng = ChaCha20Rng::seed_from_u64(7);
-        let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
-        let s1 = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+        let ctx = mixed_ring(1 << 10);
+        let (mut rng, sk, s1) = rng_and_secrets(&ctx, 7);
         let s2 = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
         let dev = Device {
             ctx: ctx.clone(),
@@ -409,18 +395,14 @@ mod tests {
                     .collect()
             };
             let (d1, d2) = (up(&k1), up(&k2));
-            for ql in 1..=q.len() {
-                let mut c = ctx.zero(ql, 0, Form::Ntt);
-                for (i, limb) in c.limbs_mut().enumerate() {
-                    let qi = ctx.modulus(i, ql).value();
-                    limb.iter_mut().for_each(|x| *x = rng.next_u64() % qi);
-                }
+            for ql in 1..=ctx.q_len() {
+                let c = random_ntt(&ctx, ql, &mut rng);
                 // One key: `switch` against the three steps on the device.
                 let want = ks.switch(&c, &k1);
                 let before = dev.mod_ups.load(Relaxed);
                 let digits = ks.decompose_on(&dev, &dev.upload(&c), ql);
                 assert_eq!(dev.mod_ups.load(Relaxed) - before, ks.digits_at(ql));
-                let mut acc = [0, 1].map(|_| dev.alloc(ql, p.len(), Form::Ntt));
+                let mut acc = [0, 1].map(|_| dev.alloc(ql, ctx.p_len(), Form::Ntt));
                 ks.multiply_on(&dev, &digits, &d1, &mut acc, false);
                 let got = ks.mod_down_on(&dev, acc);
                 assert_eq!(dev.download(&got[0]), want[0], "dnum {dnum} level {ql}");
@@ -430,7 +412,7 @@ mod tests {
                 let mut want2 = ks.multiply(&d, &k1, ql);
                 ks.multiply_add(&d, &k2, &mut want2);
                 let want2 = ks.mod_down(want2);
-                let mut acc = [0, 1].map(|_| dev.alloc(ql, p.len(), Form::Ntt));
+                let mut acc = [0, 1].map(|_| dev.alloc(ql, ctx.p_len(), Form::Ntt));
                 ks.multiply_on(&dev, &digits, &d1, &mut acc, false);
                 ks.multiply_on(&dev, &digits, &d2, &mut acc, true);
                 let got2 = ks.mod_down_on(&dev, acc);

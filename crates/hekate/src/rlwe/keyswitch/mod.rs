@@ -127,4 +127,4 @@ fn map_pair(pair: [Poly; 2], f: impl Fn(Poly) -> Poly + Sync) -> [Poly; 2] {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

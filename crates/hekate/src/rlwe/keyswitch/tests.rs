@@ -118,7 +118,7 @@ fn hybrid_noise_variance_matches_the_analysis() {
 }
 
 /// A ring with mixed prime sizes (a 55-bit first prime, 40-bit chain, 58-bit specials).
-fn mixed_ring(n: usize) -> Arc<RingContext> {
+pub(crate) fn mixed_ring(n: usize) -> Arc<RingContext> {
     let mut g = PrimeGenerator::new(n).unwrap();
     let q: Vec<u64> = [55u32, 40, 40, 40, 40, 40]
         .iter()
@@ -133,14 +133,14 @@ fn mixed_ring(n: usize) -> Arc<RingContext> {
 
 /// A generator seeded with `seed` and two ternary secrets of `ctx` drawn from it: the one
 /// a key switches to (`sk`) and the one it switches from (`other`).
-fn rng_and_secrets(ctx: &RingContext, seed: u64) -> (ChaCha20Rng, SecretKey, SecretKey) {
+pub(crate) fn rng_and_secrets(ctx: &RingContext, seed: u64) -> (ChaCha20Rng, SecretKey, SecretKey) {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let sk = SecretKey::generate(ctx, SecretDistribution::Ternary, &mut rng).unwrap();
     let other = SecretKey::generate(ctx, SecretDistribution::Ternary, &mut rng).unwrap();
     (rng, sk, other)
 }
 
-fn random_ntt(ctx: &RingContext, ql: usize, rng: &mut ChaCha20Rng) -> Poly {
+pub(crate) fn random_ntt(ctx: &RingContext, ql: usize, rng: &mut ChaCha20Rng) -> Poly {
     let mut c = ctx.zero(ql, 0, Form::Ntt);
     for (i, limb) in c.limbs_mut().enumerate() {
         let q = ctx.modulus(i, ql).value();
