@@ -158,6 +158,37 @@ impl<V: Copy + PartialEq + Zero + Add<Output = V> + Mul<Output = V>> Diagonals<V
         }
         Ok(out)
     }
+
+    /// The diagonals of the product `self · first` (apply `first`, then `self`):
+    ///
+    /// ```text
+    /// (A B)_k[i] = Σ_{a + b ≡ k (mod n)} A_a[i] · B_b[(i + a) mod n]
+    /// ```
+    ///
+    /// at `O(|A| · |B| · n)` operations for `|A|` and `|B|` diagonals. Diagonals of the
+    /// product that come out exactly zero everywhere are left out. Both maps must act on
+    /// the same number of slots.
+    pub fn compose(&self, first: &Diagonals<V>) -> Result<Diagonals<V>> {
+        let n = self.slots;
+        if first.slots != n {
+            return Err(Error::ParameterMismatch(format!(
+                "cannot compose a map on {n} slots with a map on {} slots: both must act on \
+                 the same slot count",
+                first.slots
+            )));
+        }
+        let mut map: BTreeMap<usize, Vec<V>> = BTreeMap::new();
+        for (&a, da) in &self.map {
+            for (&b, db) in &first.map {
+                let acc = map.entry((a + b) % n).or_insert_with(|| vec![V::zero(); n]);
+                for (i, out) in acc.iter_mut().enumerate() {
+                    *out = *out + da[i] * db[(i + a) % n];
+                }
+            }
+        }
+        map.retain(|_, d| d.iter().any(|v| !v.is_zero()));
+        Ok(Diagonals { slots: n, map })
+    }
 }
 
 /// How a set of diagonals is split into baby and giant steps (seed 003 Alg. 5): diagonal
@@ -436,6 +467,7 @@ pub fn evaluate_naive<E: CircuitEvaluator>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use num_complex::Complex64 as C64;
 
     #[test]
     fn plan_covers_every_diagonal_once() {
@@ -469,6 +501,100 @@ mod tests {
         // fewer with a larger n1; the plan never needs more than the naive 4.
         let p = BsgsPlan::new([0, 1, 2, 1022, 1023], 1024, None).unwrap();
         assert!(p.key_switches() <= 4);
+    }
+
+    fn random_dense(rng: &mut rand_chacha::ChaCha20Rng, n: usize) -> Vec<Vec<C64>> {
+        use rand_core::RngCore;
+        let mut unit = || (rng.next_u64() >> 11) as f64 * (2.0 / (1u64 << 53) as f64) - 1.0;
+        (0..n)
+            .map(|_| (0..n).map(|_| C64::new(unit(), unit())).collect())
+            .collect()
+    }
+
+    fn dense_product(a: &[Vec<C64>], b: &[Vec<C64>]) -> Vec<Vec<C64>> {
+        let n = a.len();
+        (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| (0..n).map(|t| a[i][t] * b[t][j]).sum())
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn max_diff(x: &[C64], y: &[C64]) -> f64 {
+        x.iter()
+            .zip(y)
+            .map(|(p, q)| (p - q).norm())
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn compose_matches_dense_products_and_applying_twice() {
+        use rand_core::SeedableRng;
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(0x5eed_c0de);
+        for n in [1usize, 2, 8, 16] {
+            // Dense maps, and sparse ones (a few diagonals) to exercise missing indices.
+            let a = random_dense(&mut rng, n);
+            let b = random_dense(&mut rng, n);
+            let sparse = |ks: &[i64], rows: &[Vec<C64>]| {
+                let mut d = Diagonals::new(n).unwrap();
+                for (&k, row) in ks.iter().zip(rows) {
+                    if d.get(k).is_none() {
+                        d.insert(k, row.clone()).unwrap();
+                    }
+                }
+                d
+            };
+            let sparse_a = sparse(&[0, 3], &a);
+            let sparse_b = sparse(&[1, -1], &b);
+            let da = Diagonals::from_dense(&a).unwrap();
+            let db = Diagonals::from_dense(&b).unwrap();
+            let ab = da.compose(&db).unwrap();
+            let want = Diagonals::from_dense(&dense_product(&a, &b)).unwrap();
+            assert_eq!(
+                ab.indices().collect::<Vec<_>>(),
+                want.indices().collect::<Vec<_>>()
+            );
+            for k in want.indices() {
+                let k = k as i64;
+                assert!(max_diff(ab.get(k).unwrap(), want.get(k).unwrap()) < 1e-12 * n as f64);
+            }
+            let z = random_dense(&mut rng, n).remove(0);
+            for (x, y) in [(&da, &db), (&sparse_a, &sparse_b), (&sparse_b, &da)] {
+                let twice = x.apply(&y.apply(&z).unwrap()).unwrap();
+                let once = x.compose(y).unwrap().apply(&z).unwrap();
+                assert!(max_diff(&twice, &once) < 1e-12 * n as f64, "n = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn compose_drops_zero_diagonals_and_checks_slot_counts() {
+        // The shift by +1 then by -1 (the n - 1 diagonal): the identity, one diagonal.
+        let one = C64::new(1.0, 0.0);
+        let mut left = Diagonals::new(8).unwrap();
+        left.insert(1, vec![one; 8]).unwrap();
+        let mut right = Diagonals::new(8).unwrap();
+        right.insert(-1, vec![one; 8]).unwrap();
+        let id = left.compose(&right).unwrap();
+        assert_eq!(id.indices().collect::<Vec<_>>(), vec![0]);
+        assert_eq!(id.get(0).unwrap(), &[one; 8][..]);
+        // (shift + shift^-1) with a sign that cancels the identity term exactly: only ±2 stay.
+        let mut p = Diagonals::new(8).unwrap();
+        p.insert(1, vec![one; 8]).unwrap();
+        p.insert(-1, vec![one; 8]).unwrap();
+        let mut m = Diagonals::new(8).unwrap();
+        m.insert(1, vec![one; 8]).unwrap();
+        m.insert(-1, vec![-one; 8]).unwrap();
+        assert_eq!(
+            p.compose(&m).unwrap().indices().collect::<Vec<_>>(),
+            vec![2, 6]
+        );
+        assert!(matches!(
+            left.compose(&Diagonals::new(4).unwrap()),
+            Err(Error::ParameterMismatch(_))
+        ));
     }
 
     #[test]

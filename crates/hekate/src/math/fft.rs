@@ -117,7 +117,32 @@ impl SpecialFft {
         &self.rot_group
     }
 
-    fn bit_reverse(&self, vals: &mut [Complex64]) {
+    /// The forward twiddles of the butterfly stage of half-length `h` (`h` a power of two
+    /// below `n`): `ζ_(8h)^(5^j mod 8h)` for `j < h`. The factored DFT matrices of the
+    /// bootstrapping are written from these.
+    ///
+    /// # Panics
+    /// If `h` is not a power of two below `n`.
+    pub(crate) fn stage_twiddles(&self, h: usize) -> &[Complex64] {
+        assert!(
+            h.is_power_of_two() && h < self.n,
+            "special FFT: no stage of half-length {h} for {} slots",
+            self.n
+        );
+        &self.twiddles[h - 1..2 * h - 1]
+    }
+
+    /// In place: the bit-reversal permutation of the `n` values (an involution).
+    ///
+    /// # Panics
+    /// If `vals.len() != n`.
+    pub(crate) fn bit_reverse_inplace(&self, vals: &mut [Complex64]) {
+        assert_eq!(
+            vals.len(),
+            self.n,
+            "special FFT: expected {} values",
+            self.n
+        );
         for (i, &j) in self.bitrev.iter().enumerate() {
             let j = j as usize;
             if i < j {
@@ -138,7 +163,7 @@ impl SpecialFft {
             "special FFT: expected {} values",
             self.n
         );
-        self.bit_reverse(vals);
+        self.bit_reverse_inplace(vals);
         let n = self.n;
         let mut h = 1;
         while h < n {
@@ -183,7 +208,7 @@ impl SpecialFft {
             }
             h >>= 1;
         }
-        self.bit_reverse(vals);
+        self.bit_reverse_inplace(vals);
         let inv = 1.0 / n as f64;
         for v in vals.iter_mut() {
             *v *= inv;

@@ -1,0 +1,3 @@
+//! CKKS bootstrapping (seed 003 §5): ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs.
+
+pub mod dft;
