@@ -25,6 +25,7 @@
 //! # Ok::<(), hekate::Error>(())
 //! ```
 
+pub mod bootstrap;
 mod ciphertext;
 mod encoder;
 mod encrypt;

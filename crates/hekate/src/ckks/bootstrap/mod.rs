@@ -1,0 +1,3 @@
+//! CKKS bootstrapping (seed 003: ModRaise, CoeffsToSlots, EvalSine, SlotsToCoeffs).
+
+pub mod failure;
