@@ -57,8 +57,8 @@ pub enum SecretWeight {
     /// A uniform ternary secret on `N = ring_degree` coefficients (each 0, 1 or −1 with
     /// probability ⅓; `SecretDistribution::Ternary`). Its weight is `h ≈ 2N/3`, so the
     /// model is the Gaussian with variance `(1 + 2N/3)/12`, as in the research notes
-    /// (§1.4, "h ≈ 2N/3"); the fluctuation of `h` (standard deviation `√(2N)/3`, 85 at
-    /// `N = 2^16`) moves `σ` by 0.1% and is ignored.
+    /// (§1.4, "h ≈ 2N/3"); the fluctuation of `h` (standard deviation `√(2N)/3`, 121 at
+    /// `N = 2^16`) moves `σ` by 0.14% and is ignored.
     UniformTernary {
         /// The ring degree `N`.
         ring_degree: usize,
