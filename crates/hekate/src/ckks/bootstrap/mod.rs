@@ -1,4 +1,87 @@
-//! CKKS bootstrapping (seed 003 §5): ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs.
+//! CKKS bootstrapping with dense secret keys (seed 003: Bossuat, Mouchet,
+//! Troncoso-Pastoriza, Hubaux, EUROCRYPT 2021).
+//!
+//! Bootstrapping refreshes a ciphertext that has run out of levels: it returns the same
+//! message at [`Bootstrapper::output_level`], high in the chain, at the input's scale
+//! exactly. The circuit (§5.1, "ModRaise first"):
+//!
+//! 1. **ScaleDown** ([`Bootstrapper::scale_down`]): the input to level 0 at the scale
+//!    `Δ_0 = q_0 / R` exactly, `R = 2^log_message_ratio` the *message ratio*, so that the
+//!    message's coefficients `m` satisfy `|m| <= q_0 / R` for slot values of magnitude
+//!    at most about 1.
+//! 2. **ModRaise** ([`Bootstrapper::mod_raise`]): `(c_0, c_1) mod q_0` lifted to `Q_L`.
+//!    It decrypts to `t = m + q_0 I(X)`, with `I` the small integer polynomial of the
+//!    wrap-arounds of `c_0 + c_1 s`: each coefficient a sum of about `h + 1` uniforms on
+//!    `(-1/2, 1/2)` (`h` the secret's Hamming weight), bounded by `K` except with the
+//!    failure probability of Eq. (1) ([`failure`], [`BootstrapConfig::failure_log2`]).
+//! 3. **SubSum** ([`Bootstrapper::sub_sum`], sparse packing `n < N/2` only): the trace
+//!    onto the subring of `n` slots, which zeroes the coefficients of `I` outside it.
+//! 4. **CoeffsToSlots** ([`Bootstrapper::coeffs_to_slots`]): the inverse special FFT as
+//!    `ρ_CtS` BSGS linear transforms ([`dft`]: merged radix-2 stages, one level each),
+//!    then conjugation splits real and imaginary parts: two ciphertexts whose slots hold
+//!    the `2n` coefficients `t_k / (q_0 K')`. The constants (`1/2` of the split, `1/K'`
+//!    of EvalMod's change of variable, `N/2n` of SubSum) are folded into the scale and
+//!    the matrices, never spent as levels.
+//! 5. **EvalMod** ([`evalmod`], [`Bootstrapper::eval_mod`]): `x -> (1/2π) sin(2π x)`
+//!    slot-wise, a Chebyshev interpolant of a scaled cosine and `r` double angles
+//!    (Alg. 7); since `x = I + m/q_0`, the result is `m / q_0` up to
+//!    `(2π)^2 (m/q_0)^3 / 6`.
+//! 6. **SlotsToCoeffs** ([`Bootstrapper::slots_to_coeffs`]): `re + i·im`, then the
+//!    special FFT as `ρ_StC` factors: the slots hold the message again. The last factor's
+//!    diagonals are encoded at the scale that lands the output on the input's scale
+//!    exactly (one encoding per distinct input scale, cached).
+//!
+//! Both DFTs drop the FFT's bit reversal: EvalMod acts slot-wise, so the coefficients can
+//! sit in bit-reversed order between them.
+//!
+//! **Scales** are exact rationals throughout (seed 003 §3.3, Alg. 2): ModRaise's output is
+//! *read* at `S_0 = q_0 K' (N/2n)` (a reinterpretation, free), CoeffsToSlots preserves
+//! it and its last factor lands on the prime of EvalMod's first level, EvalMod's scales
+//! are planned backwards from the output, and SlotsToCoeffs lands on the input's scale.
+//!
+//! **Keys**: [`galois_elements`] lists the Galois elements one bootstrap uses (both
+//! DFTs' BSGS rotations, SubSum's rotations, conjugation) before any key exists, and
+//! [`generate_keys`] generates exactly those plus the relinearization key.
+//! [`Bootstrapper::new`] takes public keys only.
+//!
+//! ```
+//! use hekate::ckks::bootstrap::{self, BootstrapConfig, Bootstrapper};
+//! use hekate::prelude::*;
+//! use std::sync::Arc;
+//!
+//! // 8 slots in N = 2^10 under a sparse secret, failure probability at most 2^-40.
+//! let secret = SecretDistribution::HammingWeight(32);
+//! let mut config = BootstrapConfig::new(1 << 10, secret, 8, -40.0)?;
+//! (config.cts_levels, config.stc_levels) = (2, 2);
+//! // A toy chain (not secure): q_0 and one residual prime, then the bootstrapping levels.
+//! let ctx = CkksParameters::new(10).log_q(&config.chain(&[60, 40], 42, 55, 58))
+//!     .log_p(&[61, 61, 61]).log_scale(40).secret(secret)
+//!     .security(SecurityLevel::NotChecked)
+//!     .build()?;
+//! let sk = ctx.generate_secret_key();
+//! let keys = bootstrap::generate_keys(&ctx, &config, &sk)?;
+//! let boot = Bootstrapper::new(ctx.clone(), config, Arc::new(keys))?;
+//!
+//! let z: Vec<Complex64> = (0..8).map(|i| Complex64::new(0.1 * i as f64 - 0.4, 0.05)).collect();
+//! let pt = ctx.encode_at(&z, 8, 1, ctx.default_scale())?;
+//! let ct = ctx.encrypt_symmetric(&pt, &sk)?; // at level 1: nothing left to multiply
+//! let fresh = boot.bootstrap(&ct)?;
+//! assert_eq!((fresh.level(), fresh.scale()), (boot.output_level(), ct.scale()));
+//! let got = ctx.decrypt_decode(&fresh, &sk)?;
+//! for (g, w) in got.iter().zip(&z) {
+//!     assert!((g - w).norm() < 1e-3);
+//! }
+//! # Ok::<(), hekate::Error>(())
+//! ```
 
+mod bootstrapper;
+mod config;
 pub mod dft;
+pub mod evalmod;
 pub mod failure;
+#[cfg(test)]
+mod tests;
+
+pub use bootstrapper::{galois_elements, generate_keys, generate_keys_with, Bootstrapper};
+pub use config::BootstrapConfig;
+pub use evalmod::EvalMod;

@@ -1,0 +1,446 @@
+//! The bootstrapping circuit: ScaleDown, ModRaise, SubSum, CoeffsToSlots, EvalMod,
+//! SlotsToCoeffs (see the [module documentation](super) for the design).
+
+use super::config::BootstrapConfig;
+use super::dft::{dft_factors, DftKind};
+use crate::circuits::lintrans::{BsgsPlan, Diagonals, LinearTransform};
+use crate::ckks::{Ciphertext, CkksContext, Evaluator, Scale};
+use crate::math::sample;
+use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
+use crate::ring::Form;
+use crate::rlwe::evaluation_keys::{EvaluationKeySet, GaloisKeys};
+use crate::rlwe::SecretKey;
+use crate::{Error, Result};
+use num_complex::Complex64;
+use rand_chacha::rand_core::{CryptoRng, RngCore};
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+/// The DFT factors of a configuration with their BSGS plans: `(CoeffsToSlots,
+/// SlotsToCoeffs)`, each in application order. CoeffsToSlots carries `1 / (2 K')`: the `1/2`
+/// of the real/imaginary split and the change of variable of EvalMod.
+type Factors = Vec<(Diagonals<Complex64>, BsgsPlan)>;
+
+fn factors(config: &BootstrapConfig) -> Result<(Factors, Factors)> {
+    let n = config.slots;
+    let plan = |kind, levels, scale: f64| -> Result<Factors> {
+        dft_factors(n, kind, levels, Complex64::new(scale, 0.0))?
+            .into_iter()
+            .map(|d| {
+                let p = d.bsgs(None)?;
+                Ok((d, p))
+            })
+            .collect()
+    };
+    Ok((
+        plan(DftKind::CoeffsToSlots, config.cts_levels, 0.5)?,
+        plan(DftKind::SlotsToCoeffs, config.stc_levels, 1.0)?,
+    ))
+}
+
+/// `N / 2n`: the SubSum (trace) factor, 1 for full packing.
+fn trace_factor(ctx: &CkksContext, slots: usize) -> usize {
+    ctx.n() / (2 * slots)
+}
+
+/// The SubSum rotations `n · 2^i` (over `N/2` slots), `i < log2(N / 2n)`.
+fn sub_sum_steps(ctx: &CkksContext, slots: usize) -> Vec<i64> {
+    let g = trace_factor(ctx, slots);
+    (0..g.trailing_zeros())
+        .map(|i| (slots << i) as i64)
+        .collect()
+}
+
+/// The Galois elements one bootstrap uses, known before any key exists: the rotations of
+/// both DFTs' BSGS plans, the SubSum rotations (sparse packing) and conjugation.
+pub fn galois_elements(ctx: &CkksContext, config: &BootstrapConfig) -> Result<Vec<usize>> {
+    config.check(ctx)?;
+    let (cts, stc) = factors(config)?;
+    let n = ctx.n();
+    let mut set = BTreeSet::new();
+    for (_, p) in cts.iter().chain(&stc) {
+        set.extend(p.galois_elements(n));
+    }
+    for s in sub_sum_steps(ctx, config.slots) {
+        set.insert(galois_element_for_rotation(s, n));
+    }
+    set.insert(galois_element_for_conjugation(n));
+    Ok(set.into_iter().collect())
+}
+
+/// The evaluation keys one bootstrap needs: a relinearization key and exactly the Galois
+/// keys of [`galois_elements`]. `progress(done, total)` is called after each key.
+pub fn generate_keys_with<R: RngCore + CryptoRng>(
+    ctx: &CkksContext,
+    config: &BootstrapConfig,
+    sk: &SecretKey,
+    rng: &mut R,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<EvaluationKeySet> {
+    let elements = galois_elements(ctx, config)?;
+    let total = elements.len() + 1;
+    let rlk = ctx.rlwe().generate_relinearization_key_with(sk, rng);
+    progress(1, total);
+    let mut keys = Vec::with_capacity(elements.len());
+    for (i, &g) in elements.iter().enumerate() {
+        keys.push(ctx.rlwe().generate_galois_key_with(sk, g, rng));
+        progress(i + 2, total);
+    }
+    Ok(EvaluationKeySet::new(
+        Some(rlk),
+        keys.into_iter().collect::<GaloisKeys>(),
+    ))
+}
+
+/// [`generate_keys_with`] with the operating system's randomness and no progress report.
+pub fn generate_keys(
+    ctx: &CkksContext,
+    config: &BootstrapConfig,
+    sk: &SecretKey,
+) -> Result<EvaluationKeySet> {
+    generate_keys_with(ctx, config, sk, &mut sample::os_rng(), |_, _| {})
+}
+
+/// The last SlotsToCoeffs factor, encoded per output scale.
+struct LastFactor {
+    diagonals: Diagonals<Complex64>,
+    plan: BsgsPlan,
+    /// `(output scale, transform)`: built on first use of each output scale.
+    encoded: Mutex<Vec<(Scale, Arc<LinearTransform<Evaluator>>)>>,
+}
+
+/// CKKS bootstrapping (seed 003 §5): refreshes a ciphertext of `n` slots to
+/// [`Bootstrapper::output_level`], at its own scale. Built from public evaluation keys
+/// only ([`generate_keys`]); the DFT matrices are encoded once here.
+pub struct Bootstrapper {
+    ctx: Arc<CkksContext>,
+    eval: Evaluator,
+    config: BootstrapConfig,
+    /// CoeffsToSlots factors, in application order (levels `L`, `L - 1`, ...).
+    cts: Vec<LinearTransform<Evaluator>>,
+    /// SlotsToCoeffs factors but the last, in application order.
+    stc: Vec<LinearTransform<Evaluator>>,
+    stc_last: LastFactor,
+    /// The exact scale of EvalMod's output.
+    eval_mod_scale: Scale,
+}
+
+impl std::fmt::Debug for Bootstrapper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bootstrapper")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Bootstrapper {
+    /// A bootstrapper for `ctx` with `config`, evaluating with `keys` (from
+    /// [`generate_keys`]; a missing key is reported here, by rotation, not at the first
+    /// bootstrap).
+    pub fn new(
+        ctx: Arc<CkksContext>,
+        config: BootstrapConfig,
+        keys: Arc<EvaluationKeySet>,
+    ) -> Result<Self> {
+        config.check(&ctx)?;
+        if keys.relinearization_key().is_none() {
+            return Err(Error::MissingKey(
+                "bootstrapping needs a relinearization key: use bootstrap::generate_keys".into(),
+            ));
+        }
+        for g in galois_elements(&ctx, &config)? {
+            if keys.galois_key(g).is_none() {
+                return Err(Error::MissingKey(format!(
+                    "bootstrapping needs the Galois key of element {g}: generate the keys \
+                     with bootstrap::generate_keys (bootstrap::galois_elements lists them)"
+                )));
+            }
+        }
+        let eval = Evaluator::with_key_set(ctx.clone(), keys);
+        let (cts_f, stc_f) = factors(&config)?;
+        let top = ctx.max_level();
+        let k_prime = config.eval_mod.k_prime();
+        // CoeffsToSlots: scale-preserving factors, except the last, which lands on q of
+        // EvalMod's first level (a scale near the primes keeps the power basis's scales
+        // there).
+        let s0 = Self::raised_scale(&ctx, &config, k_prime);
+        let eval_mod_level = top - config.cts_levels;
+        let mut cts = Vec::with_capacity(cts_f.len());
+        for (j, (d, p)) in cts_f.into_iter().enumerate() {
+            let level = top - j;
+            let scale = if j + 1 == config.cts_levels {
+                Some(
+                    ctx.constant_scale(eval_mod_level)
+                        .mul(&ctx.constant_scale(level))
+                        .div(&s0),
+                )
+            } else {
+                None
+            };
+            cts.push(LinearTransform::new(&eval, &d, p, level, scale)?);
+        }
+        // EvalMod lands near the default scale times R (set_scale then divides by R).
+        let ratio = f64::from(config.log_message_ratio).exp2();
+        let target = ctx.default_scale().to_f64() * ratio;
+        let eval_mod_scale = config
+            .eval_mod
+            .output_scale(&eval, eval_mod_level, target)?;
+        let stc_level = eval_mod_level - config.eval_mod.depth();
+        let mut stc = Vec::new();
+        let mut last = None;
+        let count = stc_f.len();
+        for (j, (d, p)) in stc_f.into_iter().enumerate() {
+            if j + 1 == count {
+                last = Some((d, p));
+            } else {
+                stc.push(LinearTransform::new(&eval, &d, p, stc_level - j, None)?);
+            }
+        }
+        let (diagonals, plan) = last.expect("at least one SlotsToCoeffs factor");
+        let b = Bootstrapper {
+            ctx,
+            eval,
+            config,
+            cts,
+            stc,
+            stc_last: LastFactor {
+                diagonals,
+                plan,
+                encoded: Mutex::new(Vec::new()),
+            },
+            eval_mod_scale,
+        };
+        let default = b.ctx.default_scale().clone();
+        b.last_factor(&default)?;
+        Ok(b)
+    }
+
+    /// The scale ModRaise's output is read at: `S_0 = q_0 K' (N / 2n)`, so that after
+    /// SubSum and CoeffsToSlots a slot holds `t / (q_0 K')`.
+    fn raised_scale(ctx: &CkksContext, config: &BootstrapConfig, k_prime: f64) -> Scale {
+        let g = trace_factor(ctx, config.slots) as u64;
+        ctx.constant_scale(0)
+            .mul(&Scale::from_f64(k_prime).expect("K' is a positive integer"))
+            .mul_integer(g)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &BootstrapConfig {
+        &self.config
+    }
+
+    /// The evaluator it runs on (its keys can serve the application too).
+    pub fn evaluator(&self) -> &Evaluator {
+        &self.eval
+    }
+
+    /// The level of a bootstrapped ciphertext: `L - depth`.
+    pub fn output_level(&self) -> usize {
+        self.ctx.max_level() - self.config.depth()
+    }
+
+    /// The last SlotsToCoeffs factor for an output at exactly `scale`.
+    fn last_factor(&self, scale: &Scale) -> Result<Arc<LinearTransform<Evaluator>>> {
+        let mut cache = self.stc_last.encoded.lock().expect("poisoned");
+        if let Some((_, lt)) = cache.iter().find(|(s, _)| s == scale) {
+            return Ok(lt.clone());
+        }
+        let level = self.output_level() + 1;
+        let input = self.stc_input_scale();
+        let dm = scale.mul(&self.ctx.constant_scale(level)).div(&input);
+        let lt = Arc::new(LinearTransform::new(
+            &self.eval,
+            &self.stc_last.diagonals,
+            self.stc_last.plan.clone(),
+            level,
+            Some(dm),
+        )?);
+        cache.push((scale.clone(), lt.clone()));
+        Ok(lt)
+    }
+
+    /// The scale SlotsToCoeffs reads EvalMod's output at: `T_r Δ_0 / q_0 = T_r / R`.
+    fn stc_input_scale(&self) -> Scale {
+        self.eval_mod_scale
+            .div(&Scale::from_f64(f64::from(self.config.log_message_ratio).exp2()).expect("2^k"))
+    }
+
+    /// ScaleDown: `ct` at level 0 and scale `Δ_0 = q_0 / R` exactly (from a level `>= 1`,
+    /// by one product with the constant 1 at the scale that lands there and a rescale).
+    /// A level-0 input must already be at `Δ_0`.
+    pub fn scale_down(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        let ratio = Scale::from_f64(f64::from(self.config.log_message_ratio).exp2()).expect("2^k");
+        let delta0 = self.ctx.constant_scale(0).div(&ratio);
+        if ct.level() == 0 {
+            if *ct.scale() != delta0 {
+                return Err(Error::ScaleMismatch(format!(
+                    "a level-0 input must be at scale q_0 / R = 2^{:.2} exactly (it is at \
+                     2^{:.2}): bootstrap it from level 1 or above",
+                    delta0.log2(),
+                    ct.scale().log2()
+                )));
+            }
+            return Ok(ct.clone());
+        }
+        let mut out = self.eval.drop_level(ct, ct.level() - 1)?;
+        let c = delta0.mul(&self.ctx.constant_scale(1)).div(ct.scale());
+        if c.log2() < 20.0 {
+            return Err(Error::ScaleMismatch(format!(
+                "the input's scale 2^{:.1} is too large for the message ratio 2^{}: \
+                 bootstrap ciphertexts at a scale below q_0 q_1 / 2^(20 + log2 R)",
+                ct.scale().log2(),
+                self.config.log_message_ratio
+            )));
+        }
+        self.eval
+            .mul_const_scaled_assign(&mut out, Complex64::new(1.0, 0.0), &c)?;
+        self.eval.rescale_assign(&mut out)?;
+        debug_assert_eq!(out.scale(), &delta0);
+        Ok(out)
+    }
+
+    /// ModRaise: the level-0 ciphertext `(c_0, c_1)` lifted to the top level, each
+    /// coefficient centred in `(-q_0/2, q_0/2]` and reduced modulo every prime of `Q_L`.
+    /// It decrypts to `t = m + q_0 I` with `I` small (`|I| <= K` except with the failure
+    /// probability). The result has `N/2` slots (the polynomial is no longer in the
+    /// subring of sparse packing) and scale `S_0` (see the module documentation).
+    pub fn mod_raise(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        if ct.level() != 0 || ct.degree() != 1 {
+            return Err(Error::LevelMismatch(format!(
+                "ModRaise takes a degree-1 ciphertext at level 0 (this one: level {}, degree \
+                 {}): use Bootstrapper::scale_down first",
+                ct.level(),
+                ct.degree()
+            )));
+        }
+        let ring = self.ctx.ring();
+        let q0 = ring.modulus(0, 1).value();
+        let half = q0 / 2;
+        let ql = self.ctx.max_level() + 1;
+        let mut parts = Vec::with_capacity(2);
+        for part in ct.parts() {
+            let mut p = part.clone();
+            p.intt(ring);
+            let coeffs = p.limb(0);
+            let mut out = ring.zero(ql, 0, Form::Coeff);
+            for (i, limb) in out.limbs_mut().enumerate() {
+                let m = ring.modulus(i, ql);
+                let qi = m.value();
+                for (o, &c) in limb.iter_mut().zip(coeffs) {
+                    *o = if c > half {
+                        // c - q0 < 0
+                        let neg = m.reduce(q0 - c);
+                        if neg == 0 {
+                            0
+                        } else {
+                            qi - neg
+                        }
+                    } else {
+                        m.reduce(c)
+                    };
+                }
+            }
+            out.ntt(ring);
+            parts.push(out);
+        }
+        let mut raised = Ciphertext::from_parts(
+            &self.ctx,
+            parts,
+            Scale::from_integer(1),
+            self.ctx.max_slots(),
+            None,
+        )?;
+        raised.set_scale(Self::raised_scale(
+            &self.ctx,
+            &self.config,
+            self.config.eval_mod.k_prime(),
+        ));
+        Ok(raised)
+    }
+
+    /// SubSum (sparse packing, `n < N/2`): the trace onto the subring of `n` slots,
+    /// `Σ_j σ_(5^(n j))` by `log2(N / 2n)` rotations by `n 2^i`; it keeps the
+    /// coefficients at multiples of `N / 2n` (times `N / 2n`, absorbed by the scale) and
+    /// zeroes the others. Returns a ciphertext of `n` slots. The identity for full packing.
+    pub fn sub_sum(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        let mut acc = ct.clone();
+        for s in sub_sum_steps(&self.ctx, self.config.slots) {
+            let r = self.eval.rotate(&acc, s)?;
+            self.eval.add_assign(&mut acc, &r)?;
+        }
+        acc.slots = self.config.slots;
+        Ok(acc)
+    }
+
+    /// CoeffsToSlots: the inverse special FFT (without its bit reversal) by `ρ_CtS` BSGS
+    /// factors, then the split into real and imaginary parts by conjugation: two
+    /// ciphertexts whose slot `k` holds `t_(rev(k)) / (q_0 K')` and
+    /// `t_(n + rev(k)) / (q_0 K')`, at EvalMod's first level.
+    pub fn coeffs_to_slots(&self, ct: &Ciphertext) -> Result<(Ciphertext, Ciphertext)> {
+        let mut u = ct.clone();
+        for lt in &self.cts {
+            u = lt.evaluate(&self.eval, &u)?;
+            self.eval.rescale_assign(&mut u)?;
+        }
+        let conj = self.eval.conjugate(&u)?;
+        let re = self.eval.add(&u, &conj)?;
+        let mut im = self.eval.sub(&u, &conj)?;
+        // -i (u - conj(u)) = 2 Im(u)
+        self.eval.mul_by_i_assign(&mut im)?;
+        self.eval.neg_assign(&mut im)?;
+        Ok((re, im))
+    }
+
+    /// EvalMod on one CoeffsToSlots output: slot-wise `(1/2π) sin(2π x)`, read at
+    /// `Δ_0`'s ratio so that the slots hold the message's coefficients `m / Δ_0`.
+    pub fn eval_mod(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        let ratio = f64::from(self.config.log_message_ratio).exp2();
+        let target = self.ctx.default_scale().to_f64() * ratio;
+        let mut out = self.config.eval_mod.evaluate(&self.eval, ct, target)?;
+        debug_assert_eq!(out.scale(), &self.eval_mod_scale);
+        out.set_scale(self.stc_input_scale());
+        Ok(out)
+    }
+
+    /// SlotsToCoeffs: recombines the real and imaginary halves (`re + i im`) and applies
+    /// the special FFT (without its bit reversal) by `ρ_StC` factors, the last one landing
+    /// exactly on `scale`.
+    pub fn slots_to_coeffs(
+        &self,
+        re: &Ciphertext,
+        im: &Ciphertext,
+        scale: &Scale,
+    ) -> Result<Ciphertext> {
+        let mut v = self.eval.mul_by_i(im)?;
+        self.eval.add_assign(&mut v, re)?;
+        for lt in &self.stc {
+            v = lt.evaluate(&self.eval, &v)?;
+            self.eval.rescale_assign(&mut v)?;
+        }
+        let last = self.last_factor(scale)?;
+        v = last.evaluate(&self.eval, &v)?;
+        self.eval.rescale_assign(&mut v)?;
+        Ok(v)
+    }
+
+    /// Bootstraps `ct` (a ciphertext of `n` slots whose values have magnitude at most
+    /// about 1): the same message at [`Bootstrapper::output_level`] and at `ct`'s scale
+    /// exactly.
+    pub fn bootstrap(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        if ct.slots() != self.config.slots {
+            return Err(Error::ParameterMismatch(format!(
+                "the ciphertext has {} slots and the bootstrapper was built for {}",
+                ct.slots(),
+                self.config.slots
+            )));
+        }
+        let low = self.scale_down(ct)?;
+        let raised = self.mod_raise(&low)?;
+        let summed = self.sub_sum(&raised)?;
+        let (re, im) = self.coeffs_to_slots(&summed)?;
+        let (re, im) = (self.eval_mod(&re)?, self.eval_mod(&im)?);
+        self.slots_to_coeffs(&re, &im, ct.scale())
+    }
+}

@@ -1,0 +1,156 @@
+//! The shape of a bootstrapping circuit: slot count, message ratio, EvalMod, DFT depths.
+
+use super::evalmod::EvalMod;
+use super::failure::{k_for_failure, log2_failure_probability, SecretWeight};
+use crate::ckks::CkksContext;
+use crate::rlwe::SecretDistribution;
+use crate::{Error, Result};
+
+/// The circuit parameters of [`Bootstrapper`](super::Bootstrapper) (seed 003 Table 6): what
+/// it bootstraps (`n` slots), the message ratio `R = q_0 / Δ_0`, the EvalMod interval `K`
+/// and polynomial, and the levels of the two DFTs.
+#[derive(Clone, Debug)]
+pub struct BootstrapConfig {
+    /// `n`: the slot count of the ciphertexts it bootstraps (a power of two `<= N/2`).
+    pub slots: usize,
+    /// `log2 R`, `R = q_0 / Δ_0`: the input is scaled down to `Δ_0 = q_0 / R` at level 0,
+    /// so `|m / q_0| <= 1/R` for messages of magnitude at most 1 (Table 6: 8).
+    pub log_message_ratio: u32,
+    /// `K`: the bound on the ModRaise overflow `|I|` (Eq. (1); see [`Self::failure_log2`]).
+    pub k: u64,
+    /// EvalMod (polynomial degree `d` and double angles `r`).
+    pub eval_mod: EvalMod,
+    /// `ρ_CtS`: the levels of CoeffsToSlots (DFT factors), in `[1, log2 n]` (at least 1).
+    pub cts_levels: usize,
+    /// `ρ_StC`: the levels of SlotsToCoeffs, in `[1, log2 n]` (at least 1).
+    pub stc_levels: usize,
+}
+
+/// The secret-weight model of a secret distribution in degree `ring_degree`, for Eq. (1).
+pub(crate) fn secret_weight(
+    secret: SecretDistribution,
+    ring_degree: usize,
+) -> Result<SecretWeight> {
+    match secret {
+        SecretDistribution::Ternary => Ok(SecretWeight::UniformTernary { ring_degree }),
+        SecretDistribution::HammingWeight(h) => Ok(SecretWeight::Fixed(h)),
+        SecretDistribution::Gaussian => Err(Error::InvalidParameters(
+            "bootstrapping needs a ternary secret (uniform or of fixed Hamming weight); \
+             the context's secret is Gaussian"
+                .into(),
+        )),
+    }
+}
+
+impl BootstrapConfig {
+    /// A configuration for `slots` slots in degree `ring_degree` under `secret`: `K` from
+    /// the secret's distribution for a failure probability of at most `2^log2_kappa` per
+    /// bootstrap (Eq. (1)), message ratio `2^8`, the shallowest EvalMod within
+    /// `2^-(8 + 22)` of the sine near the integers, and `ρ_CtS = ρ_StC = min(3, log2 n)`
+    /// (at least 1). Build the chain from [`BootstrapConfig::chain`].
+    pub fn new(
+        ring_degree: usize,
+        secret: SecretDistribution,
+        slots: usize,
+        log2_kappa: f64,
+    ) -> Result<Self> {
+        if !slots.is_power_of_two() || 2 * slots > ring_degree {
+            return Err(Error::InvalidParameters(format!(
+                "slot count {slots} must be a power of two in [1, N/2 = {}]",
+                ring_degree / 2
+            )));
+        }
+        let k = k_for_failure(secret_weight(secret, ring_degree)?, slots, log2_kappa)?;
+        let log_message_ratio = 8;
+        let eval_mod = EvalMod::choose(k, f64::from(log_message_ratio) + 22.0)?;
+        let rho = (slots.trailing_zeros() as usize).clamp(1, 3);
+        Ok(BootstrapConfig {
+            slots,
+            log_message_ratio,
+            k,
+            eval_mod,
+            cts_levels: rho,
+            stc_levels: rho,
+        })
+    }
+
+    /// The bit sizes of a chain that bootstraps with this configuration: `residual` (from
+    /// `q_0`: the levels left after a bootstrap, plus `q_0`), then `ρ_StC` primes of
+    /// `stc_bits`, EvalMod's primes of `eval_mod_bits` and `ρ_CtS` primes of `cts_bits`
+    /// (for `CkksParameters::log_q`).
+    pub fn chain(
+        &self,
+        residual: &[u32],
+        stc_bits: u32,
+        eval_mod_bits: u32,
+        cts_bits: u32,
+    ) -> Vec<u32> {
+        let mut bits = residual.to_vec();
+        bits.extend(std::iter::repeat_n(stc_bits, self.stc_levels));
+        bits.extend(std::iter::repeat_n(eval_mod_bits, self.eval_mod.depth()));
+        bits.extend(std::iter::repeat_n(cts_bits, self.cts_levels));
+        bits
+    }
+
+    /// The levels one bootstrap consumes: `ρ_CtS + depth(EvalMod) + ρ_StC`.
+    pub fn depth(&self) -> usize {
+        self.cts_levels + self.eval_mod.depth() + self.stc_levels
+    }
+
+    /// `log2` of the failure probability of one bootstrap under `ctx`'s secret (Eq. (1)):
+    /// the probability that some `|I_j| > K` over the `2n` coefficients.
+    pub fn failure_log2(&self, ctx: &CkksContext) -> Result<f64> {
+        Ok(log2_failure_probability(
+            secret_weight(ctx.secret_distribution(), ctx.n())?,
+            self.k,
+            self.slots,
+        ))
+    }
+
+    /// Checks the configuration against `ctx`: slot count, DFT levels, a chain deep enough
+    /// and `q_0` large enough for the message ratio.
+    pub(crate) fn check(&self, ctx: &CkksContext) -> Result<()> {
+        ctx.encoder().check_slots(self.slots)?;
+        secret_weight(ctx.secret_distribution(), ctx.n())?;
+        let log_n = (self.slots.trailing_zeros() as usize).max(1);
+        for (name, rho) in [
+            ("CoeffsToSlots", self.cts_levels),
+            ("SlotsToCoeffs", self.stc_levels),
+        ] {
+            if rho == 0 || rho > log_n {
+                return Err(Error::InvalidParameters(format!(
+                    "{name} levels {rho} must be in [1, log2 n = {log_n}]"
+                )));
+            }
+        }
+        if self.depth() > ctx.max_level() {
+            return Err(Error::OutOfLevels(format!(
+                "bootstrapping consumes {} levels (CoeffsToSlots {}, EvalMod {}, \
+                 SlotsToCoeffs {}) and the chain has {} above level 0: add primes or lower \
+                 the depths",
+                self.depth(),
+                self.cts_levels,
+                self.eval_mod.depth(),
+                self.stc_levels,
+                ctx.max_level()
+            )));
+        }
+        let log_q0 = (ctx.q_primes()[0] as f64).log2();
+        if log_q0 - f64::from(self.log_message_ratio) < 20.0 {
+            return Err(Error::InvalidParameters(format!(
+                "q_0 has {log_q0:.1} bits: with a message ratio of 2^{} the scale at level 0 \
+                 would be below 2^20; use a larger first prime or a smaller ratio",
+                self.log_message_ratio
+            )));
+        }
+        if self.eval_mod.k_prime() < self.k as f64 + 1.0 {
+            return Err(Error::InvalidParameters(format!(
+                "the EvalMod polynomial covers |I| <= {} and K is {}: build it with \
+                 EvalMod::choose(K, ..)",
+                self.eval_mod.k_prime() - 1.0,
+                self.k
+            )));
+        }
+        Ok(())
+    }
+}

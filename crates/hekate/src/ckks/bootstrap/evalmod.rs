@@ -1,0 +1,254 @@
+//! EvalMod: the homomorphic reduction modulo `q_0` (seed 003 §5.4, Alg. 7).
+//!
+//! After ModRaise and CoeffsToSlots, a slot holds `y = x / K'` with
+//! `x = t / q_0 = I + m / q_0`: the raised coefficient `t = m + q_0 I` over `q_0`, where
+//! `I` is a small integer (`|I| <= K` except with the failure probability of
+//! [`failure`](super::failure)) and `|m / q_0| <= 1 / R` for the message ratio
+//! `R = q_0 / Δ_0`. EvalMod returns `(1/2π) sin(2π x) ≈ m / q_0` (the error of the sine,
+//! `(2π)^2 (m/q_0)^3 / 6`, is below the message's precision for `R >= 2^8`).
+//!
+//! **The scaled cosine with double angles** (Alg. 7). With `r` double angles,
+//! `g_0(x) = a_0 cos(2π (x - 1/4) / 2^r)` with `a_i = (1/2π)^(1/2^(r-i))`, interpolated
+//! in the Chebyshev basis on `y ∈ [-1, 1]` (`x = K' y`, the change of variable folded into
+//! CoeffsToSlots' matrices, so the polynomial costs exactly `⌈log2(d + 1)⌉` levels), then
+//! `r` times `g_(i+1) = 2 g_i^2 - a_(i+1)`: since `a_i^2 = a_(i+1)`,
+//! `2 a_i^2 cos^2 θ - a_(i+1) = a_(i+1) cos 2θ`, and `g_r = (1/2π) cos(2π (x - 1/4))
+//! = (1/2π) sin(2π x)`. Each double angle costs one product and one level; the
+//! interpolation interval shrinks by `2^r`, so the degree does too.
+//!
+//! **Scales.** Every scale is exact (a rational); the double angles square it and divide
+//! by the level's prime, `T_(i+1) = T_i^2 / q`. The polynomial's target `T_0` is chosen
+//! backwards (`T_i ≈ sqrt(T_(i+1) q)`, rounded to any exact value) so that the output
+//! lands near a requested scale; the output's exact scale is then known
+//! ([`EvalMod::output_scale`]) and the next stage (SlotsToCoeffs) absorbs the difference
+//! exactly.
+
+use crate::circuits::polyeval::{self, Polynomial};
+use crate::ckks::{Ciphertext, Evaluator, Scale};
+use crate::{Error, Result};
+use num_complex::Complex64;
+use std::f64::consts::PI;
+
+/// The largest degree [`EvalMod::choose`] considers.
+const MAX_DEGREE: usize = 255;
+
+/// The EvalMod polynomial and its scale plan.
+#[derive(Clone, Debug)]
+pub struct EvalMod {
+    /// `K' = K + 1`: the interpolation interval is `x ∈ [-K', K']`.
+    k_prime: f64,
+    /// `r`, the number of double angles.
+    double_angles: u32,
+    /// `p(y) ≈ g_0(K' y)` on `[-1, 1]`, Chebyshev basis.
+    poly: Polynomial,
+}
+
+/// `a_i = (1/2π)^(1/2^(r - i))`.
+fn a(i: u32, r: u32) -> f64 {
+    (1.0 / (2.0 * PI)).powf(1.0 / f64::from(1u32 << (r - i)))
+}
+
+impl EvalMod {
+    /// EvalMod for `|I| <= k` with `double_angles` double angles and a Chebyshev
+    /// interpolant of degree `degree`.
+    pub fn new(k: u64, double_angles: u32, degree: usize) -> Result<Self> {
+        if double_angles > 16 {
+            return Err(Error::InvalidParameters(format!(
+                "{double_angles} double angles: at most 16 are supported"
+            )));
+        }
+        if degree == 0 || degree > 1023 {
+            return Err(Error::InvalidParameters(format!(
+                "EvalMod degree {degree} must be in [1, 1023]"
+            )));
+        }
+        let k_prime = k as f64 + 1.0;
+        let r = double_angles;
+        let g0 =
+            move |y: f64| a(0, r) * (2.0 * PI * (k_prime * y - 0.25) / f64::from(1u32 << r)).cos();
+        let poly = Polynomial::interpolate(g0, -1.0, 1.0, degree)?;
+        Ok(EvalMod {
+            k_prime,
+            double_angles,
+            poly,
+        })
+    }
+
+    /// The shallowest EvalMod for `|I| <= k` whose approximation of `(1/2π) sin(2π x)`
+    /// near the integers `|x| <= K` is within `2^-log2_error` (measured on a grid in
+    /// `f64`): over `r` in `0..=12` and degrees `2^m - 1` (the largest degree of each
+    /// depth), the smallest depth `m + r`, then the smallest degree.
+    pub fn choose(k: u64, log2_error: f64) -> Result<Self> {
+        let mut best: Option<(usize, usize, EvalMod)> = None;
+        for r in 0..=12u32 {
+            for m in 1..=8usize {
+                let d = (1usize << m) - 1;
+                if d > MAX_DEGREE {
+                    break;
+                }
+                let depth = m + r as usize;
+                if best.as_ref().is_some_and(|(bd, _, _)| depth > *bd) {
+                    break;
+                }
+                let e = EvalMod::new(k, r, d)?;
+                if e.max_error(1.0 / 256.0) <= (-log2_error).exp2() {
+                    let better = best
+                        .as_ref()
+                        .is_none_or(|(bd, bdeg, _)| (depth, d) < (*bd, *bdeg));
+                    if better {
+                        best = Some((depth, d, e));
+                    }
+                    break;
+                }
+            }
+        }
+        best.map(|(_, _, e)| e).ok_or_else(|| {
+            Error::InvalidParameters(format!(
+                "no EvalMod of degree <= {MAX_DEGREE} with at most 12 double angles reaches \
+                 2^-{log2_error} for K = {k}: lower the precision target or K"
+            ))
+        })
+    }
+
+    /// The interpolation half-width `K' = K + 1` (CoeffsToSlots scales by `1/K'`).
+    pub fn k_prime(&self) -> f64 {
+        self.k_prime
+    }
+
+    /// The number of double angles `r`.
+    pub fn double_angles(&self) -> u32 {
+        self.double_angles
+    }
+
+    /// The Chebyshev interpolant `p(y) ≈ g_0(K' y)`.
+    pub fn polynomial(&self) -> &Polynomial {
+        &self.poly
+    }
+
+    /// The levels EvalMod consumes: `⌈log2(d + 1)⌉ + r`.
+    pub fn depth(&self) -> usize {
+        self.poly.depth() + self.double_angles as usize
+    }
+
+    /// EvalMod in the clear, at `x` (the reference the encrypted evaluation approximates).
+    pub fn evaluate_plain(&self, x: f64) -> f64 {
+        let mut g = self.poly.evaluate(Complex64::new(x / self.k_prime, 0.0)).re;
+        for i in 1..=self.double_angles {
+            g = 2.0 * g * g - a(i, self.double_angles);
+        }
+        g
+    }
+
+    /// The largest `|evaluate_plain(x) - (1/2π) sin(2π x)|` over `x = k + u`, `|u| <=
+    /// width` on a grid of 17 points, for the integers `|k| <= K` (at most 1025 of them,
+    /// evenly spaced and including `±K`, for large `K`).
+    pub fn max_error(&self, width: f64) -> f64 {
+        let k = (self.k_prime - 1.0) as i64;
+        let stride = (2 * k / 1024).max(1);
+        let mut worst = 0.0f64;
+        let integers = (-k..=k).step_by(stride as usize).chain([k]);
+        for i in integers {
+            for j in -8..=8 {
+                let x = i as f64 + width * f64::from(j) / 8.0;
+                let want = (2.0 * PI * x).sin() / (2.0 * PI);
+                worst = worst.max((self.evaluate_plain(x) - want).abs());
+            }
+        }
+        worst
+    }
+
+    /// The scale the polynomial's output is planned at, for an output near `target` after
+    /// the double angles: `T_i = sqrt(T_(i+1) q_λ)` backwards from `T_r = target`, where
+    /// `λ` runs over the levels the double angles rescale at. `level` is the input's level.
+    fn polynomial_target(&self, eval: &Evaluator, level: usize, target: f64) -> Result<Scale> {
+        let ctx = eval.context();
+        let out_level = level
+            .checked_sub(self.depth())
+            .ok_or_else(|| self.out_of_levels(level))?;
+        let mut t = target;
+        // Double angle i (1-based) rescales at level out_level + (r - i) + 1.
+        for i in (1..=self.double_angles).rev() {
+            let lambda = out_level + (self.double_angles - i) as usize + 1;
+            t = (t * ctx.constant_scale(lambda).to_f64()).sqrt();
+        }
+        Scale::from_f64(t.round()).ok_or_else(|| {
+            Error::InvalidParameters(format!("EvalMod target scale {t} is not representable"))
+        })
+    }
+
+    fn out_of_levels(&self, level: usize) -> Error {
+        Error::OutOfLevels(format!(
+            "EvalMod needs {} levels (degree {}, {} double angles) and the input is at level \
+             {level}: use a longer chain",
+            self.depth(),
+            self.poly.degree(),
+            self.double_angles
+        ))
+    }
+
+    /// The exact scale [`EvalMod::evaluate`] returns for an input at `level` and an output
+    /// planned near `target`.
+    pub fn output_scale(&self, eval: &Evaluator, level: usize, target: f64) -> Result<Scale> {
+        let mut t = self.polynomial_target(eval, level, target)?;
+        let out_level = level - self.depth();
+        for i in 1..=self.double_angles {
+            let lambda = out_level + (self.double_angles - i) as usize + 1;
+            t = t.mul(&t).div(&eval.context().constant_scale(lambda));
+        }
+        Ok(t)
+    }
+
+    /// `(1/2π) sin(2π K' y)` slot-wise for the ciphertext `ct` of `y ∈ [-1, 1]`, at level
+    /// `level(ct) - depth()` and scale [`EvalMod::output_scale`]`(level, target)`.
+    pub fn evaluate(&self, eval: &Evaluator, ct: &Ciphertext, target: f64) -> Result<Ciphertext> {
+        if ct.level() < self.depth() {
+            return Err(self.out_of_levels(ct.level()));
+        }
+        let t0 = self.polynomial_target(eval, ct.level(), target)?;
+        let mut g = polyeval::evaluate(eval, ct, &self.poly, &t0)?;
+        for i in 1..=self.double_angles {
+            let mut sq = eval.square(&g)?;
+            eval.mul_integer_assign(&mut sq, 2)?;
+            eval.add_const_assign(&mut sq, Complex64::new(-a(i, self.double_angles), 0.0))?;
+            eval.rescale_assign(&mut sq)?;
+            g = sq;
+        }
+        Ok(g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn double_angles_reach_the_scaled_sine() {
+        for (k, r, d) in [(12u64, 2u32, 63usize), (100, 6, 31), (25, 3, 63)] {
+            let e = EvalMod::new(k, r, d).unwrap();
+            let err = e.max_error(1.0 / 256.0);
+            assert!(err < 1e-7, "K = {k}, r = {r}, d = {d}: {err}");
+        }
+        // Too low a degree does not approximate.
+        assert!(EvalMod::new(100, 0, 15).unwrap().max_error(0.0) > 1e-2);
+    }
+
+    #[test]
+    fn choose_finds_the_shallowest() {
+        let e = EvalMod::choose(16, 30.0).unwrap();
+        assert!(e.max_error(1.0 / 256.0) <= 2f64.powi(-30));
+        // No shallower configuration qualifies.
+        for r in 0..=12u32 {
+            for m in 1..=8usize {
+                if m + r as usize >= e.depth() {
+                    continue;
+                }
+                let other = EvalMod::new(16, r, (1 << m) - 1).unwrap();
+                assert!(
+                    other.max_error(1.0 / 256.0) > 2f64.powi(-30),
+                    "r = {r}, m = {m}"
+                );
+            }
+        }
+        assert!(EvalMod::choose(1 << 20, 60.0).is_err());
+    }
+}
