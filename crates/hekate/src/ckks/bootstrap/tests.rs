@@ -90,3 +90,234 @@ fn bootstraps_sparse_packing_with_a_sparse_secret() {
     println!("N = 2^12, 8 slots, h = 64: {mean:.1} bits mean, {min:.1} min");
     assert!(mean >= 15.0 && min >= 12.0, "{mean} / {min}");
 }
+
+/// The centred coefficients of the decryption of `ct` (exact to `2^-50` relative).
+fn decrypted_coefficients(s: &Setup, ct: &crate::ckks::Ciphertext) -> Vec<f64> {
+    let pt = s.ctx.decrypt(ct, &s.sk).unwrap();
+    let mut p = pt.poly().clone();
+    p.intt(s.ctx.ring());
+    let n = s.ctx.n();
+    let residues: Vec<u64> = p.limbs().flatten().copied().collect();
+    let mut digits = vec![0u64; residues.len()];
+    let mut out = vec![0.0; n];
+    s.ctx
+        .ring()
+        .crt()
+        .centered_f64(&residues, &mut digits, n, &mut out);
+    out
+}
+
+#[test]
+fn coeffs_to_slots_puts_the_raised_coefficients_in_bit_reversed_slots() {
+    let slots = 1 << 11;
+    let s = setup(12, slots, SecretDistribution::Ternary, 31);
+    let mut rng = ChaCha20Rng::seed_from_u64(32);
+    let z = random_values(slots, &mut rng);
+    let pt = s
+        .ctx
+        .encode_at(&z, slots, 1, s.ctx.default_scale())
+        .unwrap();
+    let ct = s.ctx.encrypt_symmetric_with(&pt, &s.sk, &mut rng).unwrap();
+    let raised = s.boot.mod_raise(&s.boot.scale_down(&ct).unwrap()).unwrap();
+    let t = decrypted_coefficients(&s, &raised);
+    let q0 = s.ctx.q_primes()[0] as f64;
+    let k = s.boot.config().k as f64;
+    assert!(t.iter().all(|c| (c / q0).abs() <= k + 1.0), "|I| <= K");
+    let (re, im) = s.boot.coeffs_to_slots(&raised).unwrap();
+    let k_prime = s.boot.config().eval_mod.k_prime();
+    let bits = slots.trailing_zeros();
+    for (half, ct) in [(0, &re), (1, &im)] {
+        let got = s.ctx.decrypt_decode(ct, &s.sk).unwrap();
+        for (j, g) in got.iter().enumerate() {
+            let rev = j.reverse_bits() >> (usize::BITS - bits);
+            let want = t[half * slots + rev] / (q0 * k_prime);
+            assert!(
+                (g.re - want).abs() < 1e-9 && g.im.abs() < 1e-9,
+                "slot {j}: {g} vs {want}"
+            );
+        }
+    }
+}
+
+/// ModRaise's overflow `I` (seed 003 §5.2): `t = m + q_0 I` with each `I_j` a rounded sum
+/// of `h + 1` uniforms on `(-1/2, 1/2)` (variance `(h + 1)/12 + 1/12`), bounded by `K`.
+#[test]
+fn mod_raise_overflow_follows_the_irwin_hall_model() {
+    let log_n = 11;
+    let n = 1usize << log_n;
+    for (secret, h) in [
+        (SecretDistribution::HammingWeight(32), 32.0),
+        (SecretDistribution::HammingWeight(192), 192.0),
+        (SecretDistribution::Ternary, 2.0 * n as f64 / 3.0),
+    ] {
+        let s = setup(log_n, 4, secret, 41);
+        let mut rng = ChaCha20Rng::seed_from_u64(42);
+        let q0 = s.ctx.q_primes()[0] as f64;
+        let delta0 = q0 / 256.0;
+        let scale = crate::ckks::Scale::from_f64(delta0).unwrap();
+        let (mut sum2, mut count, mut worst) = (0.0, 0usize, 0.0f64);
+        for _ in 0..20 {
+            let z = random_values(4, &mut rng);
+            let pt = s.ctx.encode_at(&z, 4, 0, &scale).unwrap();
+            let ct = s.ctx.encrypt_symmetric_with(&pt, &s.sk, &mut rng).unwrap();
+            let t = decrypted_coefficients(&s, &s.boot.mod_raise(&ct).unwrap());
+            for c in t {
+                let i = (c / q0).round();
+                sum2 += i * i;
+                worst = worst.max(i.abs());
+                count += 1;
+            }
+        }
+        let var = sum2 / count as f64;
+        let model = (h + 1.0) / 12.0 + 1.0 / 12.0;
+        // 40960 samples: the variance estimate's relative deviation is about 0.7%.
+        assert!(
+            (var / model - 1.0).abs() < 0.04,
+            "h = {h}: variance {var} vs {model}"
+        );
+        assert!(
+            worst <= s.boot.config().k as f64,
+            "h = {h}: |I| = {worst} > K"
+        );
+    }
+}
+
+#[test]
+fn ten_successive_bootstraps_lose_at_most_three_bits() {
+    let slots = 1 << 11;
+    let s = setup(12, slots, SecretDistribution::Ternary, 51);
+    let mut rng = ChaCha20Rng::seed_from_u64(52);
+    let z = random_values(slots, &mut rng);
+    let pt = s
+        .ctx
+        .encode_at(&z, slots, 1, s.ctx.default_scale())
+        .unwrap();
+    let mut ct = s.ctx.encrypt_symmetric_with(&pt, &s.sk, &mut rng).unwrap();
+    let mut first = None;
+    for round in 0..10 {
+        ct = s.boot.bootstrap(&ct).unwrap();
+        let (mean, _) = precision(&s.ctx.decrypt_decode(&ct, &s.sk).unwrap(), &z);
+        println!("bootstrap {}: {mean:.1} bits mean", round + 1);
+        let f = *first.get_or_insert(mean);
+        assert!(
+            mean >= f - 3.0,
+            "round {}: {mean} bits after {f}",
+            round + 1
+        );
+    }
+}
+
+#[test]
+fn the_key_set_is_exactly_the_circuits_galois_elements() {
+    let s = setup(12, 8, SecretDistribution::HammingWeight(64), 61);
+    let config = s.boot.config().clone();
+    let want = galois_elements(&s.ctx, &config).unwrap();
+    let keys = s.boot.evaluator().keys();
+    let mut have = keys.galois_keys().elements();
+    have.sort_unstable();
+    assert_eq!(have, want);
+    // SubSum (8 of 2048 slots: 8 rotations), conjugation, both DFTs' rotations.
+    assert!(want.contains(&(2 * s.ctx.n() - 1)));
+    // Without one of them, the bootstrapper refuses to build and names the element.
+    let mut rng = ChaCha20Rng::seed_from_u64(62);
+    let missing = want[want.len() / 2];
+    let partial: Vec<usize> = want.iter().copied().filter(|&g| g != missing).collect();
+    let gk = s
+        .ctx
+        .rlwe()
+        .generate_galois_keys_with(&s.sk, &partial, &mut rng);
+    let rlk = s
+        .ctx
+        .rlwe()
+        .generate_relinearization_key_with(&s.sk, &mut rng);
+    let err = Bootstrapper::new(
+        s.ctx.clone(),
+        config.clone(),
+        Arc::new(crate::ckks::EvaluationKeySet::new(Some(rlk), gk.clone())),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, crate::Error::MissingKey(m) if m.contains(&missing.to_string())),
+        "{err}"
+    );
+    let err = Bootstrapper::new(
+        s.ctx.clone(),
+        config,
+        Arc::new(crate::ckks::EvaluationKeySet::new(None, gk)),
+    )
+    .unwrap_err();
+    assert!(matches!(err, crate::Error::MissingKey(_)), "{err}");
+}
+
+#[test]
+fn bad_inputs_and_configurations_are_errors() {
+    let s = setup(12, 8, SecretDistribution::HammingWeight(64), 71);
+    let mut rng = ChaCha20Rng::seed_from_u64(72);
+    // Wrong slot count.
+    let pt = s
+        .ctx
+        .encode_at(&random_values(16, &mut rng), 16, 1, s.ctx.default_scale());
+    let ct = s
+        .ctx
+        .encrypt_symmetric_with(&pt.unwrap(), &s.sk, &mut rng)
+        .unwrap();
+    assert!(matches!(
+        s.boot.bootstrap(&ct),
+        Err(crate::Error::ParameterMismatch(_))
+    ));
+    // Level 0 at a scale other than q_0 / R.
+    let pt = s
+        .ctx
+        .encode_at(&random_values(8, &mut rng), 8, 0, s.ctx.default_scale());
+    let ct = s
+        .ctx
+        .encrypt_symmetric_with(&pt.unwrap(), &s.sk, &mut rng)
+        .unwrap();
+    assert!(matches!(
+        s.boot.bootstrap(&ct),
+        Err(crate::Error::ScaleMismatch(_))
+    ));
+    // A scale too large for the message ratio.
+    let big = crate::ckks::Scale::from_bits(95);
+    let pt = s.ctx.encode_at(&random_values(8, &mut rng), 8, 2, &big);
+    let ct = s
+        .ctx
+        .encrypt_symmetric_with(&pt.unwrap(), &s.sk, &mut rng)
+        .unwrap();
+    assert!(matches!(
+        s.boot.bootstrap(&ct),
+        Err(crate::Error::ScaleMismatch(_))
+    ));
+    // ModRaise of a ciphertext above level 0.
+    let pt = s
+        .ctx
+        .encode_at(&random_values(8, &mut rng), 8, 1, s.ctx.default_scale());
+    let ct = s
+        .ctx
+        .encrypt_symmetric_with(&pt.unwrap(), &s.sk, &mut rng)
+        .unwrap();
+    assert!(matches!(
+        s.boot.mod_raise(&ct),
+        Err(crate::Error::LevelMismatch(_))
+    ));
+    // A chain too short for the circuit.
+    let mut config = s.boot.config().clone();
+    config.stc_levels = 3;
+    config.cts_levels = 3;
+    let short = CkksParameters::new(12)
+        .log_q(&[60, 40, 42, 55, 58])
+        .log_p(&[61])
+        .secret(SecretDistribution::HammingWeight(64))
+        .security(SecurityLevel::NotChecked)
+        .build()
+        .unwrap();
+    assert!(matches!(
+        galois_elements(&short, &config),
+        Err(crate::Error::OutOfLevels(_))
+    ));
+    // DFT levels out of range, a Gaussian secret.
+    config.cts_levels = 0;
+    assert!(galois_elements(&s.ctx, &config).is_err());
+    assert!(BootstrapConfig::new(1 << 12, SecretDistribution::Gaussian, 8, -40.0).is_err());
+    assert!(BootstrapConfig::new(1 << 12, SecretDistribution::Ternary, 3, -40.0).is_err());
+}
