@@ -13,7 +13,7 @@ use crate::rlwe::SecretKey;
 use crate::{Error, Result};
 use num_complex::Complex64;
 use rand_chacha::rand_core::{CryptoRng, RngCore};
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 /// The DFT factors of a configuration with their BSGS plans: `(CoeffsToSlots,
@@ -51,21 +51,38 @@ fn sub_sum_steps(ctx: &CkksContext, slots: usize) -> Vec<i64> {
         .collect()
 }
 
-/// The Galois elements one bootstrap uses, known before any key exists: the rotations of
-/// both DFTs' BSGS plans, the SubSum rotations (sparse packing) and conjugation.
-pub fn galois_elements(ctx: &CkksContext, config: &BootstrapConfig) -> Result<Vec<usize>> {
+/// The Galois elements one bootstrap uses, each with what it is for.
+fn labelled_elements(
+    ctx: &CkksContext,
+    config: &BootstrapConfig,
+) -> Result<BTreeMap<usize, String>> {
     config.check(ctx)?;
     let (cts, stc) = factors(config)?;
     let n = ctx.n();
-    let mut set = BTreeSet::new();
-    for (_, p) in cts.iter().chain(&stc) {
-        set.extend(p.galois_elements(n));
+    let mut map = BTreeMap::new();
+    for (stage, f) in [("CoeffsToSlots", &cts), ("SlotsToCoeffs", &stc)] {
+        for (_, p) in f {
+            for r in p.rotations() {
+                map.entry(galois_element_for_rotation(r, n))
+                    .or_insert_with(|| format!("{stage}: rotation by {r}"));
+            }
+        }
     }
     for s in sub_sum_steps(ctx, config.slots) {
-        set.insert(galois_element_for_rotation(s, n));
+        map.entry(galois_element_for_rotation(s, n))
+            .or_insert_with(|| format!("SubSum: rotation by {s} of N/2 slots"));
     }
-    set.insert(galois_element_for_conjugation(n));
-    Ok(set.into_iter().collect())
+    map.insert(
+        galois_element_for_conjugation(n),
+        "CoeffsToSlots: conjugation".into(),
+    );
+    Ok(map)
+}
+
+/// The Galois elements one bootstrap uses, known before any key exists: the rotations of
+/// both DFTs' BSGS plans, the SubSum rotations (sparse packing) and conjugation; increasing.
+pub fn galois_elements(ctx: &CkksContext, config: &BootstrapConfig) -> Result<Vec<usize>> {
+    Ok(labelled_elements(ctx, config)?.into_keys().collect())
 }
 
 /// The evaluation keys one bootstrap needs: a relinearization key and exactly the Galois
@@ -148,11 +165,12 @@ impl Bootstrapper {
                 "bootstrapping needs a relinearization key: use bootstrap::generate_keys".into(),
             ));
         }
-        for g in galois_elements(&ctx, &config)? {
+        for (g, what) in labelled_elements(&ctx, &config)? {
             if keys.galois_key(g).is_none() {
                 return Err(Error::MissingKey(format!(
-                    "bootstrapping needs the Galois key of element {g}: generate the keys \
-                     with bootstrap::generate_keys (bootstrap::galois_elements lists them)"
+                    "bootstrapping needs the Galois key of element {g} ({what}): generate \
+                     the keys with bootstrap::generate_keys (bootstrap::galois_elements lists \
+                     them)"
                 )));
             }
         }
