@@ -321,3 +321,59 @@ fn bad_inputs_and_configurations_are_errors() {
     assert!(BootstrapConfig::new(1 << 12, SecretDistribution::Gaussian, 8, -40.0).is_err());
     assert!(BootstrapConfig::new(1 << 12, SecretDistribution::Ternary, 3, -40.0).is_err());
 }
+
+/// Full size (`#[ignore]`, minutes and about 10 GiB): `N = 2^16`, `2^15` slots, a dense
+/// (uniform ternary) secret, failure at most `2^-64` per bootstrap, 5 levels left, at
+/// 128-bit security if the chain fits the table. Run with
+/// `cargo test --release -p hekate --lib -- --ignored --nocapture full_size_dense`.
+#[test]
+#[ignore]
+fn full_size_dense_n16() {
+    let (log_n, slots) = (16u32, 1usize << 15);
+    let secret = SecretDistribution::Ternary;
+    let mut config = BootstrapConfig::new(1 << log_n, secret, slots, -64.0).unwrap();
+    (config.cts_levels, config.stc_levels) = (4, 3);
+    let bits = config.chain(&[60, 40, 40, 40, 40, 40], 42, 60, 56);
+    let build = |security| {
+        CkksParameters::new(log_n)
+            .log_q(&bits)
+            .log_p(&[61; 5])
+            .log_scale(40)
+            .secret(secret)
+            .security(security)
+            .build()
+    };
+    let ctx = build(SecurityLevel::Bits128).or_else(|e| {
+        println!("not 128-bit ({e}): running NotChecked");
+        build(SecurityLevel::NotChecked)
+    });
+    let ctx = ctx.unwrap();
+    println!(
+        "log QP = {:.0}, L = {}, K = {}, EvalMod d = {} r = {}, failure 2^{:.1}",
+        ctx.log_qp(),
+        ctx.max_level(),
+        config.k,
+        config.eval_mod.polynomial().degree(),
+        config.eval_mod.double_angles(),
+        config.failure_log2(&ctx).unwrap()
+    );
+    let mut rng = ChaCha20Rng::seed_from_u64(81);
+    let sk = ctx.generate_secret_key_with(&mut rng);
+    let t = std::time::Instant::now();
+    let keys = generate_keys_with(&ctx, &config, &sk, &mut rng, |d, n| {
+        eprint!("\rkeys {d}/{n}")
+    })
+    .unwrap();
+    eprintln!();
+    println!("keys: {:.1} s", t.elapsed().as_secs_f64());
+    let boot = Bootstrapper::new(ctx.clone(), config, Arc::new(keys)).unwrap();
+    let s = Setup { ctx, sk, boot };
+    let t = std::time::Instant::now();
+    let (mean, min) = bootstrap_once(&s, slots, 82);
+    println!(
+        "bootstrap: {:.1} s, {mean:.1} bits mean, {min:.1} min, level {} left",
+        t.elapsed().as_secs_f64(),
+        s.boot.output_level()
+    );
+    assert!(mean >= 16.8 && min >= 13.8, "{mean} / {min}");
+}
