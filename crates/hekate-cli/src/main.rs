@@ -8,6 +8,8 @@
 //! hekate bench ckks --quick        # the same at N = 2^13 with small chains (< 1 minute)
 //! hekate bench keyswitch           # hybrid vs KLSS / linear on seed 000's and 001's grids
 //! hekate bench keyswitch --quick   # the same at N = 2^12 with small chains (seconds)
+//! hekate bench bootstrap           # CKKS bootstrapping, N = 2^16 full packing (minutes)
+//! hekate bench bootstrap --quick   # the same at N = 2^12, dense and sparse (seconds)
 //! ```
 
 mod bench;
@@ -114,6 +116,24 @@ mod tests {
             }
         ));
         assert!(Cli::try_parse_from(["hekate", "bench", "keyswitch", "--table", "t9"]).is_err());
+        let cli = Cli::try_parse_from([
+            "hekate",
+            "bench",
+            "bootstrap",
+            "--quick",
+            "--reps",
+            "1",
+            "--successive",
+            "2",
+        ])
+        .unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Bench {
+                area: bench::BenchArea::Bootstrap(_)
+            }
+        ));
+        assert!(Cli::try_parse_from(["hekate", "bench", "bootstrap", "--reps", "x"]).is_err());
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Benchmarks: shared timing helpers, the markdown table printer and the machine header.
 //!
-//! Each area (`ckks`, and later `keyswitch`, `fhew`, ...) is a subcommand of `hekate bench`
+//! Each area (`ckks`, `keyswitch`, `fhew`, `bootstrap`, ...) is a subcommand of `hekate bench`
 //! with its own module; they all time with [`measure`] (one untimed warm-up, then the
 //! median and minimum of the timed repetitions, as the peer harnesses in
 //! `shared/peers/` do) and print one [`Table`] under [`header`].
 
+pub mod bootstrap;
 pub mod ckks;
 pub mod fhew;
 pub mod fhew_peer;
@@ -34,6 +35,10 @@ pub enum BenchArea {
     /// scripts/peers/openfhe_binfhe_serve.py), alternating round by round in one sitting:
     /// per-round ratios, their median and spread.
     FhewPeer(fhew_peer::FhewPeerArgs),
+    /// CKKS bootstrapping per preset: chain and circuit shape, key generation, setup, the
+    /// time of each stage and of a whole bootstrap, precision and peak memory. The default
+    /// (N = 2^16, full packing) takes minutes and several GB; try --quick first.
+    Bootstrap(bootstrap::BootstrapArgs),
 }
 
 /// Runs one benchmark area.
@@ -43,6 +48,7 @@ pub fn run(area: BenchArea) -> Result<Outcome, Box<dyn Error>> {
         BenchArea::Keyswitch(args) => keyswitch::run(args),
         BenchArea::Fhew(args) => fhew::run(args),
         BenchArea::FhewPeer(args) => fhew_peer::run(args),
+        BenchArea::Bootstrap(args) => bootstrap::run(args),
     }
 }
 

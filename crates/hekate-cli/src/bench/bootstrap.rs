@@ -1,0 +1,529 @@
+//! `hekate bench bootstrap`: CKKS bootstrapping (seed 003 §5, `hekate::ckks::bootstrap`)
+//! per preset: the chain and circuit shape, key generation, setup, the time of each stage
+//! and of a whole bootstrap, the precision over the slots and the peak memory.
+//!
+//! Every preset bootstraps a secret-key encryption of `a + bi` (`a`, `b` uniform in
+//! `[-1, 1)`, fixed seed) at level 1, nothing left to multiply, at the default scale.
+
+use super::{fmt_mib, fmt_ms, header, init_threads, time_once, Stats, Table};
+use crate::rng::SplitMix64;
+use crate::Outcome;
+use clap::Args;
+use hekate::ckks::bootstrap::{generate_keys_with, BootstrapConfig, Bootstrapper};
+use hekate::ckks::{CkksContext, CkksParameters};
+use hekate::params::{security, SecurityLevel};
+use hekate::rand_chacha::ChaCha20Rng;
+use hekate::rand_core::SeedableRng;
+use hekate::rlwe::SecretDistribution;
+use num_complex::Complex64;
+use std::error::Error;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The precision a bootstrap must reach on its worst slot, in bits.
+const MIN_PRECISION_BITS: f64 = 12.0;
+
+/// Options of `hekate bench bootstrap`. The default (`dense`, N = 2^16) takes minutes and
+/// several GB of memory; progress goes to stderr, the table to stdout.
+#[derive(Debug, Args)]
+pub struct BootstrapArgs {
+    /// Presets, comma separated: quick-dense, quick-sparse (N = 2^12, toy chains) and
+    /// dense (N = 2^16, full packing) [default: dense; quick-dense,quick-sparse with
+    /// --quick]
+    #[arg(long, value_delimiter = ',', value_name = "P,...")]
+    presets: Option<Vec<String>>,
+    /// Timed bootstraps per preset (no warm-up: the setup encodes every matrix; the
+    /// median is shown)
+    #[arg(long, default_value_t = 3)]
+    reps: usize,
+    /// Threads of the global rayon pool the library parallelises on
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// A fast smoke run: the two N = 2^12 presets (an explicit --presets still wins)
+    #[arg(long)]
+    quick: bool,
+    /// Bootstrap the output again this many times and report the precision after the
+    /// last one
+    #[arg(long, default_value_t = 0, value_name = "K")]
+    successive: usize,
+}
+
+/// One bootstrapping parameter set.
+#[derive(Debug, Clone, Copy)]
+struct Preset {
+    name: &'static str,
+    /// `log2 N`.
+    log_n: u32,
+    /// `n`, the slot count of the bootstrapped ciphertexts.
+    slots: usize,
+    secret: SecretDistribution,
+    /// `log2 κ`: the failure probability `BootstrapConfig::new` picks `K` for.
+    log2_failure: f64,
+    /// `ρ_CtS`.
+    cts_levels: usize,
+    /// `ρ_StC`.
+    stc_levels: usize,
+    /// Bit sizes from `q_0`: `q_0` and the levels left after a bootstrap.
+    residual: &'static [u32],
+    stc_bits: u32,
+    eval_mod_bits: u32,
+    cts_bits: u32,
+    /// The special primes `P`.
+    log_p: &'static [u32],
+    log_scale: u32,
+    /// Check 128-bit security where the chain fits the table (else `NotChecked`).
+    check_security: bool,
+}
+
+const QUICK_DENSE: Preset = Preset {
+    name: "quick-dense",
+    log_n: 12,
+    slots: 1 << 11,
+    secret: SecretDistribution::Ternary,
+    log2_failure: -40.0,
+    cts_levels: 2,
+    stc_levels: 2,
+    residual: &[60, 40],
+    stc_bits: 42,
+    eval_mod_bits: 55,
+    cts_bits: 58,
+    log_p: &[61; 4],
+    log_scale: 40,
+    check_security: false,
+};
+
+const QUICK_SPARSE: Preset = Preset {
+    name: "quick-sparse",
+    slots: 1 << 4,
+    secret: SecretDistribution::HammingWeight(64),
+    ..QUICK_DENSE
+};
+
+const DENSE: Preset = Preset {
+    name: "dense",
+    log_n: 16,
+    slots: 1 << 15,
+    secret: SecretDistribution::Ternary,
+    log2_failure: -64.0,
+    cts_levels: 4,
+    stc_levels: 3,
+    residual: &[60, 40, 40, 40, 40, 40],
+    stc_bits: 42,
+    eval_mod_bits: 60,
+    cts_bits: 56,
+    log_p: &[61; 5],
+    log_scale: 40,
+    check_security: true,
+};
+
+const PRESETS: [Preset; 3] = [QUICK_DENSE, QUICK_SPARSE, DENSE];
+
+/// A preset by name.
+fn preset(name: &str) -> Result<Preset, String> {
+    PRESETS
+        .iter()
+        .find(|p| p.name.eq_ignore_ascii_case(name))
+        .copied()
+        .ok_or_else(|| {
+            let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+            format!("unknown preset {name:?}: use {}", names.join(", "))
+        })
+}
+
+fn secret_label(s: SecretDistribution) -> String {
+    match s {
+        SecretDistribution::Ternary => "ternary".into(),
+        SecretDistribution::HammingWeight(h) => format!("h = {h}"),
+        SecretDistribution::Gaussian => "Gaussian".into(),
+    }
+}
+
+/// Precision over the slots, in bits: `-log2` of the mean, median and largest absolute
+/// error (capped at 60 bits for an exact result).
+#[derive(Debug, Clone, Copy)]
+struct Precision {
+    mean: f64,
+    median: f64,
+    min: f64,
+}
+
+fn precision(got: &[Complex64], want: &[Complex64]) -> Precision {
+    let mut errs: Vec<f64> = got.iter().zip(want).map(|(g, w)| (g - w).norm()).collect();
+    errs.sort_by(f64::total_cmp);
+    let bits = |e: f64| {
+        if e == 0.0 {
+            60.0
+        } else {
+            (-e.log2()).min(60.0)
+        }
+    };
+    let mean = errs.iter().sum::<f64>() / errs.len() as f64;
+    Precision {
+        mean: bits(mean),
+        median: bits(errs[errs.len() / 2]),
+        min: bits(*errs.last().expect("at least one slot")),
+    }
+}
+
+/// Peak resident memory of the process so far (`VmHWM`), in bytes, where Linux reports it.
+fn peak_rss_bytes() -> Option<usize> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Overwrites the progress line on stderr.
+fn progress(msg: std::fmt::Arguments) {
+    eprint!("\r  {msg}");
+    let _ = std::io::stderr().flush();
+}
+
+/// The figures of one preset.
+struct Row {
+    preset: Preset,
+    log_qp: f64,
+    /// `None` when built with 128-bit security, else why not.
+    not_checked: Option<String>,
+    dnum: usize,
+    max_level: usize,
+    config: BootstrapConfig,
+    output_level: usize,
+    failure_log2: f64,
+    keygen: Duration,
+    galois_keys: usize,
+    key_bytes: usize,
+    setup: Duration,
+    /// Medians: ScaleDown + ModRaise, SubSum, CoeffsToSlots, EvalMod (both), SlotsToCoeffs.
+    stages: [Stats; 5],
+    total: Stats,
+    precision: Precision,
+    /// Precision after `--successive` further bootstraps.
+    successive: Option<Precision>,
+    peak_rss: Option<usize>,
+}
+
+/// The context of a preset: with 128-bit security where asked for and the chain fits the
+/// table, else `NotChecked` with the reason.
+fn context(
+    p: &Preset,
+    config: &BootstrapConfig,
+) -> Result<(Arc<CkksContext>, Option<String>), Box<dyn Error>> {
+    let build = |level| {
+        CkksParameters::new(p.log_n)
+            .log_q(&config.chain(p.residual, p.stc_bits, p.eval_mod_bits, p.cts_bits))
+            .log_p(p.log_p)
+            .log_scale(p.log_scale)
+            .secret(p.secret)
+            .security(level)
+            .build()
+    };
+    if p.check_security {
+        match build(SecurityLevel::Bits128) {
+            Ok(ctx) => return Ok((ctx, None)),
+            Err(hekate::Error::Insecure(why)) => {
+                return Ok((build(SecurityLevel::NotChecked)?, Some(why)));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let ctx = build(SecurityLevel::NotChecked)?;
+    let bound = security::max_log_qp(ctx.n(), SecurityLevel::Bits128)
+        .map_or("no table entry".into(), |b| format!("bound {b}"));
+    let why = format!(
+        "toy preset: log QP = {:.1} at N = 2^{} ({bound}){}",
+        ctx.log_qp(),
+        p.log_n,
+        if matches!(p.secret, SecretDistribution::HammingWeight(_)) {
+            ", sparse secret (the table is for uniform ternary)"
+        } else {
+            ""
+        }
+    );
+    Ok((ctx, Some(why)))
+}
+
+/// Builds, keys and times one preset.
+fn run_preset(p: &Preset, reps: usize, successive: usize) -> Result<Row, Box<dyn Error>> {
+    let mut config = BootstrapConfig::new(1 << p.log_n, p.secret, p.slots, p.log2_failure)?;
+    (config.cts_levels, config.stc_levels) = (p.cts_levels, p.stc_levels);
+    let (ctx, not_checked) = context(p, &config)?;
+    let failure_log2 = config.failure_log2(&ctx)?;
+    let mut rng = ChaCha20Rng::seed_from_u64(0x426F_6F74 ^ u64::from(p.log_n) ^ p.slots as u64);
+    let sk = ctx.generate_secret_key_with(&mut rng);
+
+    let (keys, keygen) = time_once(|| {
+        generate_keys_with(&ctx, &config, &sk, &mut rng, |done, total| {
+            progress(format_args!("{}: keys {done}/{total}", p.name))
+        })
+    });
+    let keys = Arc::new(keys?);
+    eprintln!(" ({:.1} s)", keygen.as_secs_f64());
+    let galois_keys = keys.galois_keys().len();
+    let key_bytes = keys.size_bytes();
+    let (boot, setup) = time_once(|| Bootstrapper::new(ctx.clone(), config.clone(), keys));
+    let boot = boot?;
+    eprintln!("  {}: setup {:.1} s", p.name, setup.as_secs_f64());
+
+    let mut inputs = SplitMix64::new(0x4845_4B41_5445 ^ p.slots as u64);
+    let z = inputs.complexes(p.slots);
+    let pt = ctx.encode_at(&z, p.slots, 1, ctx.default_scale())?;
+    let ct = ctx.encrypt_symmetric_with(&pt, &sk, &mut rng)?;
+
+    let mut totals = Vec::with_capacity(reps);
+    let mut stages: [Vec<Duration>; 5] = Default::default();
+    let mut out = None;
+    for rep in 1..=reps.max(1) {
+        progress(format_args!("{}: bootstrap {rep}/{}", p.name, reps.max(1)));
+        let (o, t) = time_once(|| boot.bootstrap(&ct));
+        totals.push(t);
+        out = Some(o?);
+        // The public stages, in sequence on the same input.
+        let start = Instant::now();
+        let raised = boot.mod_raise(&boot.scale_down(&ct)?)?;
+        stages[0].push(start.elapsed());
+        let (summed, t) = time_once(|| boot.sub_sum(&raised));
+        stages[1].push(t);
+        let summed = summed?;
+        let (halves, t) = time_once(|| boot.coeffs_to_slots(&summed));
+        stages[2].push(t);
+        let (re, im) = halves?;
+        let (evaluated, t) =
+            time_once(|| -> hekate::Result<_> { Ok((boot.eval_mod(&re)?, boot.eval_mod(&im)?)) });
+        stages[3].push(t);
+        let (re, im) = evaluated?;
+        let (staged, t) = time_once(|| boot.slots_to_coeffs(&re, &im, ct.scale()));
+        stages[4].push(t);
+        staged?;
+    }
+    let out = out.expect("at least one repetition");
+    eprintln!(" (median {} ms)", fmt_ms(Stats::of(totals.clone()).ms()));
+    let prec = precision(&ctx.decrypt_decode(&out, &sk)?, &z);
+
+    let successive = if successive > 0 {
+        let mut again = out;
+        for i in 1..=successive {
+            progress(format_args!(
+                "{}: successive bootstrap {i}/{successive}",
+                p.name
+            ));
+            again = boot.bootstrap(&again)?;
+        }
+        eprintln!();
+        Some(precision(&ctx.decrypt_decode(&again, &sk)?, &z))
+    } else {
+        None
+    };
+
+    Ok(Row {
+        preset: *p,
+        log_qp: ctx.log_qp(),
+        not_checked,
+        dnum: ctx.dnum(),
+        max_level: ctx.max_level(),
+        output_level: boot.output_level(),
+        config,
+        failure_log2,
+        keygen,
+        galois_keys,
+        key_bytes,
+        setup,
+        stages: stages.map(Stats::of),
+        total: Stats::of(totals),
+        precision: prec,
+        successive,
+        peak_rss: peak_rss_bytes(),
+    })
+}
+
+/// The notes under the table.
+const NOTES: &str = "Notes:
+- Input: a secret-key encryption at level 1 of a + bi, a and b uniform in [-1, 1) (fixed \
+seed), at the default scale. L: the top level; levels left: the output level.
+- K: the ModRaise overflow bound for the failure probability asked for (log2 failure: \
+Eq. (1) for the preset's secret, per bootstrap); d, r: EvalMod's Chebyshev degree and \
+double angles.
+- keygen: the relinearization key and exactly the circuit's Galois keys, once; key MiB: \
+their size in memory. setup: Bootstrapper::new (encodes the DFT matrices).
+- total: the public bootstrap. The stages: the public stages, timed once per rep in \
+sequence on the same input (EvalMod: both halves).
+- prec: bits over the slots against the input; mean: -log2 of the mean absolute error, \
+median: of the median one, min: of the largest one.
+- peak RSS: VmHWM of the process after the preset (includes earlier presets).
+";
+
+/// The table's columns (then one for `--successive`, if asked).
+const HEADERS: &str = "preset,N,slots,secret,log QP,128-bit?,L,CtS/EvalMod/StC,levels left,K,d,\
+    r,log2 failure,keygen s,Galois keys,key MiB,setup s,ScaleDown+ModRaise ms,SubSum ms,CtS ms,\
+    EvalMod ms,StC ms,total ms,prec mean,prec median,prec min,peak RSS MiB";
+
+/// The results table, one row per preset (a column for `--successive` if asked).
+fn table(rows: &[Row], successive: usize) -> Table {
+    let mut headers: Vec<String> = HEADERS.split(',').map(String::from).collect();
+    if successive > 0 {
+        headers.push(format!("prec mean/min after +{successive}"));
+    }
+    let mut t = Table::new(headers, 1);
+    for r in rows {
+        let p = &r.preset;
+        let c = &r.config;
+        let mut cells = vec![
+            p.name.to_string(),
+            format!("2^{}", p.log_n),
+            r.preset.slots.to_string(),
+            secret_label(p.secret),
+            format!("{:.1}", r.log_qp),
+            if r.not_checked.is_none() { "yes" } else { "no" }.into(),
+            r.max_level.to_string(),
+            format!("{}/{}/{}", c.cts_levels, c.eval_mod.depth(), c.stc_levels),
+            r.output_level.to_string(),
+            c.k.to_string(),
+            c.eval_mod.polynomial().degree().to_string(),
+            c.eval_mod.double_angles().to_string(),
+            format!("{:.1}", r.failure_log2),
+            fmt_ms(r.keygen.as_secs_f64()),
+            r.galois_keys.to_string(),
+            fmt_mib(r.key_bytes),
+            fmt_ms(r.setup.as_secs_f64()),
+        ];
+        cells.extend(r.stages.iter().map(|s| fmt_ms(s.ms())));
+        cells.push(fmt_ms(r.total.ms()));
+        let pr = r.precision;
+        cells.extend([pr.mean, pr.median, pr.min].map(|b| format!("{b:.1}")));
+        cells.push(r.peak_rss.map_or("-".into(), fmt_mib));
+        if let Some(s) = r.successive {
+            cells.push(format!("{:.1}/{:.1}", s.mean, s.min));
+        }
+        t.push(cells);
+    }
+    t
+}
+
+/// Runs `hekate bench bootstrap`.
+pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
+    let names = args.presets.clone().unwrap_or_else(|| {
+        if args.quick {
+            vec![QUICK_DENSE.name.into(), QUICK_SPARSE.name.into()]
+        } else {
+            vec![DENSE.name.into()]
+        }
+    });
+    let presets: Vec<Preset> = names.iter().map(|n| preset(n)).collect::<Result<_, _>>()?;
+    if args.reps == 0 {
+        return Err("--reps must be at least 1".into());
+    }
+    init_threads(args.threads)?;
+    eprintln!(
+        "hekate bench bootstrap: {} preset(s), {} rep(s), {} thread(s)",
+        presets.len(),
+        args.reps,
+        args.threads
+    );
+    let start = Instant::now();
+    let mut rows = Vec::with_capacity(presets.len());
+    for p in &presets {
+        rows.push(run_preset(p, args.reps, args.successive)?);
+    }
+
+    println!("{}", header("bootstrap", args.threads));
+    println!();
+    for r in &rows {
+        let p = &r.preset;
+        let chain = r
+            .config
+            .chain(p.residual, p.stc_bits, p.eval_mod_bits, p.cts_bits);
+        println!(
+            "- {}: log Q bits {:?}, log P bits {:?} (dnum {}), scale 2^{}; {}",
+            p.name,
+            chain,
+            p.log_p,
+            r.dnum,
+            p.log_scale,
+            match &r.not_checked {
+                None => "SecurityLevel::Bits128 (checked)".to_string(),
+                Some(why) => format!("SecurityLevel::NotChecked: {why}"),
+            }
+        );
+    }
+    println!();
+    print!("{}", table(&rows, args.successive).to_markdown());
+    println!();
+    print!("{NOTES}");
+    println!(
+        "- Times: medians of {} rep(s), no warm-up.{}",
+        args.reps,
+        if args.successive > 0 {
+            " Last column: after bootstrapping the output again that many times."
+        } else {
+            ""
+        }
+    );
+    println!("- total run time: {:.1} s", start.elapsed().as_secs_f64());
+
+    if let Some(r) = rows.iter().find(|r| r.precision.min < MIN_PRECISION_BITS) {
+        return Ok(Outcome::CheckFailed(format!(
+            "{}: bootstrapping precision {:.1} bits on the worst slot, below {MIN_PRECISION_BITS}",
+            r.preset.name, r.precision.min
+        )));
+    }
+    Ok(Outcome::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_by_name() {
+        assert_eq!(preset("quick-sparse").unwrap().slots, 16);
+        assert_eq!(preset("DENSE").unwrap().log_n, 16);
+        assert!(preset("sparse").is_err());
+    }
+
+    #[test]
+    fn precision_stats() {
+        let want = vec![Complex64::new(0.0, 0.0); 4];
+        let got: Vec<Complex64> = [0.25, 0.5, 0.125, 0.125]
+            .iter()
+            .map(|&e| Complex64::new(e, 0.0))
+            .collect();
+        let p = precision(&got, &want);
+        assert_eq!((p.min, p.median), (1.0, 2.0));
+        assert!((p.mean - 2.0).abs() < 1e-12);
+    }
+
+    /// The dense preset's chain (`K`, EvalMod and the DFT depths as the library picks them
+    /// at N = 2^16) fits the 128-bit bound: its primes have at most the bits asked for, so
+    /// their sum bounds log QP. Only the configuration is computed, no ring is built.
+    #[test]
+    fn dense_chain_fits_the_128_bit_table() {
+        let p = DENSE;
+        let mut config =
+            BootstrapConfig::new(1 << p.log_n, p.secret, p.slots, p.log2_failure).unwrap();
+        (config.cts_levels, config.stc_levels) = (p.cts_levels, p.stc_levels);
+        let chain = config.chain(p.residual, p.stc_bits, p.eval_mod_bits, p.cts_bits);
+        assert_eq!(chain.len(), p.residual.len() + config.depth());
+        let bits: u32 = chain.iter().chain(p.log_p).sum();
+        let bound = security::max_log_qp(1 << p.log_n, SecurityLevel::Bits128).unwrap();
+        println!(
+            "dense: {chain:?} + P {:?}: log QP <= {bits} (bound {bound})",
+            p.log_p
+        );
+        assert!(bits <= bound, "log QP up to {bits} > {bound}");
+    }
+
+    #[test]
+    fn quick_sparse_bootstraps() {
+        let row = run_preset(&QUICK_SPARSE, 1, 1).unwrap();
+        assert!(
+            row.precision.min >= MIN_PRECISION_BITS,
+            "{:?}",
+            row.precision
+        );
+        assert!(row.successive.is_some_and(|s| s.min >= 8.0));
+        assert_eq!(row.output_level, 1);
+        assert!(row.galois_keys > 0 && row.key_bytes > 0);
+        assert_eq!(table(&[row], 1).to_markdown().lines().count(), 3);
+    }
+}
