@@ -138,8 +138,11 @@ pub struct Bootstrapper {
     /// SlotsToCoeffs factors but the last, in application order.
     stc: Vec<LinearTransform<Evaluator>>,
     stc_last: LastFactor,
-    /// The exact scale of EvalMod's output.
+    /// The exact scale of EvalMod's output, and the scale it was planned near.
     eval_mod_scale: Scale,
+    eval_mod_target: f64,
+    /// The exact scale of the last SlotsToCoeffs factor's input.
+    stc_last_input: Scale,
 }
 
 impl std::fmt::Debug for Bootstrapper {
@@ -197,21 +200,36 @@ impl Bootstrapper {
             };
             cts.push(LinearTransform::new(&eval, &d, p, level, scale)?);
         }
-        // EvalMod lands near the default scale times R (set_scale then divides by R).
-        let ratio = f64::from(config.log_message_ratio).exp2();
-        let target = ctx.default_scale().to_f64() * ratio;
-        let eval_mod_scale = config
-            .eval_mod
-            .output_scale(&eval, eval_mod_level, target)?;
+        // EvalMod stays near the primes of its own levels: a scale as large as they allow
+        // keeps the noise its products add far below the message (SlotsToCoeffs sums `n`
+        // coefficients per slot, which multiplies that noise by about `sqrt(n)`).
         let stc_level = eval_mod_level - config.eval_mod.depth();
+        let eval_mod_target = ctx.constant_scale(stc_level + 1).to_f64();
+        let eval_mod_scale =
+            config
+                .eval_mod
+                .output_scale(&eval, eval_mod_level, eval_mod_target)?;
+        // SlotsToCoeffs sheds the factor from EvalMod's scale / R down to the output scale
+        // evenly over its factors; the last one lands on the output scale exactly.
+        let ratio = Scale::from_f64(f64::from(config.log_message_ratio).exp2()).expect("2^k");
+        let mut scale = eval_mod_scale.div(&ratio);
+        let count = stc_f.len();
+        let shrink = (ctx.default_scale().to_f64() / scale.to_f64()).powf(1.0 / count as f64);
         let mut stc = Vec::new();
         let mut last = None;
-        let count = stc_f.len();
         for (j, (d, p)) in stc_f.into_iter().enumerate() {
             if j + 1 == count {
                 last = Some((d, p));
             } else {
-                stc.push(LinearTransform::new(&eval, &d, p, stc_level - j, None)?);
+                let level = stc_level - j;
+                let q = ctx.constant_scale(level);
+                let dm = Scale::from_f64((q.to_f64() * shrink).round()).ok_or_else(|| {
+                    Error::InvalidParameters(
+                        "SlotsToCoeffs: the scale to shed does not fit the primes".into(),
+                    )
+                })?;
+                scale = scale.mul(&dm).div(&q);
+                stc.push(LinearTransform::new(&eval, &d, p, level, Some(dm))?);
             }
         }
         let (diagonals, plan) = last.expect("at least one SlotsToCoeffs factor");
@@ -227,6 +245,8 @@ impl Bootstrapper {
                 encoded: Mutex::new(Vec::new()),
             },
             eval_mod_scale,
+            eval_mod_target,
+            stc_last_input: scale,
         };
         let default = b.ctx.default_scale().clone();
         b.last_factor(&default)?;
@@ -264,8 +284,9 @@ impl Bootstrapper {
             return Ok(lt.clone());
         }
         let level = self.output_level() + 1;
-        let input = self.stc_input_scale();
-        let dm = scale.mul(&self.ctx.constant_scale(level)).div(&input);
+        let dm = scale
+            .mul(&self.ctx.constant_scale(level))
+            .div(&self.stc_last_input);
         let lt = Arc::new(LinearTransform::new(
             &self.eval,
             &self.stc_last.diagonals,
@@ -413,9 +434,10 @@ impl Bootstrapper {
     /// EvalMod on one CoeffsToSlots output: slot-wise `(1/2π) sin(2π x)`, read at
     /// `Δ_0`'s ratio so that the slots hold the message's coefficients `m / Δ_0`.
     pub fn eval_mod(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        let ratio = f64::from(self.config.log_message_ratio).exp2();
-        let target = self.ctx.default_scale().to_f64() * ratio;
-        let mut out = self.config.eval_mod.evaluate(&self.eval, ct, target)?;
+        let mut out = self
+            .config
+            .eval_mod
+            .evaluate(&self.eval, ct, self.eval_mod_target)?;
         debug_assert_eq!(out.scale(), &self.eval_mod_scale);
         out.set_scale(self.stc_input_scale());
         Ok(out)

@@ -62,7 +62,7 @@ impl BootstrapConfig {
         }
         let k = k_for_failure(secret_weight(secret, ring_degree)?, slots, log2_kappa)?;
         let log_message_ratio = 8;
-        let eval_mod = EvalMod::choose(k, f64::from(log_message_ratio) + 22.0)?;
+        let eval_mod = EvalMod::choose(k, log_message_ratio, f64::from(log_message_ratio) + 22.0)?;
         let rho = (slots.trailing_zeros() as usize).clamp(1, 3);
         Ok(BootstrapConfig {
             slots,

@@ -75,10 +75,12 @@ impl EvalMod {
     }
 
     /// The shallowest EvalMod for `|I| <= k` whose approximation of `(1/2π) sin(2π x)`
-    /// near the integers `|x| <= K` is within `2^-log2_error` (measured on a grid in
-    /// `f64`): over `r` in `0..=12` and degrees `2^m - 1` (the largest degree of each
-    /// depth), the smallest depth `m + r`, then the smallest degree.
-    pub fn choose(k: u64, log2_error: f64) -> Result<Self> {
+    /// on `x = k + u`, integers `|k| <= K` and `|u| <= 2^-log_message_ratio`, is within
+    /// `2^-log2_error` (measured on a grid in `f64`): over `r` in `0..=12` and degrees
+    /// `2^m - 1` (the largest degree of each depth), the smallest depth `m + r`, then the
+    /// smallest degree.
+    pub fn choose(k: u64, log_message_ratio: u32, log2_error: f64) -> Result<Self> {
+        let width = (-f64::from(log_message_ratio)).exp2();
         let mut best: Option<(usize, usize, EvalMod)> = None;
         for r in 0..=12u32 {
             for m in 1..=8usize {
@@ -91,7 +93,7 @@ impl EvalMod {
                     break;
                 }
                 let e = EvalMod::new(k, r, d)?;
-                if e.max_error(1.0 / 256.0) <= (-log2_error).exp2() {
+                if e.max_error(width) <= (-log2_error).exp2() {
                     let better = best
                         .as_ref()
                         .is_none_or(|(bd, bdeg, _)| (depth, d) < (*bd, *bdeg));
@@ -234,7 +236,7 @@ mod tests {
 
     #[test]
     fn choose_finds_the_shallowest() {
-        let e = EvalMod::choose(16, 30.0).unwrap();
+        let e = EvalMod::choose(16, 8, 30.0).unwrap();
         assert!(e.max_error(1.0 / 256.0) <= 2f64.powi(-30));
         // No shallower configuration qualifies.
         for r in 0..=12u32 {
@@ -249,6 +251,6 @@ mod tests {
                 );
             }
         }
-        assert!(EvalMod::choose(1 << 20, 60.0).is_err());
+        assert!(EvalMod::choose(1 << 20, 8, 60.0).is_err());
     }
 }
