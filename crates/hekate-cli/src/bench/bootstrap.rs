@@ -10,11 +10,11 @@ use crate::rng::SplitMix64;
 use crate::Outcome;
 use clap::Args;
 use hekate::ckks::bootstrap::{generate_keys_with, BootstrapConfig, Bootstrapper};
-use hekate::ckks::{CkksContext, CkksParameters};
+use hekate::ckks::{Ciphertext, CkksContext, CkksParameters};
 use hekate::params::{security, SecurityLevel};
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
-use hekate::rlwe::SecretDistribution;
+use hekate::rlwe::{SecretDistribution, SecretKey};
 use num_complex::Complex64;
 use std::error::Error;
 use std::io::Write;
@@ -51,13 +51,13 @@ pub struct BootstrapArgs {
 
 /// One bootstrapping parameter set.
 #[derive(Debug, Clone, Copy)]
-struct Preset {
-    name: &'static str,
+pub(crate) struct Preset {
+    pub(crate) name: &'static str,
     /// `log2 N`.
-    log_n: u32,
+    pub(crate) log_n: u32,
     /// `n`, the slot count of the bootstrapped ciphertexts.
-    slots: usize,
-    secret: SecretDistribution,
+    pub(crate) slots: usize,
+    pub(crate) secret: SecretDistribution,
     /// `log2 κ`: the failure probability `BootstrapConfig::new` picks `K` for.
     log2_failure: f64,
     /// `ρ_CtS`.
@@ -70,8 +70,8 @@ struct Preset {
     eval_mod_bits: u32,
     cts_bits: u32,
     /// The special primes `P`.
-    log_p: &'static [u32],
-    log_scale: u32,
+    pub(crate) log_p: &'static [u32],
+    pub(crate) log_scale: u32,
     /// Check 128-bit security where the chain fits the table (else `NotChecked`).
     check_security: bool,
 }
@@ -120,7 +120,7 @@ const DENSE: Preset = Preset {
 const PRESETS: [Preset; 3] = [QUICK_DENSE, QUICK_SPARSE, DENSE];
 
 /// A preset by name.
-fn preset(name: &str) -> Result<Preset, String> {
+pub(crate) fn preset(name: &str) -> Result<Preset, String> {
     PRESETS
         .iter()
         .find(|p| p.name.eq_ignore_ascii_case(name))
@@ -131,7 +131,7 @@ fn preset(name: &str) -> Result<Preset, String> {
         })
 }
 
-fn secret_label(s: SecretDistribution) -> String {
+pub(crate) fn secret_label(s: SecretDistribution) -> String {
     match s {
         SecretDistribution::Ternary => "ternary".into(),
         SecretDistribution::HammingWeight(h) => format!("h = {h}"),
@@ -142,10 +142,10 @@ fn secret_label(s: SecretDistribution) -> String {
 /// Precision over the slots, in bits: `-log2` of the mean, median and largest absolute
 /// error (capped at 60 bits for an exact result).
 #[derive(Debug, Clone, Copy)]
-struct Precision {
-    mean: f64,
-    median: f64,
-    min: f64,
+pub(crate) struct Precision {
+    pub(crate) mean: f64,
+    pub(crate) median: f64,
+    pub(crate) min: f64,
 }
 
 fn precision(got: &[Complex64], want: &[Complex64]) -> Precision {
@@ -244,8 +244,38 @@ fn context(
     Ok((ctx, Some(why)))
 }
 
-/// Builds, keys and times one preset.
-fn run_preset(p: &Preset, reps: usize, successive: usize) -> Result<Row, Box<dyn Error>> {
+/// A preset built and keyed, ready to bootstrap its input (`hekate bench bootstrap` and
+/// `bench bootstrap-peer` share it).
+pub(crate) struct Prepared {
+    pub(crate) preset: Preset,
+    pub(crate) ctx: Arc<CkksContext>,
+    /// `None` when built with 128-bit security, else why not.
+    pub(crate) not_checked: Option<String>,
+    pub(crate) config: BootstrapConfig,
+    pub(crate) failure_log2: f64,
+    pub(crate) keygen: Duration,
+    pub(crate) galois_keys: usize,
+    pub(crate) key_bytes: usize,
+    pub(crate) setup: Duration,
+    pub(crate) boot: Bootstrapper,
+    sk: SecretKey,
+    /// The input `a + bi` and its encryption at level 1.
+    z: Vec<Complex64>,
+    ct: Ciphertext,
+}
+
+impl Prepared {
+    /// The bit sizes of the preset's chain, from `q_0`.
+    pub(crate) fn chain(&self) -> Vec<u32> {
+        let p = &self.preset;
+        self.config
+            .chain(p.residual, p.stc_bits, p.eval_mod_bits, p.cts_bits)
+    }
+}
+
+/// Builds the context of `p`, generates its keys (progress on stderr) and the
+/// bootstrapper, and encrypts the input.
+pub(crate) fn prepare(p: &Preset) -> Result<Prepared, Box<dyn Error>> {
     let mut config = BootstrapConfig::new(1 << p.log_n, p.secret, p.slots, p.log2_failure)?;
     (config.cts_levels, config.stc_levels) = (p.cts_levels, p.stc_levels);
     let (ctx, not_checked) = context(p, &config)?;
@@ -270,18 +300,49 @@ fn run_preset(p: &Preset, reps: usize, successive: usize) -> Result<Row, Box<dyn
     let z = inputs.complexes(p.slots);
     let pt = ctx.encode_at(&z, p.slots, 1, ctx.default_scale())?;
     let ct = ctx.encrypt_symmetric_with(&pt, &sk, &mut rng)?;
+    Ok(Prepared {
+        preset: *p,
+        ctx,
+        not_checked,
+        config,
+        failure_log2,
+        keygen,
+        galois_keys,
+        key_bytes,
+        setup,
+        boot,
+        sk,
+        z,
+        ct,
+    })
+}
 
+/// The times of `reps` bootstraps of a prepared input.
+pub(crate) struct Timing {
+    /// Medians: ScaleDown + ModRaise, SubSum, CoeffsToSlots, EvalMod (both), SlotsToCoeffs.
+    pub(crate) stages: [Stats; 5],
+    pub(crate) total: Stats,
+    /// Of the last bootstrap's output against the input.
+    pub(crate) precision: Precision,
+    /// The last bootstrap's output.
+    out: Ciphertext,
+}
+
+/// Times `reps` (at least one) public bootstraps of `prep`'s input, no warm-up, and after
+/// each the public stages in sequence on the same input (progress on stderr).
+pub(crate) fn time_bootstraps(prep: &Prepared, reps: usize) -> Result<Timing, Box<dyn Error>> {
+    let (boot, ct, name) = (&prep.boot, &prep.ct, prep.preset.name);
     let mut totals = Vec::with_capacity(reps);
     let mut stages: [Vec<Duration>; 5] = Default::default();
     let mut out = None;
     for rep in 1..=reps.max(1) {
-        progress(format_args!("{}: bootstrap {rep}/{}", p.name, reps.max(1)));
-        let (o, t) = time_once(|| boot.bootstrap(&ct));
+        progress(format_args!("{name}: bootstrap {rep}/{}", reps.max(1)));
+        let (o, t) = time_once(|| boot.bootstrap(ct));
         totals.push(t);
         out = Some(o?);
         // The public stages, in sequence on the same input.
         let start = Instant::now();
-        let raised = boot.mod_raise(&boot.scale_down(&ct)?)?;
+        let raised = boot.mod_raise(&boot.scale_down(ct)?)?;
         stages[0].push(start.elapsed());
         let (summed, t) = time_once(|| boot.sub_sum(&raised));
         stages[1].push(t);
@@ -298,40 +359,55 @@ fn run_preset(p: &Preset, reps: usize, successive: usize) -> Result<Row, Box<dyn
         staged?;
     }
     let out = out.expect("at least one repetition");
-    eprintln!(" (median {} ms)", fmt_ms(Stats::of(totals.clone()).ms()));
-    let prec = precision(&ctx.decrypt_decode(&out, &sk)?, &z);
+    let total = Stats::of(totals);
+    eprintln!(" (median {} ms)", fmt_ms(total.ms()));
+    let precision = precision(&prep.ctx.decrypt_decode(&out, &prep.sk)?, &prep.z);
+    Ok(Timing {
+        stages: stages.map(Stats::of),
+        total,
+        precision,
+        out,
+    })
+}
 
+/// Builds, keys and times one preset.
+fn run_preset(p: &Preset, reps: usize, successive: usize) -> Result<Row, Box<dyn Error>> {
+    let prep = prepare(p)?;
+    let timing = time_bootstraps(&prep, reps)?;
     let successive = if successive > 0 {
-        let mut again = out;
+        let mut again = timing.out;
         for i in 1..=successive {
             progress(format_args!(
                 "{}: successive bootstrap {i}/{successive}",
                 p.name
             ));
-            again = boot.bootstrap(&again)?;
+            again = prep.boot.bootstrap(&again)?;
         }
         eprintln!();
-        Some(precision(&ctx.decrypt_decode(&again, &sk)?, &z))
+        Some(precision(
+            &prep.ctx.decrypt_decode(&again, &prep.sk)?,
+            &prep.z,
+        ))
     } else {
         None
     };
 
     Ok(Row {
         preset: *p,
-        log_qp: ctx.log_qp(),
-        not_checked,
-        dnum: ctx.dnum(),
-        max_level: ctx.max_level(),
-        output_level: boot.output_level(),
-        config,
-        failure_log2,
-        keygen,
-        galois_keys,
-        key_bytes,
-        setup,
-        stages: stages.map(Stats::of),
-        total: Stats::of(totals),
-        precision: prec,
+        log_qp: prep.ctx.log_qp(),
+        dnum: prep.ctx.dnum(),
+        max_level: prep.ctx.max_level(),
+        output_level: prep.boot.output_level(),
+        not_checked: prep.not_checked,
+        config: prep.config,
+        failure_log2: prep.failure_log2,
+        keygen: prep.keygen,
+        galois_keys: prep.galois_keys,
+        key_bytes: prep.key_bytes,
+        setup: prep.setup,
+        stages: timing.stages,
+        total: timing.total,
+        precision: timing.precision,
         successive,
         peak_rss: peak_rss_bytes(),
     })

@@ -1,11 +1,12 @@
 //! Benchmarks: shared timing helpers, the markdown table printer and the machine header.
 //!
-//! Each area (`ckks`, `keyswitch`, `fhew`, `bootstrap`, ...) is a subcommand of `hekate bench`
+//! Each area (`ckks`, `keyswitch`, `fhew`, `bootstrap`, `bootstrap-peer`, ...) is a subcommand of `hekate bench`
 //! with its own module; they all time with [`measure`] (one untimed warm-up, then the
 //! median and minimum of the timed repetitions, as the peer harnesses in
 //! `shared/peers/` do) and print one [`Table`] under [`header`].
 
 pub mod bootstrap;
+pub mod bootstrap_peer;
 pub mod ckks;
 pub mod fhew;
 pub mod fhew_peer;
@@ -39,6 +40,10 @@ pub enum BenchArea {
     /// time of each stage and of a whole bootstrap, precision and peak memory. The default
     /// (N = 2^16, full packing) takes minutes and several GB; try --quick first.
     Bootstrap(bootstrap::BootstrapArgs),
+    /// hekate's CKKS bootstrapping against Lattigo's configured identically
+    /// (scripts/peers/lattigo, `boot -set hekate-<preset>`), round by round: per-round
+    /// times, precision and ratios, their median and the per-stage ratios.
+    BootstrapPeer(bootstrap_peer::BootstrapPeerArgs),
 }
 
 /// Runs one benchmark area.
@@ -49,6 +54,7 @@ pub fn run(area: BenchArea) -> Result<Outcome, Box<dyn Error>> {
         BenchArea::Fhew(args) => fhew::run(args),
         BenchArea::FhewPeer(args) => fhew_peer::run(args),
         BenchArea::Bootstrap(args) => bootstrap::run(args),
+        BenchArea::BootstrapPeer(args) => bootstrap_peer::run(args),
     }
 }
 

@@ -1,0 +1,366 @@
+//! `hekate bench bootstrap-peer`: hekate's CKKS bootstrapping against Lattigo's, configured
+//! identically, round by round.
+//!
+//! The peer is `scripts/peers/lattigo` (`boot -set hekate-<preset>`): it mirrors a preset of
+//! `hekate bench bootstrap` in Lattigo v6 (same ring, slots, secret, chain, special primes,
+//! scale, message ratio, EvalMod interval, degree and double angles, no ephemeral secret),
+//! bootstraps the same kind of input (`a + bi`, `a`, `b` uniform in `(-1, 1)`, at level 1)
+//! and prints one JSON line: its median time, its precision and the time of each stage.
+//!
+//! hekate's keys and bootstrapper are built once; each round then times `--reps` hekate
+//! bootstraps and runs one peer process (which generates its own keys and times `--reps`
+//! bootstraps), one after the other, so both run under the same load. The ratio of each
+//! round is hekate's median over the peer's; the summary gives their median, and per stage
+//! where both report stages.
+
+use super::bootstrap::{prepare, preset, secret_label, time_bootstraps, Prepared, Timing};
+use super::{header, init_threads, Table};
+use crate::Outcome;
+use clap::Args;
+use std::error::Error;
+use std::process::{Command, Stdio};
+
+/// Options of `hekate bench bootstrap-peer`.
+#[derive(Debug, Args)]
+pub struct BootstrapPeerArgs {
+    /// The preset of `hekate bench bootstrap` (quick-dense, quick-sparse or dense); the peer
+    /// runs its set `hekate-<preset>`. dense is N = 2^16: both libraries' keys take GBs
+    /// (Lattigo's ~19 GiB) and are held at the same time.
+    #[arg(long, default_value = "quick-dense")]
+    preset: String,
+    /// Rounds.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Timed bootstraps per library and round (no warm-up on either side; the median is the
+    /// round's time).
+    #[arg(long, default_value_t = 1)]
+    reps: usize,
+    /// The peer's command, run with `sh -c` after appending `-set hekate-<preset> -reps R
+    /// -warmup 0`; it must print one JSON line with `median_s` (see
+    /// scripts/peers/lattigo/boot.go).
+    #[arg(long, default_value = "/tmp/lattigo-peer boot")]
+    peer: String,
+    /// Threads: hekate's rayon pool and the peer's GOMAXPROCS.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+}
+
+/// What the peer reports for one round.
+#[derive(Debug, Clone, PartialEq)]
+struct PeerRecord {
+    /// Median seconds of its bootstraps.
+    median_s: f64,
+    /// Precision in bits: `-log2` of the mean and of the largest absolute error.
+    prec_mean: f64,
+    prec_min: f64,
+    /// Seconds per stage, in [`STAGES`] order, where it reports them.
+    stages: Option<[f64; 4]>,
+    /// Bit sizes of its chain and special primes, where it reports them.
+    log_q: Option<Vec<u32>>,
+    log_p: Option<Vec<u32>>,
+}
+
+/// The stages both libraries time: hekate's ScaleDown + ModRaise and SubSum against
+/// Lattigo's ScaleDown and ModUp (which applies the trace), then CoeffsToSlots, EvalMod
+/// (both halves) and SlotsToCoeffs.
+const STAGES: [&str; 4] = [
+    "ScaleDown+ModRaise+SubSum",
+    "CoeffsToSlots",
+    "EvalMod",
+    "SlotsToCoeffs",
+];
+
+/// The raw text of the value of `key` in a flat JSON object `line` (the number, or the
+/// array with its brackets). Enough for the peer's own output (Go's `json.Marshal`: no
+/// spaces, unique keys); not a JSON parser.
+fn json_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let start = line.find(&format!("\"{key}\":"))? + key.len() + 3;
+    let rest = &line[start..];
+    let end = if rest.starts_with('[') {
+        rest.find(']')? + 1
+    } else {
+        rest.find([',', '}']).unwrap_or(rest.len())
+    };
+    Some(&rest[..end])
+}
+
+fn json_number(line: &str, key: &str) -> Result<f64, String> {
+    json_value(line, key)
+        .ok_or_else(|| format!("the peer's JSON has no `{key}`"))?
+        .parse()
+        .map_err(|e| format!("the peer's `{key}` does not parse: {e}"))
+}
+
+fn json_bits(line: &str, key: &str) -> Option<Vec<u32>> {
+    let v = json_value(line, key)?;
+    v.strip_prefix('[')?
+        .strip_suffix(']')?
+        .split(',')
+        .map(|x| x.trim().parse().ok())
+        .collect()
+}
+
+/// Parses the peer's JSON line.
+fn parse_record(line: &str) -> Result<PeerRecord, String> {
+    let stage = |k: &str| json_number(line, k).ok();
+    let stages = match (
+        stage("scale_down"),
+        stage("mod_up"),
+        stage("coeffs_to_slots"),
+        stage("eval_mod"),
+        stage("slots_to_coeffs"),
+    ) {
+        (Some(a), Some(b), Some(c), Some(d), Some(e)) => Some([a + b, c, d, e]),
+        _ => None,
+    };
+    Ok(PeerRecord {
+        median_s: json_number(line, "median_s")?,
+        prec_mean: json_number(line, "prec_bits_mean_err")?,
+        prec_min: json_number(line, "prec_bits_max_err")?,
+        stages,
+        log_q: json_bits(line, "btp_logQ"),
+        log_p: json_bits(line, "btp_logP"),
+    })
+}
+
+/// Runs the peer once for `set` and parses the last JSON line it prints.
+fn run_peer(
+    command: &str,
+    set: &str,
+    reps: usize,
+    threads: usize,
+) -> Result<PeerRecord, Box<dyn Error>> {
+    let full = format!("{command} -set {set} -reps {reps} -warmup 0");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(&full)
+        .env("GOMAXPROCS", threads.to_string())
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot start the peer ({full}): {e}"))?;
+    if !out.status.success() {
+        return Err(format!("the peer ({full}) failed: {}", out.status).into());
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with('{'))
+        .ok_or_else(|| format!("the peer ({full}) printed no JSON line"))?;
+    Ok(parse_record(line.trim())?)
+}
+
+/// The median of a non-empty list.
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+/// hekate's seconds per stage, in [`STAGES`] order.
+fn hekate_stages(t: &Timing) -> [f64; 4] {
+    let s = t.stages.map(|s| s.median.as_secs_f64());
+    [s[0] + s[1], s[2], s[3], s[4]]
+}
+
+/// The lines above the tables: both configurations, and whether the chains agree.
+fn describe(prep: &Prepared, set: &str, first: &PeerRecord) -> Vec<String> {
+    let p = &prep.preset;
+    let c = &prep.config;
+    let chain = prep.chain();
+    let mut lines = vec![
+        format!(
+            "- hekate {}: N = 2^{}, {} slots, secret {}, log Q bits {chain:?}, log P bits {:?}, \
+             scale 2^{}; K = {} (interpolation on [-{}, {}]), d = {}, r = {}, message ratio 2^{}",
+            p.name,
+            p.log_n,
+            p.slots,
+            secret_label(p.secret),
+            p.log_p,
+            p.log_scale,
+            c.k,
+            c.k + 1,
+            c.k + 1,
+            c.eval_mod.polynomial().degree(),
+            c.eval_mod.double_angles(),
+            c.log_message_ratio,
+        ),
+        format!(
+            "- peer `{set}`: log Q bits {}, log P bits {}",
+            first
+                .log_q
+                .as_ref()
+                .map_or("(not reported)".into(), |q| format!("{q:?}")),
+            first
+                .log_p
+                .as_ref()
+                .map_or("(not reported)".into(), |q| format!("{q:?}")),
+        ),
+    ];
+    let same =
+        first.log_q.as_deref() == Some(&chain[..]) && first.log_p.as_deref() == Some(p.log_p);
+    lines.push(format!(
+        "- chains: {}",
+        if same {
+            "the same bit sizes"
+        } else {
+            "DIFFERENT (or not reported): the comparison is not like for like"
+        }
+    ));
+    lines
+}
+
+/// Runs the benchmark.
+pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
+    if args.rounds == 0 || args.reps == 0 {
+        return Err("--rounds and --reps must be at least 1".into());
+    }
+    let p = preset(&args.preset)?;
+    let set = format!("hekate-{}", p.name);
+    init_threads(args.threads)?;
+    eprintln!(
+        "hekate bench bootstrap-peer: {} against `{} -set {set}`, {} round(s) of {} rep(s), \
+         {} thread(s)",
+        p.name, args.peer, args.rounds, args.reps, args.threads
+    );
+    let prep = prepare(&p)?;
+
+    let mut table = Table::new(
+        [
+            "round",
+            "hekate total s",
+            "Lattigo total s",
+            "ratio",
+            "hekate prec mean/min",
+            "Lattigo prec mean/min",
+        ],
+        1,
+    );
+    let mut ratios = Vec::with_capacity(args.rounds);
+    let mut stage_ratios = vec![Vec::new(); STAGES.len()];
+    let mut stage_secs = vec![(Vec::new(), Vec::new()); STAGES.len()];
+    let mut first = None;
+    for round in 1..=args.rounds {
+        let ours = time_bootstraps(&prep, args.reps)?;
+        eprintln!("  round {round}: peer {set}");
+        let theirs = run_peer(&args.peer, &set, args.reps, args.threads)?;
+        let mine = ours.total.median.as_secs_f64();
+        let ratio = mine / theirs.median_s;
+        ratios.push(ratio);
+        if let Some(ts) = theirs.stages {
+            for (i, (&h, &l)) in hekate_stages(&ours).iter().zip(&ts).enumerate() {
+                stage_ratios[i].push(h / l);
+                stage_secs[i].0.push(h);
+                stage_secs[i].1.push(l);
+            }
+        }
+        let pr = ours.precision;
+        table.push(vec![
+            round.to_string(),
+            format!("{mine:.3}"),
+            format!("{:.3}", theirs.median_s),
+            format!("{ratio:.3}"),
+            format!("{:.1}/{:.1}", pr.mean, pr.min),
+            format!("{:.1}/{:.1}", theirs.prec_mean, theirs.prec_min),
+        ]);
+        first.get_or_insert(theirs);
+    }
+    let first = first.expect("at least one round");
+
+    println!("{}", header("bootstrap-peer", args.threads));
+    println!();
+    for line in describe(&prep, &set, &first) {
+        println!("{line}");
+    }
+    println!(
+        "- hekate keygen {:.2} s, setup {:.2} s (once); the peer keys and sets up in every \
+         round. Times: the median of {} bootstrap(s) per library and round, no warm-up; \
+         ratio: hekate / Lattigo. prec: -log2 of the mean and of the largest absolute error \
+         over the slots.",
+        prep.keygen.as_secs_f64(),
+        prep.setup.as_secs_f64(),
+        args.reps
+    );
+    println!();
+    print!("{}", table.to_markdown());
+    println!();
+    println!(
+        "median ratio hekate / Lattigo over {} round(s): {:.3}",
+        ratios.len(),
+        median(&ratios)
+    );
+    if stage_ratios[0].len() == args.rounds {
+        println!();
+        let mut stages = Table::new(
+            ["stage", "hekate s", "Lattigo s", "ratio (median per round)"],
+            1,
+        );
+        for (i, name) in STAGES.iter().enumerate() {
+            stages.push(vec![
+                name.to_string(),
+                format!("{:.4}", median(&stage_secs[i].0)),
+                format!("{:.4}", median(&stage_secs[i].1)),
+                format!("{:.3}", median(&stage_ratios[i])),
+            ]);
+        }
+        print!("{}", stages.to_markdown());
+        println!();
+        println!(
+            "Stages: hekate's, timed after each rep (medians over reps, then over rounds); \
+             Lattigo's, once per round after its timed bootstraps (medians over rounds)."
+        );
+    }
+    Ok(Outcome::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINE: &str = r#"{"K":18,"btp_logP":[61,61],"btp_logQ":[60,40,42],"median_s":0.25,"prec_bits_max_err":16.5,"prec_bits_mean_err":17.25,"set":"hekate-quick-sparse x","stages_s":{"coeffs_to_slots":0.07,"eval_mod":0.1,"mod_up":0.06,"scale_down":0.01,"slots_to_coeffs":0.02}}"#;
+
+    #[test]
+    fn parses_the_peer_line() {
+        let r = parse_record(LINE).unwrap();
+        assert_eq!(r.median_s, 0.25);
+        assert_eq!((r.prec_mean, r.prec_min), (17.25, 16.5));
+        let s = r.stages.unwrap();
+        assert!((s[0] - 0.07).abs() < 1e-12 && s[1] == 0.07 && s[2] == 0.1 && s[3] == 0.02);
+        assert_eq!(r.log_q.unwrap(), [60, 40, 42]);
+        assert_eq!(r.log_p.unwrap(), [61, 61]);
+    }
+
+    #[test]
+    fn missing_fields_are_reported() {
+        let e = parse_record(r#"{"prec_bits_mean_err":1}"#).unwrap_err();
+        assert!(e.contains("median_s"), "{e}");
+        let r = parse_record(r#"{"median_s":2,"prec_bits_mean_err":1,"prec_bits_max_err":0.5}"#)
+            .unwrap();
+        assert!(r.stages.is_none() && r.log_q.is_none());
+    }
+
+    /// A peer that fails, or prints no JSON, is a clear error; one that prints a line is
+    /// parsed, with the set and reps appended to its command.
+    #[test]
+    fn peer_processes() {
+        let err = |cmd: &str| run_peer(cmd, "s", 1, 1).unwrap_err().to_string();
+        assert!(err("exit 3 ||").contains("failed"));
+        assert!(err("echo hello; true").contains("no JSON line"));
+        // `f -set x -reps 4 -warmup 0`: $4 is the reps, $6 the warm-up count.
+        let cmd = r#"f() { echo "{\"median_s\":$GOMAXPROCS,\"prec_bits_mean_err\":$4,\"prec_bits_max_err\":$6}"; }; f"#;
+        let r = run_peer(cmd, "x", 4, 2).unwrap();
+        assert_eq!((r.median_s, r.prec_mean, r.prec_min), (2.0, 4.0, 0.0));
+    }
+
+    #[test]
+    fn median_of_even_and_odd() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+}

@@ -1,0 +1,331 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"math/rand"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tuneinsight/lattigo/v6/circuits/ckks/bootstrapping"
+	"github.com/tuneinsight/lattigo/v6/circuits/ckks/mod1"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/ring"
+	"github.com/tuneinsight/lattigo/v6/schemes/ckks"
+	"github.com/tuneinsight/lattigo/v6/utils"
+)
+
+// hekateSet mirrors one preset of `hekate bench bootstrap`
+// (crates/hekate-cli/src/bench/bootstrap.rs) as a Lattigo configuration:
+// the same ring, slots, secret, chain (residual, SlotsToCoeffs, EvalMod and
+// CoeffsToSlots primes), special primes, scale, EvalMod (a Chebyshev
+// interpolant of the scaled cosine, then double angles) and message ratio,
+// with no ephemeral-secret encapsulation.
+type hekateSet struct {
+	logN, logSlots int
+	xs             ring.DistributionParameters
+	residual       []int
+	stcLevels      int
+	stcBits        int
+	evalModBits    int
+	ctsLevels      int
+	ctsBits        int
+	logP           []int
+	logScale       int
+	// hekate's K: |I| <= K. hekate interpolates on [-(K+1), K+1]; Lattigo's
+	// K is the interpolation half-width (its interval holds |I| <= K-1), so
+	// Lattigo gets K+1.
+	k           int
+	mod1Degree  int
+	doubleAngle int
+}
+
+func repeat(v, n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+var hekateSets = map[string]hekateSet{
+	"hekate-dense": {
+		logN: 16, logSlots: 15, xs: ring.Ternary{P: 2.0 / 3.0},
+		residual:  []int{60, 40, 40, 40, 40, 40},
+		stcLevels: 3, stcBits: 42, evalModBits: 60, ctsLevels: 4, ctsBits: 56,
+		logP: repeat(61, 5), logScale: 40,
+		k: 621, mod1Degree: 63, doubleAngle: 7,
+	},
+	"hekate-quick-dense": {
+		logN: 12, logSlots: 11, xs: ring.Ternary{P: 2.0 / 3.0},
+		residual:  []int{60, 40},
+		stcLevels: 2, stcBits: 42, evalModBits: 55, ctsLevels: 2, ctsBits: 58,
+		logP: repeat(61, 4), logScale: 40,
+		k: 124, mod1Degree: 255, doubleAngle: 2,
+	},
+	"hekate-quick-sparse": {
+		logN: 12, logSlots: 4, xs: ring.Ternary{H: 64},
+		residual:  []int{60, 40},
+		stcLevels: 2, stcBits: 42, evalModBits: 55, ctsLevels: 2, ctsBits: 58,
+		logP: repeat(61, 4), logScale: 40,
+		k: 17, mod1Degree: 63, doubleAngle: 2,
+	},
+}
+
+// literals returns the residual and bootstrapping parameter literals of s.
+func (s hekateSet) literals() (ckks.ParametersLiteral, bootstrapping.ParametersLiteral) {
+	res := ckks.ParametersLiteral{
+		LogN:            s.logN,
+		LogQ:            s.residual,
+		LogP:            []int{61},
+		Xs:              s.xs,
+		LogDefaultScale: s.logScale,
+	}
+	factors := func(levels, bits int) [][]int {
+		f := make([][]int, levels)
+		for i := range f {
+			f[i] = []int{bits}
+		}
+		return f
+	}
+	btp := bootstrapping.ParametersLiteral{
+		LogN:     utils.Pointy(s.logN),
+		LogP:     s.logP,
+		Xs:       s.xs,
+		LogSlots: utils.Pointy(s.logSlots),
+		CoeffsToSlotsFactorizationDepthAndLogScales: factors(s.ctsLevels, s.ctsBits),
+		SlotsToCoeffsFactorizationDepthAndLogScales: factors(s.stcLevels, s.stcBits),
+		EvalModLogScale:       utils.Pointy(s.evalModBits),
+		EphemeralSecretWeight: utils.Pointy(0),
+		Mod1Type:              mod1.CosContinuous,
+		LogMessageRatio:       utils.Pointy(8),
+		K:                     utils.Pointy(s.k + 1),
+		Mod1Degree:            utils.Pointy(s.mod1Degree),
+		DoubleAngle:           utils.Pointy(s.doubleAngle),
+		Mod1InvDegree:         utils.Pointy(0),
+	}
+	return res, btp
+}
+
+// runBoot times Lattigo's CKKS bootstrapping with one of its default
+// parameter sets (dense0 = DefaultParametersDense[0] = N16QP1767H32768H32,
+// sparse0 = DefaultParametersSparse[0] = N16QP1546H192H32, ...) or with a
+// set mirroring a preset of `hekate bench bootstrap` (hekate-dense,
+// hekate-quick-dense, hekate-quick-sparse: complex inputs a + bi, a and b
+// uniform in (-1, 1), encrypted at level 1, and the time of each stage).
+func runBoot(args []string) {
+	fs := flag.NewFlagSet("boot", flag.ExitOnError)
+	set := fs.String("set", "dense0", "denseI | sparseI (index into DefaultParametersDense/Sparse) | hekate-dense | hekate-quick-dense | hekate-quick-sparse")
+	logSlots := fs.Int("logslots", 0, "log2 slots (0: full, LogN-1; the set's for hekate-*)")
+	reps := fs.Int("reps", 3, "timed bootstraps (median reported)")
+	warmup := fs.Int("warmup", 1, "untimed bootstraps before the timed ones")
+	seed := fs.Int64("seed", 7, "seed of the input vector")
+	fs.StringVar(&outPath, "out", "", "append JSON lines here")
+	fs.Parse(args)
+
+	var lit ckks.ParametersLiteral
+	var btpLit bootstrapping.ParametersLiteral
+	var name string
+	hs, isHekate := hekateSets[*set]
+	if isHekate {
+		lit, btpLit = hs.literals()
+		name = fmt.Sprintf("mirror of hekate bench bootstrap --presets %s", strings.TrimPrefix(*set, "hekate-"))
+	} else {
+		var ok bool
+		if name, ok = map[string]string{
+			"dense0": "N16QP1767H32768H32", "dense1": "N16QP1788H32768H32", "dense2": "N16QP1793H32768H32", "dense3": "N15QP880H16384H32",
+			"sparse0": "N16QP1546H192H32", "sparse1": "N16QP1547H192H32", "sparse2": "N16QP1553H192H32", "sparse3": "N15QP768H192H32",
+		}[*set]; !ok {
+			panic("bad -set " + *set)
+		}
+		i := int((*set)[len(*set)-1] - '0')
+		def := bootstrapping.DefaultParametersDense[i]
+		if strings.HasPrefix(*set, "sparse") {
+			def = bootstrapping.DefaultParametersSparse[i]
+		}
+		lit, btpLit = def.SchemeParams, def.BootstrappingParams
+	}
+
+	t0 := time.Now()
+	params, err := ckks.NewParametersFromLiteral(lit)
+	if err != nil {
+		panic(err)
+	}
+	if *logSlots > 0 {
+		btpLit.LogSlots = utils.Pointy(*logSlots)
+	}
+	btpParams, err := bootstrapping.NewParametersFromLiteral(params, btpLit)
+	if err != nil {
+		panic(err)
+	}
+	kgen := rlwe.NewKeyGenerator(params)
+	sk, pk := kgen.GenKeyPairNew()
+	tk := time.Now()
+	evk, _, err := btpParams.GenEvaluationKeys(sk)
+	if err != nil {
+		panic(err)
+	}
+	keygen := time.Since(tk).Seconds()
+	eval, err := bootstrapping.NewEvaluator(btpParams, evk)
+	if err != nil {
+		panic(err)
+	}
+	setup := time.Since(t0).Seconds()
+
+	enc := ckks.NewEncoder(params)
+	encr := rlwe.NewEncryptor(params, pk)
+	decr := rlwe.NewDecryptor(params, sk)
+
+	slots := 1 << btpParams.LogMaxSlots()
+	r := rand.New(rand.NewSource(*seed))
+	var x any
+	level := 0
+	if isHekate {
+		x, level = randComplexVec(r, slots), 1
+	} else {
+		x = randVec(r, slots)
+	}
+	pt := ckks.NewPlaintext(params, level)
+	pt.LogDimensions = btpParams.LogMaxDimensions()
+	if err := enc.Encode(x, pt); err != nil {
+		panic(err)
+	}
+	ct, err := encr.EncryptNew(pt)
+	if err != nil {
+		panic(err)
+	}
+
+	// The evaluator works on its input in place: every bootstrap gets a copy
+	// (made outside the timing).
+	var out *rlwe.Ciphertext
+	for i := 0; i < *warmup; i++ {
+		if out, err = eval.Bootstrap(ct.CopyNew()); err != nil {
+			panic(err)
+		}
+	}
+	ts := make([]float64, *reps)
+	for i := range ts {
+		in := ct.CopyNew()
+		t := time.Now()
+		if out, err = eval.Bootstrap(in); err != nil {
+			panic(err)
+		}
+		ts[i] = time.Since(t).Seconds()
+	}
+	med, mn := median(ts), minOf(ts)
+
+	ptOut := decr.DecryptNew(out)
+	var mx, mean float64
+	switch want := x.(type) {
+	case []complex128:
+		got := make([]complex128, slots)
+		if err := enc.Decode(ptOut, got); err != nil {
+			panic(err)
+		}
+		mx, mean = errStatsComplex(want, got)
+	case []float64:
+		got := make([]float64, slots)
+		if err := enc.Decode(ptOut, got); err != nil {
+			panic(err)
+		}
+		mx, mean = errStats(want, got)
+	}
+
+	bp := btpParams.BootstrappingParameters
+	rec := map[string]any{
+		"scheme": "CKKS", "op": "bootstrap", "set": *set + " " + name,
+		"logN": params.LogN(), "log_slots": btpParams.LogMaxSlots(),
+		"input_level":                level,
+		"residual_levels_after_boot": out.Level(), "residual_max_level": params.MaxLevel(),
+		"residual_logQP": params.LogQP(), "residual_Xs": fmt.Sprintf("%+v", params.Xs()),
+		"btp_logQP": bp.LogQP(), "btp_Q_limbs": bp.QCount(), "btp_P_limbs": bp.PCount(),
+		"btp_logQ": bp.LogQi(), "btp_logP": bp.LogPi(),
+		"btp_Xs": fmt.Sprintf("%+v", bp.Xs()), "ephemeral_H": btpParams.EphemeralSecretWeight,
+		"mod1_type": fmt.Sprintf("%d", btpParams.Mod1ParametersLiteral.Mod1Type),
+		"K":         btpParams.Mod1ParametersLiteral.K, "mod1_degree": btpParams.Mod1ParametersLiteral.Mod1Degree,
+		"double_angle":      btpParams.Mod1ParametersLiteral.DoubleAngle,
+		"log_message_ratio": btpParams.Mod1ParametersLiteral.LogMessageRatio,
+		"median_s":          med, "min_s": mn, "reps": *reps, "warmup": *warmup, "times_s": ts,
+		"keygen_s": keygen, "setup_total_s": setup,
+		"evk_bytes":    evk.BinarySize(),
+		"log2_max_err": mx, "log2_mean_err": mean,
+		"prec_bits_max_err": -mx, "prec_bits_mean_err": -mean,
+	}
+	if isHekate {
+		rec["stages_s"] = stageTimes(eval, ct)
+	}
+	rec["maxrss_MiB"] = maxRSSMiB()
+	emit(rec)
+}
+
+// stageTimes runs the public stages of one bootstrap once, in sequence, on a
+// copy of ct: ScaleDown, ModUp (with the trace of sparse packings),
+// CoeffsToSlots, EvalMod (both halves, where there are two) and SlotsToCoeffs.
+func stageTimes(eval *bootstrapping.Evaluator, ct *rlwe.Ciphertext) map[string]float64 {
+	check := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	st := map[string]float64{}
+	c := ct.CopyNew()
+	t := time.Now()
+	c, _, err := eval.ScaleDown(c)
+	check(err)
+	st["scale_down"] = time.Since(t).Seconds()
+	t = time.Now()
+	c, err = eval.ModUp(c)
+	check(err)
+	st["mod_up"] = time.Since(t).Seconds()
+	t = time.Now()
+	re, im, err := eval.CoeffsToSlots(c)
+	check(err)
+	st["coeffs_to_slots"] = time.Since(t).Seconds()
+	t = time.Now()
+	re, err = eval.EvalMod(re)
+	check(err)
+	if im != nil {
+		im, err = eval.EvalMod(im)
+		check(err)
+	}
+	st["eval_mod"] = time.Since(t).Seconds()
+	t = time.Now()
+	_, err = eval.SlotsToCoeffs(re, im)
+	check(err)
+	st["slots_to_coeffs"] = time.Since(t).Seconds()
+	return st
+}
+
+// errStatsComplex returns log2 of the largest and of the mean |want - got|.
+func errStatsComplex(want, got []complex128) (log2Max, log2Mean float64) {
+	mx, sum := 0.0, 0.0
+	for i := range want {
+		d := want[i] - got[i]
+		e := math.Hypot(real(d), imag(d))
+		sum += e
+		if e > mx {
+			mx = e
+		}
+	}
+	return math.Log2(mx), math.Log2(sum / float64(len(want)))
+}
+
+// randComplexVec returns n values a + bi, a and b uniform in (-1, 1).
+func randComplexVec(r *rand.Rand, n int) []complex128 {
+	v := make([]complex128, n)
+	for i := range v {
+		v[i] = complex(2*r.Float64()-1, 2*r.Float64()-1)
+	}
+	return v
+}
+
+// maxRSSMiB returns the peak resident set size of this process (Linux ru_maxrss is in KiB).
+func maxRSSMiB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return -1
+	}
+	return float64(ru.Maxrss) / 1024
+}
