@@ -349,12 +349,13 @@ pub(crate) fn time_bootstraps(prep: &Prepared, reps: usize) -> Result<Timing, Bo
         let summed = summed?;
         let (halves, t) = time_once(|| boot.coeffs_to_slots(&summed));
         stages[2].push(t);
-        let (re, im) = halves?;
-        let (evaluated, t) =
-            time_once(|| -> hekate::Result<_> { Ok((boot.eval_mod(&re)?, boot.eval_mod(&im)?)) });
+        let halves = halves?;
+        let (evaluated, t) = time_once(|| -> hekate::Result<Vec<_>> {
+            halves.iter().map(|h| boot.eval_mod(h)).collect()
+        });
         stages[3].push(t);
-        let (re, im) = evaluated?;
-        let (staged, t) = time_once(|| boot.slots_to_coeffs(&re, &im, ct.scale()));
+        let evaluated = evaluated?;
+        let (staged, t) = time_once(|| boot.slots_to_coeffs(&evaluated, ct.scale()));
         stages[4].push(t);
         staged?;
     }

@@ -17,25 +17,112 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 /// The DFT factors of a configuration with their BSGS plans: `(CoeffsToSlots,
-/// SlotsToCoeffs)`, each in application order. CoeffsToSlots carries `1 / (2 K')`: the `1/2`
-/// of the real/imaginary split and the change of variable of EvalMod.
+/// SlotsToCoeffs)`, each in application order. CoeffsToSlots carries `1 / 2`, of the
+/// real/imaginary split (`1/K'` and `N/2n` are in the scale `S_0`).
 type Factors = Vec<(Diagonals<Complex64>, BsgsPlan)>;
 
-fn factors(config: &BootstrapConfig) -> Result<(Factors, Factors)> {
+/// Whether the real and imaginary halves are packed into one ciphertext of `2n` slots
+/// (sparse packing, `2n <= N/2`: one EvalMod instead of two; Lattigo's repacking).
+fn repacks(ctx: &CkksContext, slots: usize) -> bool {
+    2 * slots <= ctx.n() / 2
+}
+
+/// `f` on the `2n` slots of a ciphertext whose slots repeat with period `n` (`[u, u]`):
+/// the diagonal `k` becomes `[f_k, tw · f_k]` at the same index, so the result is
+/// `[F u, tw · F u]` (exact for periodic inputs only).
+fn periodic(f: &Diagonals<Complex64>, tw: Complex64) -> Result<Diagonals<Complex64>> {
+    let n = f.slots();
+    let mut out = Diagonals::new(2 * n)?;
+    for k in f.indices().collect::<Vec<_>>() {
+        let d = f.get(k as i64).expect("listed index");
+        let v: Vec<Complex64> = d.iter().copied().chain(d.iter().map(|&x| x * tw)).collect();
+        out.insert(k as i64, v)?;
+    }
+    Ok(out)
+}
+
+/// `diag(F, F)` on `2n` slots (exact for any input).
+fn block_diagonal(f: &Diagonals<Complex64>) -> Result<Diagonals<Complex64>> {
+    let n = f.slots();
+    let mut map: BTreeMap<usize, Vec<Complex64>> = BTreeMap::new();
+    for k in f.indices().collect::<Vec<_>>() {
+        let d = f.get(k as i64).expect("listed index");
+        for i in 0..2 * n {
+            let (block, r) = (i / n * n, i % n);
+            let col = block + (r + k) % n;
+            let idx = (col + 2 * n - i) % (2 * n);
+            map.entry(idx)
+                .or_insert_with(|| vec![Complex64::new(0.0, 0.0); 2 * n])[i] = d[r];
+        }
+    }
+    let mut out = Diagonals::new(2 * n)?;
+    for (k, v) in map {
+        out.insert(k as i64, v)?;
+    }
+    Ok(out)
+}
+
+/// `[p, q] -> [p + i q, p + i q]` on `2n` slots: the recombination of the packed halves.
+fn recombine(n: usize) -> Result<Diagonals<Complex64>> {
+    let (one, i) = (Complex64::new(1.0, 0.0), Complex64::new(0.0, 1.0));
+    let mut c = Diagonals::new(2 * n)?;
+    c.insert(0, [vec![one; n], vec![i; n]].concat())?;
+    c.insert(n as i64, [vec![i; n], vec![one; n]].concat())?;
+    Ok(c)
+}
+
+fn factors(config: &BootstrapConfig, repack: bool) -> Result<(Factors, Factors)> {
     let n = config.slots;
-    let plan = |kind, levels, scale: f64| -> Result<Factors> {
-        dft_factors(n, kind, levels, Complex64::new(scale, 0.0))?
-            .into_iter()
+    let (cts, stc) = (
+        dft_factors(
+            n,
+            DftKind::CoeffsToSlots,
+            config.cts_levels,
+            Complex64::new(0.5, 0.0),
+        )?,
+        dft_factors(
+            n,
+            DftKind::SlotsToCoeffs,
+            config.stc_levels,
+            Complex64::new(1.0, 0.0),
+        )?,
+    );
+    let (cts, stc) = if repack {
+        // CoeffsToSlots on [u, u] ends with [a, -i a]: its conjugate sum is
+        // [2 Re a, 2 Im a], both halves in one ciphertext. SlotsToCoeffs starts by
+        // recombining them and stays periodic.
+        let minus_i = Complex64::new(0.0, -1.0);
+        let one = Complex64::new(1.0, 0.0);
+        let last = cts.len() - 1;
+        let cts = cts
+            .iter()
+            .enumerate()
+            .map(|(j, f)| periodic(f, if j == last { minus_i } else { one }))
+            .collect::<Result<Vec<_>>>()?;
+        let stc = stc
+            .iter()
+            .enumerate()
+            .map(|(j, f)| {
+                if j == 0 {
+                    block_diagonal(f)?.compose(&recombine(n)?)
+                } else {
+                    periodic(f, one)
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        (cts, stc)
+    } else {
+        (cts, stc)
+    };
+    let plan = |v: Vec<Diagonals<Complex64>>| -> Result<Factors> {
+        v.into_iter()
             .map(|d| {
                 let p = d.bsgs(None)?;
                 Ok((d, p))
             })
             .collect()
     };
-    Ok((
-        plan(DftKind::CoeffsToSlots, config.cts_levels, 0.5)?,
-        plan(DftKind::SlotsToCoeffs, config.stc_levels, 1.0)?,
-    ))
+    Ok((plan(cts)?, plan(stc)?))
 }
 
 /// `N / 2n`: the SubSum (trace) factor, 1 for full packing.
@@ -57,7 +144,7 @@ fn labelled_elements(
     config: &BootstrapConfig,
 ) -> Result<BTreeMap<usize, String>> {
     config.check(ctx)?;
-    let (cts, stc) = factors(config)?;
+    let (cts, stc) = factors(config, repacks(ctx, config.slots))?;
     let n = ctx.n();
     let mut map = BTreeMap::new();
     for (stage, f) in [("CoeffsToSlots", &cts), ("SlotsToCoeffs", &stc)] {
@@ -133,6 +220,8 @@ pub struct Bootstrapper {
     ctx: Arc<CkksContext>,
     eval: Evaluator,
     config: BootstrapConfig,
+    /// Whether the halves are repacked into one ciphertext of `2n` slots.
+    repack: bool,
     /// CoeffsToSlots factors, in application order (levels `L`, `L - 1`, ...).
     cts: Vec<LinearTransform<Evaluator>>,
     /// SlotsToCoeffs factors but the last, in application order.
@@ -178,7 +267,8 @@ impl Bootstrapper {
             }
         }
         let eval = Evaluator::with_key_set(ctx.clone(), keys);
-        let (cts_f, stc_f) = factors(&config)?;
+        let repack = repacks(&ctx, config.slots);
+        let (cts_f, stc_f) = factors(&config, repack)?;
         let top = ctx.max_level();
         let k_prime = config.eval_mod.k_prime();
         // CoeffsToSlots: scale-preserving factors, except the last, which lands on q of
@@ -236,6 +326,7 @@ impl Bootstrapper {
         let b = Bootstrapper {
             ctx,
             eval,
+            repack,
             config,
             cts,
             stc,
@@ -401,22 +492,24 @@ impl Bootstrapper {
     /// SubSum (sparse packing, `n < N/2`): the trace onto the subring of `n` slots,
     /// `Σ_j σ_(5^(n j))` by `log2(N / 2n)` rotations by `n 2^i`; it keeps the
     /// coefficients at multiples of `N / 2n` (times `N / 2n`, absorbed by the scale) and
-    /// zeroes the others. Returns a ciphertext of `n` slots. The identity for full packing.
+    /// zeroes the others. Returns a ciphertext of `n` slots, read as `2n` (periodic) slots
+    /// when the halves are repacked (`2n <= N/2`). The identity for full packing.
     pub fn sub_sum(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         let mut acc = ct.clone();
         for s in sub_sum_steps(&self.ctx, self.config.slots) {
             let r = self.eval.rotate(&acc, s)?;
             self.eval.add_assign(&mut acc, &r)?;
         }
-        acc.slots = self.config.slots;
+        acc.slots = self.config.slots * if self.repack { 2 } else { 1 };
         Ok(acc)
     }
 
     /// CoeffsToSlots: the inverse special FFT (without its bit reversal) by `ρ_CtS` BSGS
-    /// factors, then the split into real and imaginary parts by conjugation: two
-    /// ciphertexts whose slot `k` holds `t_(rev(k)) / (q_0 K')` and
-    /// `t_(n + rev(k)) / (q_0 K')`, at EvalMod's first level.
-    pub fn coeffs_to_slots(&self, ct: &Ciphertext) -> Result<(Ciphertext, Ciphertext)> {
+    /// factors, then the split into real and imaginary parts by conjugation, at EvalMod's
+    /// first level. Full packing: two ciphertexts whose slot `k` holds `t_(rev(k)) / (q_0
+    /// K')` and `t_(n + rev(k)) / (q_0 K')`. Sparse packing (`2n <= N/2`): one ciphertext of
+    /// `2n` slots holding both halves, one after the other.
+    pub fn coeffs_to_slots(&self, ct: &Ciphertext) -> Result<Vec<Ciphertext>> {
         let mut u = ct.clone();
         for lt in &self.cts {
             u = lt.evaluate(&self.eval, &u)?;
@@ -424,11 +517,14 @@ impl Bootstrapper {
         }
         let conj = self.eval.conjugate(&u)?;
         let re = self.eval.add(&u, &conj)?;
+        if self.repack {
+            return Ok(vec![re]);
+        }
         let mut im = self.eval.sub(&u, &conj)?;
         // -i (u - conj(u)) = 2 Im(u)
         self.eval.mul_by_i_assign(&mut im)?;
         self.eval.neg_assign(&mut im)?;
-        Ok((re, im))
+        Ok(vec![re, im])
     }
 
     /// EvalMod on one CoeffsToSlots output: slot-wise `(1/2π) sin(2π x)`, read at
@@ -443,17 +539,26 @@ impl Bootstrapper {
         Ok(out)
     }
 
-    /// SlotsToCoeffs: recombines the real and imaginary halves (`re + i im`) and applies
-    /// the special FFT (without its bit reversal) by `ρ_StC` factors, the last one landing
-    /// exactly on `scale`.
-    pub fn slots_to_coeffs(
-        &self,
-        re: &Ciphertext,
-        im: &Ciphertext,
-        scale: &Scale,
-    ) -> Result<Ciphertext> {
-        let mut v = self.eval.mul_by_i(im)?;
-        self.eval.add_assign(&mut v, re)?;
+    /// SlotsToCoeffs: recombines the real and imaginary halves (`re + i im`, or the two
+    /// halves of one repacked ciphertext) and applies the special FFT (without its bit
+    /// reversal) by `ρ_StC` factors, the last one landing exactly on `scale`. `parts` are
+    /// EvalMod's outputs, in the order [`Bootstrapper::coeffs_to_slots`] returned them.
+    pub fn slots_to_coeffs(&self, parts: &[Ciphertext], scale: &Scale) -> Result<Ciphertext> {
+        let mut v = match (parts, self.repack) {
+            ([re, im], false) => {
+                let mut v = self.eval.mul_by_i(im)?;
+                self.eval.add_assign(&mut v, re)?;
+                v
+            }
+            ([both], true) => both.clone(),
+            _ => {
+                return Err(Error::ParameterMismatch(format!(
+                    "SlotsToCoeffs takes the {} ciphertext(s) CoeffsToSlots made, not {}",
+                    if self.repack { 1 } else { 2 },
+                    parts.len()
+                )))
+            }
+        };
         for lt in &self.stc {
             v = lt.evaluate(&self.eval, &v)?;
             self.eval.rescale_assign(&mut v)?;
@@ -461,6 +566,7 @@ impl Bootstrapper {
         let last = self.last_factor(scale)?;
         v = last.evaluate(&self.eval, &v)?;
         self.eval.rescale_assign(&mut v)?;
+        v.slots = self.config.slots;
         Ok(v)
     }
 
@@ -479,8 +585,11 @@ impl Bootstrapper {
         let low = self.scale_down(ct)?;
         let raised = self.mod_raise(&low)?;
         let summed = self.sub_sum(&raised)?;
-        let (re, im) = self.coeffs_to_slots(&summed)?;
-        let (re, im) = (self.eval_mod(&re)?, self.eval_mod(&im)?);
-        self.slots_to_coeffs(&re, &im, ct.scale())
+        let parts = self
+            .coeffs_to_slots(&summed)?
+            .iter()
+            .map(|c| self.eval_mod(c))
+            .collect::<Result<Vec<_>>>()?;
+        self.slots_to_coeffs(&parts, ct.scale())
     }
 }

@@ -31,6 +31,11 @@
 //!    diagonals are encoded at the scale that lands the output on the input's scale
 //!    exactly (one encoding per distinct input scale, cached).
 //!
+//! **Repacking** (sparse packing with `2n <= N/2`, as Lattigo does): SubSum's output is
+//! read as `2n` slots holding `[u, u]`; CoeffsToSlots's last factor makes `[a, -i a]`,
+//! whose conjugate sum `[2 Re a, 2 Im a]` carries both halves in one ciphertext, so
+//! EvalMod runs once instead of twice; SlotsToCoeffs's first factor recombines them.
+//!
 //! Both DFTs drop the FFT's bit reversal: EvalMod acts slot-wise, so the coefficients can
 //! sit in bit-reversed order between them.
 //!

@@ -123,10 +123,11 @@ fn coeffs_to_slots_puts_the_raised_coefficients_in_bit_reversed_slots() {
     let q0 = s.ctx.q_primes()[0] as f64;
     let k = s.boot.config().k as f64;
     assert!(t.iter().all(|c| (c / q0).abs() <= k + 1.0), "|I| <= K");
-    let (re, im) = s.boot.coeffs_to_slots(&raised).unwrap();
+    let halves = s.boot.coeffs_to_slots(&raised).unwrap();
+    let (re, im) = (&halves[0], &halves[1]);
     let k_prime = s.boot.config().eval_mod.k_prime();
     let bits = slots.trailing_zeros();
-    for (half, ct) in [(0, &re), (1, &im)] {
+    for (half, ct) in [(0, re), (1, im)] {
         let got = s.ctx.decrypt_decode(ct, &s.sk).unwrap();
         for (j, g) in got.iter().enumerate() {
             let rev = j.reverse_bits() >> (usize::BITS - bits);
@@ -378,4 +379,13 @@ fn full_size_dense_n16() {
     // Measured on an AMD EPYC (Zen 4): 15.2 bits mean, 13.4 minimum slot, 5 levels left
     // (uniform complex inputs; with a message ratio of 2^6: 17.1 / 15.2; 2^4: 19.0 / 17.2).
     assert!(mean >= 14.7 && min >= 12.5, "{mean} / {min}");
+}
+
+/// `2n = N/2`: the largest sparse packing, whose repacked halves fill every slot.
+#[test]
+fn bootstraps_half_packing_with_repacked_halves() {
+    let s = setup(12, 1 << 10, SecretDistribution::Ternary, 91);
+    let (mean, min) = bootstrap_once(&s, 1 << 10, 92);
+    println!("N = 2^12, 2^10 slots, uniform ternary: {mean:.1} bits mean, {min:.1} min");
+    assert!(mean >= 15.0 && min >= 12.0, "{mean} / {min}");
 }
