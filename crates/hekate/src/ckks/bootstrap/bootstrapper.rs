@@ -570,6 +570,47 @@ impl Bootstrapper {
         Ok(v)
     }
 
+    /// Iterative bootstrapping (Bae, Cheon, Cho, Kim, Kim, "META-BTS", CCS 2022): after
+    /// `b = bootstrap(ct)`, the error `ct - b` (at `ct`'s level and scale) is read at
+    /// `2^g` times its size (a free reinterpretation of the scale), bootstrapped, read back
+    /// and added: each round adds about `g` bits of precision, up to the noise floor. One
+    /// round per entry of `log_gains`, whose `g` must stay below the precision reached so
+    /// far (the magnified error must keep magnitude at most 1: about one bit under the
+    /// bits of the previous round, e.g. `[14]` after a 15-bit bootstrap, `[14, 28]` for
+    /// three rounds). `ct` must be at level 1 or above (it is reused as the reference).
+    /// The output is at [`Bootstrapper::output_level`] and `ct`'s scale exactly.
+    pub fn bootstrap_iterative(&self, ct: &Ciphertext, log_gains: &[u32]) -> Result<Ciphertext> {
+        let mut out = self.bootstrap(ct)?;
+        if log_gains.is_empty() {
+            return Ok(out);
+        }
+        if ct.level() == 0 || ct.level() > out.level() {
+            return Err(Error::LevelMismatch(format!(
+                "iterative bootstrapping takes an input between level 1 and the output level \
+                 {} (this one is at level {})",
+                out.level(),
+                ct.level()
+            )));
+        }
+        let scale = ct.scale().clone();
+        for &g in log_gains {
+            if g == 0 || g > 60 {
+                return Err(Error::InvalidParameters(format!(
+                    "a META-BTS gain of 2^{g}: use 1..=60 bits, below the precision reached"
+                )));
+            }
+            let gain = Scale::from_f64(f64::from(g).exp2()).expect("2^g");
+            let mut err = self.eval.drop_level(&out, out.level() - ct.level())?;
+            self.eval.neg_assign(&mut err)?;
+            self.eval.add_assign(&mut err, ct)?;
+            err.set_scale(scale.div(&gain));
+            let mut fixed = self.bootstrap(&err)?;
+            fixed.set_scale(scale.clone());
+            self.eval.add_assign(&mut out, &fixed)?;
+        }
+        Ok(out)
+    }
+
     /// Bootstraps `ct` (a ciphertext of `n` slots whose values have magnitude at most
     /// about 1): the same message at [`Bootstrapper::output_level`] and at `ct`'s scale
     /// exactly.

@@ -389,3 +389,31 @@ fn bootstraps_half_packing_with_repacked_halves() {
     println!("N = 2^12, 2^10 slots, uniform ternary: {mean:.1} bits mean, {min:.1} min");
     assert!(mean >= 15.0 && min >= 12.0, "{mean} / {min}");
 }
+
+/// META-BTS: a second round adds about `g` bits (the output scale stays exact).
+#[test]
+fn iterative_bootstrapping_adds_precision() {
+    let slots = 1 << 11;
+    let s = setup(12, slots, SecretDistribution::Ternary, 101);
+    let mut rng = ChaCha20Rng::seed_from_u64(102);
+    let z = random_values(slots, &mut rng);
+    let pt = s
+        .ctx
+        .encode_at(&z, slots, 1, s.ctx.default_scale())
+        .unwrap();
+    let ct = s.ctx.encrypt_symmetric_with(&pt, &s.sk, &mut rng).unwrap();
+    let one = s.boot.bootstrap_iterative(&ct, &[]).unwrap();
+    let two = s.boot.bootstrap_iterative(&ct, &[16]).unwrap();
+    assert_eq!(
+        (two.level(), two.scale()),
+        (s.boot.output_level(), ct.scale())
+    );
+    let (p1, m1) = precision(&s.ctx.decrypt_decode(&one, &s.sk).unwrap(), &z);
+    let (p2, m2) = precision(&s.ctx.decrypt_decode(&two, &s.sk).unwrap(), &z);
+    println!("META-BTS: one round {p1:.1} / {m1:.1} bits, two rounds {p2:.1} / {m2:.1}");
+    assert!(
+        p2 >= p1 + 5.0 && m2 >= m1 + 5.0,
+        "{p1} -> {p2}, {m1} -> {m2}"
+    );
+    assert!(s.boot.bootstrap_iterative(&ct, &[0]).is_err());
+}
