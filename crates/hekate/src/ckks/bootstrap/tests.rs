@@ -417,3 +417,40 @@ fn iterative_bootstrapping_adds_precision() {
     );
     assert!(s.boot.bootstrap_iterative(&ct, &[0]).is_err());
 }
+
+/// The key bundle serializes (relinearization key and Galois keys, seed-compressed) and a
+/// bootstrapper built from the bytes gives the same output word for word; hostile bytes
+/// are errors.
+#[test]
+fn serialized_keys_bootstrap_identically() {
+    use crate::ckks::{EvaluationKeySet, GaloisKeys, RelinearizationKey};
+    use crate::serialize::{Deserialize, Serialize};
+    let s = setup(12, 8, SecretDistribution::HammingWeight(64), 111);
+    let keys = s.boot.evaluator().keys();
+    let rlk = keys
+        .relinearization_key()
+        .unwrap()
+        .to_bytes(&s.ctx)
+        .unwrap();
+    let gks = keys.galois_keys().to_bytes(&s.ctx).unwrap();
+    let keys = EvaluationKeySet::new(
+        Some(RelinearizationKey::from_bytes(&rlk, &s.ctx).unwrap()),
+        GaloisKeys::from_bytes(&gks, &s.ctx).unwrap(),
+    );
+    let again = Bootstrapper::new(s.ctx.clone(), s.boot.config().clone(), Arc::new(keys)).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(112);
+    let pt = s
+        .ctx
+        .encode_at(&random_values(8, &mut rng), 8, 1, s.ctx.default_scale());
+    let ct = s
+        .ctx
+        .encrypt_symmetric_with(&pt.unwrap(), &s.sk, &mut rng)
+        .unwrap();
+    assert_eq!(
+        s.boot.bootstrap(&ct).unwrap(),
+        again.bootstrap(&ct).unwrap()
+    );
+    let mut bad = gks.clone();
+    bad.truncate(bad.len() / 2);
+    assert!(GaloisKeys::from_bytes(&bad, &s.ctx).is_err());
+}
