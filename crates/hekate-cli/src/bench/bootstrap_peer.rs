@@ -13,10 +13,11 @@
 //! round is hekate's median over the peer's; the summary gives their median, and per stage
 //! where both report stages.
 
-use super::bootstrap::{prepare, preset, secret_label, time_bootstraps, Prepared, Timing};
+use super::bootstrap::{prepare, preset, secret_label, time_bootstraps, Prepared, Preset, Timing};
 use super::{header, init_threads, Table};
 use crate::Outcome;
 use clap::Args;
+use hekate::ckks::bootstrap::BootstrapConfig;
 use std::error::Error;
 use std::process::{Command, Stdio};
 
@@ -24,8 +25,8 @@ use std::process::{Command, Stdio};
 #[derive(Debug, Args)]
 pub struct BootstrapPeerArgs {
     /// The preset of `hekate bench bootstrap` (quick-dense, quick-sparse or dense); the peer
-    /// runs its set `hekate-<preset>`. dense is N = 2^16: both libraries' keys take GBs
-    /// (Lattigo's ~19 GiB) and are held at the same time.
+    /// runs its set `hekate-<preset>`. dense is N = 2^16: hekate's keys (~9 GiB) are then
+    /// rebuilt every round and dropped before the peer runs (Lattigo takes ~20 GiB).
     #[arg(long, default_value = "quick-dense")]
     preset: String,
     /// Rounds.
@@ -43,6 +44,10 @@ pub struct BootstrapPeerArgs {
     /// Threads: hekate's rayon pool and the peer's GOMAXPROCS.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Rebuild hekate's keys every round and drop them before the peer runs, so that only
+    /// one library's keys are in memory at a time (always on for N >= 2^15).
+    #[arg(long)]
+    rebuild_keys: bool,
 }
 
 /// What the peer reports for one round.
@@ -169,11 +174,32 @@ fn hekate_stages(t: &Timing) -> [f64; 4] {
     [s[0] + s[1], s[2], s[3], s[4]]
 }
 
+/// What the report needs of hekate's side once its keys are gone.
+struct Summary {
+    preset: Preset,
+    config: BootstrapConfig,
+    chain: Vec<u32>,
+    keygen: std::time::Duration,
+    setup: std::time::Duration,
+}
+
+impl Summary {
+    fn of(prep: &Prepared) -> Self {
+        Summary {
+            preset: prep.preset,
+            config: prep.config.clone(),
+            chain: prep.chain(),
+            keygen: prep.keygen,
+            setup: prep.setup,
+        }
+    }
+}
+
 /// The lines above the tables: both configurations, and whether the chains agree.
-fn describe(prep: &Prepared, set: &str, first: &PeerRecord) -> Vec<String> {
+fn describe(prep: &Summary, set: &str, first: &PeerRecord) -> Vec<String> {
     let p = &prep.preset;
     let c = &prep.config;
-    let chain = prep.chain();
+    let chain = &prep.chain;
     let mut lines = vec![
         format!(
             "- hekate {}: N = 2^{}, {} slots, secret {}, log Q bits {chain:?}, log P bits {:?}, \
@@ -229,7 +255,9 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
          {} thread(s)",
         p.name, args.peer, args.rounds, args.reps, args.threads
     );
-    let prep = prepare(&p)?;
+    let rebuild = args.rebuild_keys || p.log_n >= 15;
+    let kept = if rebuild { None } else { Some(prepare(&p)?) };
+    let mut summary = kept.as_ref().map(Summary::of);
 
     let mut table = Table::new(
         [
@@ -247,7 +275,16 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     let mut stage_secs = vec![(Vec::new(), Vec::new()); STAGES.len()];
     let mut first = None;
     for round in 1..=args.rounds {
-        let ours = time_bootstraps(&prep, args.reps)?;
+        let ours = match &kept {
+            Some(prep) => time_bootstraps(prep, args.reps)?,
+            None => {
+                let prep = prepare(&p)?;
+                summary = Some(Summary::of(&prep));
+                let t = time_bootstraps(&prep, args.reps)?;
+                drop(prep); // its keys leave memory before the peer's arrive
+                t
+            }
+        };
         eprintln!("  round {round}: peer {set}");
         let theirs = run_peer(&args.peer, &set, args.reps, args.threads)?;
         let mine = ours.total.median.as_secs_f64();
@@ -272,6 +309,7 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         first.get_or_insert(theirs);
     }
     let first = first.expect("at least one round");
+    let prep = summary.expect("at least one round");
 
     println!("{}", header("bootstrap-peer", args.threads));
     println!();
@@ -279,12 +317,17 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         println!("{line}");
     }
     println!(
-        "- hekate keygen {:.2} s, setup {:.2} s (once); the peer keys and sets up in every \
+        "- hekate keygen {:.2} s, setup {:.2} s ({}); the peer keys and sets up in every \
          round. Times: the median of {} bootstrap(s) per library and round, no warm-up; \
          ratio: hekate / Lattigo. prec: -log2 of the mean and of the largest absolute error \
          over the slots.",
         prep.keygen.as_secs_f64(),
         prep.setup.as_secs_f64(),
+        if rebuild {
+            "every round, dropped before the peer runs; the last round's"
+        } else {
+            "once"
+        },
         args.reps
     );
     println!();
