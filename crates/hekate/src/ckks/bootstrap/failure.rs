@@ -181,12 +181,18 @@ fn log2_tail(weight: SecretWeight, k: u64) -> f64 {
 /// `log2 Pr[|S| > K]` for `S` a sum of `m = h + 1` uniforms on `(−½, ½)`, exactly:
 /// `τ = A / (m!·2^(m−1))`, `A = Σ_{i=0}^{⌊(t−1)/2⌋} (−1)^i C(m,i)(t−2i)^m`, `t = m − 2K`.
 fn log2_tail_exact(h: usize, k: u64) -> f64 {
+    log2_tail_exact_at_half(h, 2 * k)
+}
+
+/// `log2 Pr[|S| > x]` for `x = two_x / 2` (integers and half-integers, where `t = m - 2x`
+/// is an integer and the formula of [`log2_tail_exact`] holds as it is).
+pub(crate) fn log2_tail_exact_at_half(h: usize, two_x: u64) -> f64 {
     let m = h as u128 + 1;
-    if 2 * u128::from(k) >= m {
+    if u128::from(two_x) >= m {
         return f64::NEG_INFINITY;
     }
     let m = m as u64;
-    let t = m - 2 * k;
+    let t = m - two_x;
     let exp = u32::try_from(m).expect("h <= EXACT_MAX_WEIGHT");
     let (mut pos, mut neg) = (BigUint::zero(), BigUint::zero());
     let mut binom = BigUint::one(); // C(m, i)
@@ -199,7 +205,7 @@ fn log2_tail_exact(h: usize, k: u64) -> f64 {
         }
         binom = binom * BigUint::from(m - i) / BigUint::from(i + 1);
     }
-    // A > 0: it is m!·2^(m−1)·τ and τ > 0 for 2K < m.
+    // A > 0: it is m!·2^(m−1)·τ and τ > 0 for 2x < m.
     let a = pos - neg;
     let factorial = (2..=m).fold(BigUint::one(), |f, j| f * BigUint::from(j));
     log2_big(&a) - log2_big(&factorial) - (m - 1) as f64
@@ -242,7 +248,7 @@ fn log2_big(x: &BigUint) -> f64 {
 /// times the sum, so 1e-14 absolute; `erfc(2) ≈ 4.7·10^−3`). `x ≥ 2`: Laplace's continued
 /// fraction `erfc x = e^(−x²)/√π · 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + …))))` by the
 /// modified Lentz method, which converges for every `x > 0` and quickly for large `x`.
-fn ln_erfc(x: f64) -> f64 {
+pub(crate) fn ln_erfc(x: f64) -> f64 {
     debug_assert!(x >= 0.0);
     if x < 2.0 {
         let x2 = x * x;
