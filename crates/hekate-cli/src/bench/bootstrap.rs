@@ -267,17 +267,33 @@ pub(crate) struct Prepared {
 impl Prepared {
     /// The bit sizes of the preset's chain, from `q_0`.
     pub(crate) fn chain(&self) -> Vec<u32> {
-        let p = &self.preset;
-        self.config
-            .chain(p.residual, p.stc_bits, p.eval_mod_bits, p.cts_bits)
+        self.preset.chain(&self.config)
     }
+}
+
+impl Preset {
+    /// The chain's bit sizes for `config`.
+    pub(crate) fn chain(&self, config: &BootstrapConfig) -> Vec<u32> {
+        config.chain(
+            self.residual,
+            self.stc_bits,
+            self.eval_mod_bits,
+            self.cts_bits,
+        )
+    }
+}
+
+/// The bootstrapping configuration of `p` (no context, no keys).
+pub(crate) fn config_of(p: &Preset) -> Result<BootstrapConfig, Box<dyn Error>> {
+    let mut config = BootstrapConfig::new(1 << p.log_n, p.secret, p.slots, p.log2_failure)?;
+    (config.cts_levels, config.stc_levels) = (p.cts_levels, p.stc_levels);
+    Ok(config)
 }
 
 /// Builds the context of `p`, generates its keys (progress on stderr) and the
 /// bootstrapper, and encrypts the input.
 pub(crate) fn prepare(p: &Preset) -> Result<Prepared, Box<dyn Error>> {
-    let mut config = BootstrapConfig::new(1 << p.log_n, p.secret, p.slots, p.log2_failure)?;
-    (config.cts_levels, config.stc_levels) = (p.cts_levels, p.stc_levels);
+    let config = config_of(p)?;
     let (ctx, not_checked) = context(p, &config)?;
     let failure_log2 = config.failure_log2(&ctx)?;
     let mut rng = ChaCha20Rng::seed_from_u64(0x426F_6F74 ^ u64::from(p.log_n) ^ p.slots as u64);

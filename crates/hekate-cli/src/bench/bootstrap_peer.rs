@@ -13,7 +13,9 @@
 //! round is hekate's median over the peer's; the summary gives their median, and per stage
 //! where both report stages.
 
-use super::bootstrap::{prepare, preset, secret_label, time_bootstraps, Prepared, Preset, Timing};
+use super::bootstrap::{
+    config_of, prepare, preset, secret_label, time_bootstraps, Prepared, Preset, Timing,
+};
 use super::{header, init_threads, Table};
 use crate::Outcome;
 use clap::Args;
@@ -25,8 +27,8 @@ use std::process::{Command, Stdio};
 #[derive(Debug, Args)]
 pub struct BootstrapPeerArgs {
     /// The preset of `hekate bench bootstrap` (quick-dense, quick-sparse or dense); the peer
-    /// runs its set `hekate-<preset>`. dense is N = 2^16: hekate's keys (~9 GiB) are then
-    /// rebuilt every round and dropped before the peer runs (Lattigo takes ~20 GiB).
+    /// runs its set `hekate-<preset>`. dense is N = 2^16: hekate then runs in a child
+    /// process every round, so its keys (~9 GiB) are gone before the peer (~20 GiB) runs.
     #[arg(long, default_value = "quick-dense")]
     preset: String,
     /// Rounds.
@@ -44,7 +46,7 @@ pub struct BootstrapPeerArgs {
     /// Threads: hekate's rayon pool and the peer's GOMAXPROCS.
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Rebuild hekate's keys every round and drop them before the peer runs, so that only
+    /// Run hekate's side in a child process every round (`bench bootstrap`), so that only
     /// one library's keys are in memory at a time (always on for N >= 2^15).
     #[arg(long)]
     rebuild_keys: bool,
@@ -168,10 +170,86 @@ fn median(v: &[f64]) -> f64 {
     }
 }
 
-/// hekate's seconds per stage, in [`STAGES`] order.
-fn hekate_stages(t: &Timing) -> [f64; 4] {
-    let s = t.stages.map(|s| s.median.as_secs_f64());
-    [s[0] + s[1], s[2], s[3], s[4]]
+/// hekate's side of one round.
+struct Round {
+    total_s: f64,
+    /// Seconds per stage, in [`STAGES`] order.
+    stages: [f64; 4],
+    prec_mean: f64,
+    prec_min: f64,
+}
+
+impl Round {
+    fn of(t: &Timing) -> Self {
+        let s = t.stages.map(|s| s.median.as_secs_f64());
+        Round {
+            total_s: t.total.median.as_secs_f64(),
+            stages: [s[0] + s[1], s[2], s[3], s[4]],
+            prec_mean: t.precision.mean,
+            prec_min: t.precision.min,
+        }
+    }
+}
+
+/// Runs `hekate bench bootstrap --presets <name>` in a child process (its memory is gone
+/// when it exits) and reads its table row: the round, keygen s and setup s.
+fn hekate_child(
+    name: &str,
+    reps: usize,
+    threads: usize,
+) -> Result<(Round, f64, f64), Box<dyn Error>> {
+    let exe = std::env::current_exe()?;
+    let out = std::process::Command::new(exe)
+        .args(["bench", "bootstrap", "--presets", name])
+        .args([
+            "--reps",
+            &reps.to_string(),
+            "--threads",
+            &threads.to_string(),
+        ])
+        .stderr(std::process::Stdio::inherit())
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    parse_row(&text, name).ok_or_else(|| {
+        format!(
+            "hekate bench bootstrap --presets {name} (exit {:?}) printed no table row:\n{text}",
+            out.status.code()
+        )
+        .into()
+    })
+}
+
+/// The round, keygen s and setup s of the row of `name` in `bench bootstrap`'s table.
+fn parse_row(text: &str, name: &str) -> Option<(Round, f64, f64)> {
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let header = cells(text.lines().find(|l| l.starts_with("| preset"))?);
+    let row = cells(
+        text.lines()
+            .find(|l| l.starts_with('|') && cells(l).first().map(String::as_str) == Some(name))?,
+    );
+    let get = |col: &str| -> Option<f64> {
+        let i = header.iter().position(|h| h == col)?;
+        row.get(i)?.parse().ok()
+    };
+    let ms = |col: &str| get(col).map(|x| x / 1e3);
+    let round = Round {
+        total_s: ms("total ms")?,
+        stages: [
+            ms("ScaleDown+ModRaise ms")? + ms("SubSum ms")?,
+            ms("CtS ms")?,
+            ms("EvalMod ms")?,
+            ms("StC ms")?,
+        ],
+        prec_mean: get("prec mean")?,
+        prec_min: get("prec min")?,
+    };
+    Some((round, get("keygen s")?, get("setup s")?))
 }
 
 /// What the report needs of hekate's side once its keys are gone.
@@ -184,6 +262,19 @@ struct Summary {
 }
 
 impl Summary {
+    /// From a preset alone (hekate ran in a child process), with its reported times.
+    fn of_preset(p: &Preset, keygen: f64, setup: f64) -> Result<Self, Box<dyn Error>> {
+        let config = config_of(p)?;
+        let chain = p.chain(&config);
+        Ok(Summary {
+            preset: *p,
+            config,
+            chain,
+            keygen: std::time::Duration::from_secs_f64(keygen),
+            setup: std::time::Duration::from_secs_f64(setup),
+        })
+    }
+
     fn of(prep: &Prepared) -> Self {
         Summary {
             preset: prep.preset,
@@ -255,6 +346,8 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
          {} thread(s)",
         p.name, args.peer, args.rounds, args.reps, args.threads
     );
+    // At N >= 2^15 (or asked), hekate runs in a child process per round: its keys leave
+    // memory before the peer's arrive.
     let rebuild = args.rebuild_keys || p.log_n >= 15;
     let kept = if rebuild { None } else { Some(prepare(&p)?) };
     let mut summary = kept.as_ref().map(Summary::of);
@@ -276,34 +369,32 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     let mut first = None;
     for round in 1..=args.rounds {
         let ours = match &kept {
-            Some(prep) => time_bootstraps(prep, args.reps)?,
+            Some(prep) => Round::of(&time_bootstraps(prep, args.reps)?),
             None => {
-                let prep = prepare(&p)?;
-                summary = Some(Summary::of(&prep));
-                let t = time_bootstraps(&prep, args.reps)?;
-                drop(prep); // its keys leave memory before the peer's arrive
-                t
+                let (r, keygen, setup) = hekate_child(p.name, args.reps, args.threads)?;
+                summary = Some(Summary::of_preset(&p, keygen, setup)?);
+                r
             }
         };
         eprintln!("  round {round}: peer {set}");
         let theirs = run_peer(&args.peer, &set, args.reps, args.threads)?;
-        let mine = ours.total.median.as_secs_f64();
+        let mine = ours.total_s;
         let ratio = mine / theirs.median_s;
         ratios.push(ratio);
         if let Some(ts) = theirs.stages {
-            for (i, (&h, &l)) in hekate_stages(&ours).iter().zip(&ts).enumerate() {
+            for (i, (&h, &l)) in ours.stages.iter().zip(&ts).enumerate() {
                 stage_ratios[i].push(h / l);
                 stage_secs[i].0.push(h);
                 stage_secs[i].1.push(l);
             }
         }
-        let pr = ours.precision;
+
         table.push(vec![
             round.to_string(),
             format!("{mine:.3}"),
             format!("{:.3}", theirs.median_s),
             format!("{ratio:.3}"),
-            format!("{:.1}/{:.1}", pr.mean, pr.min),
+            format!("{:.1}/{:.1}", ours.prec_mean, ours.prec_min),
             format!("{:.1}/{:.1}", theirs.prec_mean, theirs.prec_min),
         ]);
         first.get_or_insert(theirs);
@@ -324,7 +415,7 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         prep.keygen.as_secs_f64(),
         prep.setup.as_secs_f64(),
         if rebuild {
-            "every round, dropped before the peer runs; the last round's"
+            "in a child process every round, gone before the peer runs; the last round's"
         } else {
             "once"
         },
@@ -364,6 +455,18 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn reads_a_row_of_bench_bootstrap() {
+        let text = "header\n| preset | keygen s | setup s | ScaleDown+ModRaise ms | SubSum ms | CtS ms | EvalMod ms | StC ms | total ms | prec mean | prec min |\n| :-- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |\n| dense | 17.7 | 4.41 | 30.2 | 1.97 | 3207 | 4931 | 903 | 10836 | 15.1 | 13.2 |\n";
+        let (r, keygen, setup) = parse_row(text, "dense").unwrap();
+        assert_eq!((keygen, setup), (17.7, 4.41));
+        assert!((r.total_s - 10.836).abs() < 1e-9);
+        assert!((r.stages[0] - 0.03217).abs() < 1e-9 && (r.stages[2] - 4.931).abs() < 1e-9);
+        assert_eq!((r.prec_mean, r.prec_min), (15.1, 13.2));
+        assert!(parse_row(text, "quick-dense").is_none());
+        assert!(parse_row("no table", "dense").is_none());
+    }
+
     use super::*;
 
     const LINE: &str = r#"{"K":18,"btp_logP":[61,61],"btp_logQ":[60,40,42],"median_s":0.25,"prec_bits_max_err":16.5,"prec_bits_mean_err":17.25,"set":"hekate-quick-sparse x","stages_s":{"coeffs_to_slots":0.07,"eval_mod":0.1,"mod_up":0.06,"scale_down":0.01,"slots_to_coeffs":0.02}}"#;
