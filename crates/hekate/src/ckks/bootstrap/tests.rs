@@ -44,6 +44,21 @@ struct Setup {
     boot: Bootstrapper,
 }
 
+impl Setup {
+    /// A secret-key encryption of `z` in `slots` slots at `level` and `scale`.
+    fn encrypt(
+        &self,
+        z: &[Complex64],
+        slots: usize,
+        level: usize,
+        scale: &crate::ckks::Scale,
+        rng: &mut ChaCha20Rng,
+    ) -> crate::ckks::Ciphertext {
+        let pt = self.ctx.encode_at(z, slots, level, scale).unwrap();
+        self.ctx.encrypt_symmetric_with(&pt, &self.sk, rng).unwrap()
+    }
+}
+
 fn setup(log_n: u32, slots: usize, secret: SecretDistribution, seed: u64) -> Setup {
     let mut config = BootstrapConfig::new(1 << log_n, secret, slots, -40.0).unwrap();
     let rho = (slots.trailing_zeros() as usize).clamp(1, 2);
@@ -59,11 +74,7 @@ fn setup(log_n: u32, slots: usize, secret: SecretDistribution, seed: u64) -> Set
 fn bootstrap_once(s: &Setup, slots: usize, seed: u64) -> (f64, f64) {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let z = random_values(slots, &mut rng);
-    let pt = s
-        .ctx
-        .encode_at(&z, slots, 1, s.ctx.default_scale())
-        .unwrap();
-    let ct = s.ctx.encrypt_symmetric_with(&pt, &s.sk, &mut rng).unwrap();
+    let ct = s.encrypt(&z, slots, 1, s.ctx.default_scale(), &mut rng);
     let out = s.boot.bootstrap(&ct).unwrap();
     assert_eq!(out.level(), s.boot.output_level());
     assert_eq!(
@@ -114,11 +125,7 @@ fn coeffs_to_slots_puts_the_raised_coefficients_in_bit_reversed_slots() {
     let s = setup(12, slots, SecretDistribution::Ternary, 31);
     let mut rng = ChaCha20Rng::seed_from_u64(32);
     let z = random_values(slots, &mut rng);
-    let pt = s
-        .ctx
-        .encode_at(&z, slots, 1, s.ctx.default_scale())
-        .unwrap();
-    let ct = s.ctx.encrypt_symmetric_with(&pt, &s.sk, &mut rng).unwrap();
+    let ct = s.encrypt(&z, slots, 1, s.ctx.default_scale(), &mut rng);
     let raised = s.boot.mod_raise(&s.boot.scale_down(&ct).unwrap()).unwrap();
     let t = decrypted_coefficients(&s, &raised);
     let q0 = s.ctx.q_primes()[0] as f64;
@@ -195,8 +202,7 @@ fn mod_raise_overflow_follows_the_irwin_hall_model() {
         let mut total = 0usize;
         for _ in 0..20 {
             let z = random_values(4, &mut rng);
-            let pt = s.ctx.encode_at(&z, 4, 0, &scale).unwrap();
-            let ct = s.ctx.encrypt_symmetric_with(&pt, &s.sk, &mut rng).unwrap();
+            let ct = s.encrypt(&z, 4, 0, &scale, &mut rng);
             let t = decrypted_coefficients(&s, &s.boot.mod_raise(&ct).unwrap());
             for c in t {
                 let i = (c / q0).round();
@@ -232,11 +238,7 @@ fn ten_successive_bootstraps_lose_at_most_three_bits() {
     let s = setup(12, slots, SecretDistribution::Ternary, 51);
     let mut rng = ChaCha20Rng::seed_from_u64(52);
     let z = random_values(slots, &mut rng);
-    let pt = s
-        .ctx
-        .encode_at(&z, slots, 1, s.ctx.default_scale())
-        .unwrap();
-    let mut ct = s.ctx.encrypt_symmetric_with(&pt, &s.sk, &mut rng).unwrap();
+    let mut ct = s.encrypt(&z, slots, 1, s.ctx.default_scale(), &mut rng);
     let mut first = None;
     for round in 0..10 {
         ct = s.boot.bootstrap(&ct).unwrap();
@@ -298,48 +300,44 @@ fn bad_inputs_and_configurations_are_errors() {
     let s = setup(12, 8, SecretDistribution::HammingWeight(64), 71);
     let mut rng = ChaCha20Rng::seed_from_u64(72);
     // Wrong slot count.
-    let pt = s
-        .ctx
-        .encode_at(&random_values(16, &mut rng), 16, 1, s.ctx.default_scale());
-    let ct = s
-        .ctx
-        .encrypt_symmetric_with(&pt.unwrap(), &s.sk, &mut rng)
-        .unwrap();
+    let ct = s.encrypt(
+        &random_values(16, &mut rng),
+        16,
+        1,
+        s.ctx.default_scale(),
+        &mut rng,
+    );
     assert!(matches!(
         s.boot.bootstrap(&ct),
         Err(crate::Error::ParameterMismatch(_))
     ));
     // Level 0 at a scale other than q_0 / R.
-    let pt = s
-        .ctx
-        .encode_at(&random_values(8, &mut rng), 8, 0, s.ctx.default_scale());
-    let ct = s
-        .ctx
-        .encrypt_symmetric_with(&pt.unwrap(), &s.sk, &mut rng)
-        .unwrap();
+    let ct = s.encrypt(
+        &random_values(8, &mut rng),
+        8,
+        0,
+        s.ctx.default_scale(),
+        &mut rng,
+    );
     assert!(matches!(
         s.boot.bootstrap(&ct),
         Err(crate::Error::ScaleMismatch(_))
     ));
     // A scale too large for the message ratio.
     let big = crate::ckks::Scale::from_bits(95);
-    let pt = s.ctx.encode_at(&random_values(8, &mut rng), 8, 2, &big);
-    let ct = s
-        .ctx
-        .encrypt_symmetric_with(&pt.unwrap(), &s.sk, &mut rng)
-        .unwrap();
+    let ct = s.encrypt(&random_values(8, &mut rng), 8, 2, &big, &mut rng);
     assert!(matches!(
         s.boot.bootstrap(&ct),
         Err(crate::Error::ScaleMismatch(_))
     ));
     // ModRaise of a ciphertext above level 0.
-    let pt = s
-        .ctx
-        .encode_at(&random_values(8, &mut rng), 8, 1, s.ctx.default_scale());
-    let ct = s
-        .ctx
-        .encrypt_symmetric_with(&pt.unwrap(), &s.sk, &mut rng)
-        .unwrap();
+    let ct = s.encrypt(
+        &random_values(8, &mut rng),
+        8,
+        1,
+        s.ctx.default_scale(),
+        &mut rng,
+    );
     assert!(matches!(
         s.boot.mod_raise(&ct),
         Err(crate::Error::LevelMismatch(_))
@@ -440,11 +438,7 @@ fn iterative_bootstrapping_adds_precision() {
     let s = setup(12, slots, SecretDistribution::Ternary, 101);
     let mut rng = ChaCha20Rng::seed_from_u64(102);
     let z = random_values(slots, &mut rng);
-    let pt = s
-        .ctx
-        .encode_at(&z, slots, 1, s.ctx.default_scale())
-        .unwrap();
-    let ct = s.ctx.encrypt_symmetric_with(&pt, &s.sk, &mut rng).unwrap();
+    let ct = s.encrypt(&z, slots, 1, s.ctx.default_scale(), &mut rng);
     let one = s.boot.bootstrap_iterative(&ct, &[]).unwrap();
     let two = s.boot.bootstrap_iterative(&ct, &[16]).unwrap();
     assert_eq!(
@@ -482,13 +476,13 @@ fn serialized_keys_bootstrap_identically() {
     );
     let again = Bootstrapper::new(s.ctx.clone(), s.boot.config().clone(), Arc::new(keys)).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(112);
-    let pt = s
-        .ctx
-        .encode_at(&random_values(8, &mut rng), 8, 1, s.ctx.default_scale());
-    let ct = s
-        .ctx
-        .encrypt_symmetric_with(&pt.unwrap(), &s.sk, &mut rng)
-        .unwrap();
+    let ct = s.encrypt(
+        &random_values(8, &mut rng),
+        8,
+        1,
+        s.ctx.default_scale(),
+        &mut rng,
+    );
     assert_eq!(
         s.boot.bootstrap(&ct).unwrap(),
         again.bootstrap(&ct).unwrap()
