@@ -90,7 +90,41 @@ fn dense_16x16_matrix_by_bsgs_is_the_matrix_product() {
     let lt = LinearTransform::new(&s.eval, &diagonals, plan.clone(), level, None).unwrap();
     let z = random_values(n, 7);
     let ct = s.encrypt(&z, n);
+    let before = s.eval.rlwe().key_switch_counts();
     let out = lt.evaluate(&s.eval, &ct).unwrap();
+    // Key-switch steps (seed 003 Alg. 4 and 6): one decomposition for the 3 hoisted baby
+    // steps, each with its ModDown; one decomposition per giant step (3) and a single
+    // ModDown for their sum.
+    let after = s.eval.rlwe().key_switch_counts();
+    assert_eq!(
+        (
+            after.decompositions - before.decompositions,
+            after.mod_downs - before.mod_downs
+        ),
+        (1 + 3, 3 + 1)
+    );
+    // One plain rotation per diagonal instead: 15 of each.
+    let naive_keys: Vec<i64> = (1..16).collect();
+    let t = setup(12, 2, &naive_keys, 1);
+    let ct_t = t
+        .ctx
+        .encrypt_symmetric(
+            &t.ctx
+                .encode_at(&z, n, level, t.ctx.default_scale())
+                .unwrap(),
+            &t.sk,
+        )
+        .unwrap();
+    let b = t.eval.rlwe().key_switch_counts();
+    evaluate_naive(&t.eval, &diagonals, &ct_t, &t.ctx.constant_scale(level)).unwrap();
+    let a = t.eval.rlwe().key_switch_counts();
+    assert_eq!(
+        (
+            a.decompositions - b.decompositions,
+            a.mod_downs - b.mod_downs
+        ),
+        (15, 15)
+    );
     assert_eq!(out.level(), level);
     let out = s.eval.rescale(&out).unwrap();
     // The default diagonal scale q_l makes the transform scale-preserving, exactly.

@@ -34,6 +34,7 @@ use crate::ring::automorphism::galois_inverse;
 use crate::ring::{Form, Poly, RingContext};
 use crate::{Error, Result};
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// The scheme-independent evaluator: parameters and evaluation keys, both behind `Arc`
@@ -42,6 +43,32 @@ use std::sync::Arc;
 pub struct Evaluator {
     params: Arc<RlweParameters>,
     keys: Arc<EvaluationKeySet>,
+    /// Key-switch steps performed (shared by clones).
+    counts: Arc<Counters>,
+}
+
+/// The key-switching steps an [`Evaluator`] has performed: what hoisting saves (seed 003
+/// Alg. 4 and 6 count their cost in these).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeySwitchCounts {
+    /// Decompositions of a `c_1` (step 1: ModUp / digit extraction).
+    pub decompositions: u64,
+    /// ModDowns of an accumulator pair (step 3).
+    pub mod_downs: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    decompositions: AtomicU64,
+    mod_downs: AtomicU64,
+}
+
+impl Counters {
+    fn add(&self, decompositions: u64, mod_downs: u64) {
+        self.decompositions
+            .fetch_add(decompositions, Ordering::Relaxed);
+        self.mod_downs.fetch_add(mod_downs, Ordering::Relaxed);
+    }
 }
 
 /// A decomposition of a ciphertext's `c_1` (step 1 of key switching), shared by the
@@ -55,7 +82,19 @@ pub struct HoistedDecomposition {
 impl Evaluator {
     /// An evaluator core over `params` with `keys`.
     pub fn new(params: Arc<RlweParameters>, keys: Arc<EvaluationKeySet>) -> Self {
-        Evaluator { params, keys }
+        Evaluator {
+            params,
+            keys,
+            counts: Arc::default(),
+        }
+    }
+
+    /// The key-switching steps performed so far by this evaluator and its clones.
+    pub fn key_switch_counts(&self) -> KeySwitchCounts {
+        KeySwitchCounts {
+            decompositions: self.counts.decompositions.load(Ordering::Relaxed),
+            mod_downs: self.counts.mod_downs.load(Ordering::Relaxed),
+        }
     }
 
     /// The same parameters with other keys (Lattigo's `WithKey`).
@@ -63,6 +102,7 @@ impl Evaluator {
         Evaluator {
             params: self.params.clone(),
             keys,
+            counts: Arc::default(),
         }
     }
 
@@ -217,6 +257,7 @@ impl Evaluator {
             c2.ntt(ring);
         }
         let [u0, u1] = self.params.keyswitcher().switch(&c2, &rlk.0);
+        self.counts.add(1, 1);
         ring.recycle(c2);
         parts[0].add_assign(&u0, ring);
         parts[1].add_assign(&u1, ring);
@@ -253,6 +294,7 @@ impl Evaluator {
         let (p, form) = self.ntt_parts(parts, 2)?;
         self.params.check_key(key.key())?;
         let u = self.params.keyswitcher().switch(&p[1], key.key());
+        self.counts.add(1, 1);
         let out = self.finish_automorphism(&p[0], key.galois_element(), u);
         Ok(self.to_form(out, form))
     }
@@ -261,6 +303,7 @@ impl Evaluator {
     /// number of [`Evaluator::automorphism_hoisted`] calls on the same parts.
     pub fn decompose(&self, parts: &[Poly]) -> Result<HoistedDecomposition> {
         let (p, _) = self.ntt_parts(parts, 2)?;
+        self.counts.add(1, 0);
         Ok(HoistedDecomposition {
             decomposition: self.params.keyswitcher().decompose(&p[1]),
             q_limbs: p[1].q_limbs(),
@@ -287,6 +330,7 @@ impl Evaluator {
         self.params.check_key(key.key())?;
         let ks = self.params.keyswitcher();
         let acc = ks.multiply(&d.decomposition, key.key(), d.q_limbs);
+        self.counts.add(0, 1);
         let out = self.finish_automorphism(&p[0], key.galois_element(), ks.mod_down(acc));
         Ok(self.to_form(out, form))
     }
@@ -364,6 +408,7 @@ impl Evaluator {
             out[0].add_assign(&t, ring);
             ring.recycle(t);
             let d = ks.decompose(&p[1]);
+            self.counts.add(1, 0);
             acc = Some(match acc.take() {
                 None => ks.multiply(&d, key.key(), ql),
                 Some(prev) => {
@@ -377,6 +422,7 @@ impl Evaluator {
             last_g = g;
         }
         if let Some(acc) = acc {
+            self.counts.add(0, 1);
             let [u0, u1] = ks.mod_down(acc);
             let mut t = ring.scratch_poly(ql, 0, Form::Ntt);
             u0.automorphism(last_g, ring, &mut t);
