@@ -7,7 +7,6 @@ use crate::circuits::lintrans::{BsgsPlan, Diagonals, LinearTransform};
 use crate::ckks::{Ciphertext, CkksContext, Evaluator, Scale};
 use crate::math::sample;
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
-use crate::ring::Form;
 use crate::rlwe::evaluation_keys::{EvaluationKeySet, GaloisKeys};
 use crate::rlwe::SecretKey;
 use crate::{Error, Result};
@@ -270,11 +269,10 @@ impl Bootstrapper {
         let repack = repacks(&ctx, config.slots);
         let (cts_f, stc_f) = factors(&config, repack)?;
         let top = ctx.max_level();
-        let k_prime = config.eval_mod.k_prime();
         // CoeffsToSlots: scale-preserving factors, except the last, which lands on q of
         // EvalMod's first level (a scale near the primes keeps the power basis's scales
         // there).
-        let s0 = Self::raised_scale(&ctx, &config, k_prime);
+        let s0 = Self::raised_scale(&ctx, &config);
         let eval_mod_level = top - config.cts_levels;
         let mut cts = Vec::with_capacity(cts_f.len());
         for (j, (d, p)) in cts_f.into_iter().enumerate() {
@@ -301,7 +299,7 @@ impl Bootstrapper {
                 .output_scale(&eval, eval_mod_level, eval_mod_target)?;
         // SlotsToCoeffs sheds the factor from EvalMod's scale / R down to the output scale
         // evenly over its factors; the last one lands on the output scale exactly.
-        let ratio = Scale::from_f64(f64::from(config.log_message_ratio).exp2()).expect("2^k");
+        let ratio = Scale::from_bits(config.log_message_ratio);
         let mut scale = eval_mod_scale.div(&ratio);
         let count = stc_f.len();
         let shrink = (ctx.default_scale().to_f64() / scale.to_f64()).powf(1.0 / count as f64);
@@ -346,8 +344,9 @@ impl Bootstrapper {
 
     /// The scale ModRaise's output is read at: `S_0 = q_0 K' (N / 2n)`, so that after
     /// SubSum and CoeffsToSlots a slot holds `t / (q_0 K')`.
-    fn raised_scale(ctx: &CkksContext, config: &BootstrapConfig, k_prime: f64) -> Scale {
+    fn raised_scale(ctx: &CkksContext, config: &BootstrapConfig) -> Scale {
         let g = trace_factor(ctx, config.slots) as u64;
+        let k_prime = config.eval_mod.k_prime();
         ctx.constant_scale(0)
             .mul(&Scale::from_f64(k_prime).expect("K' is a positive integer"))
             .mul_integer(g)
@@ -392,14 +391,14 @@ impl Bootstrapper {
     /// The scale SlotsToCoeffs reads EvalMod's output at: `T_r Δ_0 / q_0 = T_r / R`.
     fn stc_input_scale(&self) -> Scale {
         self.eval_mod_scale
-            .div(&Scale::from_f64(f64::from(self.config.log_message_ratio).exp2()).expect("2^k"))
+            .div(&Scale::from_bits(self.config.log_message_ratio))
     }
 
     /// ScaleDown: `ct` at level 0 and scale `Δ_0 = q_0 / R` exactly (from a level `>= 1`,
     /// by one product with the constant 1 at the scale that lands there and a rescale).
     /// A level-0 input must already be at `Δ_0`.
     pub fn scale_down(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        let ratio = Scale::from_f64(f64::from(self.config.log_message_ratio).exp2()).expect("2^k");
+        let ratio = Scale::from_bits(self.config.log_message_ratio);
         let delta0 = self.ctx.constant_scale(0).div(&ratio);
         if ct.level() == 0 {
             if *ct.scale() != delta0 {
@@ -446,47 +445,32 @@ impl Bootstrapper {
         }
         let ring = self.ctx.ring();
         let q0 = ring.modulus(0, 1).value();
-        let half = q0 / 2;
         let ql = self.ctx.max_level() + 1;
         let mut parts = Vec::with_capacity(2);
+        let mut centred = vec![0i64; ring.n()];
         for part in ct.parts() {
             let mut p = part.clone();
             p.intt(ring);
-            let coeffs = p.limb(0);
-            let mut out = ring.zero(ql, 0, Form::Coeff);
-            for (i, limb) in out.limbs_mut().enumerate() {
-                let m = ring.modulus(i, ql);
-                let qi = m.value();
-                for (o, &c) in limb.iter_mut().zip(coeffs) {
-                    *o = if c > half {
-                        // c - q0 < 0
-                        let neg = m.reduce(q0 - c);
-                        if neg == 0 {
-                            0
-                        } else {
-                            qi - neg
-                        }
-                    } else {
-                        m.reduce(c)
-                    };
-                }
+            // q_0 < 2^62: the centred residues fit an i64.
+            for (o, &c) in centred.iter_mut().zip(p.limb(0)) {
+                *o = if c > q0 / 2 {
+                    c as i64 - q0 as i64
+                } else {
+                    c as i64
+                };
             }
+            ring.recycle(p);
+            let mut out = ring.from_signed(&centred, ql, 0);
             out.ntt(ring);
             parts.push(out);
         }
-        let mut raised = Ciphertext::from_parts(
+        Ciphertext::from_parts(
             &self.ctx,
             parts,
-            Scale::from_integer(1),
+            Self::raised_scale(&self.ctx, &self.config),
             self.ctx.max_slots(),
             None,
-        )?;
-        raised.set_scale(Self::raised_scale(
-            &self.ctx,
-            &self.config,
-            self.config.eval_mod.k_prime(),
-        ));
-        Ok(raised)
+        )
     }
 
     /// SubSum (sparse packing, `n < N/2`): the trace onto the subring of `n` slots,
@@ -599,7 +583,7 @@ impl Bootstrapper {
                     "a META-BTS gain of 2^{g}: use 1..=60 bits, below the precision reached"
                 )));
             }
-            let gain = Scale::from_f64(f64::from(g).exp2()).expect("2^g");
+            let gain = Scale::from_bits(g);
             let mut err = self.eval.drop_level(&out, out.level() - ct.level())?;
             self.eval.neg_assign(&mut err)?;
             self.eval.add_assign(&mut err, ct)?;
