@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     eprintln!();
     println!("keys: {:.1} s", start.elapsed().as_secs_f64());
-    let boot = Bootstrapper::new(ctx.clone(), config, Arc::new(keys))?;
+    let boot = Bootstrapper::new(ctx.clone(), config, keys)?;
     let eval = boot.evaluator();
     println!(
         "a bootstrap leaves the ciphertext at level {}",

@@ -22,7 +22,7 @@ import (
 // the same ring, slots, secret, chain (residual, SlotsToCoeffs, EvalMod and
 // CoeffsToSlots primes), special primes, scale, EvalMod (a Chebyshev
 // interpolant of the scaled cosine, then double angles) and message ratio,
-// with no ephemeral-secret encapsulation.
+// with ephemeral-secret encapsulation where the preset has it (eph > 0).
 type hekateSet struct {
 	logN, logSlots int
 	xs             ring.DistributionParameters
@@ -40,6 +40,8 @@ type hekateSet struct {
 	k           int
 	mod1Degree  int
 	doubleAngle int
+	// eph: the ephemeral secret's Hamming weight (0: no encapsulation).
+	eph int
 }
 
 func repeat(v, n int) []int {
@@ -72,6 +74,20 @@ var hekateSets = map[string]hekateSet{
 		logP: repeat(61, 4), logScale: 40,
 		k: 17, mod1Degree: 63, doubleAngle: 2,
 	},
+	"hekate-quick-encapsulated": {
+		logN: 12, logSlots: 11, xs: ring.Ternary{P: 2.0 / 3.0},
+		residual:  []int{60, 40},
+		stcLevels: 2, stcBits: 42, evalModBits: 55, ctsLevels: 2, ctsBits: 58,
+		logP: repeat(61, 4), logScale: 40,
+		k: 13, mod1Degree: 127, doubleAngle: 0, eph: 32,
+	},
+	"hekate-dense-encapsulated": {
+		logN: 16, logSlots: 15, xs: ring.Ternary{P: 2.0 / 3.0},
+		residual:  append([]int{60}, repeat(40, 13)...),
+		stcLevels: 3, stcBits: 42, evalModBits: 60, ctsLevels: 4, ctsBits: 56,
+		logP: repeat(61, 5), logScale: 40,
+		k: 16, mod1Degree: 63, doubleAngle: 2, eph: 32,
+	},
 }
 
 // literals returns the residual and bootstrapping parameter literals of s.
@@ -98,7 +114,7 @@ func (s hekateSet) literals() (ckks.ParametersLiteral, bootstrapping.ParametersL
 		CoeffsToSlotsFactorizationDepthAndLogScales: factors(s.ctsLevels, s.ctsBits),
 		SlotsToCoeffsFactorizationDepthAndLogScales: factors(s.stcLevels, s.stcBits),
 		EvalModLogScale:       utils.Pointy(s.evalModBits),
-		EphemeralSecretWeight: utils.Pointy(0),
+		EphemeralSecretWeight: utils.Pointy(s.eph),
 		Mod1Type:              mod1.CosContinuous,
 		LogMessageRatio:       utils.Pointy(8),
 		K:                     utils.Pointy(s.k + 1),
@@ -117,7 +133,7 @@ func (s hekateSet) literals() (ckks.ParametersLiteral, bootstrapping.ParametersL
 // uniform in (-1, 1), encrypted at level 1, and the time of each stage).
 func runBoot(args []string) {
 	fs := flag.NewFlagSet("boot", flag.ExitOnError)
-	set := fs.String("set", "dense0", "denseI | sparseI (index into DefaultParametersDense/Sparse) | hekate-dense | hekate-quick-dense | hekate-quick-sparse")
+	set := fs.String("set", "dense0", "denseI | sparseI (index into DefaultParametersDense/Sparse) | hekate-<preset of hekate bench bootstrap>")
 	logSlots := fs.Int("logslots", 0, "log2 slots (0: full, LogN-1; the set's for hekate-*)")
 	reps := fs.Int("reps", 3, "timed bootstraps (median reported)")
 	warmup := fs.Int("warmup", 1, "untimed bootstraps before the timed ones")

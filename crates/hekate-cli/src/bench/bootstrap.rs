@@ -58,6 +58,8 @@ pub(crate) struct Preset {
     /// `n`, the slot count of the bootstrapped ciphertexts.
     pub(crate) slots: usize,
     pub(crate) secret: SecretDistribution,
+    /// `h̃`: sparse-secret encapsulation with an ephemeral secret of this weight.
+    pub(crate) ephemeral_weight: Option<usize>,
     /// `log2 κ`: the failure probability `BootstrapConfig::new` picks `K` for.
     log2_failure: f64,
     /// `ρ_CtS`.
@@ -81,6 +83,7 @@ const QUICK_DENSE: Preset = Preset {
     log_n: 12,
     slots: 1 << 11,
     secret: SecretDistribution::Ternary,
+    ephemeral_weight: None,
     log2_failure: -40.0,
     cts_levels: 2,
     stc_levels: 2,
@@ -105,6 +108,7 @@ const DENSE: Preset = Preset {
     log_n: 16,
     slots: 1 << 15,
     secret: SecretDistribution::Ternary,
+    ephemeral_weight: None,
     log2_failure: -64.0,
     cts_levels: 4,
     stc_levels: 3,
@@ -117,7 +121,32 @@ const DENSE: Preset = Preset {
     check_security: true,
 };
 
-const PRESETS: [Preset; 3] = [QUICK_DENSE, QUICK_SPARSE, DENSE];
+/// [`QUICK_DENSE`] with sparse-secret encapsulation (`h̃ = 32`).
+const QUICK_ENCAPSULATED: Preset = Preset {
+    name: "quick-encapsulated",
+    ephemeral_weight: Some(32),
+    ..QUICK_DENSE
+};
+
+/// The shape of Lattigo's `N16QP1767H32768H32` (its first default set): a dense main
+/// secret (uniform ternary here), an ephemeral `h̃ = 32` secret for ModRaise, `K` for
+/// `2^-128` (16, as Lattigo's), 13 levels of 40 bits left, CoeffsToSlots in 4 levels of
+/// 56 bits, SlotsToCoeffs in 3, EvalMod on 60-bit primes; 128-bit secure (log QP 1715).
+const DENSE_ENCAPSULATED: Preset = Preset {
+    name: "dense-encapsulated",
+    ephemeral_weight: Some(32),
+    log2_failure: -128.0,
+    residual: &[60, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40],
+    ..DENSE
+};
+
+const PRESETS: [Preset; 5] = [
+    QUICK_DENSE,
+    QUICK_SPARSE,
+    QUICK_ENCAPSULATED,
+    DENSE,
+    DENSE_ENCAPSULATED,
+];
 
 /// A preset by name.
 pub(crate) fn preset(name: &str) -> Result<Preset, String> {
@@ -285,7 +314,10 @@ impl Preset {
 
 /// The bootstrapping configuration of `p` (no context, no keys).
 pub(crate) fn config_of(p: &Preset) -> Result<BootstrapConfig, Box<dyn Error>> {
-    let mut config = BootstrapConfig::new(1 << p.log_n, p.secret, p.slots, p.log2_failure)?;
+    let mut config = match p.ephemeral_weight {
+        Some(h) => BootstrapConfig::with_encapsulation(1 << p.log_n, p.slots, h, p.log2_failure)?,
+        None => BootstrapConfig::new(1 << p.log_n, p.secret, p.slots, p.log2_failure)?,
+    };
     (config.cts_levels, config.stc_levels) = (p.cts_levels, p.stc_levels);
     Ok(config)
 }
@@ -304,9 +336,9 @@ pub(crate) fn prepare(p: &Preset) -> Result<Prepared, Box<dyn Error>> {
             progress(format_args!("{}: keys {done}/{total}", p.name))
         })
     });
-    let keys = Arc::new(keys?);
+    let keys = keys?;
     eprintln!(" ({:.1} s)", keygen.as_secs_f64());
-    let galois_keys = keys.galois_keys().len();
+    let galois_keys = keys.evaluation.galois_keys().len();
     let key_bytes = keys.size_bytes();
     let (boot, setup) = time_once(|| Bootstrapper::new(ctx.clone(), config.clone(), keys));
     let boot = boot?;
@@ -358,7 +390,8 @@ pub(crate) fn time_bootstraps(prep: &Prepared, reps: usize) -> Result<Timing, Bo
         out = Some(o?);
         // The public stages, in sequence on the same input.
         let start = Instant::now();
-        let raised = boot.mod_raise(&boot.scale_down(ct)?)?;
+        let low = boot.encapsulate(&boot.scale_down(ct)?)?;
+        let raised = boot.decapsulate(&boot.mod_raise(&low)?)?;
         stages[0].push(start.elapsed());
         let (summed, t) = time_once(|| boot.sub_sum(&raised));
         stages[1].push(t);
@@ -434,10 +467,12 @@ fn run_preset(p: &Preset, reps: usize, successive: usize) -> Result<Row, Box<dyn
 const NOTES: &str = "Notes:
 - Input: a secret-key encryption at level 1 of a + bi, a and b uniform in [-1, 1) (fixed \
 seed), at the default scale. L: the top level; levels left: the output level.
-- K: the ModRaise overflow bound for the failure probability asked for (log2 failure: \
-Eq. (1) for the preset's secret, per bootstrap); d, r: EvalMod's Chebyshev degree and \
+- secret: h̃ = sparse-secret encapsulation, ModRaise under an ephemeral secret of that \
+weight. K: the ModRaise overflow bound for the failure probability asked for (log2 \
+failure: Eq. (1) for the secret ModRaise runs under, per bootstrap); d, r: EvalMod's Chebyshev degree and \
 double angles.
-- keygen: the relinearization key and exactly the circuit's Galois keys, once; key MiB: \
+- keygen: the relinearization key, exactly the circuit's Galois keys and the \
+encapsulation keys, once; key MiB: \
 their size in memory. setup: Bootstrapper::new (encodes the DFT matrices).
 - total: the public bootstrap. The stages: the public stages, timed once per rep in \
 sequence on the same input (EvalMod: both halves).
@@ -465,7 +500,10 @@ fn table(rows: &[Row], successive: usize) -> Table {
             p.name.to_string(),
             format!("2^{}", p.log_n),
             r.preset.slots.to_string(),
-            secret_label(p.secret),
+            match p.ephemeral_weight {
+                Some(h) => format!("{}, h̃ = {h}", secret_label(p.secret)),
+                None => secret_label(p.secret),
+            },
             format!("{:.1}", r.log_qp),
             if r.not_checked.is_none() { "yes" } else { "no" }.into(),
             r.max_level.to_string(),

@@ -26,7 +26,8 @@ use std::process::{Command, Stdio};
 /// Options of `hekate bench bootstrap-peer`.
 #[derive(Debug, Args)]
 pub struct BootstrapPeerArgs {
-    /// The preset of `hekate bench bootstrap` (quick-dense, quick-sparse or dense); the peer
+    /// The preset of `hekate bench bootstrap` (quick-dense, quick-sparse, quick-encapsulated,
+    /// dense or dense-encapsulated); the peer
     /// runs its set `hekate-<preset>`. dense is N = 2^16: hekate then runs in a child
     /// process every round, so its keys (~9 GiB) are gone before the peer (~20 GiB) runs.
     #[arg(long, default_value = "quick-dense")]

@@ -3,15 +3,14 @@
 
 use super::config::BootstrapConfig;
 use super::dft::{dft_factors, DftKind};
+use super::encapsulation::{self, EncapsulationKeys};
+use super::keys::BootstrapKeys;
 use crate::circuits::lintrans::{BsgsPlan, Diagonals, LinearTransform};
 use crate::ckks::{Ciphertext, CkksContext, Evaluator, Scale};
-use crate::math::sample;
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
-use crate::rlwe::evaluation_keys::{EvaluationKeySet, GaloisKeys};
-use crate::rlwe::SecretKey;
+use crate::rlwe::RlweParameters;
 use crate::{Error, Result};
 use num_complex::Complex64;
-use rand_chacha::rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -138,7 +137,7 @@ fn sub_sum_steps(ctx: &CkksContext, slots: usize) -> Vec<i64> {
 }
 
 /// The Galois elements one bootstrap uses, each with what it is for.
-fn labelled_elements(
+pub(super) fn labelled_elements(
     ctx: &CkksContext,
     config: &BootstrapConfig,
 ) -> Result<BTreeMap<usize, String>> {
@@ -163,45 +162,6 @@ fn labelled_elements(
         "CoeffsToSlots: conjugation".into(),
     );
     Ok(map)
-}
-
-/// The Galois elements one bootstrap uses, known before any key exists: the rotations of
-/// both DFTs' BSGS plans, the SubSum rotations (sparse packing) and conjugation; increasing.
-pub fn galois_elements(ctx: &CkksContext, config: &BootstrapConfig) -> Result<Vec<usize>> {
-    Ok(labelled_elements(ctx, config)?.into_keys().collect())
-}
-
-/// The evaluation keys one bootstrap needs: a relinearization key and exactly the Galois
-/// keys of [`galois_elements`]. `progress(done, total)` is called after each key.
-pub fn generate_keys_with<R: RngCore + CryptoRng>(
-    ctx: &CkksContext,
-    config: &BootstrapConfig,
-    sk: &SecretKey,
-    rng: &mut R,
-    mut progress: impl FnMut(usize, usize),
-) -> Result<EvaluationKeySet> {
-    let elements = galois_elements(ctx, config)?;
-    let total = elements.len() + 1;
-    let rlk = ctx.rlwe().generate_relinearization_key_with(sk, rng);
-    progress(1, total);
-    let mut keys = Vec::with_capacity(elements.len());
-    for (i, &g) in elements.iter().enumerate() {
-        keys.push(ctx.rlwe().generate_galois_key_with(sk, g, rng));
-        progress(i + 2, total);
-    }
-    Ok(EvaluationKeySet::new(
-        Some(rlk),
-        keys.into_iter().collect::<GaloisKeys>(),
-    ))
-}
-
-/// [`generate_keys_with`] with the operating system's randomness and no progress report.
-pub fn generate_keys(
-    ctx: &CkksContext,
-    config: &BootstrapConfig,
-    sk: &SecretKey,
-) -> Result<EvaluationKeySet> {
-    generate_keys_with(ctx, config, sk, &mut sample::os_rng(), |_, _| {})
 }
 
 /// The last SlotsToCoeffs factor, encoded per output scale.
@@ -231,6 +191,8 @@ pub struct Bootstrapper {
     eval_mod_target: f64,
     /// The exact scale of the last SlotsToCoeffs factor's input.
     stc_last_input: Scale,
+    /// With encapsulation: the ephemeral ring's parameters and the two keys.
+    encapsulation: Option<(Arc<RlweParameters>, EncapsulationKeys)>,
 }
 
 impl std::fmt::Debug for Bootstrapper {
@@ -248,9 +210,28 @@ impl Bootstrapper {
     pub fn new(
         ctx: Arc<CkksContext>,
         config: BootstrapConfig,
-        keys: Arc<EvaluationKeySet>,
+        keys: impl Into<BootstrapKeys>,
     ) -> Result<Self> {
         config.check(&ctx)?;
+        let BootstrapKeys {
+            evaluation: keys,
+            encapsulation,
+        } = keys.into();
+        let encapsulation = match (config.ephemeral_weight, encapsulation) {
+            (None, _) => None,
+            (Some(h), Some(k)) => {
+                let eph = encapsulation::ephemeral_parameters(&ctx, h)?;
+                encapsulation::check(&ctx, &eph, &k, h)?;
+                Some((eph, k))
+            }
+            (Some(h), None) => {
+                return Err(Error::MissingKey(format!(
+                    "the configuration encapsulates ModRaise under an ephemeral secret of \
+                     weight {h} and the keys have no encapsulation keys: generate them with \
+                     bootstrap::generate_keys"
+                )))
+            }
+        };
         if keys.relinearization_key().is_none() {
             return Err(Error::MissingKey(
                 "bootstrapping needs a relinearization key: use bootstrap::generate_keys".into(),
@@ -336,6 +317,7 @@ impl Bootstrapper {
             eval_mod_scale,
             eval_mod_target,
             stc_last_input: scale,
+            encapsulation,
         };
         let default = b.ctx.default_scale().clone();
         b.last_factor(&default)?;
@@ -426,6 +408,43 @@ impl Bootstrapper {
         self.eval.rescale_assign(&mut out)?;
         debug_assert_eq!(out.scale(), &delta0);
         Ok(out)
+    }
+
+    /// Sparse-secret encapsulation, step 1 (identity without encapsulation): the level-0
+    /// ciphertext under the main secret `s` to one under the ephemeral sparse secret `s̃`,
+    /// by a key switch in the ephemeral ring `q_0 p`
+    /// ([`encapsulation`](super::encapsulation)).
+    pub fn encapsulate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        let Some((eph, keys)) = &self.encapsulation else {
+            return Ok(ct.clone());
+        };
+        self.ctx.check_ciphertext(ct)?;
+        if ct.level() != 0 || ct.degree() != 1 {
+            return Err(Error::LevelMismatch(format!(
+                "encapsulation takes a degree-1 ciphertext at level 0 (this one: level {}, \
+                 degree {}): use Bootstrapper::scale_down first",
+                ct.level(),
+                ct.degree()
+            )));
+        }
+        encapsulation::to_sparse(&self.ctx, eph, keys, ct)
+    }
+
+    /// Sparse-secret encapsulation, step 3 (identity without encapsulation): ModRaise's
+    /// output, under the ephemeral secret `s̃`, back under the main secret `s` by a key
+    /// switch at the top level.
+    pub fn decapsulate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        let Some((_, keys)) = &self.encapsulation else {
+            return Ok(ct.clone());
+        };
+        self.ctx.check_ciphertext(ct)?;
+        if ct.degree() != 1 {
+            return Err(Error::ParameterMismatch(format!(
+                "decapsulation takes a degree-1 ciphertext (this one has degree {})",
+                ct.degree()
+            )));
+        }
+        encapsulation::to_dense(&self.eval, keys, ct)
     }
 
     /// ModRaise: the level-0 ciphertext `(c_0, c_1)` lifted to the top level, each
@@ -608,7 +627,8 @@ impl Bootstrapper {
             )));
         }
         let low = self.scale_down(ct)?;
-        let raised = self.mod_raise(&low)?;
+        let raised = self.mod_raise(&self.encapsulate(&low)?)?;
+        let raised = self.decapsulate(&raised)?;
         let summed = self.sub_sum(&raised)?;
         let parts = self
             .coeffs_to_slots(&summed)?

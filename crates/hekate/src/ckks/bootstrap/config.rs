@@ -24,6 +24,11 @@ pub struct BootstrapConfig {
     pub cts_levels: usize,
     /// `ρ_StC`: the levels of SlotsToCoeffs, in `[1, log2 n]` (at least 1).
     pub stc_levels: usize,
+    /// Sparse-secret encapsulation ([`encapsulation`](super::encapsulation)): `Some(h̃)`
+    /// runs ModRaise under an ephemeral secret of Hamming weight `h̃`, so that `K` (and the
+    /// failure probability) depend on `h̃` instead of the main secret. `None`: ModRaise
+    /// under the main secret.
+    pub ephemeral_weight: Option<usize>,
 }
 
 /// The secret-weight model of a secret distribution in degree `ring_degree`, for Eq. (1).
@@ -71,7 +76,39 @@ impl BootstrapConfig {
             eval_mod,
             cts_levels: rho,
             stc_levels: rho,
+            ephemeral_weight: None,
         })
+    }
+
+    /// [`BootstrapConfig::new`] with sparse-secret encapsulation: ModRaise under an
+    /// ephemeral secret of Hamming weight `h̃ = ephemeral_weight` (Lattigo: 32), whatever the
+    /// main secret's distribution, so `K` comes from `h̃` (about 16 at `2^-138` for 32),
+    /// and EvalMod is shallower.
+    pub fn with_encapsulation(
+        ring_degree: usize,
+        slots: usize,
+        ephemeral_weight: usize,
+        log2_kappa: f64,
+    ) -> Result<Self> {
+        if ephemeral_weight == 0 || ephemeral_weight > ring_degree {
+            return Err(Error::InvalidParameters(format!(
+                "the ephemeral secret's Hamming weight {ephemeral_weight} must be in [1, N = \
+                 {ring_degree}]"
+            )));
+        }
+        let secret = SecretDistribution::HammingWeight(ephemeral_weight);
+        let mut config = Self::new(ring_degree, secret, slots, log2_kappa)?;
+        config.ephemeral_weight = Some(ephemeral_weight);
+        Ok(config)
+    }
+
+    /// The secret ModRaise runs under: the ephemeral one with encapsulation, else the
+    /// context's.
+    fn mod_raise_secret(&self, ctx: &CkksContext) -> Result<SecretWeight> {
+        match self.ephemeral_weight {
+            Some(h) => Ok(SecretWeight::Fixed(h)),
+            None => secret_weight(ctx.secret_distribution(), ctx.n()),
+        }
     }
 
     /// The bit sizes of a chain that bootstraps with this configuration: `residual` (from
@@ -97,11 +134,12 @@ impl BootstrapConfig {
         self.cts_levels + self.eval_mod.depth() + self.stc_levels
     }
 
-    /// `log2` of the failure probability of one bootstrap under `ctx`'s secret (Eq. (1)):
+    /// `log2` of the failure probability of one bootstrap under `ctx`'s secret, or the
+    /// ephemeral one with encapsulation (Eq. (1)):
     /// the probability that some `|I_j| > K` over the `2n` coefficients.
     pub fn failure_log2(&self, ctx: &CkksContext) -> Result<f64> {
         Ok(log2_failure_probability(
-            secret_weight(ctx.secret_distribution(), ctx.n())?,
+            self.mod_raise_secret(ctx)?,
             self.k,
             self.slots,
         ))
@@ -111,7 +149,15 @@ impl BootstrapConfig {
     /// and `q_0` large enough for the message ratio.
     pub(crate) fn check(&self, ctx: &CkksContext) -> Result<()> {
         ctx.encoder().check_slots(self.slots)?;
-        secret_weight(ctx.secret_distribution(), ctx.n())?;
+        if let Some(h) = self.ephemeral_weight {
+            if h == 0 || h > ctx.n() {
+                return Err(Error::InvalidParameters(format!(
+                    "the ephemeral secret's Hamming weight {h} must be in [1, N = {}]",
+                    ctx.n()
+                )));
+            }
+        }
+        self.mod_raise_secret(ctx)?;
         let log_n = (self.slots.trailing_zeros() as usize).max(1);
         for (name, rho) in [
             ("CoeffsToSlots", self.cts_levels),

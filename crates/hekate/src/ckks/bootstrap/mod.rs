@@ -65,7 +65,7 @@
 //!     .build()?;
 //! let sk = ctx.generate_secret_key();
 //! let keys = bootstrap::generate_keys(&ctx, &config, &sk)?;
-//! let boot = Bootstrapper::new(ctx.clone(), config, Arc::new(keys))?;
+//! let boot = Bootstrapper::new(ctx.clone(), config, keys)?;
 //!
 //! let z: Vec<Complex64> = (0..8).map(|i| Complex64::new(0.1 * i as f64 - 0.4, 0.05)).collect();
 //! let pt = ctx.encode_at(&z, 8, 1, ctx.default_scale())?;
@@ -82,11 +82,15 @@
 mod bootstrapper;
 mod config;
 pub mod dft;
+pub mod encapsulation;
 pub mod evalmod;
 pub mod failure;
+mod keys;
 #[cfg(test)]
 mod tests;
 
-pub use bootstrapper::{galois_elements, generate_keys, generate_keys_with, Bootstrapper};
+pub use bootstrapper::Bootstrapper;
 pub use config::BootstrapConfig;
+pub use encapsulation::EncapsulationKeys;
 pub use evalmod::EvalMod;
+pub use keys::{galois_elements, generate_keys, generate_keys_with, BootstrapKeys};

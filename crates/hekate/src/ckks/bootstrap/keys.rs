@@ -1,0 +1,110 @@
+//! The keys one bootstrap needs, and their generation.
+
+use super::bootstrapper::labelled_elements;
+use super::config::BootstrapConfig;
+use super::encapsulation::{self, EncapsulationKeys};
+use crate::ckks::CkksContext;
+use crate::math::sample;
+use crate::rlwe::evaluation_keys::{EvaluationKeySet, GaloisKeys};
+use crate::rlwe::SecretKey;
+use crate::Result;
+use rand_chacha::rand_core::{CryptoRng, RngCore};
+use std::sync::Arc;
+
+/// The public keys of a [`Bootstrapper`](super::Bootstrapper): the evaluation keys (a
+/// relinearization key and the Galois keys of [`galois_elements`], shareable with the
+/// application's evaluator) and, with sparse-secret encapsulation, its two switching keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BootstrapKeys {
+    /// The relinearization and Galois keys.
+    pub evaluation: Arc<EvaluationKeySet>,
+    /// The encapsulation keys (`Some` exactly when the configuration has an
+    /// `ephemeral_weight`).
+    pub encapsulation: Option<EncapsulationKeys>,
+}
+
+impl BootstrapKeys {
+    /// Total size of the keys in memory, in bytes.
+    pub fn size_bytes(&self) -> usize {
+        self.evaluation.size_bytes()
+            + self
+                .encapsulation
+                .as_ref()
+                .map_or(0, EncapsulationKeys::size_bytes)
+    }
+}
+
+/// Evaluation keys alone (configurations without encapsulation).
+impl From<Arc<EvaluationKeySet>> for BootstrapKeys {
+    fn from(evaluation: Arc<EvaluationKeySet>) -> Self {
+        BootstrapKeys {
+            evaluation,
+            encapsulation: None,
+        }
+    }
+}
+
+/// Evaluation keys alone (configurations without encapsulation).
+impl From<EvaluationKeySet> for BootstrapKeys {
+    fn from(evaluation: EvaluationKeySet) -> Self {
+        Arc::new(evaluation).into()
+    }
+}
+
+/// The Galois elements one bootstrap uses, known before any key exists: the rotations of
+/// both DFTs' BSGS plans, the SubSum rotations (sparse packing) and conjugation; increasing.
+pub fn galois_elements(ctx: &CkksContext, config: &BootstrapConfig) -> Result<Vec<usize>> {
+    Ok(labelled_elements(ctx, config)?.into_keys().collect())
+}
+
+/// The keys one bootstrap needs: a relinearization key, exactly the Galois keys of
+/// [`galois_elements`], and the encapsulation keys when `config` has an ephemeral weight.
+/// `progress(done, total)` is called after each key.
+pub fn generate_keys_with<R: RngCore + CryptoRng>(
+    ctx: &CkksContext,
+    config: &BootstrapConfig,
+    sk: &SecretKey,
+    rng: &mut R,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<BootstrapKeys> {
+    ctx.rlwe().check_ring_id(sk.ring_id(), "secret key")?;
+    let elements = galois_elements(ctx, config)?;
+    let extra = if config.ephemeral_weight.is_some() {
+        2
+    } else {
+        0
+    };
+    let total = elements.len() + 1 + extra;
+    let rlk = ctx.rlwe().generate_relinearization_key_with(sk, rng);
+    progress(1, total);
+    let mut keys = Vec::with_capacity(elements.len());
+    for (i, &g) in elements.iter().enumerate() {
+        keys.push(ctx.rlwe().generate_galois_key_with(sk, g, rng));
+        progress(i + 2, total);
+    }
+    let encapsulation = match config.ephemeral_weight {
+        Some(h) => {
+            let eph = encapsulation::ephemeral_parameters(ctx, h)?;
+            let k = encapsulation::generate(ctx, &eph, sk, rng)?;
+            progress(total, total);
+            Some(k)
+        }
+        None => None,
+    };
+    Ok(BootstrapKeys {
+        evaluation: Arc::new(EvaluationKeySet::new(
+            Some(rlk),
+            keys.into_iter().collect::<GaloisKeys>(),
+        )),
+        encapsulation,
+    })
+}
+
+/// [`generate_keys_with`] with the operating system's randomness and no progress report.
+pub fn generate_keys(
+    ctx: &CkksContext,
+    config: &BootstrapConfig,
+    sk: &SecretKey,
+) -> Result<BootstrapKeys> {
+    generate_keys_with(ctx, config, sk, &mut sample::os_rng(), |_, _| {})
+}
