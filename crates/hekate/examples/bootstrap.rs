@@ -14,7 +14,6 @@ use hekate::circuits::polyeval::{evaluate, Polynomial};
 use hekate::ckks::bootstrap::{self, BootstrapConfig, Bootstrapper};
 use hekate::prelude::*;
 use std::io::Write;
-use std::sync::Arc;
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

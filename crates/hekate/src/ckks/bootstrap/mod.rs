@@ -52,7 +52,6 @@
 //! ```
 //! use hekate::ckks::bootstrap::{self, BootstrapConfig, Bootstrapper};
 //! use hekate::prelude::*;
-//! use std::sync::Arc;
 //!
 //! // 8 slots in N = 2^10 under a sparse secret, failure probability at most 2^-40.
 //! let secret = SecretDistribution::HammingWeight(32);
