@@ -70,6 +70,10 @@ fn version_1_codes_are_frozen() {
         (tag::<Ciphertext>(), (18, "CKKS ciphertext")),
         (tag::<RelinearizationKey>(), (19, "relinearization key")),
         (tag::<GaloisKeys>(), (20, "Galois keys")),
+        (
+            tag::<crate::ckks::bootstrap::EncapsulationKeys>(),
+            (21, "encapsulation keys"),
+        ),
         (tag::<FhewParams>(), (32, "FHEW parameters")),
         (tag::<LweCiphertext>(), (33, "LWE ciphertext")),
         (tag::<LweSecretKey>(), (34, "LWE secret key")),

@@ -3,6 +3,7 @@
 
 use super::{bytes, target, Target};
 use crate::common::{fixture_with, Fixture};
+use hekate::ckks::bootstrap::EncapsulationKeys;
 use hekate::ckks::{
     Ciphertext, CkksContext, CkksParameters, Evaluator, GaloisKeys, Plaintext, RelinearizationKey,
 };
@@ -127,6 +128,7 @@ pub(super) fn targets() -> Vec<Target> {
     for f in [&h10, &k11] {
         v.push(relinearization_keys(f));
         v.push(galois_keys(f));
+        v.push(encapsulation_keys(f));
     }
     v
 }
@@ -445,6 +447,24 @@ fn relinearization_keys(f: &Arc<Ckks>) -> Target {
         let ct = g.ct(g.ctx().max_level())?;
         let sq = ev.mul(&ct, &ct)?;
         g.ctx().decrypt_decode(&sq, &g.f.sk)?;
+        Ok(())
+    })
+}
+
+fn encapsulation_keys(f: &Arc<Ckks>) -> Target {
+    let ctx = f.ctx().clone();
+    let name = if f.name == "h10" {
+        "encapsulation_keys_h10"
+    } else {
+        "encapsulation_keys_k11"
+    };
+    let keys = EncapsulationKeys::generate_with(&ctx, &f.f.sk, 32, &mut f.rng()).expect("keys");
+    let seeds = vec![(f.name.to_string(), bytes(&keys, &ctx))];
+    let g = f.clone();
+    target::<EncapsulationKeys, _>(name, ctx.clone(), seeds, vec![], move |k| {
+        // Switch a ciphertext's c_1 from s̃ to s (as after ModRaise).
+        let ct = g.ct(g.ctx().max_level())?;
+        g.f.eval.rlwe().key_switch(&ct.parts()[1], k.to_dense())?;
         Ok(())
     })
 }

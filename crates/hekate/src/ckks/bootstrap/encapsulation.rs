@@ -21,11 +21,14 @@
 //! ephemeral secret is sampled during key generation and dropped (zeroized) with it: only
 //! the two switching keys ([`EncapsulationKeys`]) remain.
 
+use crate::ckks::serialize::{check_key_writable, read_switching_key};
 use crate::ckks::{Ciphertext, CkksContext};
 use crate::params::SecurityLevel;
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::keyswitch::SwitchingKey;
+use crate::rlwe::HybridKey;
 use crate::rlwe::{ChainBuilder, KeySwitcher, RlweParameters, SecretDistribution, SecretKey};
+use crate::serialize::{err, Deserialize, ObjectTag, Reader, Serialize, Writer};
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 use std::sync::Arc;
@@ -56,6 +59,20 @@ impl EncapsulationKeys {
     /// The switching key `s̃ -> s` (the context's `Q ∪ P`).
     pub fn to_dense(&self) -> &SwitchingKey {
         &self.to_dense
+    }
+
+    /// The encapsulation keys of `sk` for a fresh ephemeral secret of Hamming weight
+    /// `h̃ = hamming_weight` (sampled from `rng` and dropped on return).
+    /// [`generate_keys`](super::generate_keys) calls this for configurations with
+    /// encapsulation.
+    pub fn generate_with<R: RngCore + CryptoRng>(
+        ctx: &CkksContext,
+        sk: &SecretKey,
+        hamming_weight: usize,
+        rng: &mut R,
+    ) -> Result<Self> {
+        let eph = ephemeral_parameters(ctx, hamming_weight)?;
+        generate(ctx, &eph, sk, rng)
     }
 
     /// Size of both keys in memory, in bytes.
@@ -205,4 +222,52 @@ pub(crate) fn to_dense(
     let mut c0 = ct.parts()[0].clone();
     c0.add_assign(&u0, ctx.ring());
     Ciphertext::from_parts(ctx, vec![c0, u1], ct.scale().clone(), ct.slots(), None)
+}
+
+/// Layout: `h̃` (u32), the `s -> s̃` key as a hybrid key body of the ephemeral ring, then
+/// the `s̃ -> s` key as a hybrid key body of the context's ring (its ordinary form, as
+/// the relinearization key). Read back, the ephemeral ring is rebuilt from `h̃` and the
+/// context, and both keys are checked against their rings and engines.
+impl Serialize for EncapsulationKeys {
+    type Context = CkksContext;
+    const TAG: ObjectTag = ObjectTag::new(21, "encapsulation keys");
+
+    fn check_writable(&self, ctx: &CkksContext) -> Result<()> {
+        let eph = ephemeral_parameters(ctx, self.hamming_weight)?;
+        eph.check_key(&self.to_sparse)?;
+        check_key_writable(&self.to_dense, ctx, "encapsulation key s̃ -> s")
+    }
+
+    fn write_body(&self, w: &mut Writer, ctx: &CkksContext) {
+        w.write_u32(self.hamming_weight as u32);
+        let eph =
+            ephemeral_parameters(ctx, self.hamming_weight).expect("checked by check_writable");
+        eph.keyswitcher()
+            .ordinary_key(&self.to_sparse)
+            .write_body(w, eph.ring());
+        ctx.keyswitcher()
+            .ordinary_key(&self.to_dense)
+            .write_body(w, ctx.ring());
+    }
+}
+
+impl Deserialize for EncapsulationKeys {
+    fn read_body(r: &mut Reader<'_>, ctx: &CkksContext) -> Result<Self> {
+        let h = r.read_u32("ephemeral Hamming weight")? as usize;
+        if h == 0 || h > ctx.n() {
+            return err(format!(
+                "ephemeral Hamming weight {h} is not in [1, N = {}]",
+                ctx.n()
+            ));
+        }
+        let eph = ephemeral_parameters(ctx, h)?;
+        let to_sparse = SwitchingKey::Hybrid(HybridKey::read_body(r, eph.ring())?);
+        eph.check_key(&to_sparse)?;
+        let to_dense = read_switching_key(r, ctx, "encapsulation key s̃ -> s")?;
+        Ok(EncapsulationKeys {
+            hamming_weight: h,
+            to_sparse,
+            to_dense,
+        })
+    }
 }

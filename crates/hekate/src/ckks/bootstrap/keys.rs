@@ -2,7 +2,7 @@
 
 use super::bootstrapper::labelled_elements;
 use super::config::BootstrapConfig;
-use super::encapsulation::{self, EncapsulationKeys};
+use super::encapsulation::EncapsulationKeys;
 use crate::ckks::CkksContext;
 use crate::math::sample;
 use crate::rlwe::evaluation_keys::{EvaluationKeySet, GaloisKeys};
@@ -84,8 +84,7 @@ pub fn generate_keys_with<R: RngCore + CryptoRng>(
     }
     let encapsulation = match config.ephemeral_weight {
         Some(h) => {
-            let eph = encapsulation::ephemeral_parameters(ctx, h)?;
-            let k = encapsulation::generate(ctx, &eph, sk, rng)?;
+            let k = EncapsulationKeys::generate_with(ctx, sk, h, rng)?;
             progress(total, total);
             Some(k)
         }

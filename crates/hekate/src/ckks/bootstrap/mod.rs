@@ -14,6 +14,12 @@
 //!    wrap-arounds of `c_0 + c_1 s`: each coefficient a sum of about `h + 1` uniforms on
 //!    `(-1/2, 1/2)` (`h` the secret's Hamming weight), bounded by `K` except with the
 //!    failure probability of Eq. (1) ([`failure`], [`BootstrapConfig::failure_log2`]).
+//!
+//!    With **sparse-secret encapsulation** ([`encapsulation`],
+//!    [`BootstrapConfig::with_encapsulation`]), ModRaise runs under an ephemeral secret of
+//!    small weight `h̃` ([`Bootstrapper::encapsulate`] before it, a key switch in the ring
+//!    `q_0 p`; [`Bootstrapper::decapsulate`] after it, at the top level), so `K` follows
+//!    `h̃` (16 at `2^-138` for `h̃ = 32`) while the main secret stays dense.
 //! 3. **SubSum** ([`Bootstrapper::sub_sum`], sparse packing `n < N/2` only): the trace
 //!    onto the subring of `n` slots, which zeroes the coefficients of `I` outside it.
 //! 4. **CoeffsToSlots** ([`Bootstrapper::coeffs_to_slots`]): the inverse special FFT as
@@ -46,7 +52,8 @@
 //!
 //! **Keys**: [`galois_elements`] lists the Galois elements one bootstrap uses (both
 //! DFTs' BSGS rotations, SubSum's rotations, conjugation) before any key exists, and
-//! [`generate_keys`] generates exactly those plus the relinearization key.
+//! [`generate_keys`] generates exactly those plus the relinearization key (and the two
+//! encapsulation keys when configured), as [`BootstrapKeys`].
 //! [`Bootstrapper::new`] takes public keys only.
 //!
 //! ```

@@ -600,3 +600,36 @@ fn encapsulation_k_at_lattigos_set() {
     );
     assert!(c.k <= 17 && p <= -128.0, "K = {}, {p}", c.k);
 }
+
+/// Encapsulation keys serialize; a bootstrapper built from the read keys gives the same
+/// output word for word; truncated bytes and another context are errors.
+#[test]
+fn serialized_encapsulation_keys_bootstrap_identically() {
+    use crate::serialize::{Deserialize, Serialize};
+    let config = BootstrapConfig::with_encapsulation(1 << 11, 4, 32, -40.0).unwrap();
+    let s = setup_with(11, config, SecretDistribution::Ternary, 151);
+    let mut rng = ChaCha20Rng::seed_from_u64(152);
+    let keys = generate_keys_with(&s.ctx, s.boot.config(), &s.sk, &mut rng, |_, _| {}).unwrap();
+    let enc = keys.encapsulation.clone().unwrap();
+    let bytes = enc.to_bytes(&s.ctx).unwrap();
+    let read = EncapsulationKeys::from_bytes(&bytes, &s.ctx).unwrap();
+    assert_eq!(read, enc);
+    let a = Bootstrapper::new(s.ctx.clone(), s.boot.config().clone(), keys.clone()).unwrap();
+    let mut again = keys;
+    again.encapsulation = Some(read);
+    let b = Bootstrapper::new(s.ctx.clone(), s.boot.config().clone(), again).unwrap();
+    let ct = s.encrypt(
+        &random_values(4, &mut rng),
+        4,
+        1,
+        s.ctx.default_scale(),
+        &mut rng,
+    );
+    assert_eq!(a.bootstrap(&ct).unwrap(), b.bootstrap(&ct).unwrap());
+    for cut in [bytes.len() - 1, bytes.len() / 2, 20] {
+        assert!(EncapsulationKeys::from_bytes(&bytes[..cut], &s.ctx).is_err());
+    }
+    // Another context (another chain): refused by the header's fingerprint.
+    let elsewhere = setup(11, 4, SecretDistribution::Ternary, 153);
+    assert!(EncapsulationKeys::from_bytes(&bytes, &elsewhere.ctx).is_err());
+}

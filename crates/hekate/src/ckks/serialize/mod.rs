@@ -34,6 +34,7 @@ pub(crate) const TAGS: TagBlock = TagBlock {
         <Ciphertext as Serialize>::TAG,
         <RelinearizationKey as Serialize>::TAG,
         <GaloisKeys as Serialize>::TAG,
+        <crate::ckks::bootstrap::EncapsulationKeys as Serialize>::TAG,
     ],
 };
 
@@ -296,7 +297,7 @@ impl Deserialize for Ciphertext {
 /// A switching key of `ctx`'s ring whose ordinary (hybrid) form this context can produce:
 /// a hybrid key, a KLSS key of this context's engine (contracted), or one that keeps its
 /// ordinary form.
-fn check_key_writable(key: &SwitchingKey, ctx: &CkksContext, what: &str) -> Result<()> {
+pub(crate) fn check_key_writable(key: &SwitchingKey, ctx: &CkksContext, what: &str) -> Result<()> {
     if key.ring_id() != ctx.ring().fingerprint() {
         return Err(Error::ParameterMismatch(format!(
             "the {what} belongs to another context"
@@ -318,7 +319,11 @@ fn check_key_writable(key: &SwitchingKey, ctx: &CkksContext, what: &str) -> Resu
 
 /// Reads a hybrid key and checks it has the context's shape: `dnum` digits over all of
 /// `Q ∪ P`.
-fn read_switching_key(r: &mut Reader<'_>, ctx: &CkksContext, what: &str) -> Result<SwitchingKey> {
+pub(crate) fn read_switching_key(
+    r: &mut Reader<'_>,
+    ctx: &CkksContext,
+    what: &str,
+) -> Result<SwitchingKey> {
     let ring = ctx.ring();
     let key = HybridKey::read_body(r, ring)?;
     if key.digits.len() != ctx.dnum() {
