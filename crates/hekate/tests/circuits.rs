@@ -209,13 +209,14 @@ fn bsgs_equals_naive_and_every_n1_agrees_at_full_slots() {
 
 /// Evaluates `diagonals` with `plan` on a fresh setup holding keys for exactly
 /// `plan.rotations()` (same seed, so the same secret key for every plan); returns the
-/// decrypted output and the (decompositions, pair ModDowns) the evaluation took.
+/// decrypted output and the (decompositions, (pair ModDowns, half ModDowns)) the
+/// evaluation took.
 fn evaluate_with_only_its_keys(
     log_n: u32,
     diagonals: &Diagonals<Complex64>,
     plan: &BsgsPlan,
     z: &[Complex64],
-) -> (Vec<Complex64>, (u64, u64)) {
+) -> (Vec<Complex64>, (u64, (u64, u64))) {
     let slots = diagonals.slots();
     let mut s = setup(log_n, 2, &plan.rotations(), 11);
     let mut held = s.eval.keys().galois_keys().elements();
@@ -233,7 +234,10 @@ fn evaluate_with_only_its_keys(
         s.decrypt(&out),
         (
             a.decompositions - b.decompositions,
-            a.mod_downs - b.mod_downs,
+            (
+                a.mod_downs - b.mod_downs,
+                a.half_mod_downs - b.half_mod_downs,
+            ),
         ),
     )
 }
@@ -294,22 +298,19 @@ fn horner_giant_steps_agree_with_double_hoisting_using_only_their_keys() {
         // diagonals of unit-disk values.
         let bound = 2f64.powi(-20) * size.max(1.0);
         assert!(e_d < bound && e_h < bound && diff < bound);
-        // The counter: as many decompositions as double hoisting, a ModDown per giant
-        // rotation.
+        // The counter: as many decompositions and pair ModDowns as double hoisting, and
+        // a u_1 half ModDown per giant rotation but the last.
         let nz_giants = giants.iter().filter(|&&i| i != 0).count() as u64;
-        assert_eq!(
-            d_counts,
-            (
-                distinct.decompositions() as u64,
-                distinct.mod_downs() as u64
-            )
-        );
+        let as_counted = |p: &BsgsPlan| {
+            let (pairs, halves) = p.mod_downs();
+            (p.decompositions() as u64, (pairs as u64, halves as u64))
+        };
+        assert_eq!(d_counts, as_counted(&distinct));
+        assert_eq!(h_counts, as_counted(&horner));
         assert_eq!(
             h_counts,
-            (horner.decompositions() as u64, horner.mod_downs() as u64)
+            (d_counts.0, (d_counts.1 .0, nz_giants.saturating_sub(1)))
         );
-        assert_eq!(h_counts.0, d_counts.0);
-        assert_eq!(h_counts.1, d_counts.1 - nz_giants.min(1) + nz_giants);
     }
 }
 

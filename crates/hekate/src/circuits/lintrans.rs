@@ -34,8 +34,9 @@
 //! the same), which needs keys only for the distinct gaps and `i_0` (if non-zero): **one**
 //! giant-step key (`n1`) when the giant steps are consecutive multiples of `n1`, as in the
 //! factors of a DFT. It takes as many key switches as double hoisting (one per non-zero
-//! giant step); each of them decomposes the output of the one inside it, so it cannot
-//! share their ModDowns (see [`BsgsPlan::mod_downs`]). OpenFHE adopted this form
+//! giant step); each of them decomposes the output of the one inside it, so it must bring
+//! that output's `c_1` down before the next, but the `u_0` halves stay summed before one
+//! ModDown ([`CircuitEvaluator::rotate_horner`], [`BsgsPlan::mod_downs`]). OpenFHE adopted this form
 //! (PR #1209, #1225) to halve its bootstrapping keys.
 //!
 //! **Choosing `n1`** ([`BsgsPlan::new`]): by default the power of two that minimizes the
@@ -353,18 +354,21 @@ impl BsgsPlan {
         babies + self.giant_steps().iter().filter(|&&i| i != 0).count()
     }
 
-    /// The ModDowns (key-switch step 3) of an accumulator pair that one evaluation
-    /// performs with [`CircuitEvaluator`]'s default `rotate_horner`: one per non-zero baby
-    /// step, plus [`GiantSteps::Distinct`]: one for all the giant steps (if any is
-    /// non-zero); [`GiantSteps::Horner`]: one per non-zero giant step.
-    pub fn mod_downs(&self) -> usize {
+    /// The ModDowns (key-switch step 3) one evaluation performs, as
+    /// `(pairs, halves)`: pairs `(u_0, u_1)` and lone `u_1` halves. One pair per non-zero
+    /// baby step; for the `r` non-zero giant steps, [`GiantSteps::Distinct`]: one pair for
+    /// all of them; [`GiantSteps::Horner`] (with the CKKS evaluator's
+    /// [`rotate_horner`](crate::ckks::Evaluator::rotate_horner)): one pair and `r - 1`
+    /// halves, the `u_1` each rotation's successor decomposes (the default
+    /// [`CircuitEvaluator::rotate_horner`] takes `r` pairs instead).
+    pub fn mod_downs(&self) -> (usize, usize) {
         let babies = self.baby_steps().iter().filter(|&&j| j != 0).count();
         let giants = self.giant_rotations().len();
-        babies
-            + match self.form {
-                GiantSteps::Distinct => giants.min(1),
-                GiantSteps::Horner => giants,
-            }
+        let halves = match self.form {
+            GiantSteps::Distinct => 0,
+            GiantSteps::Horner => giants.saturating_sub(1),
+        };
+        (babies + giants.min(1), halves)
     }
 
     /// The rotation steps (left, in `[1, n)`) the evaluation needs keys for in the plan's
@@ -631,7 +635,9 @@ mod tests {
             assert_eq!(h.key_switches(), p.key_switches());
             assert_eq!(h.decompositions(), p.decompositions());
             let giants = p.giant_steps().iter().filter(|&&i| i != 0).count();
-            assert_eq!(h.mod_downs(), p.mod_downs() - giants.min(1) + giants);
+            let (pairs, halves) = p.mod_downs();
+            assert_eq!(halves, 0);
+            assert_eq!(h.mod_downs(), (pairs, giants.saturating_sub(1)));
             (p.rotations(), h.rotations(), h.galois_elements(2 * n).len())
         };
         // A dense 64-slot map at n1 = 8: giant steps 0, 8, ..., 56, all gaps 8.
@@ -654,10 +660,10 @@ mod tests {
         // Only baby step 0: no baby decomposition.
         let p = BsgsPlan::new([0, 16, 32], 64, Some(16)).unwrap();
         let h = p.clone().with_giant_steps(GiantSteps::Horner);
-        assert_eq!((p.decompositions(), p.mod_downs()), (2, 1));
+        assert_eq!((p.decompositions(), p.mod_downs()), (2, (1, 0)));
         assert_eq!(
             (h.decompositions(), h.mod_downs(), h.rotations()),
-            (2, 2, vec![16])
+            (2, (1, 1), vec![16])
         );
     }
 

@@ -293,4 +293,7 @@ impl CircuitEvaluator for ckks::Evaluator {
     fn rotate_sum(&self, terms: &[(&ckks::Ciphertext, i64)]) -> Result<ckks::Ciphertext> {
         ckks::Evaluator::rotate_sum(self, terms)
     }
+    fn rotate_horner(&self, terms: &[(&ckks::Ciphertext, i64)]) -> Result<ckks::Ciphertext> {
+        ckks::Evaluator::rotate_horner(self, terms)
+    }
 }
