@@ -11,7 +11,9 @@
 mod common;
 
 use common::*;
-use hekate::circuits::lintrans::{evaluate_naive, BsgsPlan, Diagonals, LinearTransform};
+use hekate::circuits::lintrans::{
+    evaluate_naive, BsgsPlan, Diagonals, GiantSteps, LinearTransform,
+};
 use hekate::circuits::polyeval::{self, Basis, Polynomial, PowerBasis};
 use hekate::ckks::{Ciphertext, CkksContext, CkksParameters, Evaluator, Scale};
 use hekate::params::SecurityLevel;
@@ -203,6 +205,134 @@ fn bsgs_equals_naive_and_every_n1_agrees_at_full_slots() {
         auto.galois_elements(s.ctx.n()).len(),
         auto.rotations().len()
     );
+}
+
+/// Evaluates `diagonals` with `plan` on a fresh setup holding keys for exactly
+/// `plan.rotations()` (same seed, so the same secret key for every plan); returns the
+/// decrypted output and the (decompositions, (pair ModDowns, half ModDowns)) the
+/// evaluation took.
+fn evaluate_with_only_its_keys(
+    log_n: u32,
+    diagonals: &Diagonals<Complex64>,
+    plan: &BsgsPlan,
+    z: &[Complex64],
+) -> (Vec<Complex64>, (u64, (u64, u64))) {
+    let slots = diagonals.slots();
+    let mut s = setup(log_n, 2, &plan.rotations(), 11);
+    let mut held = s.eval.keys().galois_keys().elements();
+    held.sort_unstable();
+    assert_eq!(held, plan.galois_elements(s.ctx.n()));
+    let level = s.ctx.max_level();
+    let lt = LinearTransform::new(&s.eval, diagonals, plan.clone(), level, None).unwrap();
+    let ct = s.encrypt(z, slots);
+    let b = s.eval.rlwe().key_switch_counts();
+    let out = lt.evaluate(&s.eval, &ct).unwrap();
+    let a = s.eval.rlwe().key_switch_counts();
+    let out = s.eval.rescale(&out).unwrap();
+    assert_eq!(out.scale(), ct.scale());
+    (
+        s.decrypt(&out),
+        (
+            a.decompositions - b.decompositions,
+            (
+                a.mod_downs - b.mod_downs,
+                a.half_mod_downs - b.half_mod_downs,
+            ),
+        ),
+    )
+}
+
+#[test]
+fn horner_giant_steps_agree_with_double_hoisting_using_only_their_keys() {
+    // (log N, slots, diagonal indices, n1): a dense map (every diagonal; giant steps
+    // 0, 32, ..., 992), a band (consecutive giant steps), sparse non-contiguous giant
+    // steps with i_0 = 0, and with i_0 != 0 (negative indices wrap).
+    let dense: Vec<i64> = (0..1024).collect();
+    let band: Vec<i64> = (-40..40).collect();
+    let cases: [(u32, usize, &[i64], Option<usize>); 4] = [
+        (11, 1024, &dense, None),
+        (12, 2048, &band, Some(16)),
+        (12, 2048, &[0, 1, 2, 3, 5, 8, 100, 1000, -1, -64], Some(8)),
+        (11, 1024, &[9, 10, 33, 64, 200, 201, -5, -300], Some(8)),
+    ];
+    for (t, &(log_n, slots, indices, n1)) in cases.iter().enumerate() {
+        let diagonals = random_diagonals(slots, indices, 500 + 100 * t as u64);
+        let z = random_values(slots, 40 + t as u64);
+        let want = diagonals.apply(&z).unwrap();
+        let size = want.iter().map(|w| w.norm()).fold(0.0, f64::max);
+        let distinct = diagonals.bsgs(n1).unwrap();
+        let horner = distinct.clone().with_giant_steps(GiantSteps::Horner);
+        let giants = distinct.giant_steps();
+        let i0 = giants[0];
+        // Horner's keys: the non-zero baby steps, the gaps, and i_0 if non-zero.
+        let mut keys: std::collections::BTreeSet<i64> = distinct
+            .baby_steps()
+            .into_iter()
+            .filter(|&j| j != 0)
+            .map(|j| j as i64)
+            .collect();
+        keys.extend(giants.windows(2).map(|w| (w[1] - w[0]) as i64));
+        keys.extend(Some(i0 as i64).filter(|&i| i != 0));
+        assert_eq!(horner.rotations(), keys.into_iter().collect::<Vec<_>>());
+        assert!(horner.rotations().len() <= distinct.rotations().len());
+        let (d_out, d_counts) = evaluate_with_only_its_keys(log_n, &diagonals, &distinct, &z);
+        let (h_out, h_counts) = evaluate_with_only_its_keys(log_n, &diagonals, &horner, &z);
+        let (e_d, e_h, diff) = (
+            max_err(&d_out, &want),
+            max_err(&h_out, &want),
+            max_err(&h_out, &d_out),
+        );
+        println!(
+            "case {t} (N = 2^{log_n}, {} diagonals, n1 = {}, i_0 = {i0}): keys {} -> {}, \
+             counts {d_counts:?} -> {h_counts:?}, |Mz| {size:.1}, error 2^{:.1} / 2^{:.1}, \
+             |horner - distinct| 2^{:.1}",
+            diagonals.len(),
+            distinct.n1(),
+            distinct.rotations().len(),
+            horner.rotations().len(),
+            e_d.log2(),
+            e_h.log2(),
+            diff.log2()
+        );
+        // Fresh and key-switching noise near 2^-30 at scale 2^40, summed over up to 1024
+        // diagonals of unit-disk values.
+        let bound = 2f64.powi(-20) * size.max(1.0);
+        assert!(e_d < bound && e_h < bound && diff < bound);
+        // The counter: as many decompositions and pair ModDowns as double hoisting, and
+        // a u_1 half ModDown per giant rotation but the last.
+        let nz_giants = giants.iter().filter(|&&i| i != 0).count() as u64;
+        let as_counted = |p: &BsgsPlan| {
+            let (pairs, halves) = p.mod_downs();
+            (p.decompositions() as u64, (pairs as u64, halves as u64))
+        };
+        assert_eq!(d_counts, as_counted(&distinct));
+        assert_eq!(h_counts, as_counted(&horner));
+        assert_eq!(
+            h_counts,
+            (d_counts.0, (d_counts.1 .0, nz_giants.saturating_sub(1)))
+        );
+    }
+}
+
+#[test]
+fn horner_without_a_gap_key_and_distinct_without_a_giant_key_say_which_key() {
+    // Giant steps 8, 32, 64: Horner needs 24, 32 and 8; double hoisting 8, 32 and 64.
+    let slots = 1024;
+    let diagonals = random_diagonals(slots, &[9, 10, 33, 64], 900);
+    let distinct = diagonals.bsgs(Some(8)).unwrap();
+    let horner = distinct.clone().with_giant_steps(GiantSteps::Horner);
+    assert_eq!(distinct.rotations(), vec![1, 2, 8, 32, 64]);
+    assert_eq!(horner.rotations(), vec![1, 2, 8, 24, 32]);
+    for (keys, plan) in [(&horner, &distinct), (&distinct, &horner)] {
+        let mut s = setup(11, 2, &keys.rotations(), 12);
+        let level = s.ctx.max_level();
+        let lt = LinearTransform::new(&s.eval, &diagonals, plan.clone(), level, None).unwrap();
+        let ct = s.encrypt(&random_values(slots, 1), slots);
+        assert!(matches!(
+            lt.evaluate(&s.eval, &ct),
+            Err(Error::MissingKey(m)) if m.contains("rotation by")
+        ));
+    }
 }
 
 #[test]

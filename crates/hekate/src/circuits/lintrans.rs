@@ -18,17 +18,35 @@
 //! `n1 · n2 >=` the span of the diagonal indices. The plaintexts are stored pre-rotated
 //! (`rot_{-i}(diag_{i+j})`, encoded once by [`LinearTransform::new`]). The baby rotations
 //! are **hoisted** (seed 003 Alg. 4: one decomposition of `z`'s `c_1` serves all of them)
-//! and the giant rotations are **double-hoisted**: their key switches are summed before a
-//! single ModDown ([`CircuitEvaluator::rotate_sum`]).
+//! and the giant rotations are, by default, **double-hoisted**: their key switches are
+//! summed before a single ModDown ([`CircuitEvaluator::rotate_sum`]).
+//!
+//! **Giant-step forms** ([`GiantSteps`]). Double hoisting rotates every partial sum
+//! `p_i = Σ_j rot_{-i}(diag_{i+j}) ⊙ rot_j(z)` by its own giant step `i`: one key per
+//! distinct giant step. The **Horner** form nests the rotations instead: with the giant
+//! steps `i_0 < i_1 < ... < i_m` and the gaps `g_t = i_t - i_{t-1}`,
+//!
+//! ```text
+//! M z = rot_{i_0}( p_{i_0} + rot_{g_1}( p_{i_1} + rot_{g_2}( ... + rot_{g_m}(p_{i_m}) ) ) )
+//! ```
+//!
+//! (`p_{i_t}` is rotated by `i_0 + g_1 + ... + g_t = i_t` in all, so the partial sums are
+//! the same), which needs keys only for the distinct gaps and `i_0` (if non-zero): **one**
+//! giant-step key (`n1`) when the giant steps are consecutive multiples of `n1`, as in the
+//! factors of a DFT. It takes as many key switches as double hoisting (one per non-zero
+//! giant step); each of them decomposes the output of the one inside it, so it must bring
+//! that output's `c_1` down before the next, but the `u_0` halves stay summed before one
+//! ModDown ([`CircuitEvaluator::rotate_horner`], [`BsgsPlan::mod_downs`]). OpenFHE adopted this form
+//! (PR #1209, #1225) to halve its bootstrapping keys.
 //!
 //! **Choosing `n1`** ([`BsgsPlan::new`]): by default the power of two that minimizes the
 //! number of key switches (non-zero baby steps plus non-zero giant steps) for the actual
 //! set of diagonals, ties going to fewer giant steps (a giant step decomposes its own
 //! input, while the baby steps share one decomposition). Any `n1` can be forced.
 //!
-//! **Keys.** [`BsgsPlan::rotations`] lists the rotation steps the evaluation uses (and
-//! [`BsgsPlan::galois_elements`] their Galois elements), known before any key exists:
-//! generate exactly those keys.
+//! **Keys.** [`BsgsPlan::rotations`] lists the rotation steps the evaluation uses in the
+//! plan's giant-step form (and [`BsgsPlan::galois_elements`] their Galois elements), known
+//! before any key exists: generate exactly those keys.
 //!
 //! **Levels and scales.** The diagonals are encoded at one level `l` and one scale
 //! `Δ_M` chosen at [`LinearTransform::new`]; the default `Δ_M = q_l`, the prime the next
@@ -191,14 +209,30 @@ impl<V: Copy + PartialEq + Zero + Add<Output = V> + Mul<Output = V>> Diagonals<V
     }
 }
 
+/// How the giant-step rotations of a BSGS evaluation are done (see the
+/// [module documentation](self)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GiantSteps {
+    /// Each partial sum rotated by its own giant step `i`, the key switches summed before
+    /// one ModDown (double hoisting, seed 003 Alg. 6): a key per distinct non-zero `i`.
+    #[default]
+    Distinct,
+    /// Nested rotations by the gaps between consecutive giant steps (and by the smallest
+    /// giant step `i_0`, if non-zero): a key per distinct gap, and one ModDown per
+    /// rotation.
+    Horner,
+}
+
 /// How a set of diagonals is split into baby and giant steps (seed 003 Alg. 5): diagonal
-/// `k = i + j` with baby step `j = k mod n1` and giant step `i = k - j`.
+/// `k = i + j` with baby step `j = k mod n1` and giant step `i = k - j`; and how the giant
+/// steps are rotated ([`GiantSteps`], by default [`GiantSteps::Distinct`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BsgsPlan {
     slots: usize,
     n1: usize,
     /// Giant step `i` -> its baby steps `j` (diagonal `i + j`), both increasing.
     blocks: BTreeMap<usize, Vec<usize>>,
+    form: GiantSteps,
 }
 
 impl BsgsPlan {
@@ -248,7 +282,23 @@ impl BsgsPlan {
             let j = k % n1;
             blocks.entry(k - j).or_default().push(j);
         }
-        BsgsPlan { slots, n1, blocks }
+        BsgsPlan {
+            slots,
+            n1,
+            blocks,
+            form: GiantSteps::Distinct,
+        }
+    }
+
+    /// The same split into baby and giant steps, with the giant steps rotated in `form`.
+    pub fn with_giant_steps(mut self, form: GiantSteps) -> Self {
+        self.form = form;
+        self
+    }
+
+    /// How the giant steps are rotated.
+    pub fn giant_step_form(&self) -> GiantSteps {
+        self.form
     }
 
     /// The slot count `n`.
@@ -273,21 +323,66 @@ impl BsgsPlan {
         self.blocks.keys().copied().collect()
     }
 
-    /// The number of key switches one evaluation performs: the non-zero baby steps (one
-    /// shared decomposition) plus the non-zero giant steps (one shared ModDown).
+    /// The rotations the giant-step part performs, in order: [`GiantSteps::Distinct`],
+    /// the non-zero giant steps `i`; [`GiantSteps::Horner`], from the innermost out, the
+    /// gaps `g_m, ..., g_1` and then `i_0` if non-zero.
+    fn giant_rotations(&self) -> Vec<usize> {
+        let giants = self.giant_steps();
+        match self.form {
+            GiantSteps::Distinct => giants.into_iter().filter(|&i| i != 0).collect(),
+            GiantSteps::Horner => {
+                let mut r: Vec<usize> = giants.windows(2).rev().map(|w| w[1] - w[0]).collect();
+                r.extend(giants.first().copied().filter(|&i0| i0 != 0));
+                r
+            }
+        }
+    }
+
+    /// The number of key switches one evaluation performs: the non-zero baby steps plus
+    /// the non-zero giant steps, in either [`GiantSteps`] form (Horner rotates by the gaps
+    /// and by `i_0 != 0` instead: as many rotations).
     pub fn key_switches(&self) -> usize {
         let nz = |v: Vec<usize>| v.into_iter().filter(|&x| x != 0).count();
         nz(self.baby_steps()) + nz(self.giant_steps())
     }
 
-    /// The rotation steps (left, in `[1, n)`) the evaluation needs keys for, increasing
-    /// (for [`CkksContext::generate_galois_keys`](crate::ckks::CkksContext::generate_galois_keys)).
+    /// The decompositions (key-switch step 1) one evaluation performs: one shared by the
+    /// hoisted baby steps (none if every baby step is `0`), plus one per non-zero giant
+    /// step (either form).
+    pub fn decompositions(&self) -> usize {
+        let babies = self.baby_steps().iter().any(|&j| j != 0) as usize;
+        babies + self.giant_steps().iter().filter(|&&i| i != 0).count()
+    }
+
+    /// The ModDowns (key-switch step 3) one evaluation performs, as
+    /// `(pairs, halves)`: pairs `(u_0, u_1)` and lone `u_1` halves. One pair per non-zero
+    /// baby step; for the `r` non-zero giant steps, [`GiantSteps::Distinct`]: one pair for
+    /// all of them; [`GiantSteps::Horner`] (with the CKKS evaluator's
+    /// [`rotate_horner`](crate::ckks::Evaluator::rotate_horner)): one pair and `r - 1`
+    /// halves, the `u_1` each rotation's successor decomposes (the default
+    /// [`CircuitEvaluator::rotate_horner`] takes `r` pairs instead).
+    pub fn mod_downs(&self) -> (usize, usize) {
+        let babies = self.baby_steps().iter().filter(|&&j| j != 0).count();
+        let giants = self.giant_rotations().len();
+        let halves = match self.form {
+            GiantSteps::Distinct => 0,
+            GiantSteps::Horner => giants.saturating_sub(1),
+        };
+        (babies + giants.min(1), halves)
+    }
+
+    /// The rotation steps (left, in `[1, n)`) the evaluation needs keys for in the plan's
+    /// [`GiantSteps`] form, increasing (for
+    /// [`CkksContext::generate_galois_keys`](crate::ckks::CkksContext::generate_galois_keys)):
+    /// the non-zero baby steps, and [`GiantSteps::Distinct`]: the non-zero giant steps;
+    /// [`GiantSteps::Horner`]: the distinct gaps between consecutive giant steps and the
+    /// smallest giant step if non-zero.
     pub fn rotations(&self) -> Vec<i64> {
         let s: BTreeSet<i64> = self
             .baby_steps()
             .into_iter()
-            .chain(self.giant_steps())
-            .filter(|&x| x != 0)
+            .filter(|&j| j != 0)
+            .chain(self.giant_rotations())
             .map(|x| x as i64)
             .collect();
         s.into_iter().collect()
@@ -386,8 +481,8 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
         &self.scale
     }
 
-    /// `M z` for the ciphertext `ct` of `z`, by hoisted baby steps and double-hoisted giant
-    /// steps; at level `l` and scale `Δ_z · Δ_M`, not rescaled. `ct` must have the
+    /// `M z` for the ciphertext `ct` of `z`, by hoisted baby steps and giant steps in the
+    /// plan's [`GiantSteps`] form; at level `l` and scale `Δ_z · Δ_M`, not rescaled. `ct` must have the
     /// transform's slot count and a level `>= l` (it is brought down to `l` first).
     pub fn evaluate(&self, eval: &E, ct: &E::Ciphertext) -> Result<E::Ciphertext> {
         let n = self.plan.slots;
@@ -413,10 +508,17 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
             ct
         };
         let babies = self.plan.baby_steps();
-        let steps: Vec<i64> = babies.iter().map(|&j| j as i64).collect();
-        let rotated = eval.rotate_hoisted(ct, &steps)?;
-        let by_step: BTreeMap<usize, &E::Ciphertext> =
-            babies.iter().copied().zip(rotated.iter()).collect();
+        let rotated = if babies == [0] {
+            Vec::new() // no baby rotation: nothing to decompose
+        } else {
+            let steps: Vec<i64> = babies.iter().map(|&j| j as i64).collect();
+            eval.rotate_hoisted(ct, &steps)?
+        };
+        let by_step: BTreeMap<usize, &E::Ciphertext> = if babies == [0] {
+            BTreeMap::from([(0, ct)])
+        } else {
+            babies.iter().copied().zip(rotated.iter()).collect()
+        };
         let mut partial = Vec::with_capacity(self.blocks.len());
         for (i, row) in &self.blocks {
             let mut terms = row.iter();
@@ -427,8 +529,26 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
             }
             partial.push((acc, *i as i64));
         }
-        let terms: Vec<(&E::Ciphertext, i64)> = partial.iter().map(|(c, i)| (c, *i)).collect();
-        eval.rotate_sum(&terms)
+        match self.plan.form {
+            GiantSteps::Distinct => {
+                let terms: Vec<(&E::Ciphertext, i64)> =
+                    partial.iter().map(|(c, i)| (c, *i)).collect();
+                eval.rotate_sum(&terms)
+            }
+            GiantSteps::Horner => {
+                // p_{i_0} by i_0, then every p_{i_t} by the gap g_t = i_t - i_{t-1}.
+                let mut prev = 0;
+                let terms: Vec<(&E::Ciphertext, i64)> = partial
+                    .iter()
+                    .map(|(c, i)| {
+                        let gap = i - prev;
+                        prev = *i;
+                        (c, gap)
+                    })
+                    .collect();
+                eval.rotate_horner(&terms)
+            }
+        }
     }
 }
 
@@ -501,6 +621,50 @@ mod tests {
         // fewer with a larger n1; the plan never needs more than the naive 4.
         let p = BsgsPlan::new([0, 1, 2, 1022, 1023], 1024, None).unwrap();
         assert!(p.key_switches() <= 4);
+    }
+
+    #[test]
+    fn horner_keys_are_the_baby_steps_the_gaps_and_a_nonzero_first_giant_step() {
+        let horner = |idx: &[usize], n: usize, n1: usize| {
+            let p = BsgsPlan::new(idx.iter().copied(), n, Some(n1)).unwrap();
+            assert_eq!(p.giant_step_form(), GiantSteps::Distinct);
+            let h = p.clone().with_giant_steps(GiantSteps::Horner);
+            // Same split, same key switches and decompositions; one ModDown per giant
+            // rotation instead of one for all.
+            assert_eq!((h.n1(), h.giant_steps()), (p.n1(), p.giant_steps()));
+            assert_eq!(h.key_switches(), p.key_switches());
+            assert_eq!(h.decompositions(), p.decompositions());
+            let giants = p.giant_steps().iter().filter(|&&i| i != 0).count();
+            let (pairs, halves) = p.mod_downs();
+            assert_eq!(halves, 0);
+            assert_eq!(h.mod_downs(), (pairs, giants.saturating_sub(1)));
+            (p.rotations(), h.rotations(), h.galois_elements(2 * n).len())
+        };
+        // A dense 64-slot map at n1 = 8: giant steps 0, 8, ..., 56, all gaps 8.
+        let (d, h, g) = horner(&(0..64).collect::<Vec<_>>(), 64, 8);
+        assert_eq!(d, (1..8).chain((8..64).step_by(8)).collect::<Vec<i64>>());
+        assert_eq!(h, (1..=8).collect::<Vec<i64>>());
+        assert_eq!(g, 8);
+        // Sparse, non-contiguous, i_0 = 0: giant steps 0 (3), 16 (17, 18), 40, 96 (100);
+        // gaps 16, 24, 56.
+        let (d, h, _) = horner(&[3, 17, 18, 40, 100], 128, 8);
+        assert_eq!(d, vec![1, 2, 3, 4, 16, 40, 96]);
+        assert_eq!(h, vec![1, 2, 3, 4, 16, 24, 56]);
+        // i_0 = 8 != 0: giant steps 8, 32, 64, 120 (127 = -1); gaps 24, 32, 56 and i_0.
+        let (d, h, _) = horner(&[9, 10, 33, 64, 127], 128, 8);
+        assert_eq!(d, vec![1, 2, 7, 8, 32, 64, 120]);
+        assert_eq!(h, vec![1, 2, 7, 8, 24, 32, 56]);
+        // A single giant step i_0 != 0: Horner rotates by i_0 only, as double hoisting.
+        let (d, h, _) = horner(&[33, 34], 128, 32);
+        assert_eq!((d.clone(), h), (vec![1, 2, 32], d));
+        // Only baby step 0: no baby decomposition.
+        let p = BsgsPlan::new([0, 16, 32], 64, Some(16)).unwrap();
+        let h = p.clone().with_giant_steps(GiantSteps::Horner);
+        assert_eq!((p.decompositions(), p.mod_downs()), (2, (1, 0)));
+        assert_eq!(
+            (h.decompositions(), h.mod_downs(), h.rotations()),
+            (2, (1, 1), vec![16])
+        );
     }
 
     fn random_dense(rng: &mut rand_chacha::ChaCha20Rng, n: usize) -> Vec<Vec<C64>> {

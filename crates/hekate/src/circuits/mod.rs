@@ -177,6 +177,31 @@ pub trait CircuitEvaluator: Send + Sync {
     /// `Σ_j rotate(ct_j, steps_j)` over terms of one level and scale, with one ModDown for
     /// all the key switches (double hoisting of the giant steps).
     fn rotate_sum(&self, terms: &[(&Self::Ciphertext, i64)]) -> Result<Self::Ciphertext>;
+    /// The nested (Horner) rotation sum
+    /// `rot_{s_0}(t_0 + rot_{s_1}(t_1 + ... + rot_{s_m}(t_m)))` of the terms `(t_k, s_k)`
+    /// (one level and scale), so that `t_k` is rotated by `s_0 + ... + s_k` in all: the
+    /// giant steps of a BSGS transform with one key per distinct step `s_k` instead of
+    /// one per total. A step of `0` (mod the slot count) is no rotation. Every non-zero
+    /// step is one key switch, each decomposing the result of the one inside it. The
+    /// default rotates and adds; an evaluator may keep parts of the key switches summed
+    /// before their ModDown.
+    fn rotate_horner(&self, terms: &[(&Self::Ciphertext, i64)]) -> Result<Self::Ciphertext> {
+        let mut acc: Option<Self::Ciphertext> = None;
+        for &(t, s) in terms.iter().rev() {
+            let mut h = t.clone();
+            if let Some(inner) = acc.take() {
+                self.add_assign(&mut h, &inner)?;
+            }
+            acc = Some(if s.rem_euclid(self.slots(&h) as i64) == 0 {
+                h
+            } else {
+                self.rotate(&h, s)?
+            });
+        }
+        acc.ok_or_else(|| {
+            crate::Error::ParameterMismatch("a Horner rotation sum needs at least one term".into())
+        })
+    }
 }
 
 impl CircuitEvaluator for ckks::Evaluator {
@@ -267,5 +292,8 @@ impl CircuitEvaluator for ckks::Evaluator {
     }
     fn rotate_sum(&self, terms: &[(&ckks::Ciphertext, i64)]) -> Result<ckks::Ciphertext> {
         ckks::Evaluator::rotate_sum(self, terms)
+    }
+    fn rotate_horner(&self, terms: &[(&ckks::Ciphertext, i64)]) -> Result<ckks::Ciphertext> {
+        ckks::Evaluator::rotate_horner(self, terms)
     }
 }

@@ -25,7 +25,9 @@
 //! `c_1`: one decomposition of `c_1` serves any number of elements (single hoisting,
 //! [`Evaluator::automorphisms_hoisted`]), and, since an automorphism of an accumulator is a
 //! permutation ([`KeySwitcher::permute`]), several key switches can share one ModDown
-//! (double hoisting, [`Evaluator::automorphism_sum`]).
+//! (double hoisting, [`Evaluator::automorphism_sum`]); nested automorphisms keep the `u_0`
+//! halves summed in the accumulator and bring down only each `u_1`, which the next one
+//! decomposes ([`Evaluator::automorphism_horner`]).
 
 use super::evaluation_keys::{EvaluationKeySet, GaloisKey, RelinearizationKey};
 use super::keyswitch::{EngineDecomposition, KeySwitcher, SwitchingKey};
@@ -55,12 +57,16 @@ pub struct KeySwitchCounts {
     pub decompositions: u64,
     /// ModDowns of an accumulator pair (step 3).
     pub mod_downs: u64,
+    /// ModDowns of the second half of an accumulator only (step 3 for `u_1`, the first
+    /// half staying in the accumulator: [`Evaluator::automorphism_horner`]).
+    pub half_mod_downs: u64,
 }
 
 #[derive(Debug, Default)]
 struct Counters {
     decompositions: AtomicU64,
     mod_downs: AtomicU64,
+    half_mod_downs: AtomicU64,
 }
 
 impl Counters {
@@ -94,6 +100,7 @@ impl Evaluator {
         KeySwitchCounts {
             decompositions: self.counts.decompositions.load(Ordering::Relaxed),
             mod_downs: self.counts.mod_downs.load(Ordering::Relaxed),
+            half_mod_downs: self.counts.half_mod_downs.load(Ordering::Relaxed),
         }
     }
 
@@ -432,6 +439,96 @@ impl Evaluator {
             [u0, u1, t].into_iter().for_each(|p| ring.recycle(p));
         }
         Ok(self.to_form(out, form))
+    }
+
+    /// The nested sum `φ_{g_0}(ct_0 + φ_{g_1}(ct_1 + ... + φ_{g_m}(ct_m)))` over width-2
+    /// ciphertexts at one level (Horner giant steps of a BSGS linear transform: `ct_k`
+    /// undergoes `φ_{g_0 ... g_k}`, with one key per distinct `g_k`). `g = 1` is no
+    /// automorphism. Each other `g_k` is one key switch of the `c_1` built so far, but only
+    /// its `u_1` half is brought down ([`KeySwitcher::mod_down_second`]) for the next
+    /// decomposition; the `u_0` halves stay in the accumulator (permuted along) and come
+    /// down once, with the last `u_1`. For `r` automorphisms: `r` decompositions, `r - 1`
+    /// half ModDowns and one pair ModDown, where separate automorphisms take `r` pair
+    /// ModDowns. The result differs from nested separate automorphisms only by ModDown
+    /// rounding.
+    pub fn automorphism_horner(&self, terms: &[(&[Poly], usize)]) -> Result<Vec<Poly>> {
+        let Some(first) = terms.first() else {
+            return Err(Error::ParameterMismatch(
+                "a Horner automorphism sum needs at least one term".into(),
+            ));
+        };
+        let ring = self.ring();
+        let two_n = 2 * ring.n();
+        let (p0, form) = self.ntt_parts(first.0, 2)?;
+        let ql = p0[0].q_limbs();
+        let keys = terms
+            .iter()
+            .map(|&(_, g)| match g % two_n {
+                1 => Ok(None),
+                g => self.require_galois_key(g).map(Some),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let ks = self.params.keyswitcher();
+        // The value so far: (c[0] + φ_last(ModDown(acc_0)), c[1] + φ_last(ModDown(acc_1))),
+        // acc_1 holding at most the last key switch's u_1 (`pending`).
+        let mut c: Vec<Poly> = (0..2).map(|_| ring.zero(ql, 0, Form::Ntt)).collect();
+        let mut acc = None;
+        let (mut last, mut pending) = (1, false);
+        let mut t = ring.scratch_poly(ql, 0, Form::Ntt);
+        for (&(parts, _), key) in terms.iter().zip(keys).rev() {
+            let (p, f) = self.ntt_parts(parts, 2)?;
+            if f != form || p[0].q_limbs() != ql {
+                return Err(Error::LevelMismatch(
+                    "the terms of a Horner automorphism sum must have one level and one form"
+                        .into(),
+                ));
+            }
+            c[0].add_assign(&p[0], ring);
+            c[1].add_assign(&p[1], ring);
+            let Some(key) = key else { continue };
+            if pending {
+                // c_1 in full, over Q_l: the previous u_1 comes down for the decomposition.
+                let a = acc.as_mut().expect("pending in an accumulator");
+                let u1 = ks.mod_down_second(a);
+                self.counts.half_mod_downs.fetch_add(1, Ordering::Relaxed);
+                u1.automorphism(last, ring, &mut t);
+                c[1].add_assign(&t, ring);
+                ring.recycle(u1);
+            }
+            let g = key.galois_element();
+            let d = ks.decompose(&c[1]);
+            self.counts.add(1, 0);
+            // φ_g(c_0 + φ_last(acc_0) + u_0, u_1): permute the pending u_0 halves by
+            // `last` and add this key switch, all to be brought down under φ_g.
+            acc = Some(match acc.take() {
+                None => ks.multiply(&d, key.key(), ql),
+                Some(prev) => {
+                    let mut a = if last == 1 {
+                        prev
+                    } else {
+                        ks.permute(&prev, last)
+                    };
+                    ks.multiply_add(&d, key.key(), &mut a);
+                    a
+                }
+            });
+            ks.recycle(d);
+            c[0].automorphism(g, ring, &mut t);
+            std::mem::swap(&mut c[0], &mut t);
+            c[1].data_mut().fill(0);
+            (last, pending) = (g, true);
+        }
+        if let Some(acc) = acc {
+            self.counts.add(0, 1);
+            let [u0, u1] = ks.mod_down(acc);
+            u0.automorphism(last, ring, &mut t);
+            c[0].add_assign(&t, ring);
+            u1.automorphism(last, ring, &mut t);
+            c[1].add_assign(&t, ring);
+            [u0, u1].into_iter().for_each(|p| ring.recycle(p));
+        }
+        ring.recycle(t);
+        Ok(self.to_form(c, form))
     }
 }
 

@@ -259,4 +259,40 @@ impl Evaluator {
         let out = self.core.automorphism_sum(&parts)?;
         Ok(Self::with_parts(first, out))
     }
+
+    /// `rot_{s_0}(ct_0 + rot_{s_1}(ct_1 + ... + rot_{s_m}(ct_m)))` for the terms
+    /// `(ct_k, s_k)` (one level, scale and slot count): `ct_k` is rotated by
+    /// `s_0 + ... + s_k` in all, with keys only for the distinct `s_k` (Horner giant steps
+    /// of a BSGS linear transform). Each non-zero step is one key switch; all but the
+    /// last bring down only their `u_1` half, the `u_0` halves being summed before one
+    /// ModDown ([`rlwe::Evaluator::automorphism_horner`](crate::rlwe::Evaluator::automorphism_horner)).
+    /// The result equals the nested separate rotations up to ModDown rounding.
+    pub fn rotate_horner(&self, terms: &[(&Ciphertext, i64)]) -> Result<Ciphertext> {
+        let Some(&(first, _)) = terms.first() else {
+            return Err(Error::ParameterMismatch(
+                "a Horner rotation sum needs at least one term".into(),
+            ));
+        };
+        let mut elements = Vec::with_capacity(terms.len());
+        for &(ct, steps) in terms {
+            self.check_pair(first, ct)?;
+            Self::check_degree_one(ct)?;
+            if ct.scale != first.scale || ct.level() != first.level() {
+                return Err(Error::ScaleMismatch(
+                    "the terms of a Horner rotation sum must share a level and a scale".into(),
+                ));
+            }
+            elements.push(
+                self.rotation_key(ct, steps)?
+                    .map_or(1, |k| k.galois_element()),
+            );
+        }
+        let parts: Vec<(&[Poly], usize)> = terms
+            .iter()
+            .zip(&elements)
+            .map(|(&(ct, _), &g)| (ct.parts.as_slice(), g))
+            .collect();
+        let out = self.core.automorphism_horner(&parts)?;
+        Ok(Self::with_parts(first, out))
+    }
 }

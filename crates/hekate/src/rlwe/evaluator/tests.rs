@@ -137,6 +137,69 @@ fn automorphism_sum_shares_one_mod_down() {
 }
 
 #[test]
+fn automorphism_horner_nests_with_half_mod_downs() {
+    for method in [
+        KeySwitchMethod::Hybrid,
+        KeySwitchMethod::Klss(KlssConfig::klss(2)),
+    ] {
+        let mut s = setup(method);
+        let ring = s.eval.parameters().ring().clone();
+        let two_n = 2 * ring.n();
+        for gs in [[25usize, 5, 1, 2047, 5], [1, 5, 5, 25, 1]] {
+            let terms: Vec<(Poly, Vec<Poly>)> = gs.iter().map(|_| encrypt(&mut s)).collect();
+            let args: Vec<(&[Poly], usize)> = terms
+                .iter()
+                .zip(gs)
+                .map(|((_, c), g)| (&c[..], g))
+                .collect();
+            let before = s.eval.key_switch_counts();
+            let out = s.eval.automorphism_horner(&args).unwrap();
+            let after = s.eval.key_switch_counts();
+            // Term k undergoes φ_{g_0 g_1 ... g_k}.
+            let mut expected = ring.zero(3, 0, Form::Ntt);
+            let mut total = 1;
+            for ((m, _), g) in terms.iter().zip(gs) {
+                total = total * g % two_n;
+                expected.add_assign(&permuted(&s, m, total), &ring);
+            }
+            let bits = error_bits(&s, &out, &expected);
+            assert!(bits < 16.0, "Horner sum error 2^{bits:.1}");
+            // The same nesting by separate automorphisms and additions.
+            let mut nested: Option<Vec<Poly>> = None;
+            for ((_, ct), g) in terms.iter().zip(gs).rev() {
+                let mut h = ct.clone();
+                if let Some(inner) = nested {
+                    h[0].add_assign(&inner[0], &ring);
+                    h[1].add_assign(&inner[1], &ring);
+                }
+                nested = Some(if g == 1 {
+                    h
+                } else {
+                    s.eval.automorphism(&h, g).unwrap()
+                });
+            }
+            let bits = error_bits(&s, &nested.unwrap(), &expected);
+            assert!(bits < 16.0, "nested automorphisms error 2^{bits:.1}");
+            let r = gs.iter().filter(|&&g| g != 1).count() as u64;
+            assert_eq!(
+                (
+                    after.decompositions - before.decompositions,
+                    after.half_mod_downs - before.half_mod_downs,
+                    after.mod_downs - before.mod_downs
+                ),
+                (r, r - 1, 1)
+            );
+        }
+        let (_, ct) = encrypt(&mut s);
+        assert!(matches!(
+            s.eval.automorphism_horner(&[(&ct, 9)]),
+            Err(Error::MissingKey(_))
+        ));
+        assert!(s.eval.automorphism_horner(&[]).is_err());
+    }
+}
+
+#[test]
 fn shapes_and_keys_are_checked() {
     let mut s = setup(KeySwitchMethod::Hybrid);
     let (_, ct) = encrypt(&mut s);

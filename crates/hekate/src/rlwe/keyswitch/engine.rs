@@ -372,6 +372,18 @@ impl KeySwitcher for KeySwitchEngine {
         }
     }
 
+    fn mod_down_second(&self, acc: &mut EngineAccumulator) -> Poly {
+        match (self, acc) {
+            (KeySwitchEngine::Hybrid(e), EngineAccumulator::Hybrid(a)) => e.mod_down_second(a),
+            (KeySwitchEngine::Klss(e), EngineAccumulator::Klss(a)) => e.mod_down_second(a),
+            (KeySwitchEngine::Mixed(e), EngineAccumulator::Hybrid(a)) => {
+                e.hybrid.mod_down_second(a)
+            }
+            (KeySwitchEngine::Mixed(e), EngineAccumulator::Klss(a)) => e.klss.mod_down_second(a),
+            _ => panic!("{MISMATCH}"),
+        }
+    }
+
     fn recycle(&self, d: EngineDecomposition) {
         match (self, d) {
             (KeySwitchEngine::Hybrid(e), EngineDecomposition::Hybrid(d)) => e.recycle(d),

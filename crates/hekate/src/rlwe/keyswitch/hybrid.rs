@@ -261,6 +261,14 @@ impl KeySwitcher for HybridKeySwitcher {
         self.mod_down_on(&*self.ctx, acc)
     }
 
+    fn mod_down_second(&self, acc: &mut [Poly; 2]) -> Poly {
+        let (ql, k) = (acc[1].q_limbs(), self.ctx.p_len());
+        let mut zero = self.ctx.scratch_poly(ql, k, Form::Ntt);
+        zero.data_mut().fill(0);
+        let a1 = std::mem::replace(&mut acc[1], zero);
+        crate::rlwe::backend::Backend::mod_down(&*self.ctx, a1)
+    }
+
     fn permute(&self, acc: &[Poly; 2], k: usize) -> [Poly; 2] {
         let ctx = &*self.ctx;
         let mut out = self.zero_accumulator(acc[0].q_limbs());

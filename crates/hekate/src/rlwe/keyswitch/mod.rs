@@ -75,6 +75,12 @@ pub trait KeySwitcher: Send + Sync {
     /// Step 3: `(u0, u1)` over `Q_l` in NTT form.
     fn mod_down(&self, acc: Self::Accumulator) -> [Poly; 2];
 
+    /// Step 3 for the second half only: `u1` over `Q_l` in NTT form, that half of `acc`
+    /// cleared and the first left as it was, so that more products can be added to `acc`
+    /// and `u0` brought down later with them (Horner giant steps: a rotation's `u1` is
+    /// decomposed by the next rotation, its `u0` only summed).
+    fn mod_down_second(&self, acc: &mut Self::Accumulator) -> Poly;
+
     /// Gives a decomposition's memory back for reuse (dropping it is also fine).
     fn recycle(&self, d: Self::Decomposition) {
         drop(d);

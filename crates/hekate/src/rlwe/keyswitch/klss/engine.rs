@@ -477,6 +477,20 @@ impl KeySwitcher for KlssKeySwitcher {
         })
     }
 
+    fn mod_down_second(&self, acc: &mut KlssAccumulator) -> Poly {
+        let ctx = &*self.ctx;
+        if acc.count > 0 || acc.recombined.is_none() {
+            // Sums into the recombined part; count = 0: the next product overwrites them.
+            self.recombine_into(acc);
+        }
+        let recombined = acc.recombined.as_mut().expect("recombined above");
+        let mut zero = ctx.scratch_poly(acc.q_limbs, ctx.p_len(), Form::Coeff);
+        zero.data_mut().fill(0);
+        let mut u = std::mem::replace(&mut recombined[1], zero).mod_down_by_p(ctx);
+        u.ntt(ctx);
+        u
+    }
+
     fn recycle(&self, d: KlssDecomposition) {
         self.ctx.pool().recycle(d.data);
     }
