@@ -9,6 +9,7 @@ use super::{fmt_mib, fmt_ms, header, init_threads, time_once, Stats, Table};
 use crate::rng::SplitMix64;
 use crate::Outcome;
 use clap::Args;
+use hekate::circuits::lintrans::GiantSteps;
 use hekate::ckks::bootstrap::{generate_keys_with, BootstrapConfig, Bootstrapper};
 use hekate::ckks::{Ciphertext, CkksContext, CkksParameters};
 use hekate::params::{security, SecurityLevel};
@@ -47,6 +48,18 @@ pub struct BootstrapArgs {
     /// last one
     #[arg(long, default_value_t = 0, value_name = "K")]
     successive: usize,
+    /// How the DFTs evaluate their giant steps: horner (one rotation key per DFT factor)
+    /// or distinct (one key per giant step, one ModDown per factor)
+    #[arg(long, default_value = "horner", value_parser = parse_giant_steps)]
+    giant_steps: GiantSteps,
+}
+
+fn parse_giant_steps(s: &str) -> Result<GiantSteps, String> {
+    match s {
+        "horner" => Ok(GiantSteps::Horner),
+        "distinct" => Ok(GiantSteps::Distinct),
+        _ => Err(format!("{s:?}: use horner or distinct")),
+    }
 }
 
 /// One bootstrapping parameter set.
@@ -76,6 +89,8 @@ pub(crate) struct Preset {
     pub(crate) log_scale: u32,
     /// Check 128-bit security where the chain fits the table (else `NotChecked`).
     check_security: bool,
+    /// The DFTs' giant-step form (`--giant-steps`).
+    pub(crate) giant_steps: GiantSteps,
 }
 
 const QUICK_DENSE: Preset = Preset {
@@ -94,6 +109,7 @@ const QUICK_DENSE: Preset = Preset {
     log_p: &[61; 4],
     log_scale: 40,
     check_security: false,
+    giant_steps: GiantSteps::Horner,
 };
 
 const QUICK_SPARSE: Preset = Preset {
@@ -119,6 +135,7 @@ const DENSE: Preset = Preset {
     log_p: &[61; 5],
     log_scale: 40,
     check_security: true,
+    giant_steps: GiantSteps::Horner,
 };
 
 /// [`QUICK_DENSE`] with sparse-secret encapsulation (`h̃ = 32`).
@@ -319,6 +336,7 @@ pub(crate) fn config_of(p: &Preset) -> Result<BootstrapConfig, Box<dyn Error>> {
         None => BootstrapConfig::new(1 << p.log_n, p.secret, p.slots, p.log2_failure)?,
     };
     (config.cts_levels, config.stc_levels) = (p.cts_levels, p.stc_levels);
+    config.giant_steps = p.giant_steps;
     Ok(config)
 }
 
@@ -471,8 +489,9 @@ seed), at the default scale. L: the top level; levels left: the output level.
 weight. K: the ModRaise overflow bound for the failure probability asked for (log2 \
 failure: Eq. (1) for the secret ModRaise runs under, per bootstrap); d, r: EvalMod's Chebyshev degree and \
 double angles.
-- keygen: the relinearization key, exactly the circuit's Galois keys and the \
-encapsulation keys, once; key MiB: \
+- keygen: the relinearization key, exactly the circuit's Galois keys (Horner: one \
+giant-step key per DFT factor; distinct: one per giant step) and the encapsulation \
+keys, once; key MiB: \
 their size in memory. setup: Bootstrapper::new (encodes the DFT matrices).
 - total: the public bootstrap. The stages: the public stages, timed once per rep in \
 sequence on the same input (EvalMod: both halves).
@@ -514,7 +533,14 @@ fn table(rows: &[Row], successive: usize) -> Table {
             c.eval_mod.double_angles().to_string(),
             format!("{:.1}", r.failure_log2),
             fmt_ms(r.keygen.as_secs_f64()),
-            r.galois_keys.to_string(),
+            format!(
+                "{} ({})",
+                r.galois_keys,
+                match c.giant_steps {
+                    GiantSteps::Horner => "Horner",
+                    GiantSteps::Distinct => "distinct",
+                }
+            ),
             fmt_mib(r.key_bytes),
             fmt_ms(r.setup.as_secs_f64()),
         ];
@@ -540,7 +566,15 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
             vec![DENSE.name.into()]
         }
     });
-    let presets: Vec<Preset> = names.iter().map(|n| preset(n)).collect::<Result<_, _>>()?;
+    let presets: Vec<Preset> = names
+        .iter()
+        .map(|n| {
+            preset(n).map(|mut p| {
+                p.giant_steps = args.giant_steps;
+                p
+            })
+        })
+        .collect::<Result<_, _>>()?;
     if args.reps == 0 {
         return Err("--reps must be at least 1".into());
     }

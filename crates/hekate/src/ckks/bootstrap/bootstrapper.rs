@@ -115,7 +115,7 @@ fn factors(config: &BootstrapConfig, repack: bool) -> Result<(Factors, Factors)>
     let plan = |v: Vec<Diagonals<Complex64>>| -> Result<Factors> {
         v.into_iter()
             .map(|d| {
-                let p = d.bsgs(None)?;
+                let p = d.bsgs(None)?.with_giant_steps(config.giant_steps);
                 Ok((d, p))
             })
             .collect()

@@ -2,6 +2,7 @@
 
 use super::evalmod::EvalMod;
 use super::failure::{k_for_failure, log2_failure_probability, SecretWeight};
+use crate::circuits::lintrans::GiantSteps;
 use crate::ckks::CkksContext;
 use crate::rlwe::SecretDistribution;
 use crate::{Error, Result};
@@ -29,6 +30,10 @@ pub struct BootstrapConfig {
     /// failure probability) depend on `h̃` instead of the main secret. `None`: ModRaise
     /// under the main secret.
     pub ephemeral_weight: Option<usize>,
+    /// How the DFT factors' giant steps are evaluated ([`GiantSteps`]): `Horner` (the
+    /// default) needs one giant-step rotation key per factor instead of one per giant
+    /// step, for the same number of key switches and a few more half ModDowns.
+    pub giant_steps: GiantSteps,
 }
 
 /// The secret-weight model of a secret distribution in degree `ring_degree`, for Eq. (1).
@@ -77,6 +82,7 @@ impl BootstrapConfig {
             cts_levels: rho,
             stc_levels: rho,
             ephemeral_weight: None,
+            giant_steps: GiantSteps::Horner,
         })
     }
 
