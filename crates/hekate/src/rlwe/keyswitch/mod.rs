@@ -128,3 +128,5 @@ fn map_pair(pair: [Poly; 2], f: impl Fn(Poly) -> Poly + Sync) -> [Poly; 2] {
 
 #[cfg(test)]
 pub(crate) mod tests;
+#[cfg(test)]
+mod level_tests;
