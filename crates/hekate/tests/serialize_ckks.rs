@@ -222,8 +222,8 @@ fn narrow_evaluation_keys_round_trip() {
     );
     assert!(2 * narrow_len < full_len, "{narrow_len} vs {full_len}");
     // Read back, used at level 1, refused at level 2.
-    let rlk2 = hekate::ckks::RelinearizationKey::from_bytes(&rlk.to_bytes(&ctx).unwrap(), &ctx)
-        .unwrap();
+    let rlk2 =
+        hekate::ckks::RelinearizationKey::from_bytes(&rlk.to_bytes(&ctx).unwrap(), &ctx).unwrap();
     let gks2 = GaloisKeys::from_bytes(&gks.to_bytes(&ctx).unwrap(), &ctx).unwrap();
     assert_eq!(rlk2.max_level(), Some(1));
     let eval = Evaluator::new(ctx.clone(), Some(rlk2), gks2);

@@ -76,7 +76,8 @@ impl CkksContext {
         max_level: usize,
         rng: &mut R,
     ) -> Result<GaloisKey> {
-        self.rlwe().generate_galois_key_at_with(sk, g, max_level, rng)
+        self.rlwe()
+            .generate_galois_key_at_with(sk, g, max_level, rng)
     }
 
     /// [`CkksContext::generate_galois_keys_with`] for ciphertexts at levels
@@ -90,8 +91,12 @@ impl CkksContext {
         max_level: usize,
         rng: &mut R,
     ) -> Result<GaloisKeys> {
-        self.rlwe()
-            .generate_galois_keys_at_with(sk, &self.galois_elements(steps, conjugation), max_level, rng)
+        self.rlwe().generate_galois_keys_at_with(
+            sk,
+            &self.galois_elements(steps, conjugation),
+            max_level,
+            rng,
+        )
     }
 
     /// The Galois elements of rotations by `steps` and of conjugation if `conjugation`.

@@ -36,7 +36,11 @@ fn narrow_hybrid_keys_switch_correctly_at_every_level_they_cover() {
             // ceil(w / α) digits (all dnum for the full key: with dnum = 4, α = 2 the
             // fourth digit is empty), each a pair over Q_{w-1} ∪ P.
             let digits = if w == l1 { dnum } else { w.div_ceil(alpha) };
-            assert_eq!((key.q_limbs(), key.digits.len()), (w, digits), "dnum {dnum} w {w}");
+            assert_eq!(
+                (key.q_limbs(), key.digits.len()),
+                (w, digits),
+                "dnum {dnum} w {w}"
+            );
             assert_eq!(ks.key_digits(w), digits);
             assert!(key
                 .digits
