@@ -276,7 +276,9 @@ fn configurations_that_fail_too_often_are_refused() {
 
 /// Found by `tests/fuzz.rs`: a ring-level hybrid key whose digits have fewer limbs than
 /// `Q ∪ P` passed the reader, and relinearizing with it panicked (slice out of range in
-/// key switching). Every digit must have the full shape, as the writer requires.
+/// key switching). Every digit must have all of `P` and one chain width (at least one limb
+/// per digit); a narrower key of the context's shape is a level-aware key, refused with
+/// an error (not a panic) above its level.
 #[test]
 fn hybrid_keys_must_have_their_full_shape() {
     use hekate::ckks::{Evaluator, GaloisKeys};
@@ -297,6 +299,24 @@ fn hybrid_keys_must_have_their_full_shape() {
     let pt = f.ctx.encode_real(&[0.5]).unwrap();
     let ct = f.ctx.encrypt(&pt, &f.pk).unwrap();
     assert!(ev.mul(&ct, &ct).is_ok());
+    // The full key's digits cut to the top level minus one: a shape the ring-level reader
+    // accepts (dnum digits <= width), the evaluator refuses (a narrow key of this width
+    // has other digit counts, or does not cover the ciphertext's level), never a panic.
+    let mut w = Writer::new();
+    w.write_header(HybridKey::TAG, ring.fingerprint());
+    w.write_bytes(&hk.seed);
+    w.write_u16(hk.digits.len() as u16);
+    for [b, _] in &hk.digits {
+        b.restricted(ring.q_len() - 1, ring.p_len())
+            .write_body(&mut w, ring);
+    }
+    let cut = HybridKey::from_bytes(&w.into_bytes(), ring).unwrap();
+    let ev = Evaluator::new(
+        f.ctx.clone(),
+        Some(RelinearizationKey(SwitchingKey::Hybrid(cut))),
+        GaloisKeys::new(),
+    );
+    assert!(ev.mul(&ct, &ct).is_err());
     for (q, p) in [(ring.q_len() - 1, 0), (ring.q_len(), 0), (1, ring.p_len())] {
         let mut w = Writer::new();
         w.write_header(HybridKey::TAG, ring.fingerprint());

@@ -194,6 +194,97 @@ fn evaluation_keys_contract() {
     );
 }
 
+/// Keys generated for lower levels (`L = 2`, `dnum = 2`, `α = 2`: one digit over
+/// `Q_1 ∪ P` for levels <= 1) keep the contract, are smaller, work after a round trip at
+/// their levels and only there; a KLSS context (same ring) refuses them; bytes whose
+/// digits and limbs disagree are refused.
+#[test]
+fn narrow_evaluation_keys_round_trip() {
+    let (ctx, other) = contexts();
+    let mut rng = ChaCha20Rng::seed_from_u64(31);
+    let sk = ctx.generate_secret_key_with(&mut rng);
+    let rlk = ctx
+        .generate_relinearization_key_at_with(&sk, 1, &mut rng)
+        .unwrap();
+    let gks = ctx
+        .generate_galois_keys_at_with(&sk, &[1], true, 1, &mut rng)
+        .unwrap();
+    let SwitchingKey::Hybrid(hk) = &rlk.0 else {
+        panic!("a hybrid context's key")
+    };
+    assert_eq!((hk.q_limbs(), hk.digits.len()), (2, 1));
+    check_contract(&rlk, &ctx, &other, |a, b| a == b);
+    check_contract(&gks, &ctx, &other, |a, b| a == b);
+    let full = ctx.generate_relinearization_key_with(&sk, &mut rng);
+    let (narrow_len, full_len) = (
+        rlk.to_bytes(&ctx).unwrap().len(),
+        full.to_bytes(&ctx).unwrap().len(),
+    );
+    assert!(2 * narrow_len < full_len, "{narrow_len} vs {full_len}");
+    // Read back, used at level 1, refused at level 2.
+    let rlk2 =
+        hekate::ckks::RelinearizationKey::from_bytes(&rlk.to_bytes(&ctx).unwrap(), &ctx).unwrap();
+    let gks2 = GaloisKeys::from_bytes(&gks.to_bytes(&ctx).unwrap(), &ctx).unwrap();
+    assert_eq!(rlk2.max_level(), Some(1));
+    let eval = Evaluator::new(ctx.clone(), Some(rlk2), gks2);
+    let v = values(8);
+    for level in 0..=2 {
+        let pt = ctx
+            .encode_at(&v, 8, level, &hekate::ckks::Scale::from_bits(20))
+            .unwrap();
+        let ct = ctx.encrypt_symmetric_with(&pt, &sk, &mut rng).unwrap();
+        let (sq, rot) = (eval.mul(&ct, &ct), eval.rotate(&ct, 1));
+        if level <= 1 {
+            let want: Vec<Complex64> = v.iter().map(|x| x * x).collect();
+            assert!(max_err(&ctx.decrypt_decode(&sq.unwrap(), &sk).unwrap(), &want) < 1e-3);
+            let want: Vec<Complex64> = (0..8).map(|i| v[(i + 1) % 8]).collect();
+            assert!(max_err(&ctx.decrypt_decode(&rot.unwrap(), &sk).unwrap(), &want) < 1e-3);
+        } else {
+            assert!(matches!(sq, Err(Error::LevelMismatch(_))));
+            assert!(matches!(rot, Err(Error::LevelMismatch(_))));
+        }
+    }
+    // A KLSS context over the same ring expands full keys only.
+    let klss = params()
+        .key_switching(hekate::rlwe::keyswitch::KeySwitchMethod::Klss(
+            hekate::rlwe::keyswitch::KlssConfig::klss(2),
+        ))
+        .build()
+        .unwrap();
+    assert_eq!(klss.ring().fingerprint(), ctx.ring().fingerprint());
+    let r = hekate::ckks::RelinearizationKey::from_bytes(&rlk.to_bytes(&ctx).unwrap(), &klss);
+    assert!(matches!(r, Err(Error::ParameterMismatch(_))), "{r:?}");
+    // Digits and limbs that disagree: two digits of width 2 (one expected), digits of
+    // widths 2 and 3, a digit without the special limbs, more digits than limbs.
+    let b = &hk.digits[0][0];
+    let SwitchingKey::Hybrid(fk) = &full.0 else {
+        panic!("a hybrid context's key")
+    };
+    let ring = ctx.ring();
+    let key_bytes = |digits: &[hekate::ring::Poly]| {
+        let mut w = Writer::new();
+        w.write_header(
+            <hekate::ckks::RelinearizationKey as Serialize>::TAG,
+            ring.fingerprint(),
+        );
+        w.write_bytes(&hk.seed);
+        w.write_u16(digits.len() as u16);
+        digits.iter().for_each(|p| p.write_body(&mut w, ring));
+        deserialize_err(hekate::ckks::RelinearizationKey::from_bytes(
+            &w.into_bytes(),
+            &ctx,
+        ))
+    };
+    let m = key_bytes(&[b.clone(), b.clone()]);
+    assert!(m.contains("it has 2 digits; a key of width 2"), "{m}");
+    let m = key_bytes(&[b.clone(), fk.digits[1][0].clone()]);
+    assert!(m.contains("the same chain limbs in every digit"), "{m}");
+    let m = key_bytes(&[b.restricted(2, 0)]);
+    assert!(m.contains("has 2 chain and 0 special limbs"), "{m}");
+    let m = key_bytes(&[b.restricted(1, 2), b.restricted(1, 2)]);
+    assert!(m.contains("at least one per digit"), "{m}");
+}
+
 #[test]
 fn galois_keys_encoding_is_sorted_and_deterministic() {
     let (ctx, _) = contexts();
@@ -568,7 +659,10 @@ fn hostile_ciphertexts_and_keys_are_rejected() {
         &w.into_bytes(),
         &ctx,
     ));
-    assert!(m.contains("has 1 digits; the context's dnum is 2"), "{m}");
+    assert!(
+        m.contains("does not have the context's shape (dnum = 2): it has 1 digits"),
+        "{m}"
+    );
 }
 
 /// The test parameters are below the 128-bit bound (small rings) and say so in their

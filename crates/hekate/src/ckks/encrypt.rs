@@ -54,6 +54,64 @@ impl CkksContext {
         self.rlwe().generate_relinearization_key_with(sk, rng)
     }
 
+    /// The relinearization key of `sk` for ciphertexts at levels `<= max_level` only
+    /// (smaller with the hybrid engine; see [`crate::rlwe::evaluation_keys`]). Errors if
+    /// `max_level` exceeds the top level.
+    pub fn generate_relinearization_key_at_with<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        max_level: usize,
+        rng: &mut R,
+    ) -> Result<RelinearizationKey> {
+        self.rlwe()
+            .generate_relinearization_key_at_with(sk, max_level, rng)
+    }
+
+    /// The Galois key for element `g` (odd, taken mod 2N) for ciphertexts at levels
+    /// `<= max_level` only. Errors if `max_level` exceeds the top level.
+    pub fn generate_galois_key_at_with<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        g: usize,
+        max_level: usize,
+        rng: &mut R,
+    ) -> Result<GaloisKey> {
+        self.rlwe()
+            .generate_galois_key_at_with(sk, g, max_level, rng)
+    }
+
+    /// [`CkksContext::generate_galois_keys_with`] for ciphertexts at levels
+    /// `<= max_level` only (e.g. the rotations of a transform evaluated low in the chain).
+    /// Errors if `max_level` exceeds the top level.
+    pub fn generate_galois_keys_at_with<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        steps: &[i64],
+        conjugation: bool,
+        max_level: usize,
+        rng: &mut R,
+    ) -> Result<GaloisKeys> {
+        self.rlwe().generate_galois_keys_at_with(
+            sk,
+            &self.galois_elements(steps, conjugation),
+            max_level,
+            rng,
+        )
+    }
+
+    /// The Galois elements of rotations by `steps` and of conjugation if `conjugation`.
+    fn galois_elements(&self, steps: &[i64], conjugation: bool) -> Vec<usize> {
+        let n = self.n();
+        let mut elements: Vec<usize> = steps
+            .iter()
+            .map(|&r| galois_element_for_rotation(r, n))
+            .collect();
+        if conjugation {
+            elements.push(galois_element_for_conjugation(n));
+        }
+        elements
+    }
+
     /// The Galois key for element `g` (odd, taken mod 2N).
     pub fn generate_galois_key_with<R: RngCore + CryptoRng>(
         &self,
@@ -83,15 +141,8 @@ impl CkksContext {
         conjugation: bool,
         rng: &mut R,
     ) -> GaloisKeys {
-        let n = self.n();
-        let mut elements: Vec<usize> = steps
-            .iter()
-            .map(|&r| galois_element_for_rotation(r, n))
-            .collect();
-        if conjugation {
-            elements.push(galois_element_for_conjugation(n));
-        }
-        self.rlwe().generate_galois_keys_with(sk, &elements, rng)
+        self.rlwe()
+            .generate_galois_keys_with(sk, &self.galois_elements(steps, conjugation), rng)
     }
 
     /// Encodes complex values into `N/2` slots at the top level and default scale.

@@ -27,6 +27,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 mod switching;
+#[cfg(test)]
+mod tests;
 
 /// Evaluates operations on ciphertexts of one context, with the evaluation keys it holds.
 ///

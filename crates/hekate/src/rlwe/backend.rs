@@ -111,8 +111,10 @@ pub trait Backend: Send + Sync {
     /// The key-switching inner product: for `h = 0, 1`,
     /// `acc[h] (+)= Σ_j digits[j] ⊙ key[j][h]` limb by limb (NTT form), adding to `acc`
     /// when `accumulate` and overwriting it otherwise. `acc` and the digits are over
-    /// `Q_l ∪ P`; the key polynomials are over the whole chain `Q ∪ P`, and the accumulator's
-    /// limb `t` meets the key's limb `t` (chain) or `|Q| + t - l` (special).
+    /// `Q_l ∪ P`; the key polynomials are over `Q_{l'} ∪ P` with `l' >= l` (the whole
+    /// chain for a full key, less for a [level-aware](crate::rlwe::HybridKeySwitcher::generate_key_at)
+    /// one), and the accumulator's limb `t` meets the key's limb `t` (chain) or `l' + t - l`
+    /// (special).
     fn inner_product(
         &self,
         digits: &[Self::Poly],
@@ -237,6 +239,11 @@ impl Backend for RingContext {
         let beta = digits.len();
         debug_assert!(beta <= key.len() && beta < 64);
         let key_q = key.first().map_or(0, |k| k[0].q_limbs());
+        assert!(
+            beta == 0 || key_q >= ql,
+            "a switching key over {key_q} chain limbs for an input over {ql}: check the key's \
+             level first"
+        );
         let key_limb = |t: usize| if t < ql { t } else { key_q + (t - ql) };
         let [acc0, acc1] = acc;
         for_each_limb_pair(acc0.data_mut(), acc1.data_mut(), n, |t, l0, l1| {

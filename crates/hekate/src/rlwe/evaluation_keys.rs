@@ -6,12 +6,21 @@
 //! [`CkksContext::generate_galois_keys`](crate::ckks::CkksContext::generate_galois_keys)
 //! turns slot rotations into Galois elements and calls
 //! [`RlweParameters::generate_galois_keys_with`]).
+//!
+//! **Level-aware keys.** A key used only at levels `<= l` can be generated for them
+//! (the `_at_with` functions, e.g. [`RlweParameters::generate_galois_key_at_with`]): with
+//! the hybrid engine it has `ceil((l + 1) / α)` digits over `Q_l ∪ P` instead of `dnum`
+//! over `Q ∪ P` (seed 003 §3.1: `⌈ℓ/α⌉ (ℓ + k)` limb pairs at `ℓ = l + 1` limbs), and
+//! evaluators refuse it, with [`Error::LevelMismatch`](crate::Error::LevelMismatch), for a
+//! ciphertext above level `l`. The KLSS / linear and mixed engines have no narrow keys:
+//! they generate the full key, which serves every level.
 
 use super::keys::{PublicKey, SecretKey};
 use super::keyswitch::SwitchingKey;
 use super::params::RlweParameters;
 use crate::math::sample;
 use crate::ring::automorphism::galois_inverse;
+use crate::Result;
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 use std::collections::HashMap;
 use zeroize::Zeroizing;
@@ -19,6 +28,15 @@ use zeroize::Zeroizing;
 /// The relinearization key: a switching key from `s^2` to `s`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RelinearizationKey(pub SwitchingKey);
+
+impl RelinearizationKey {
+    /// The highest level the key serves: `L` for a full key, `l` for one generated for
+    /// levels `<= l` ([`RlweParameters::generate_relinearization_key_at_with`]); `None` for
+    /// a malformed key without digits.
+    pub fn max_level(&self) -> Option<usize> {
+        self.0.max_level()
+    }
+}
 
 /// A Galois key for the element `g` (`X -> X^g`), pre-permuted for hoisting (seed 003
 /// Alg. 4): a switching key from `s` to `s(X^(g^-1))`, so that the automorphism is applied
@@ -41,6 +59,18 @@ impl GaloisKey {
     /// The switching key from `s` to `s(X^(g^-1))`.
     pub fn key(&self) -> &SwitchingKey {
         &self.key
+    }
+
+    /// The highest level the key serves: `L` for a full key, `l` for one generated for
+    /// levels `<= l` ([`RlweParameters::generate_galois_key_at_with`]). Every key made by
+    /// generation or deserialization has at least one limb, so this is `Some`.
+    pub fn max_level(&self) -> Option<usize> {
+        self.key.max_level()
+    }
+
+    /// Size in memory, bytes.
+    pub fn size_bytes(&self) -> usize {
+        self.key.size_bytes()
     }
 }
 
@@ -182,13 +212,30 @@ impl RlweParameters {
         sk: &SecretKey,
         rng: &mut R,
     ) -> RelinearizationKey {
+        self.generate_relinearization_key_at_with(sk, self.max_level(), rng)
+            .expect("the top level is a level")
+    }
+
+    /// The relinearization key of `sk` for ciphertexts at levels `<= max_level` only (see
+    /// the [module documentation](self): smaller with the hybrid engine, the full key
+    /// with the others), noise from `rng`. Errors if `max_level > L`.
+    pub fn generate_relinearization_key_at_with<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        max_level: usize,
+        rng: &mut R,
+    ) -> Result<RelinearizationKey> {
+        self.check_level(max_level)?;
         let mut s2 = Zeroizing::new(sk.ntt().clone());
         s2.mul_assign(sk.ntt(), self.ring());
-        RelinearizationKey(self.keyswitcher().generate_key_with_storage(
-            &s2,
-            sk,
-            self.key_storage(),
-            rng,
+        Ok(RelinearizationKey(
+            self.keyswitcher().generate_key_at_with_storage(
+                &s2,
+                sk,
+                max_level + 1,
+                self.key_storage(),
+                rng,
+            )?,
         ))
     }
 
@@ -200,6 +247,21 @@ impl RlweParameters {
         g: usize,
         rng: &mut R,
     ) -> GaloisKey {
+        self.generate_galois_key_at_with(sk, g, self.max_level(), rng)
+            .expect("the top level is a level")
+    }
+
+    /// [`RlweParameters::generate_galois_key_with`] for ciphertexts at levels
+    /// `<= max_level` only (see the [module documentation](self): smaller with the hybrid
+    /// engine, the full key with the others). Errors if `max_level > L`.
+    pub fn generate_galois_key_at_with<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        g: usize,
+        max_level: usize,
+        rng: &mut R,
+    ) -> Result<GaloisKey> {
+        self.check_level(max_level)?;
         let ring = self.ring();
         let n = ring.n();
         let g = g % (2 * n);
@@ -215,15 +277,16 @@ impl RlweParameters {
             }
         }
         let target = SecretKey::from_coeffs(ring, std::mem::take(&mut *permuted));
-        GaloisKey {
+        Ok(GaloisKey {
             galois_element: g,
-            key: self.keyswitcher().generate_key_with_storage(
+            key: self.keyswitcher().generate_key_at_with_storage(
                 sk.ntt(),
                 &target,
+                max_level + 1,
                 self.key_storage(),
                 rng,
-            ),
-        }
+            )?,
+        })
     }
 
     /// Galois keys for each element of `elements` (duplicates generate one key), in
@@ -234,13 +297,27 @@ impl RlweParameters {
         elements: &[usize],
         rng: &mut R,
     ) -> GaloisKeys {
+        self.generate_galois_keys_at_with(sk, elements, self.max_level(), rng)
+            .expect("the top level is a level")
+    }
+
+    /// [`RlweParameters::generate_galois_keys_with`] for ciphertexts at levels
+    /// `<= max_level` only ([`RlweParameters::generate_galois_key_at_with`] for each
+    /// element). Errors if `max_level > L`.
+    pub fn generate_galois_keys_at_with<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        elements: &[usize],
+        max_level: usize,
+        rng: &mut R,
+    ) -> Result<GaloisKeys> {
         let two_n = 2 * self.n();
         let mut elements: Vec<usize> = elements.iter().map(|&g| g % two_n).collect();
         elements.sort_unstable();
         elements.dedup();
         elements
             .into_iter()
-            .map(|g| self.generate_galois_key_with(sk, g, rng))
+            .map(|g| self.generate_galois_key_at_with(sk, g, max_level, rng))
             .collect()
     }
 }

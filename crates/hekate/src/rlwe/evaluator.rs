@@ -28,6 +28,11 @@
 //! (double hoisting, [`Evaluator::automorphism_sum`]); nested automorphisms keep the `u_0`
 //! halves summed in the accumulator and bring down only each `u_1`, which the next one
 //! decomposes ([`Evaluator::automorphism_horner`]).
+//!
+//! **Key levels.** A key generated for levels `<= l` only (see
+//! [`evaluation_keys`](super::evaluation_keys)) is refused, with
+//! [`Error::LevelMismatch`], for parts above level `l`
+//! ([`RlweParameters::check_key_at`]); every entry point checks before key switching.
 
 use super::evaluation_keys::{EvaluationKeySet, GaloisKey, RelinearizationKey};
 use super::keyswitch::{EngineDecomposition, KeySwitcher, SwitchingKey};
@@ -171,6 +176,13 @@ impl Evaluator {
         })
     }
 
+    /// [`RlweParameters::check_key_at`] for a Galois key and inputs of `q_limbs` chain limbs.
+    fn check_galois_key_at(&self, key: &GaloisKey, q_limbs: usize) -> Result<()> {
+        self.params.check_key_at(key.key(), q_limbs, || {
+            format!("the Galois key for element {}", key.galois_element())
+        })
+    }
+
     /// Checks the shape of `parts` (`width` parts of one level, no special limbs, one
     /// form) and returns their form.
     fn check_parts(&self, parts: &[Poly], width: usize) -> Result<Form> {
@@ -225,8 +237,9 @@ impl Evaluator {
     /// The key switch of `c` (one level, NTT or coefficient form) with `key`: `(u_0, u_1)`
     /// with `u_0 + u_1 s ≈ c s'`, in `c`'s form.
     pub fn key_switch(&self, c: &Poly, key: &SwitchingKey) -> Result<[Poly; 2]> {
-        self.params.check_key(key)?;
         let (c, form) = self.ntt_parts(std::slice::from_ref(c), 1)?;
+        self.params
+            .check_key_at(key, c[0].q_limbs(), || "the switching key".into())?;
         let [u0, u1] = self.params.keyswitcher().switch(&c[0], key);
         let [u0, u1]: [Poly; 2] = self
             .to_form(vec![u0, u1], form)
@@ -256,7 +269,9 @@ impl Evaluator {
     /// [`Evaluator::relinearize`] with a given (already looked-up) key.
     pub fn relinearize_with(&self, parts: &mut Vec<Poly>, rlk: &RelinearizationKey) -> Result<()> {
         let form = self.check_parts(parts, 3)?;
-        self.params.check_key(&rlk.0)?;
+        self.params.check_key_at(&rlk.0, parts[0].q_limbs(), || {
+            "the relinearization key".into()
+        })?;
         let ring = self.ring();
         let mut c2 = parts.pop().expect("width 3");
         if form == Form::Coeff {
@@ -299,7 +314,7 @@ impl Evaluator {
     /// the key carries.
     pub fn automorphism_with(&self, parts: &[Poly], key: &GaloisKey) -> Result<Vec<Poly>> {
         let (p, form) = self.ntt_parts(parts, 2)?;
-        self.params.check_key(key.key())?;
+        self.check_galois_key_at(key, p[1].q_limbs())?;
         let u = self.params.keyswitcher().switch(&p[1], key.key());
         self.counts.add(1, 1);
         let out = self.finish_automorphism(&p[0], key.galois_element(), u);
@@ -334,7 +349,7 @@ impl Evaluator {
                 p[0].q_limbs() - 1
             )));
         }
-        self.params.check_key(key.key())?;
+        self.check_galois_key_at(key, d.q_limbs)?;
         let ks = self.params.keyswitcher();
         let acc = ks.multiply(&d.decomposition, key.key(), d.q_limbs);
         self.counts.add(0, 1);
@@ -410,6 +425,7 @@ impl Evaluator {
                 continue;
             }
             let key = self.require_galois_key(g)?;
+            self.check_galois_key_at(key, ql)?;
             let mut t = ring.scratch_poly(ql, 0, Form::Ntt);
             p[0].automorphism(g, ring, &mut t);
             out[0].add_assign(&t, ring);
@@ -465,7 +481,11 @@ impl Evaluator {
             .iter()
             .map(|&(_, g)| match g % two_n {
                 1 => Ok(None),
-                g => self.require_galois_key(g).map(Some),
+                g => {
+                    let key = self.require_galois_key(g)?;
+                    self.check_galois_key_at(key, ql)?;
+                    Ok(Some(key))
+                }
             })
             .collect::<Result<Vec<_>>>()?;
         let ks = self.params.keyswitcher();

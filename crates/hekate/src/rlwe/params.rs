@@ -291,6 +291,32 @@ impl RlweParameters {
         }
         Ok(())
     }
+
+    /// [`RlweParameters::check_key`], and that `key` covers inputs of `q_limbs` chain limbs
+    /// (level `q_limbs - 1`): a key generated for levels `<= l` (e.g.
+    /// [`RlweParameters::generate_galois_key_at_with`]) serves no input above `l`. `what`
+    /// names the key in the error (e.g. "the Galois key for element 5").
+    pub fn check_key_at(
+        &self,
+        key: &SwitchingKey,
+        q_limbs: usize,
+        what: impl FnOnce() -> String,
+    ) -> Result<()> {
+        self.check_key(key)?;
+        if !key.covers(q_limbs) {
+            let covers = match key.max_level() {
+                Some(l) => format!("covers levels <= {l}"),
+                None => "covers no level".into(),
+            };
+            return Err(Error::LevelMismatch(format!(
+                "{} {covers}; the ciphertext is at level {}: generate the key for this level \
+                 or above, or lower the ciphertext's level first",
+                what(),
+                q_limbs.saturating_sub(1)
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// The chain primes: given, or generated from their sizes.

@@ -268,16 +268,20 @@ pub(crate) fn check_ring_id(ring_id: u64, ctx: &RingContext, what: &str) -> Resu
 
 /// `(b, a)` over all of `Q ∪ P`, NTT form, reduced: the shape readers require.
 fn check_full_pair(b: &Poly, a: &Poly, ctx: &RingContext, what: &str) -> Result<()> {
+    check_pair_at(b, a, ctx.q_len(), ctx, what)
+}
+
+/// `(b, a)` over `Q_{q_limbs-1} ∪ P` (every special limb), NTT form, reduced.
+fn check_pair_at(b: &Poly, a: &Poly, q_limbs: usize, ctx: &RingContext, what: &str) -> Result<()> {
     for p in [b, a] {
         ctx.check_poly(p, what)?;
-        if p.q_limbs() != ctx.q_len() || p.p_limbs() != ctx.p_len() || p.form() != Form::Ntt {
+        if p.q_limbs() != q_limbs || p.p_limbs() != ctx.p_len() || p.form() != Form::Ntt {
             return Err(Error::ParameterMismatch(format!(
-                "{what}: {} chain and {} special limbs ({:?} form); expected all {} and {} \
-                 in NTT form",
+                "{what}: {} chain and {} special limbs ({:?} form); expected {q_limbs} and \
+                 all {} in NTT form",
                 p.q_limbs(),
                 p.p_limbs(),
                 p.form(),
-                ctx.q_len(),
                 ctx.p_len()
             )));
         }
@@ -360,17 +364,19 @@ impl Serialize for HybridKey {
     type Context = RingContext;
     const TAG: ObjectTag = ObjectTag::new(4, "hybrid switching key");
 
-    /// A key of `ctx`'s ring whose digits cover `Q ∪ P`.
+    /// A key of `ctx`'s ring of some width `w` (its chain limbs, `1..=L + 1`): at most
+    /// `w` digits, each a pair over `Q_{w-1} ∪ P`.
     fn check_writable(&self, ctx: &RingContext) -> Result<()> {
         check_ring_id(self.ring_id, ctx, "hybrid switching key")?;
-        if self.digits.is_empty() || self.digits.len() > ctx.q_len() {
+        let w = self.q_limbs();
+        if self.digits.is_empty() || w == 0 || self.digits.len() > w {
             return Err(Error::ParameterMismatch(format!(
-                "hybrid switching key with {} digits",
+                "hybrid switching key with {} digits of {w} chain limbs",
                 self.digits.len()
             )));
         }
         for [b, a] in &self.digits {
-            check_full_pair(b, a, ctx, "hybrid switching key digit")?;
+            check_pair_at(b, a, w, ctx, "hybrid switching key digit")?;
         }
         Ok(())
     }
@@ -399,18 +405,24 @@ impl Deserialize for HybridKey {
             ));
         }
         r.charge_vec::<[Poly; 2]>(dnum, "the hybrid key's digits")?;
+        // The key's width `w` (levels <= w - 1) is the chain limb count of its digits:
+        // the first digit's, which every other must repeat.
+        let mut width = 0;
         let digits = (0..dnum)
             .map(|j| {
                 let [b, a] = read_compressed_pair(r, ctx, &seed, j as u64, "hybrid key digit")?;
-                // Key switching extends its input to all of `Q ∪ P`: every digit needs
-                // the full shape (the writer writes no other).
-                if b.q_limbs() != ctx.q_len() || b.p_limbs() != ctx.p_len() {
+                if j == 0 {
+                    width = b.q_limbs();
+                }
+                // Key switching extends its input to `Q_l ∪ P`: every digit needs all of
+                // `P` and the key's width of the chain, at least one limb per digit.
+                if b.q_limbs() != width || b.p_limbs() != ctx.p_len() || width < dnum {
                     return err(format!(
                         "hybrid key digit {j} has {} chain and {} special limbs; a switching \
-                         key has all {} and {}",
+                         key has all {} special limbs and the same chain limbs in every digit, \
+                         at least one per digit ({dnum}; the first digit has {width})",
                         b.q_limbs(),
                         b.p_limbs(),
-                        ctx.q_len(),
                         ctx.p_len()
                     ));
                 }

@@ -141,10 +141,13 @@
 //! |-----:|-------|
 //! | 32 | the seed of every `a_j` |
 //! | 2 | `dnum`, `u16`: number of digits, in `[1, L + 1]` |
-//! | … | `b_0 .. b_{dnum-1}`, each a `Poly` body (NTT form; `p_limbs` 0 or `k`) |
+//! | … | `b_0 .. b_{dnum-1}`, each a `Poly` body (NTT form, `p_limbs = k`) |
 //!
 //! `a_j` is re-expanded as `expand_uniform(ctx, seed, j, q_limbs, p_limbs)` with the
-//! shape of `b_j`.
+//! shape of `b_j`. The key's width `w` (it serves levels `< w`) is written as the chain
+//! limb count of its digits: every `b_j` has the same `w`, with `dnum <= w <= L + 1`
+//! (`w = L + 1` for a full key, less for a
+//! [level-aware](crate::rlwe::HybridKeySwitcher::generate_key_at) one).
 //!
 //! ## CKKS objects
 //!
@@ -241,8 +244,11 @@
 //!
 //! ### `RelinearizationKey` (tag 19)
 //!
-//! A `HybridKey` body, which must have the context's `dnum` digits, each over all of
-//! `Q` and `P`.
+//! A `HybridKey` body of the context's shape for its width `w`: the context's `dnum`
+//! digits over all of `Q ∪ P` (`w = L + 1`, a full key), or, for a key generated for
+//! levels `< w` only, `ceil(w / α)` digits (`α = ceil((L + 1) / dnum)`) over
+//! `Q_{w-1} ∪ P`. Only a hybrid context reads the narrower keys (KLSS and mixed contexts
+//! expand full keys only).
 //!
 //! ### `GaloisKeys` (tag 20)
 //!

@@ -12,7 +12,7 @@ use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
 use hekate::ring::{Form, Poly, RingContext};
 use hekate::rlwe::keyswitch::{KeySwitchMethod, KlssConfig, LevelSet, SwitchingKey};
-use hekate::rlwe::{HybridKey, PublicKey, SecretKey};
+use hekate::rlwe::{HybridKey, HybridKeySwitcher, PublicKey, SecretKey};
 use hekate::serialize::{ObjectTag, Serialize, Writer};
 use hekate::{Error, Result};
 use num_complex::Complex64;
@@ -239,7 +239,9 @@ fn ring_targets(f: &Arc<Ckks>) -> Vec<Target> {
         move |k| {
             let rlk = RelinearizationKey(SwitchingKey::Hybrid(k.clone()));
             let ev = Evaluator::new(g.ctx().clone(), Some(rlk), GaloisKeys::new());
-            let ct = g.ct(g.ctx().max_level())?;
+            // At the key's top level (a narrow key is refused above it).
+            let level = k.q_limbs().clamp(1, g.ctx().max_level() + 1) - 1;
+            let ct = g.ct(level)?;
             let sq = ev.mul(&ct, &ct)?;
             g.ctx().decrypt_decode(&sq, &g.f.sk)?;
             Ok(())
@@ -433,6 +435,43 @@ fn ciphertexts(f: &Arc<Ckks>, name: &'static str) -> Target {
     target::<Ciphertext, _>(name, ctx.clone(), seeds, variants, move |ct| g.use_ct(ct))
 }
 
+/// Ordinary-form bodies (no header) of relinearization keys generated for fewer chain
+/// limbs (every width below the top: only a hybrid context reads them), and of
+/// inconsistent ones: a digit too many for the width, a digit of another width, a width
+/// with more digits than limbs.
+fn narrow_key_bodies(f: &Ckks) -> Vec<Vec<u8>> {
+    let ring = f.ring();
+    let hs = HybridKeySwitcher::new(f.ctx().ring().clone(), f.ctx().dnum());
+    let mut s2 = f.f.sk.ntt().clone();
+    s2.mul_assign(f.f.sk.ntt(), ring);
+    let mut rng = f.rng();
+    let body = |seed: &[u8; 32], digits: &[&Poly]| {
+        let mut w = Writer::new();
+        w.write_bytes(seed);
+        w.write_u16(digits.len() as u16);
+        digits.iter().for_each(|b| b.write_body(&mut w, ring));
+        w.into_bytes()
+    };
+    let mut v = Vec::new();
+    for width in 1..ring.q_len() {
+        let key = hs
+            .generate_key_at(&s2, &f.f.sk, width, &mut rng)
+            .expect("a width in range");
+        let mut w = Writer::new();
+        key.write_body(&mut w, ring);
+        v.push(w.into_bytes());
+        let b: Vec<&Poly> = key.digits.iter().map(|[b, _]| b).collect();
+        let extra = b.iter().chain(b.first()).copied().collect::<Vec<_>>();
+        v.push(body(&key.seed, &extra));
+        if b.len() > 1 {
+            let other = b[1].restricted(width - 1, ring.p_len());
+            v.push(body(&key.seed, &[b[0], &other]));
+        }
+        v.push(body(&key.seed, &vec![b[0]; width + 1]));
+    }
+    v
+}
+
 fn relinearization_keys(f: &Arc<Ckks>) -> Target {
     let ctx = f.ctx().clone();
     let name = if f.name == "h10" {
@@ -441,10 +480,17 @@ fn relinearization_keys(f: &Arc<Ckks>) -> Target {
         "relinearization_key_k11"
     };
     let seeds = vec![(f.name.to_string(), bytes(f.relin(), &ctx))];
+    let fp = f.ring().fingerprint();
+    let variants = narrow_key_bodies(f)
+        .into_iter()
+        .map(|b| with_header(RelinearizationKey::TAG, fp, |w| w.write_bytes(&b)))
+        .collect();
     let g = f.clone();
-    target::<RelinearizationKey, _>(name, ctx.clone(), seeds, vec![], move |k| {
+    target::<RelinearizationKey, _>(name, ctx.clone(), seeds, variants, move |k| {
         let ev = Evaluator::new(g.ctx().clone(), Some(k.clone()), GaloisKeys::new());
-        let ct = g.ct(g.ctx().max_level())?;
+        // At the key's top level (above it the evaluator refuses the key).
+        let level = k.max_level().unwrap_or(g.ctx().max_level());
+        let ct = g.ct(level)?;
         let sq = ev.mul(&ct, &ct)?;
         g.ctx().decrypt_decode(&sq, &g.f.sk)?;
         Ok(())
@@ -482,10 +528,24 @@ fn galois_keys(f: &Arc<Ckks>) -> Target {
     let first = gks.iter().next().expect("a key");
     one.insert(first.clone());
     seeds.push((format!("{}_one", f.name), bytes(&one, &ctx)));
+    let fp = f.ring().fingerprint();
+    let g = first.galois_element() as u32;
+    let variants = narrow_key_bodies(f)
+        .into_iter()
+        .map(|b| {
+            with_header(GaloisKeys::TAG, fp, |w| {
+                w.write_u32(1);
+                w.write_u32(g);
+                w.write_bytes(&b);
+            })
+        })
+        .collect();
     let g = f.clone();
-    target::<GaloisKeys, _>(name, ctx.clone(), seeds, vec![], move |k| {
+    target::<GaloisKeys, _>(name, ctx.clone(), seeds, variants, move |k| {
         let ev = Evaluator::new(g.ctx().clone(), None, k.clone());
-        let ct = g.ct(g.ctx().max_level())?;
+        // At the lowest top level of the keys (above it the evaluator refuses a key).
+        let level = k.iter().filter_map(|k| k.max_level()).min();
+        let ct = g.ct(level.unwrap_or(g.ctx().max_level()))?;
         for e in k.elements() {
             let out = ev.automorphism(&ct, e)?;
             g.ctx().decrypt_decode(&out, &g.f.sk)?;

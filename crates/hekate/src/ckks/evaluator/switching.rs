@@ -134,7 +134,9 @@ impl Evaluator {
     /// when the rotation is the identity (`steps` a multiple of the slot count).
     ///
     /// With `n` slots, rotations by `r`, `r mod n` and `r mod n - n` act identically on the
-    /// slots but are different Galois elements when `n < N/2`; whichever has a key is used.
+    /// slots but are different Galois elements when `n < N/2`; whichever has a key is used
+    /// (the first whose key covers `ct`'s level, else the first, refused later for its
+    /// level).
     fn rotation_key(&self, ct: &Ciphertext, steps: i64) -> Result<Option<&GaloisKey>> {
         let n = ct.slots as i64;
         let r = steps.rem_euclid(n);
@@ -142,11 +144,18 @@ impl Evaluator {
             return Ok(None);
         }
         let big_n = self.ctx.n();
+        let mut narrow = None;
         for cand in [steps, r, r - n] {
             let g = galois_element_for_rotation(cand, big_n);
             if let Some(k) = self.core.galois_key(g)? {
-                return Ok(Some(k));
+                if k.key().covers(ct.level() + 1) {
+                    return Ok(Some(k));
+                }
+                narrow.get_or_insert(k);
             }
+        }
+        if narrow.is_some() {
+            return Ok(narrow);
         }
         let g = galois_element_for_rotation(steps, big_n);
         Err(Error::MissingKey(format!(

@@ -304,7 +304,7 @@ pub(crate) fn check_key_writable(key: &SwitchingKey, ctx: &CkksContext, what: &s
         )));
     }
     let writable = match key {
-        SwitchingKey::Hybrid(k) => k.digits.len() == ctx.dnum(),
+        SwitchingKey::Hybrid(k) => k.check_shape(ctx.ring(), ctx.dnum()).is_ok(),
         SwitchingKey::Klss(_) => ctx.keyswitcher().owns(key) || key.ordinary().is_some(),
     };
     if !writable {
@@ -317,32 +317,18 @@ pub(crate) fn check_key_writable(key: &SwitchingKey, ctx: &CkksContext, what: &s
     Ok(())
 }
 
-/// Reads a hybrid key and checks it has the context's shape: `dnum` digits over all of
-/// `Q ∪ P`.
-pub(crate) fn read_switching_key(
-    r: &mut Reader<'_>,
-    ctx: &CkksContext,
-    what: &str,
-) -> Result<SwitchingKey> {
+/// Reads a hybrid key and checks it has the context's shape for its width `w`
+/// ([`HybridKey::check_shape`]): `dnum` digits over all of `Q ∪ P` for a full key,
+/// `ceil(w / α)` over `Q_{w-1} ∪ P` for a key generated for levels `< w` (which only the
+/// hybrid engine accepts: KLSS expansion refuses it).
+pub(crate) fn read_switching_key(r: &mut Reader<'_>, ctx: &CkksContext, what: &str) -> Result<SwitchingKey> {
     let ring = ctx.ring();
     let key = HybridKey::read_body(r, ring)?;
-    if key.digits.len() != ctx.dnum() {
+    if let Err(why) = key.check_shape(ring, ctx.dnum()) {
         return err(format!(
-            "{what} has {} digits; the context's dnum is {}",
-            key.digits.len(),
+            "{what} does not have the context's shape (dnum = {}): {why}",
             ctx.dnum()
         ));
-    }
-    for (j, [b, _]) in key.digits.iter().enumerate() {
-        if b.q_limbs() != ring.q_len() || b.p_limbs() != ring.p_len() {
-            return err(format!(
-                "{what} digit {j} has {} chain and {} special limbs; expected all {} and {}",
-                b.q_limbs(),
-                b.p_limbs(),
-                ring.q_len(),
-                ring.p_len()
-            ));
-        }
     }
     // A KLSS context expands the ordinary key once, here: the expanded key, and the
     // temporaries of the expansion (under half the key's size, measured by

@@ -111,6 +111,28 @@ impl SwitchingKey {
         }
     }
 
+    /// The key's width: the chain limbs `l + 1` it covers, so that it serves inputs at
+    /// levels `<= l` (see [`SwitchingKey::max_level`]). `L + 1` for a full key (every KLSS
+    /// key is one); less for a hybrid key generated for lower levels
+    /// ([`KeySwitchEngine::generate_key_at_with_storage`]).
+    pub fn q_limbs(&self) -> usize {
+        match self {
+            SwitchingKey::Hybrid(k) => k.q_limbs(),
+            SwitchingKey::Klss(k) => k.q_limbs,
+        }
+    }
+
+    /// The highest level the key serves, `q_limbs - 1` (`None` for a malformed key without
+    /// digits, which serves none).
+    pub fn max_level(&self) -> Option<usize> {
+        self.q_limbs().checked_sub(1)
+    }
+
+    /// Whether the key serves inputs of `q_limbs` chain limbs (level `q_limbs - 1`).
+    pub fn covers(&self, q_limbs: usize) -> bool {
+        q_limbs <= self.q_limbs()
+    }
+
     /// The ordinary (hybrid) key, when the key is or keeps one.
     pub fn ordinary(&self) -> Option<&HybridKey> {
         match self {
@@ -179,10 +201,13 @@ impl KeySwitchEngine {
         }
     }
 
-    /// An identifier of the engine's shape; keys carry the same.
+    /// Whether `key` is a key of this engine's shape (a hybrid key of any width with the
+    /// digits that width needs, [`HybridKey::check_shape`]; a KLSS key expanded by an
+    /// engine of this shape). Whether it covers an input's level is a separate check
+    /// ([`SwitchingKey::covers`]).
     pub fn owns(&self, key: &SwitchingKey) -> bool {
         match (self, key) {
-            (KeySwitchEngine::Hybrid(e), SwitchingKey::Hybrid(k)) => k.digits.len() == e.dnum(),
+            (KeySwitchEngine::Hybrid(e), SwitchingKey::Hybrid(k)) => e.owns(k),
             (KeySwitchEngine::Klss(e), SwitchingKey::Klss(k)) => e.owns(k),
             (KeySwitchEngine::Mixed(e), SwitchingKey::Klss(k)) => {
                 e.klss.owns(k) && k.compact.is_some()
@@ -234,7 +259,8 @@ impl KeySwitchEngine {
         })
     }
 
-    /// Generates a key from `s_from` to `sk`, kept as `storage` says (KLSS only).
+    /// Generates a full key (all `L + 1` chain limbs) from `s_from` to `sk`, kept as
+    /// `storage` says (KLSS only).
     pub fn generate_key_with_storage<R: RngCore + CryptoRng>(
         &self,
         s_from: &Poly,
@@ -253,6 +279,35 @@ impl KeySwitchEngine {
                 KeyStorage::ExpandedWithOrdinary,
                 rng,
             )),
+        }
+    }
+
+    /// Generates a key from `s_from` to `sk` for inputs of at most `q_limbs` chain limbs
+    /// (levels `< q_limbs`), kept as `storage` says (KLSS only). The hybrid engine makes a
+    /// narrow key ([`HybridKeySwitcher::generate_key_at`]: `ceil(q_limbs / α)` digits over
+    /// `Q_{q_limbs-1} ∪ P`); the KLSS / linear and mixed engines have no level-aware keys
+    /// and make the full key whatever `q_limbs` is (it serves every level, the requested
+    /// ones included). Errors unless `1 <= q_limbs <= L + 1`.
+    pub fn generate_key_at_with_storage<R: RngCore + CryptoRng>(
+        &self,
+        s_from: &Poly,
+        sk: &SecretKey,
+        q_limbs: usize,
+        storage: KeyStorage,
+        rng: &mut R,
+    ) -> Result<SwitchingKey> {
+        match self {
+            KeySwitchEngine::Hybrid(e) => Ok(SwitchingKey::Hybrid(
+                e.generate_key_at(s_from, sk, q_limbs, rng)?,
+            )),
+            KeySwitchEngine::Klss(e) => {
+                e.hybrid().check_width(q_limbs)?;
+                Ok(self.generate_key_with_storage(s_from, sk, storage, rng))
+            }
+            KeySwitchEngine::Mixed(e) => {
+                e.hybrid.check_width(q_limbs)?;
+                Ok(self.generate_key_with_storage(s_from, sk, storage, rng))
+            }
         }
     }
 }

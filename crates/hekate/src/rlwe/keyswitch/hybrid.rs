@@ -16,6 +16,14 @@
 //! digit may be partial, and digits beyond `l` vanish); `g_j` restricted that way is still
 //! the CRT idempotent of `Q_l`, so nothing is regenerated per level.
 //!
+//! **Level-aware keys.** For the same reason a key meant only for levels `<= l` needs only
+//! the digits in use there, `ceil((l + 1) / α)` of them, each over `Q_l ∪ P` (`P`
+//! unchanged): [`HybridKeySwitcher::generate_key_at`] makes it, about `((l + 1) / (L + 1))^2`
+//! of the full key's size, and exactly as correct at those levels. A key's width (its
+//! [`q_limbs`](HybridKey::q_limbs)) is the chain-limb count of its polynomials; the full
+//! key has width `L + 1` and keeps all `dnum` digits (trailing ones empty when
+//! `α (dnum - 1) >= L + 1`), see [`HybridKeySwitcher::key_digits`].
+//!
 //! **Switch** of `c` (NTT form over `Q_l`):
 //!
 //! 1. *ModUp*: `d_j = [c]_{Q_j}` lifted exactly to `Q_l ∪ P` (the digit's own limbs are
@@ -33,10 +41,12 @@ use crate::math::sample::Seed;
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::backend::Backend;
 use crate::rlwe::keys::{encrypt_zero_sk, SecretKey};
+use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 use std::sync::Arc;
 
-/// A hybrid switching key: `dnum` RLWE pairs over all of `Q ∪ P`, NTT form.
+/// A hybrid switching key: RLWE pairs over `Q_l ∪ P`, NTT form, one per digit in use at
+/// `l + 1` chain limbs (`dnum` pairs over all of `Q ∪ P` for the full key).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HybridKey {
     /// The [fingerprint](RingContext::fingerprint) of the ring the key belongs to.
@@ -48,12 +58,68 @@ pub struct HybridKey {
 }
 
 impl HybridKey {
-    /// Size in bytes of the key as stored in memory (both halves of every digit).
+    /// Size in bytes of the key as stored in memory (both halves of every digit):
+    /// `digits · 2 (l + 1 + k) N · 8` for a key of width `l + 1`.
     pub fn size_bytes(&self) -> usize {
         self.digits
             .iter()
             .map(|[b, a]| (b.data().len() + a.data().len()) * 8)
             .sum()
+    }
+
+    /// The key's width: the chain limbs `l + 1` it covers (it serves inputs at levels
+    /// `<= l`), read off its polynomials; 0 for a key without digits (which covers none).
+    pub fn q_limbs(&self) -> usize {
+        self.digits.first().map_or(0, |[b, _]| b.q_limbs())
+    }
+
+    /// `Ok` if the key has the shape of a key of `ctx` for `dnum` digits: a width `w` in
+    /// `[1, L + 1]`, [`key_digits`](HybridKeySwitcher::key_digits)`(w)` digits, and both
+    /// halves of every digit over `Q_{w-1} ∪ P` (all `k` special limbs) in NTT form.
+    /// Otherwise the reason, for an error message.
+    pub fn check_shape(&self, ctx: &RingContext, dnum: usize) -> std::result::Result<(), String> {
+        let (l1, k, w) = (ctx.q_len(), ctx.p_len(), self.q_limbs());
+        if w == 0 || w > l1 {
+            return Err(format!(
+                "its width is {w} chain limbs; a switching key covers 1 to L + 1 = {l1}"
+            ));
+        }
+        let want = key_digits(l1, dnum, w);
+        if self.digits.len() != want {
+            return Err(format!(
+                "it has {} digits; a key of width {w} (levels <= {}) with dnum = {dnum} has \
+                 {want}",
+                self.digits.len(),
+                w - 1
+            ));
+        }
+        for (j, pair) in self.digits.iter().enumerate() {
+            for p in pair {
+                if p.n() != ctx.n() || p.q_limbs() != w || p.p_limbs() != k || p.form() != Form::Ntt
+                {
+                    return Err(format!(
+                        "digit {j} has {} chain and {} special limbs ({:?} form, N = {}); \
+                         expected {w} and {k} in NTT form, N = {}",
+                        p.q_limbs(),
+                        p.p_limbs(),
+                        p.form(),
+                        p.n(),
+                        ctx.n()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The digits of a key of width `q_limbs` over a chain of `l1` primes with `dnum` digits:
+/// `dnum` for the full key, `ceil(q_limbs / α)` (those in use) for a narrower one.
+fn key_digits(l1: usize, dnum: usize, q_limbs: usize) -> usize {
+    if q_limbs >= l1 {
+        dnum
+    } else {
+        q_limbs.div_ceil(l1.div_ceil(dnum))
     }
 }
 
@@ -118,6 +184,70 @@ impl HybridKeySwitcher {
         q_limbs.div_ceil(self.alpha)
     }
 
+    /// Digits of a key of width `q_limbs` (for levels `< q_limbs`): all `dnum` for the
+    /// full key (`q_limbs = L + 1`), [`digits_at`](Self::digits_at)`(q_limbs)` otherwise.
+    pub fn key_digits(&self, q_limbs: usize) -> usize {
+        key_digits(self.ctx.q_len(), self.dnum, q_limbs)
+    }
+
+    /// Whether `key` is a key of this engine's ring and shape (any width; see
+    /// [`HybridKey::check_shape`]).
+    pub fn owns(&self, key: &HybridKey) -> bool {
+        key.ring_id == self.ctx.fingerprint() && key.check_shape(&self.ctx, self.dnum).is_ok()
+    }
+
+    /// Refuses a key width outside `[1, L + 1]`.
+    pub(super) fn check_width(&self, q_limbs: usize) -> Result<()> {
+        let l1 = self.ctx.q_len();
+        if q_limbs == 0 || q_limbs > l1 {
+            return Err(Error::LevelMismatch(format!(
+                "a switching key for {q_limbs} chain limbs: the chain has 1 to L + 1 = {l1} \
+                 (levels 0 to {})",
+                l1 - 1
+            )));
+        }
+        Ok(())
+    }
+
+    /// A switching key from `s_from` (NTT form over all of `Q ∪ P`) to `sk` for inputs of
+    /// at most `q_limbs` chain limbs (levels `< q_limbs`): [`key_digits`](Self::key_digits)
+    /// digits over `Q_{q_limbs-1} ∪ P`. `q_limbs = L + 1` is the full key
+    /// ([`KeySwitcher::generate_key`]). Errors unless `1 <= q_limbs <= L + 1`.
+    pub fn generate_key_at<R: RngCore + CryptoRng>(
+        &self,
+        s_from: &Poly,
+        sk: &SecretKey,
+        q_limbs: usize,
+        rng: &mut R,
+    ) -> Result<HybridKey> {
+        self.check_width(q_limbs)?;
+        let ctx = &*self.ctx;
+        let (k, n) = (ctx.p_len(), ctx.n());
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let digits = (0..self.key_digits(q_limbs))
+            .map(|j| {
+                let [mut b, a] = encrypt_zero_sk(ctx, sk, q_limbs, k, &seed, j as u64, rng);
+                // + P g_j s' on the digit's primes below q_limbs (zero elsewhere).
+                for i in j * self.alpha..((j + 1) * self.alpha).min(q_limbs) {
+                    let qi = ctx.modulus(i, q_limbs);
+                    let p_mod = ctx.p().product_mod(qi);
+                    let ps = qi.shoup(p_mod);
+                    let src = &s_from.data()[i * n..(i + 1) * n];
+                    for (x, &s) in b.limb_mut(i).iter_mut().zip(src) {
+                        *x = qi.add(*x, qi.mul_shoup(s, p_mod, ps));
+                    }
+                }
+                [b, a]
+            })
+            .collect();
+        Ok(HybridKey {
+            ring_id: ctx.fingerprint(),
+            digits,
+            seed,
+        })
+    }
+
     /// Step 1 on any [`Backend`]: the digits of `c` (NTT form over `Q_l`), each lifted
     /// to `Q_l ∪ P` by [`Backend::mod_up`]. [`KeySwitcher::decompose`] is this with the
     /// CPU backend; a device passes its own.
@@ -153,7 +283,10 @@ impl HybridKeySwitcher {
     }
 
     /// Step 2 on any [`Backend`]: `acc (+)= <digits, key>` ([`Backend::inner_product`]),
-    /// adding when `accumulate`.
+    /// adding when `accumulate`. The key may be wider than the digits (it is used
+    /// restricted to their `Q_l ∪ P`), never narrower, and must have a pair per digit:
+    /// callers check ([`HybridKey::check_shape`] and the key's width against the level);
+    /// a key that does not cover the digits panics rather than give a wrong result.
     pub fn multiply_on<B: Backend>(
         &self,
         backend: &B,
@@ -162,7 +295,12 @@ impl HybridKeySwitcher {
         acc: &mut [B::Poly; 2],
         accumulate: bool,
     ) {
-        debug_assert!(digits.len() <= key.len());
+        assert!(
+            digits.len() <= key.len(),
+            "a switching key with {} digits for {} digits: check the key's level first",
+            key.len(),
+            digits.len()
+        );
         backend.inner_product(digits, key, acc, accumulate);
     }
 
@@ -199,31 +337,8 @@ impl KeySwitcher for HybridKeySwitcher {
         sk: &SecretKey,
         rng: &mut R,
     ) -> HybridKey {
-        let ctx = &*self.ctx;
-        let (l1, k) = (ctx.q_len(), ctx.p_len());
-        let mut seed = [0u8; 32];
-        rng.fill_bytes(&mut seed);
-        let n = ctx.n();
-        let digits = (0..self.dnum)
-            .map(|j| {
-                let [mut b, a] = encrypt_zero_sk(ctx, sk, l1, k, &seed, j as u64, rng);
-                for i in j * self.alpha..((j + 1) * self.alpha).min(l1) {
-                    let qi = ctx.modulus(i, l1);
-                    let p_mod = ctx.p().product_mod(qi);
-                    let ps = qi.shoup(p_mod);
-                    let src = &s_from.data()[i * n..(i + 1) * n];
-                    for (x, &s) in b.limb_mut(i).iter_mut().zip(src) {
-                        *x = qi.add(*x, qi.mul_shoup(s, p_mod, ps));
-                    }
-                }
-                [b, a]
-            })
-            .collect();
-        HybridKey {
-            ring_id: ctx.fingerprint(),
-            digits,
-            seed,
-        }
+        self.generate_key_at(s_from, sk, self.ctx.q_len(), rng)
+            .expect("the full width is in range")
     }
 
     fn decompose(&self, c: &Poly) -> HybridDecomposition {

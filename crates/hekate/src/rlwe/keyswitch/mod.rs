@@ -133,4 +133,6 @@ fn map_pair(pair: [Poly; 2], f: impl Fn(Poly) -> Poly + Sync) -> [Poly; 2] {
 }
 
 #[cfg(test)]
+mod level_tests;
+#[cfg(test)]
 pub(crate) mod tests;

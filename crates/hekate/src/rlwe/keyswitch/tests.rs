@@ -9,7 +9,7 @@ use rand_chacha::ChaCha20Rng;
 use std::sync::Arc;
 
 /// Max |centered coefficient| of `u0 + u1 s - c s'` over Q_l.
-fn switch_error(
+pub(crate) fn switch_error(
     ctx: &RingContext,
     ks: &HybridKeySwitcher,
     key: &HybridKey,

@@ -20,6 +20,9 @@ pub struct KlssKey {
     pub ring_id: u64,
     /// The [`KlssKeySwitcher::id`] of the engine that expanded it.
     pub engine_id: u64,
+    /// The chain limbs the key covers: always all `L + 1` (KLSS keys are expanded from
+    /// full-width ordinary keys only; see [`SwitchingKey::q_limbs`](crate::rlwe::keyswitch::SwitchingKey::q_limbs)).
+    pub q_limbs: usize,
     /// `d`: ciphertext digits.
     pub dnum: usize,
     /// `d̃`: key digits.
@@ -94,7 +97,9 @@ impl KlssKeySwitcher {
         let d = self.dnum();
         if key.digits.len() != d || key.digits.iter().any(|[b, _]| b.q_limbs() != ctx.q_len()) {
             return Err(Error::ParameterMismatch(format!(
-                "KLSS expansion needs a full-level hybrid key with {d} digits"
+                "KLSS expansion needs a full-width hybrid key ({d} digits over all {} chain \
+                 limbs): keys generated for lower levels only serve the hybrid engine",
+                ctx.q_len()
             )));
         }
         let (n, rp, dt, rt) = (ctx.n(), self.r_prime, self.d_tilde, self.config.r_tilde);
@@ -167,6 +172,7 @@ impl KlssKeySwitcher {
         Ok(KlssKey {
             ring_id: ctx.fingerprint(),
             engine_id: self.id,
+            q_limbs: l1,
             dnum: d,
             d_tilde: dt,
             r_primes: rps.clone(),

@@ -1,0 +1,199 @@
+//! Level-aware evaluation keys at the CKKS level: a key generated for levels `<= l`
+//! rotates, conjugates or relinearizes correctly (decrypted) at every level up to `l`,
+//! is refused with a clear error above, and has the size of its width.
+
+use super::*;
+use crate::ckks::CkksParameters;
+use crate::params::SecurityLevel;
+use crate::rlwe::keyswitch::{KeySwitchMethod, KlssConfig};
+use crate::rlwe::{PublicKey, SecretKey};
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+
+/// `L = 5` (55 + 5 x 40 bits), two 60-bit special primes, `dnum = 3` (`α = 2`).
+fn context(method: KeySwitchMethod) -> Arc<CkksContext> {
+    CkksParameters::new(11)
+        .log_q(&[55, 40, 40, 40, 40, 40])
+        .log_p(&[60, 60])
+        .dnum(3)
+        .log_scale(40)
+        .security(SecurityLevel::NotChecked)
+        .key_switching(method)
+        .build()
+        .unwrap()
+}
+
+/// The level the narrow keys are generated for.
+const KEY_LEVEL: usize = 2;
+
+fn values(n: usize) -> Vec<Complex64> {
+    (0..n)
+        .map(|i| Complex64::new((i as f64 * 0.37).sin(), (i as f64 * 0.11).cos() / 2.0))
+        .collect()
+}
+
+fn max_err(got: &[Complex64], want: &[Complex64]) -> f64 {
+    got.iter()
+        .zip(want)
+        .map(|(a, b)| (a - b).norm())
+        .fold(0.0, f64::max)
+}
+
+struct Setup {
+    ctx: Arc<CkksContext>,
+    sk: SecretKey,
+    pk: PublicKey,
+    rng: ChaCha20Rng,
+}
+
+fn setup(method: KeySwitchMethod, seed: u64) -> Setup {
+    let ctx = context(method);
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let sk = ctx.generate_secret_key_with(&mut rng);
+    let pk = ctx.generate_public_key_with(&sk, &mut rng);
+    Setup { ctx, sk, pk, rng }
+}
+
+impl Setup {
+    /// An encryption of `v` at `level` and `scale`.
+    fn encrypt(&mut self, v: &[Complex64], level: usize, scale: &Scale) -> Ciphertext {
+        let pt = self.ctx.encode_at(v, v.len(), level, scale).unwrap();
+        self.ctx.encrypt_with(&pt, &self.pk, &mut self.rng).unwrap()
+    }
+}
+
+/// The message of a level error, or a panic naming what was accepted.
+fn level_error<T>(r: Result<T>) -> String {
+    match r {
+        Err(Error::LevelMismatch(m)) => m,
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a key above its level was accepted"),
+    }
+}
+
+#[test]
+fn narrow_galois_keys_rotate_at_their_levels_and_refuse_higher_ones() {
+    let mut s = setup(KeySwitchMethod::Hybrid, 21);
+    let ctx = s.ctx.clone();
+    let (n, k, l1) = (ctx.n(), ctx.p_primes().len(), ctx.max_level() + 1);
+    let gks = ctx
+        .generate_galois_keys_at_with(&s.sk, &[1, 3], true, KEY_LEVEL, &mut s.rng)
+        .unwrap();
+    assert_eq!(gks.len(), 3);
+    // ceil(ℓ/α) digits of 2 (ℓ + k) limbs at ℓ = 3 limbs, α = ceil(6 / 3) = 2.
+    let alpha = l1.div_ceil(ctx.dnum());
+    let w = KEY_LEVEL + 1;
+    let narrow = w.div_ceil(alpha) * 2 * (w + k) * n * 8;
+    for key in gks.iter() {
+        assert_eq!(key.max_level(), Some(KEY_LEVEL));
+        assert_eq!(key.key().q_limbs(), w);
+        assert_eq!(key.size_bytes(), narrow);
+    }
+    assert_eq!(gks.size_bytes(), 3 * narrow);
+    let full = ctx.generate_galois_key_with(&s.sk, 5, &mut s.rng);
+    assert_eq!(full.max_level(), Some(ctx.max_level()));
+    assert_eq!(full.size_bytes(), ctx.dnum() * 2 * (l1 + k) * n * 8);
+    let ev = Evaluator::new(ctx.clone(), None, gks);
+    let v = values(8);
+    let scale = ctx.default_scale().clone();
+    for level in 0..=ctx.max_level() {
+        let ct = s.encrypt(&v, level, &scale);
+        if level <= KEY_LEVEL {
+            let rot = ev.rotate(&ct, 1).unwrap();
+            let want: Vec<Complex64> = (0..8).map(|i| v[(i + 1) % 8]).collect();
+            let e = max_err(&ctx.decrypt_decode(&rot, &s.sk).unwrap(), &want);
+            assert!(e < 1e-6, "rotation at level {level}: error {e}");
+            let conj = ev.conjugate(&ct).unwrap();
+            let want: Vec<Complex64> = v.iter().map(|x| x.conj()).collect();
+            let e = max_err(&ctx.decrypt_decode(&conj, &s.sk).unwrap(), &want);
+            assert!(e < 1e-6, "conjugation at level {level}: error {e}");
+            // Hoisted and double-hoisted rotations use the same keys.
+            let hoisted = ev.rotate_hoisted(&ct, &[1, 3]).unwrap();
+            let want: Vec<Complex64> = (0..8).map(|i| v[(i + 3) % 8]).collect();
+            let e = max_err(&ctx.decrypt_decode(&hoisted[1], &s.sk).unwrap(), &want);
+            assert!(e < 1e-6, "hoisted rotation at level {level}: error {e}");
+            let sum = ev.rotate_sum(&[(&ct, 1), (&ct, 3)]).unwrap();
+            let want: Vec<Complex64> = (0..8).map(|i| v[(i + 1) % 8] + v[(i + 3) % 8]).collect();
+            let e = max_err(&ctx.decrypt_decode(&sum, &s.sk).unwrap(), &want);
+            assert!(e < 1e-6, "rotation sum at level {level}: error {e}");
+        } else {
+            let g = crate::ring::automorphism::galois_element_for_rotation(1, n);
+            let m = level_error(ev.rotate(&ct, 1));
+            assert!(
+                m.contains(&format!(
+                    "the Galois key for element {g} covers levels <= {KEY_LEVEL}; the \
+                     ciphertext is at level {level}"
+                )),
+                "{m}"
+            );
+            level_error(ev.conjugate(&ct));
+            level_error(ev.rotate_hoisted(&ct, &[1, 3]));
+            level_error(ev.rotate_sum(&[(&ct, 1), (&ct, 3)]));
+        }
+    }
+    // No key above the top level.
+    assert!(matches!(
+        ctx.generate_galois_key_at_with(&s.sk, 5, l1, &mut s.rng),
+        Err(Error::LevelMismatch(_))
+    ));
+}
+
+#[test]
+fn narrow_relinearization_keys_multiply_at_their_levels_and_refuse_higher_ones() {
+    let mut s = setup(KeySwitchMethod::Hybrid, 22);
+    let ctx = s.ctx.clone();
+    let (n, k) = (ctx.n(), ctx.p_primes().len());
+    let rlk = ctx
+        .generate_relinearization_key_at_with(&s.sk, KEY_LEVEL, &mut s.rng)
+        .unwrap();
+    assert_eq!(rlk.max_level(), Some(KEY_LEVEL));
+    let w = KEY_LEVEL + 1;
+    let alpha = (ctx.max_level() + 1).div_ceil(ctx.dnum());
+    assert_eq!(rlk.0.size_bytes(), w.div_ceil(alpha) * 2 * (w + k) * n * 8);
+    let ev = Evaluator::new(ctx.clone(), Some(rlk), GaloisKeys::new());
+    let v = values(8);
+    let want: Vec<Complex64> = v.iter().map(|x| x * x).collect();
+    // 2^20: the product's 2^40 fits in q_0 (55 bits), so level 0 decrypts too.
+    let scale = Scale::from_bits(20);
+    for level in 0..=ctx.max_level() {
+        let ct = s.encrypt(&v, level, &scale);
+        if level <= KEY_LEVEL {
+            let sq = ev.mul(&ct, &ct).unwrap();
+            let e = max_err(&ctx.decrypt_decode(&sq, &s.sk).unwrap(), &want);
+            assert!(e < 1e-3, "product at level {level}: error {e}");
+        } else {
+            let m = level_error(ev.mul(&ct, &ct));
+            assert!(
+                m.contains(&format!(
+                    "the relinearization key covers levels <= {KEY_LEVEL}; the ciphertext \
+                     is at level {level}"
+                )),
+                "{m}"
+            );
+            let deg2 = ev.mul_no_relin(&ct, &ct).unwrap();
+            level_error(ev.relinearize(&deg2));
+        }
+    }
+}
+
+/// KLSS has no narrow keys: the `_at_with` functions give the full key, which serves every
+/// level.
+#[test]
+fn klss_contexts_generate_full_keys_at_any_level() {
+    let mut s = setup(KeySwitchMethod::Klss(KlssConfig::klss(2)), 23);
+    let ctx = s.ctx.clone();
+    let rlk = ctx
+        .generate_relinearization_key_at_with(&s.sk, 1, &mut s.rng)
+        .unwrap();
+    let gk = ctx
+        .generate_galois_keys_at_with(&s.sk, &[1], false, 1, &mut s.rng)
+        .unwrap();
+    assert_eq!(rlk.max_level(), Some(ctx.max_level()));
+    let ev = Evaluator::new(ctx.clone(), Some(rlk), gk);
+    let v = values(8);
+    let ct = s.encrypt(&v, ctx.max_level(), &ctx.default_scale().clone());
+    let rot = ev.rotate(&ev.mul(&ct, &ct).unwrap(), 1).unwrap();
+    let want: Vec<Complex64> = (0..8).map(|i| v[(i + 1) % 8] * v[(i + 1) % 8]).collect();
+    let e = max_err(&ctx.decrypt_decode(&rot, &s.sk).unwrap(), &want);
+    assert!(e < 1e-6, "error {e}");
+}
