@@ -136,32 +136,61 @@ fn sub_sum_steps(ctx: &CkksContext, slots: usize) -> Vec<i64> {
         .collect()
 }
 
-/// The Galois elements one bootstrap uses, each with what it is for.
+/// A key one bootstrap uses: the highest level it is used at and what for.
+pub(super) struct KeyUse {
+    pub(super) level: usize,
+    pub(super) what: String,
+}
+
+/// The Galois elements one bootstrap uses, each with the highest level it is used at
+/// (CoeffsToSlots factor `j` at `L - j`, SubSum at `L`, conjugation at EvalMod's first
+/// level, SlotsToCoeffs factor `j` below EvalMod) and what it is first used for.
 pub(super) fn labelled_elements(
     ctx: &CkksContext,
     config: &BootstrapConfig,
-) -> Result<BTreeMap<usize, String>> {
+) -> Result<BTreeMap<usize, KeyUse>> {
     config.check(ctx)?;
     let (cts, stc) = factors(config, repacks(ctx, config.slots))?;
     let n = ctx.n();
-    let mut map = BTreeMap::new();
-    for (stage, f) in [("CoeffsToSlots", &cts), ("SlotsToCoeffs", &stc)] {
-        for (_, p) in f {
+    let top = ctx.max_level();
+    let eval_mod_level = top - config.cts_levels;
+    let stc_level = eval_mod_level - config.eval_mod.depth();
+    let mut map: BTreeMap<usize, KeyUse> = BTreeMap::new();
+    let mut add = |g: usize, level: usize, what: &dyn Fn() -> String| {
+        map.entry(g)
+            .and_modify(|u| u.level = u.level.max(level))
+            .or_insert_with(|| KeyUse {
+                level,
+                what: what(),
+            });
+    };
+    for (stage, f, first) in [
+        ("CoeffsToSlots", &cts, top),
+        ("SlotsToCoeffs", &stc, stc_level),
+    ] {
+        for (j, (_, p)) in f.iter().enumerate() {
             for r in p.rotations() {
-                map.entry(galois_element_for_rotation(r, n))
-                    .or_insert_with(|| format!("{stage}: rotation by {r}"));
+                add(galois_element_for_rotation(r, n), first - j, &|| {
+                    format!("{stage}: rotation by {r}")
+                });
             }
         }
     }
     for s in sub_sum_steps(ctx, config.slots) {
-        map.entry(galois_element_for_rotation(s, n))
-            .or_insert_with(|| format!("SubSum: rotation by {s} of N/2 slots"));
+        add(galois_element_for_rotation(s, n), top, &|| {
+            format!("SubSum: rotation by {s} of N/2 slots")
+        });
     }
-    map.insert(
-        galois_element_for_conjugation(n),
-        "CoeffsToSlots: conjugation".into(),
-    );
+    add(galois_element_for_conjugation(n), eval_mod_level, &|| {
+        "CoeffsToSlots: conjugation".into()
+    });
     Ok(map)
+}
+
+/// The level of the relinearization key one bootstrap needs: EvalMod's first level,
+/// `L - ρ_CtS` (its products are all at or below it).
+pub(super) fn relinearization_level(ctx: &CkksContext, config: &BootstrapConfig) -> usize {
+    ctx.max_level() - config.cts_levels
 }
 
 /// The last SlotsToCoeffs factor, encoded per output scale.
@@ -232,18 +261,42 @@ impl Bootstrapper {
                 )))
             }
         };
-        if keys.relinearization_key().is_none() {
-            return Err(Error::MissingKey(
-                "bootstrapping needs a relinearization key: use bootstrap::generate_keys".into(),
-            ));
+        let level_of = |max: Option<usize>| max.map_or("none".to_string(), |l| l.to_string());
+        match keys.relinearization_key() {
+            None => {
+                return Err(Error::MissingKey(
+                    "bootstrapping needs a relinearization key: use bootstrap::generate_keys"
+                        .into(),
+                ))
+            }
+            Some(k) if k.max_level() < Some(relinearization_level(&ctx, &config)) => {
+                return Err(Error::LevelMismatch(format!(
+                    "bootstrapping multiplies at level {} (EvalMod) and the relinearization \
+                     key covers levels <= {}: generate the keys with bootstrap::generate_keys",
+                    relinearization_level(&ctx, &config),
+                    level_of(k.max_level())
+                )))
+            }
+            Some(_) => {}
         }
-        for (g, what) in labelled_elements(&ctx, &config)? {
-            if keys.galois_key(g).is_none() {
-                return Err(Error::MissingKey(format!(
-                    "bootstrapping needs the Galois key of element {g} ({what}): generate \
-                     the keys with bootstrap::generate_keys (bootstrap::galois_elements lists \
-                     them)"
-                )));
+        for (g, KeyUse { level, what }) in labelled_elements(&ctx, &config)? {
+            match keys.galois_key(g) {
+                None => {
+                    return Err(Error::MissingKey(format!(
+                        "bootstrapping needs the Galois key of element {g} ({what}): generate \
+                         the keys with bootstrap::generate_keys (bootstrap::galois_elements \
+                         lists them)"
+                    )))
+                }
+                Some(k) if k.max_level() < Some(level) => {
+                    return Err(Error::LevelMismatch(format!(
+                        "bootstrapping uses the Galois key of element {g} ({what}) at level \
+                         {level} and it covers levels <= {}: generate the keys with \
+                         bootstrap::generate_keys",
+                        level_of(k.max_level())
+                    )))
+                }
+                Some(_) => {}
             }
         }
         let eval = Evaluator::with_key_set(ctx.clone(), keys);

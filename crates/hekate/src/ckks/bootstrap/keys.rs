@@ -1,6 +1,6 @@
 //! The keys one bootstrap needs, and their generation.
 
-use super::bootstrapper::labelled_elements;
+use super::bootstrapper::{labelled_elements, relinearization_level};
 use super::config::BootstrapConfig;
 use super::encapsulation::EncapsulationKeys;
 use crate::ckks::CkksContext;
@@ -57,8 +57,26 @@ pub fn galois_elements(ctx: &CkksContext, config: &BootstrapConfig) -> Result<Ve
     Ok(labelled_elements(ctx, config)?.into_keys().collect())
 }
 
+/// The keys one bootstrap uses with the highest level each is used at, known before any
+/// key exists: `(g, l)` for each Galois element of [`galois_elements`] (increasing), then
+/// the relinearization key's level (EvalMod's first). [`generate_keys`] generates each key
+/// for exactly its level (with the hybrid engine a key for levels `<= l` has
+/// `ceil((l + 1) / α)` digits over `Q_l ∪ P`: CoeffsToSlots's keys are the widest,
+/// SlotsToCoeffs's about half as wide).
+pub fn key_levels(
+    ctx: &CkksContext,
+    config: &BootstrapConfig,
+) -> Result<(Vec<(usize, usize)>, usize)> {
+    let galois = labelled_elements(ctx, config)?
+        .into_iter()
+        .map(|(g, u)| (g, u.level))
+        .collect();
+    Ok((galois, relinearization_level(ctx, config)))
+}
+
 /// The keys one bootstrap needs: a relinearization key, exactly the Galois keys of
-/// [`galois_elements`], and the encapsulation keys when `config` has an ephemeral weight.
+/// [`galois_elements`], each only as wide as the level it is used at ([`key_levels`]),
+/// and the encapsulation keys when `config` has an ephemeral weight.
 /// `progress(done, total)` is called after each key.
 pub fn generate_keys_with<R: RngCore + CryptoRng>(
     ctx: &CkksContext,
@@ -68,18 +86,20 @@ pub fn generate_keys_with<R: RngCore + CryptoRng>(
     mut progress: impl FnMut(usize, usize),
 ) -> Result<BootstrapKeys> {
     ctx.rlwe().check_ring_id(sk.ring_id(), "secret key")?;
-    let elements = galois_elements(ctx, config)?;
+    let (elements, relin_level) = key_levels(ctx, config)?;
     let extra = if config.ephemeral_weight.is_some() {
         2
     } else {
         0
     };
     let total = elements.len() + 1 + extra;
-    let rlk = ctx.rlwe().generate_relinearization_key_with(sk, rng);
+    let rlk = ctx
+        .rlwe()
+        .generate_relinearization_key_at_with(sk, relin_level, rng)?;
     progress(1, total);
     let mut keys = Vec::with_capacity(elements.len());
-    for (i, &g) in elements.iter().enumerate() {
-        keys.push(ctx.rlwe().generate_galois_key_with(sk, g, rng));
+    for (i, &(g, level)) in elements.iter().enumerate() {
+        keys.push(ctx.rlwe().generate_galois_key_at_with(sk, g, level, rng)?);
         progress(i + 2, total);
     }
     let encapsulation = match config.ephemeral_weight {

@@ -99,4 +99,4 @@ pub use bootstrapper::Bootstrapper;
 pub use config::BootstrapConfig;
 pub use encapsulation::EncapsulationKeys;
 pub use evalmod::EvalMod;
-pub use keys::{galois_elements, generate_keys, generate_keys_with, BootstrapKeys};
+pub use keys::{galois_elements, generate_keys, generate_keys_with, key_levels, BootstrapKeys};

@@ -305,6 +305,67 @@ fn the_key_set_is_exactly_the_circuits_galois_elements() {
     assert!(matches!(err, crate::Error::MissingKey(_)), "{err}");
 }
 
+/// Keys sized to their level: each generated key serves exactly the highest level
+/// `key_levels` gives it (CoeffsToSlots's at the top, SlotsToCoeffs's below EvalMod, the
+/// relinearization key at EvalMod's first level), its size is the hybrid formula
+/// `ceil(ℓ/α) · 2 (ℓ + k) N · 8` bytes at `ℓ = l + 1` limbs, and a key one level too narrow
+/// is refused by the bootstrapper, naming it.
+#[test]
+fn keys_are_sized_to_the_level_they_are_used_at() {
+    let s = setup(12, 8, SecretDistribution::HammingWeight(64), 65);
+    let config = s.boot.config().clone();
+    let (levels, relin_level) = key_levels(&s.ctx, &config).unwrap();
+    let keys = s.boot.evaluator().keys();
+    let top = s.ctx.max_level();
+    assert_eq!(relin_level, top - config.cts_levels);
+    let rlk = keys.relinearization_key().unwrap();
+    assert_eq!(rlk.max_level(), Some(relin_level));
+    let (alpha, k, n) = (
+        s.ctx.q_primes().len().div_ceil(s.ctx.dnum()),
+        s.ctx.rlwe().p_primes().len(),
+        s.ctx.n(),
+    );
+    let formula = |l: usize| (l + 1).div_ceil(alpha) * 2 * (l + 1 + k) * n * 8;
+    assert_eq!(rlk.0.size_bytes(), formula(relin_level));
+    assert!(
+        levels.iter().any(|&(_, l)| l == top),
+        "CoeffsToSlots at the top"
+    );
+    // Conjugation is used at EvalMod's first level only (its element is no rotation).
+    let conj = 2 * s.ctx.n() - 1;
+    assert!(levels.contains(&(conj, top - config.cts_levels)));
+    let mut total = rlk.0.size_bytes();
+    for &(g, l) in &levels {
+        let key = keys.galois_key(g).unwrap();
+        assert_eq!(key.max_level(), Some(l), "element {g}");
+        assert_eq!(key.size_bytes(), formula(l));
+        total += formula(l);
+    }
+    assert_eq!(keys.size_bytes(), total);
+    let full = formula(top) * (levels.len() + 1);
+    println!(
+        "level-aware keys: {total} bytes, {:.2}x of full-width keys",
+        total as f64 / full as f64
+    );
+    assert!(total < full);
+    // One key a level too narrow: refused at construction, by element.
+    let (g, l) = *levels.iter().find(|&&(_, l)| l > 0).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(66);
+    let narrow = s
+        .ctx
+        .rlwe()
+        .generate_galois_key_at_with(&s.sk, g, l - 1, &mut rng)
+        .unwrap();
+    let mut galois = keys.galois_keys().clone();
+    galois.insert(narrow);
+    let set = crate::ckks::EvaluationKeySet::new(keys.relinearization_key().cloned(), galois);
+    let err = Bootstrapper::new(s.ctx.clone(), config, Arc::new(set)).unwrap_err();
+    assert!(
+        matches!(&err, crate::Error::LevelMismatch(m) if m.contains(&g.to_string())),
+        "{err}"
+    );
+}
+
 #[test]
 fn bad_inputs_and_configurations_are_errors() {
     let s = setup(12, 8, SecretDistribution::HammingWeight(64), 71);

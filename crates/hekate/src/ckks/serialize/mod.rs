@@ -321,7 +321,11 @@ pub(crate) fn check_key_writable(key: &SwitchingKey, ctx: &CkksContext, what: &s
 /// ([`HybridKey::check_shape`]): `dnum` digits over all of `Q ∪ P` for a full key,
 /// `ceil(w / α)` over `Q_{w-1} ∪ P` for a key generated for levels `< w` (which only the
 /// hybrid engine accepts: KLSS expansion refuses it).
-pub(crate) fn read_switching_key(r: &mut Reader<'_>, ctx: &CkksContext, what: &str) -> Result<SwitchingKey> {
+pub(crate) fn read_switching_key(
+    r: &mut Reader<'_>,
+    ctx: &CkksContext,
+    what: &str,
+) -> Result<SwitchingKey> {
     let ring = ctx.ring();
     let key = HybridKey::read_body(r, ring)?;
     if let Err(why) = key.check_shape(ring, ctx.dnum()) {
