@@ -260,6 +260,11 @@ impl Deserialize for EncapsulationKeys {
                 ctx.n()
             ));
         }
+        // The ephemeral ring (NTT tables and base converters of q_0 and its special
+        // primes): about 35 bytes per coefficient and prime, measured by
+        // `tests/alloc_limits.rs`; charged at 64.
+        let primes = 1 + ephemeral_special_primes(ctx).len() as u64;
+        r.charge(64 * ctx.n() as u64 * primes, "the ephemeral ring")?;
         let eph = ephemeral_parameters(ctx, h)?;
         let to_sparse = SwitchingKey::Hybrid(HybridKey::read_body(r, eph.ring())?);
         eph.check_key(&to_sparse)?;
