@@ -236,35 +236,42 @@ impl Evaluator {
         out
     }
 
+    /// The terms of a rotation sum (`what` names it in errors), checked to share a level, a
+    /// scale and a slot count, each with the Galois element of its rotation (1 for none):
+    /// the first ciphertext and the parts for the RLWE core.
+    fn rotation_terms<'a>(
+        &self,
+        terms: &[(&'a Ciphertext, i64)],
+        what: &str,
+    ) -> Result<(&'a Ciphertext, RotationParts<'a>)> {
+        let Some(&(first, _)) = terms.first() else {
+            return Err(Error::ParameterMismatch(format!(
+                "a {what} needs at least one term"
+            )));
+        };
+        let mut parts = Vec::with_capacity(terms.len());
+        for &(ct, steps) in terms {
+            self.check_pair(first, ct)?;
+            Self::check_degree_one(ct)?;
+            if ct.scale != first.scale || ct.level() != first.level() {
+                return Err(Error::ScaleMismatch(format!(
+                    "the terms of a {what} must share a level and a scale"
+                )));
+            }
+            let g = self
+                .rotation_key(ct, steps)?
+                .map_or(1, |k| k.galois_element());
+            parts.push((ct.parts.as_slice(), g));
+        }
+        Ok((first, parts))
+    }
+
     /// `Σ_j rotate(ct_j, steps_j)` with one ModDown for all the rotations (double hoisting:
     /// the giant steps of a BSGS linear transform). The terms must share a level, a scale
     /// and a slot count. The result equals the sum of separate rotations up to the
     /// rounding of one ModDown instead of several.
     pub fn rotate_sum(&self, terms: &[(&Ciphertext, i64)]) -> Result<Ciphertext> {
-        let Some(&(first, _)) = terms.first() else {
-            return Err(Error::ParameterMismatch(
-                "a rotation sum needs at least one term".into(),
-            ));
-        };
-        let mut elements = Vec::with_capacity(terms.len());
-        for &(ct, steps) in terms {
-            self.check_pair(first, ct)?;
-            Self::check_degree_one(ct)?;
-            if ct.scale != first.scale || ct.level() != first.level() {
-                return Err(Error::ScaleMismatch(
-                    "the terms of a rotation sum must share a level and a scale".into(),
-                ));
-            }
-            elements.push(
-                self.rotation_key(ct, steps)?
-                    .map_or(1, |k| k.galois_element()),
-            );
-        }
-        let parts: Vec<(&[Poly], usize)> = terms
-            .iter()
-            .zip(&elements)
-            .map(|(&(ct, _), &g)| (ct.parts.as_slice(), g))
-            .collect();
+        let (first, parts) = self.rotation_terms(terms, "rotation sum")?;
         let out = self.core.automorphism_sum(&parts)?;
         Ok(Self::with_parts(first, out))
     }
@@ -277,31 +284,11 @@ impl Evaluator {
     /// ModDown ([`rlwe::Evaluator::automorphism_horner`](crate::rlwe::Evaluator::automorphism_horner)).
     /// The result equals the nested separate rotations up to ModDown rounding.
     pub fn rotate_horner(&self, terms: &[(&Ciphertext, i64)]) -> Result<Ciphertext> {
-        let Some(&(first, _)) = terms.first() else {
-            return Err(Error::ParameterMismatch(
-                "a Horner rotation sum needs at least one term".into(),
-            ));
-        };
-        let mut elements = Vec::with_capacity(terms.len());
-        for &(ct, steps) in terms {
-            self.check_pair(first, ct)?;
-            Self::check_degree_one(ct)?;
-            if ct.scale != first.scale || ct.level() != first.level() {
-                return Err(Error::ScaleMismatch(
-                    "the terms of a Horner rotation sum must share a level and a scale".into(),
-                ));
-            }
-            elements.push(
-                self.rotation_key(ct, steps)?
-                    .map_or(1, |k| k.galois_element()),
-            );
-        }
-        let parts: Vec<(&[Poly], usize)> = terms
-            .iter()
-            .zip(&elements)
-            .map(|(&(ct, _), &g)| (ct.parts.as_slice(), g))
-            .collect();
+        let (first, parts) = self.rotation_terms(terms, "Horner rotation sum")?;
         let out = self.core.automorphism_horner(&parts)?;
         Ok(Self::with_parts(first, out))
     }
 }
+
+/// The parts of each term of a rotation sum with its Galois element, for the RLWE core.
+type RotationParts<'a> = Vec<(&'a [Poly], usize)>;
