@@ -508,15 +508,12 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
             ct
         };
         let babies = self.plan.baby_steps();
-        let rotated = if babies == [0] {
-            Vec::new() // no baby rotation: nothing to decompose
+        let rotated;
+        let by_step: BTreeMap<usize, &E::Ciphertext> = if babies == [0] {
+            BTreeMap::from([(0, ct)]) // no baby rotation: nothing to decompose
         } else {
             let steps: Vec<i64> = babies.iter().map(|&j| j as i64).collect();
-            eval.rotate_hoisted(ct, &steps)?
-        };
-        let by_step: BTreeMap<usize, &E::Ciphertext> = if babies == [0] {
-            BTreeMap::from([(0, ct)])
-        } else {
+            rotated = eval.rotate_hoisted(ct, &steps)?;
             babies.iter().copied().zip(rotated.iter()).collect()
         };
         let mut partial = Vec::with_capacity(self.blocks.len());

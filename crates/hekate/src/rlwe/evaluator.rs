@@ -35,7 +35,7 @@
 //! ([`RlweParameters::check_key_at`]); every entry point checks before key switching.
 
 use super::evaluation_keys::{EvaluationKeySet, GaloisKey, RelinearizationKey};
-use super::keyswitch::{EngineDecomposition, KeySwitcher, SwitchingKey};
+use super::keyswitch::{EngineAccumulator, EngineDecomposition, KeySwitcher, SwitchingKey};
 use super::params::RlweParameters;
 use crate::ring::automorphism::galois_inverse;
 use crate::ring::{Form, Poly, RingContext};
@@ -391,6 +391,36 @@ impl Evaluator {
         self.params.keyswitcher().recycle(d.decomposition);
     }
 
+    /// One term of an automorphism sum (`what` names the sum in errors) in NTT form,
+    /// checked to have the first term's `form` and `ql` chain limbs.
+    fn sum_term<'p>(
+        &self,
+        parts: &'p [Poly],
+        form: Form,
+        ql: usize,
+        what: &str,
+    ) -> Result<Cow<'p, [Poly]>> {
+        let (p, f) = self.ntt_parts(parts, 2)?;
+        if f != form || p[0].q_limbs() != ql {
+            return Err(Error::LevelMismatch(format!(
+                "the terms of {what} must have one level and one form"
+            )));
+        }
+        Ok(p)
+    }
+
+    /// The last step of a sum of key switches: `acc` brought down (one pair ModDown),
+    /// `φ_g` applied to both halves, added to `out`; `t` is scratch.
+    fn add_mod_down(&self, acc: EngineAccumulator, g: usize, out: &mut [Poly], t: &mut Poly) {
+        let ring = self.ring();
+        self.counts.add(0, 1);
+        for (o, u) in out.iter_mut().zip(self.params.keyswitcher().mod_down(acc)) {
+            u.automorphism(g, ring, t);
+            o.add_assign(t, ring);
+            ring.recycle(u);
+        }
+    }
+
     /// `Σ_j φ_{g_j}(ct_j)` over width-2 ciphertexts at one level, with a single ModDown for
     /// all the key switches (double hoisting, as the giant steps of a BSGS linear
     /// transform): the accumulator of term `j` is permuted by `g_j^-1 g_{j-1}` and the
@@ -412,12 +442,7 @@ impl Evaluator {
         let mut acc = None;
         let mut last_g = 1;
         for &(parts, g) in terms {
-            let (p, f) = self.ntt_parts(parts, 2)?;
-            if f != form || p[0].q_limbs() != ql {
-                return Err(Error::LevelMismatch(
-                    "the terms of an automorphism sum must have one level and one form".into(),
-                ));
-            }
+            let p = self.sum_term(parts, form, ql, "an automorphism sum")?;
             let g = g % two_n;
             if g == 1 {
                 out[0].add_assign(&p[0], ring);
@@ -445,14 +470,9 @@ impl Evaluator {
             last_g = g;
         }
         if let Some(acc) = acc {
-            self.counts.add(0, 1);
-            let [u0, u1] = ks.mod_down(acc);
             let mut t = ring.scratch_poly(ql, 0, Form::Ntt);
-            u0.automorphism(last_g, ring, &mut t);
-            out[0].add_assign(&t, ring);
-            u1.automorphism(last_g, ring, &mut t);
-            out[1].add_assign(&t, ring);
-            [u0, u1, t].into_iter().for_each(|p| ring.recycle(p));
+            self.add_mod_down(acc, last_g, &mut out, &mut t);
+            ring.recycle(t);
         }
         Ok(self.to_form(out, form))
     }
@@ -496,13 +516,7 @@ impl Evaluator {
         let (mut last, mut pending) = (1, false);
         let mut t = ring.scratch_poly(ql, 0, Form::Ntt);
         for (&(parts, _), key) in terms.iter().zip(keys).rev() {
-            let (p, f) = self.ntt_parts(parts, 2)?;
-            if f != form || p[0].q_limbs() != ql {
-                return Err(Error::LevelMismatch(
-                    "the terms of a Horner automorphism sum must have one level and one form"
-                        .into(),
-                ));
-            }
+            let p = self.sum_term(parts, form, ql, "a Horner automorphism sum")?;
             c[0].add_assign(&p[0], ring);
             c[1].add_assign(&p[1], ring);
             let Some(key) = key else { continue };
@@ -539,13 +553,7 @@ impl Evaluator {
             (last, pending) = (g, true);
         }
         if let Some(acc) = acc {
-            self.counts.add(0, 1);
-            let [u0, u1] = ks.mod_down(acc);
-            u0.automorphism(last, ring, &mut t);
-            c[0].add_assign(&t, ring);
-            u1.automorphism(last, ring, &mut t);
-            c[1].add_assign(&t, ring);
-            [u0, u1].into_iter().for_each(|p| ring.recycle(p));
+            self.add_mod_down(acc, last, &mut c, &mut t);
         }
         ring.recycle(t);
         Ok(self.to_form(c, form))

@@ -1,5 +1,6 @@
 //! The shape of a bootstrapping circuit: slot count, message ratio, EvalMod, DFT depths.
 
+use super::encapsulation::check_weight;
 use super::evalmod::EvalMod;
 use super::failure::{k_for_failure, log2_failure_probability, SecretWeight};
 use crate::circuits::lintrans::GiantSteps;
@@ -96,12 +97,7 @@ impl BootstrapConfig {
         ephemeral_weight: usize,
         log2_kappa: f64,
     ) -> Result<Self> {
-        if ephemeral_weight == 0 || ephemeral_weight > ring_degree {
-            return Err(Error::InvalidParameters(format!(
-                "the ephemeral secret's Hamming weight {ephemeral_weight} must be in [1, N = \
-                 {ring_degree}]"
-            )));
-        }
+        check_weight(ephemeral_weight, ring_degree)?;
         let secret = SecretDistribution::HammingWeight(ephemeral_weight);
         let mut config = Self::new(ring_degree, secret, slots, log2_kappa)?;
         config.ephemeral_weight = Some(ephemeral_weight);
@@ -156,12 +152,7 @@ impl BootstrapConfig {
     pub(crate) fn check(&self, ctx: &CkksContext) -> Result<()> {
         ctx.encoder().check_slots(self.slots)?;
         if let Some(h) = self.ephemeral_weight {
-            if h == 0 || h > ctx.n() {
-                return Err(Error::InvalidParameters(format!(
-                    "the ephemeral secret's Hamming weight {h} must be in [1, N = {}]",
-                    ctx.n()
-                )));
-            }
+            check_weight(h, ctx.n())?;
         }
         self.mod_raise_secret(ctx)?;
         let log_n = (self.slots.trailing_zeros() as usize).max(1);

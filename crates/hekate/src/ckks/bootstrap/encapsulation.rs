@@ -71,8 +71,29 @@ impl EncapsulationKeys {
         hamming_weight: usize,
         rng: &mut R,
     ) -> Result<Self> {
+        ctx.rlwe().check_ring_id(sk.ring_id(), "secret key")?;
         let eph = ephemeral_parameters(ctx, hamming_weight)?;
-        generate(ctx, &eph, sk, rng)
+        // s -> s̃ in the ephemeral ring, s̃ -> s in the context's.
+        let sparse = eph.generate_secret_key_with(rng);
+        let dense_in_eph = SecretKey::from_coeffs(eph.ring(), sk.coeffs().to_vec());
+        let to_sparse = eph.keyswitcher().generate_key_with_storage(
+            dense_in_eph.ntt(),
+            &sparse,
+            eph.key_storage(),
+            rng,
+        );
+        let sparse_in_ctx = SecretKey::from_coeffs(ctx.ring(), sparse.coeffs().to_vec());
+        let to_dense = ctx.rlwe().keyswitcher().generate_key_with_storage(
+            sparse_in_ctx.ntt(),
+            sk,
+            ctx.rlwe().key_storage(),
+            rng,
+        );
+        Ok(EncapsulationKeys {
+            hamming_weight,
+            to_sparse,
+            to_dense,
+        })
     }
 
     /// Size of both keys in memory, in bytes.
@@ -100,6 +121,17 @@ fn ephemeral_special_primes(ctx: &CkksContext) -> Vec<u64> {
     out
 }
 
+/// Checks the ephemeral secret's Hamming weight `h̃` against the ring degree: `[1, N]`.
+pub(crate) fn check_weight(hamming_weight: usize, ring_degree: usize) -> Result<()> {
+    if hamming_weight == 0 || hamming_weight > ring_degree {
+        return Err(Error::InvalidParameters(format!(
+            "the ephemeral secret's Hamming weight {hamming_weight} must be in [1, N = \
+             {ring_degree}]"
+        )));
+    }
+    Ok(())
+}
+
 /// The ephemeral ring's parameters: chain `[q_0]`, the special primes above, one digit, a
 /// secret of weight `h̃` (`NotChecked`: its modulus is `q_0 p`, about 121 bits for 60- and
 /// 61-bit primes, where weight-32 secrets are far inside every published bound).
@@ -107,12 +139,7 @@ pub(crate) fn ephemeral_parameters(
     ctx: &CkksContext,
     hamming_weight: usize,
 ) -> Result<Arc<RlweParameters>> {
-    if hamming_weight == 0 || hamming_weight > ctx.n() {
-        return Err(Error::InvalidParameters(format!(
-            "the ephemeral secret's Hamming weight {hamming_weight} must be in [1, N = {}]",
-            ctx.n()
-        )));
-    }
+    check_weight(hamming_weight, ctx.n())?;
     Ok(Arc::new(
         ChainBuilder::new(ctx.n().trailing_zeros())
             .q_primes(&ctx.q_primes()[..1])
@@ -122,41 +149,6 @@ pub(crate) fn ephemeral_parameters(
             .security(SecurityLevel::NotChecked)
             .build()?,
     ))
-}
-
-/// Generates the encapsulation keys of `sk` for an ephemeral weight `h̃`: a fresh sparse
-/// secret `s̃` (from `rng`, dropped on return), `s -> s̃` in the ephemeral ring and
-/// `s̃ -> s` in the context's ring.
-pub(crate) fn generate<R: RngCore + CryptoRng>(
-    ctx: &CkksContext,
-    eph: &RlweParameters,
-    sk: &SecretKey,
-    rng: &mut R,
-) -> Result<EncapsulationKeys> {
-    ctx.rlwe().check_ring_id(sk.ring_id(), "secret key")?;
-    let SecretDistribution::HammingWeight(h) = eph.secret_distribution() else {
-        unreachable!("ephemeral parameters have a fixed-weight secret")
-    };
-    let sparse = eph.generate_secret_key_with(rng);
-    let dense_in_eph = SecretKey::from_coeffs(eph.ring(), sk.coeffs().to_vec());
-    let to_sparse = eph.keyswitcher().generate_key_with_storage(
-        dense_in_eph.ntt(),
-        &sparse,
-        eph.key_storage(),
-        rng,
-    );
-    let sparse_in_ctx = SecretKey::from_coeffs(ctx.ring(), sparse.coeffs().to_vec());
-    let to_dense = ctx.rlwe().keyswitcher().generate_key_with_storage(
-        sparse_in_ctx.ntt(),
-        sk,
-        ctx.rlwe().key_storage(),
-        rng,
-    );
-    Ok(EncapsulationKeys {
-        hamming_weight: h,
-        to_sparse,
-        to_dense,
-    })
 }
 
 /// Checks keys against the context, the ephemeral parameters and the configured weight.

@@ -2,26 +2,9 @@
 //! there over `Q_{w-1} ∪ P`, switches correctly at every level it covers, and is refused
 //! (by shape) when its digits or limbs are inconsistent.
 
-use super::tests::{mixed_ring, rng_and_secrets, switch_error};
+use super::tests::{five_prime_ring as ring, mixed_ring, rng_and_secrets, switch_error};
 use super::*;
-use crate::math::PrimeGenerator;
-use crate::ring::RingContext;
 use crate::Error;
-
-/// A 5-prime chain (55 + 4 x 45 bits) and three 58-bit special primes at `N = 2^10`.
-fn ring() -> std::sync::Arc<RingContext> {
-    let n = 1 << 10;
-    let mut g = PrimeGenerator::new(n).unwrap();
-    let q: Vec<u64> = [55u32, 45, 45, 45, 45]
-        .iter()
-        .map(|&b| g.next_prime(b).unwrap())
-        .collect();
-    let p: Vec<u64> = [58u32, 58, 58]
-        .iter()
-        .map(|&b| g.next_prime(b).unwrap())
-        .collect();
-    RingContext::new(n, &q, &p).unwrap()
-}
 
 #[test]
 fn narrow_hybrid_keys_switch_correctly_at_every_level_they_cover() {

@@ -38,8 +38,8 @@ pub(crate) fn switch_error(
     out.iter().fold(0.0f64, |m, &x| m.max(x.abs()))
 }
 
-#[test]
-fn hybrid_switch_is_correct_at_every_level_and_dnum() {
+/// A 5-prime chain (55 + 4 x 45 bits) and three 58-bit special primes at `N = 2^10`.
+pub(super) fn five_prime_ring() -> Arc<RingContext> {
     let n = 1 << 10;
     let mut g = PrimeGenerator::new(n).unwrap();
     let q: Vec<u64> = [55u32, 45, 45, 45, 45]
@@ -50,7 +50,12 @@ fn hybrid_switch_is_correct_at_every_level_and_dnum() {
         .iter()
         .map(|&b| g.next_prime(b).unwrap())
         .collect();
-    let ctx = RingContext::new(n, &q, &p).unwrap();
+    RingContext::new(n, &q, &p).unwrap()
+}
+
+#[test]
+fn hybrid_switch_is_correct_at_every_level_and_dnum() {
+    let ctx = five_prime_ring();
     let (mut rng, sk, other) = rng_and_secrets(&ctx, 42);
     for dnum in [2usize, 3, 5] {
         let ks = HybridKeySwitcher::new(ctx.clone(), dnum);
