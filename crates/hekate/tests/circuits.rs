@@ -12,7 +12,7 @@ mod common;
 
 use common::*;
 use hekate::circuits::lintrans::{
-    evaluate_naive, BsgsPlan, Diagonals, GiantSteps, LinearTransform,
+    evaluate_naive, BsgsPlan, BsgsTies, Diagonals, GiantSteps, LinearTransform,
 };
 use hekate::circuits::polyeval::{self, Basis, Polynomial, PowerBasis};
 use hekate::ckks::{Ciphertext, CkksContext, CkksParameters, Evaluator, Scale};
@@ -312,6 +312,65 @@ fn horner_giant_steps_agree_with_double_hoisting_using_only_their_keys() {
             (d_counts.0, (d_counts.1 .0, nz_giants.saturating_sub(1)))
         );
     }
+}
+
+#[test]
+fn a_chain_carrying_its_outer_rotations_is_the_product_with_fewer_keys() {
+    // Two bands like the factors of a DFT (strides 16 and 1 on 1024 slots): the first
+    // leaves its outer rotation o to the second, which evaluates M_1 ∘ rot_o; the second
+    // (the last) rotates. Only the union of the two carried plans' keys is generated.
+    let slots = 1024;
+    let band = |w: i64, s: i64| -> Vec<i64> { (-(w - 1)..w).map(|t| t * s).collect() };
+    let m0 = random_diagonals(slots, &band(8, 16), 900);
+    let m1 = random_diagonals(slots, &band(8, 1), 901);
+    let choose = |d: &Diagonals<Complex64>| {
+        BsgsPlan::choose(d.indices(), slots, GiantSteps::Horner, BsgsTies::FewerKeys).unwrap()
+    };
+    let p0 = choose(&m0).carrying_outer_rotation();
+    let o = p0.outer_rotation() as i64;
+    assert_ne!(o, 0, "the band wraps around: its chain starts below 0");
+    let p1 = choose(&m1).after_rotation(o);
+    let m1_moved = m1.after_rotation(o);
+    let mut keys: Vec<i64> = p0.rotations();
+    keys.extend(p1.rotations());
+    keys.sort_unstable();
+    keys.dedup();
+    // Without carrying, each band needs a key for the jump across its gap as well.
+    let (q0, q1) = (choose(&m0), choose(&m1));
+    let mut plain: Vec<i64> = q0.rotations();
+    plain.extend(q1.rotations());
+    plain.sort_unstable();
+    plain.dedup();
+    assert!(keys.len() < plain.len(), "{keys:?} vs {plain:?}");
+    let mut s = setup(11, 2, &keys, 13);
+    let z = random_values(slots, 77);
+    let want = m1.apply(&m0.apply(&z).unwrap()).unwrap();
+    let size = want.iter().map(|w| w.norm()).fold(0.0, f64::max);
+    let top = s.ctx.max_level();
+    let lt0 = LinearTransform::new(&s.eval, &m0, p0, top, None).unwrap();
+    let lt1 = LinearTransform::new(&s.eval, &m1_moved, p1, top - 1, None).unwrap();
+    let ct = s.encrypt(&z, slots);
+    let y = s
+        .eval
+        .rescale(&lt0.evaluate(&s.eval, &ct).unwrap())
+        .unwrap();
+    let out = s.eval.rescale(&lt1.evaluate(&s.eval, &y).unwrap()).unwrap();
+    assert_eq!(out.scale(), ct.scale());
+    let err = max_err(&s.decrypt(&out), &want);
+    println!(
+        "carried chain: o = {o}, keys {} (plain {}), |M1 M0 z| {size:.1}, error 2^{:.1}",
+        keys.len(),
+        plain.len(),
+        err.log2()
+    );
+    assert!(err < 2f64.powi(-20) * size.max(1.0));
+    // The first output alone is M_0 z rotated by -o: slot i + o holds (M_0 z)_i.
+    let y = s.decrypt(&y);
+    let m0z = m0.apply(&z).unwrap();
+    let back: Vec<Complex64> = (0..slots)
+        .map(|i| y[(i as i64 + o).rem_euclid(slots as i64) as usize])
+        .collect();
+    assert!(max_err(&back, &m0z) < 2f64.powi(-20) * size.max(1.0));
 }
 
 #[test]

@@ -9,7 +9,7 @@ use super::{fmt_mib, fmt_ms, header, init_threads, time_once, Stats, Table};
 use crate::rng::SplitMix64;
 use crate::Outcome;
 use clap::Args;
-use hekate::circuits::lintrans::GiantSteps;
+use hekate::circuits::lintrans::{BsgsTies, GiantSteps};
 use hekate::ckks::bootstrap::{generate_keys_with, BootstrapConfig, Bootstrapper};
 use hekate::ckks::{Ciphertext, CkksContext, CkksParameters};
 use hekate::params::{security, SecurityLevel};
@@ -52,6 +52,19 @@ pub struct BootstrapArgs {
     /// or distinct (one key per giant step, one ModDown per factor)
     #[arg(long, default_value = "horner", value_parser = parse_giant_steps)]
     giant_steps: GiantSteps,
+    /// How each DFT factor's baby-step count is chosen among the fewest key switches:
+    /// keys (fewer rotation keys, the default) or giants (fewer giant steps: faster, more
+    /// keys)
+    #[arg(long, default_value = "keys", value_parser = parse_bsgs_ties)]
+    bsgs_ties: BsgsTies,
+}
+
+fn parse_bsgs_ties(s: &str) -> Result<BsgsTies, String> {
+    match s {
+        "keys" => Ok(BsgsTies::FewerKeys),
+        "giants" => Ok(BsgsTies::FewerGiantSteps),
+        _ => Err(format!("{s:?}: use keys or giants")),
+    }
 }
 
 fn parse_giant_steps(s: &str) -> Result<GiantSteps, String> {
@@ -91,6 +104,8 @@ pub(crate) struct Preset {
     check_security: bool,
     /// The DFTs' giant-step form (`--giant-steps`).
     pub(crate) giant_steps: GiantSteps,
+    /// The DFTs' choice of `n1` (`--bsgs-ties`).
+    pub(crate) bsgs_ties: BsgsTies,
 }
 
 const QUICK_DENSE: Preset = Preset {
@@ -110,6 +125,7 @@ const QUICK_DENSE: Preset = Preset {
     log_scale: 40,
     check_security: false,
     giant_steps: GiantSteps::Horner,
+    bsgs_ties: BsgsTies::FewerKeys,
 };
 
 const QUICK_SPARSE: Preset = Preset {
@@ -136,6 +152,7 @@ const DENSE: Preset = Preset {
     log_scale: 40,
     check_security: true,
     giant_steps: GiantSteps::Horner,
+    bsgs_ties: BsgsTies::FewerKeys,
 };
 
 /// [`QUICK_DENSE`] with sparse-secret encapsulation (`h̃ = 32`).
@@ -337,6 +354,7 @@ pub(crate) fn config_of(p: &Preset) -> Result<BootstrapConfig, Box<dyn Error>> {
     };
     (config.cts_levels, config.stc_levels) = (p.cts_levels, p.stc_levels);
     config.giant_steps = p.giant_steps;
+    config.bsgs_ties = p.bsgs_ties;
     Ok(config)
 }
 
@@ -571,6 +589,7 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
         .map(|n| {
             preset(n).map(|mut p| {
                 p.giant_steps = args.giant_steps;
+                p.bsgs_ties = args.bsgs_ties;
                 p
             })
         })

@@ -39,10 +39,25 @@
 //! ModDown ([`CircuitEvaluator::rotate_horner`], [`BsgsPlan::mod_downs`]). OpenFHE adopted this form
 //! (PR #1209, #1225) to halve its bootstrapping keys.
 //!
-//! **Choosing `n1`** ([`BsgsPlan::new`]): by default the power of two that minimizes the
-//! number of key switches (non-zero baby steps plus non-zero giant steps) for the actual
-//! set of diagonals, ties going to fewer giant steps (a giant step decomposes its own
-//! input, while the baby steps share one decomposition). Any `n1` can be forced.
+//! **Carrying the outer rotation** ([`BsgsPlan::carrying_outer_rotation`]). In a chain of
+//! transforms `M_1 M_0 z`, the outermost giant rotation `rot_{i_0}` of `M_0` need not be
+//! done: the transform can return `y = rot_{-i_0}(M_0 z)` and the next one evaluate
+//! `M_1 ∘ rot_{i_0}` instead of `M_1`, whose diagonals are `M_1`'s with their indices moved
+//! by `i_0` ([`Diagonals::after_rotation`]). A carried plan orders its giant steps
+//! cyclically, starting after the largest gap between them, so that a band of diagonals
+//! around `0` (indices `-c n1 .. c n1` modulo `n`) is one Horner chain of equal gaps `n1`:
+//! the jump across the band's gap would otherwise be a key of its own. Seed 003's
+//! factored DFTs are such bands, and slot-wise steps between them (EvalMod, conjugation)
+//! commute with rotations, so a bootstrap carries each factor's `i_0` into the next and
+//! only the last factor rotates.
+//!
+//! **Choosing `n1`** ([`BsgsPlan::new`], [`BsgsPlan::choose`]): by default the power of two
+//! that minimizes the number of key switches (non-zero baby steps plus non-zero giant
+//! steps) for the actual set of diagonals, ties going to fewer giant steps (a giant step
+//! decomposes its own input, while the baby steps share one decomposition) or, with
+//! [`BsgsTies::FewerKeys`], to fewer rotation keys: a band of `2^k` diagonals has as many
+//! key switches at `n1 = 2^(k/2)` as at `2^(k/2 + 1)`, and the smaller `n1` needs half the
+//! baby-step keys. Any `n1` can be forced.
 //!
 //! **Keys.** [`BsgsPlan::rotations`] lists the rotation steps the evaluation uses in the
 //! plan's giant-step form (and [`BsgsPlan::galois_elements`] their Galois elements), known
@@ -124,6 +139,22 @@ impl<V: Copy> Diagonals<V> {
     /// Number of diagonals.
     pub fn len(&self) -> usize {
         self.map.len()
+    }
+
+    /// The diagonals of `M ∘ rot_o` (rotate the input by `o`, then apply `M`): since
+    /// `M rot_o(z) = Σ_k diag_k ⊙ rot_{k + o}(z)`, diagonal `k` moves to index `k + o`
+    /// (modulo `n`) with the same values.
+    pub fn after_rotation(&self, o: i64) -> Self {
+        let n = self.slots as i64;
+        let map = self
+            .map
+            .iter()
+            .map(|(&k, d)| (((k as i64 + o).rem_euclid(n)) as usize, d.clone()))
+            .collect();
+        Diagonals {
+            slots: self.slots,
+            map,
+        }
     }
 
     /// Whether there are no diagonals.
@@ -223,6 +254,19 @@ pub enum GiantSteps {
     Horner,
 }
 
+/// How [`BsgsPlan::choose`] breaks ties between values of `n1` with the fewest key
+/// switches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BsgsTies {
+    /// Fewer giant steps (faster: the baby steps share one decomposition, each giant
+    /// step decomposes its own input).
+    #[default]
+    FewerGiantSteps,
+    /// Fewer rotation keys (less key memory), counted in the plan's [`GiantSteps`] form
+    /// with the outer rotation carried ([`BsgsPlan::carrying_outer_rotation`]).
+    FewerKeys,
+}
+
 /// How a set of diagonals is split into baby and giant steps (seed 003 Alg. 5): diagonal
 /// `k = i + j` with baby step `j = k mod n1` and giant step `i = k - j`; and how the giant
 /// steps are rotated ([`GiantSteps`], by default [`GiantSteps::Distinct`]).
@@ -233,6 +277,9 @@ pub struct BsgsPlan {
     /// Giant step `i` -> its baby steps `j` (diagonal `i + j`), both increasing.
     blocks: BTreeMap<usize, Vec<usize>>,
     form: GiantSteps,
+    /// Whether the outer rotation `rot_{i_0}` is left to the caller
+    /// ([`BsgsPlan::carrying_outer_rotation`]).
+    carry: bool,
 }
 
 impl BsgsPlan {
@@ -244,6 +291,40 @@ impl BsgsPlan {
         slots: usize,
         baby_steps: Option<usize>,
     ) -> Result<Self> {
+        let idx = Self::checked(indices, slots)?;
+        match baby_steps {
+            Some(n1) => {
+                if n1 == 0 || n1 > slots {
+                    return Err(Error::InvalidParameters(format!(
+                        "the baby-step count n1 = {n1} must be in [1, {slots}]"
+                    )));
+                }
+                Ok(Self::with_n1(&idx, slots, n1))
+            }
+            None => Ok(Self::fewest_key_switches(
+                &idx,
+                slots,
+                BsgsTies::FewerGiantSteps,
+                GiantSteps::Distinct,
+            )),
+        }
+    }
+
+    /// The plan for diagonal `indices` (in `[0, slots)`) in giant-step `form` with the
+    /// power-of-two `n1` of fewest key switches ([`BsgsPlan::key_switches`]), ties broken
+    /// by `ties`.
+    pub fn choose(
+        indices: impl IntoIterator<Item = usize>,
+        slots: usize,
+        form: GiantSteps,
+        ties: BsgsTies,
+    ) -> Result<Self> {
+        let idx = Self::checked(indices, slots)?;
+        Ok(Self::fewest_key_switches(&idx, slots, ties, form).with_giant_steps(form))
+    }
+
+    /// The diagonal indices as a set: at least one, each below `slots`.
+    fn checked(indices: impl IntoIterator<Item = usize>, slots: usize) -> Result<BTreeSet<usize>> {
         let idx: BTreeSet<usize> = indices.into_iter().collect();
         if idx.is_empty() {
             return Err(Error::InvalidParameters(
@@ -255,25 +336,38 @@ impl BsgsPlan {
                 "diagonal index {k} is not below the slot count {slots}"
             )));
         }
-        if let Some(n1) = baby_steps {
-            if n1 == 0 || n1 > slots {
-                return Err(Error::InvalidParameters(format!(
-                    "the baby-step count n1 = {n1} must be in [1, {slots}]"
-                )));
-            }
-            return Ok(Self::with_n1(&idx, slots, n1));
-        }
-        let mut best: Option<BsgsPlan> = None;
+        Ok(idx)
+    }
+
+    fn fewest_key_switches(
+        idx: &BTreeSet<usize>,
+        slots: usize,
+        ties: BsgsTies,
+        form: GiantSteps,
+    ) -> Self {
+        let key = |p: &BsgsPlan| {
+            let tie = match ties {
+                BsgsTies::FewerGiantSteps => p.giant_steps().len(),
+                BsgsTies::FewerKeys => p
+                    .clone()
+                    .with_giant_steps(form)
+                    .carrying_outer_rotation()
+                    .rotations()
+                    .len(),
+            };
+            (p.key_switches(), tie)
+        };
+        let mut best: Option<(BsgsPlan, (usize, usize))> = None;
         let mut n1 = 1;
         while n1 <= slots {
-            let cand = Self::with_n1(&idx, slots, n1);
-            let key = |p: &BsgsPlan| (p.key_switches(), p.giant_steps().len());
-            if best.as_ref().is_none_or(|b| key(&cand) < key(b)) {
-                best = Some(cand);
+            let cand = Self::with_n1(idx, slots, n1);
+            let k = key(&cand);
+            if best.as_ref().is_none_or(|(_, b)| k < *b) {
+                best = Some((cand, k));
             }
             n1 *= 2;
         }
-        Ok(best.expect("at least n1 = 1 was tried"))
+        best.expect("at least n1 = 1 was tried").0
     }
 
     fn with_n1(idx: &BTreeSet<usize>, slots: usize, n1: usize) -> Self {
@@ -287,7 +381,61 @@ impl BsgsPlan {
             n1,
             blocks,
             form: GiantSteps::Distinct,
+            carry: false,
         }
+    }
+
+    /// The plan of the same split for [`Diagonals::after_rotation`]`(o)` (the diagonals
+    /// of `M ∘ rot_o`, indices moved by `o`): the same baby steps, every giant step moved
+    /// by `o` (modulo `n`). The giant steps are then `≡ o (mod n1)` rather than multiples
+    /// of `n1`, with the same gaps, so a chain of transforms carrying rotations keeps each
+    /// one's baby steps (and keys).
+    pub fn after_rotation(mut self, o: i64) -> Self {
+        let n = self.slots as i64;
+        self.blocks = std::mem::take(&mut self.blocks)
+            .into_iter()
+            .map(|(i, js)| (((i as i64 + o).rem_euclid(n)) as usize, js))
+            .collect();
+        self
+    }
+
+    /// The same plan, returning `rot_{-i_0}(M z)` instead of `M z`: the first giant step
+    /// `i_0` ([`BsgsPlan::outer_rotation`]) is not rotated by, and the giant steps are
+    /// ordered cyclically from the one after the largest gap (see the
+    /// [module documentation](self)). The caller carries `i_0` into what follows (e.g.
+    /// the next transform's [`Diagonals::after_rotation`]) and needs no key for it.
+    pub fn carrying_outer_rotation(mut self) -> Self {
+        self.carry = true;
+        self
+    }
+
+    /// `i_0` when the plan carries its outer rotation (the output is
+    /// `rot_{-i_0}(M z)`), else `0`.
+    pub fn outer_rotation(&self) -> usize {
+        if self.carry {
+            self.order()[0]
+        } else {
+            0
+        }
+    }
+
+    /// The giant steps in evaluation order: increasing, or, carrying the outer rotation,
+    /// cyclically from the one after the largest gap between consecutive steps (modulo
+    /// `n`; ties to the latest gap, so a set without a wrap-around gap keeps its order).
+    fn order(&self) -> Vec<usize> {
+        let giants = self.giant_steps();
+        if !self.carry || giants.len() < 2 {
+            return giants;
+        }
+        let m = giants.len();
+        let gap = |t: usize| (giants[(t + 1) % m] + self.slots - giants[t]) % self.slots;
+        let widest = (0..m).rev().max_by_key(|&t| gap(t)).expect("m >= 2");
+        let start = (widest + 1) % m;
+        giants[start..]
+            .iter()
+            .chain(&giants[..start])
+            .copied()
+            .collect()
     }
 
     /// The same split into baby and giant steps, with the giant steps rotated in `form`.
@@ -317,41 +465,57 @@ impl BsgsPlan {
         s.into_iter().collect()
     }
 
-    /// The distinct giant steps `i` used (multiples of `n1`, increasing); their count is
-    /// `n2`.
+    /// The distinct giant steps `i` used (multiples of `n1`, or `≡ o (mod n1)` after
+    /// [`BsgsPlan::after_rotation`]`(o)`; increasing); their count is `n2`.
     pub fn giant_steps(&self) -> Vec<usize> {
         self.blocks.keys().copied().collect()
     }
 
     /// The rotations the giant-step part performs, in order: [`GiantSteps::Distinct`],
-    /// the non-zero giant steps `i`; [`GiantSteps::Horner`], from the innermost out, the
-    /// gaps `g_m, ..., g_1` and then `i_0` if non-zero.
+    /// the non-zero `i - o` (modulo `n`) for the giant steps `i` and the carried outer
+    /// rotation `o` (`0` if none); [`GiantSteps::Horner`], from the innermost out, the
+    /// gaps `g_m, ..., g_1` (modulo `n`) and then `i_0` if non-zero and not carried.
     fn giant_rotations(&self) -> Vec<usize> {
-        let giants = self.giant_steps();
+        let order = self.order();
+        let n = self.slots;
         match self.form {
-            GiantSteps::Distinct => giants.into_iter().filter(|&i| i != 0).collect(),
+            GiantSteps::Distinct => {
+                let o = self.outer_rotation();
+                order
+                    .into_iter()
+                    .map(|i| (i + n - o) % n)
+                    .filter(|&r| r != 0)
+                    .collect()
+            }
             GiantSteps::Horner => {
-                let mut r: Vec<usize> = giants.windows(2).rev().map(|w| w[1] - w[0]).collect();
-                r.extend(giants.first().copied().filter(|&i0| i0 != 0));
+                let mut r: Vec<usize> = order
+                    .windows(2)
+                    .rev()
+                    .map(|w| (w[1] + n - w[0]) % n)
+                    .collect();
+                if !self.carry {
+                    r.extend(order.first().copied().filter(|&i0| i0 != 0));
+                }
                 r
             }
         }
     }
 
     /// The number of key switches one evaluation performs: the non-zero baby steps plus
-    /// the non-zero giant steps, in either [`GiantSteps`] form (Horner rotates by the gaps
-    /// and by `i_0 != 0` instead: as many rotations).
+    /// the giant rotations — the non-zero giant steps, in either [`GiantSteps`] form
+    /// (Horner rotates by the gaps and by `i_0 != 0` instead: as many rotations); one
+    /// fewer when a non-zero outer rotation is carried.
     pub fn key_switches(&self) -> usize {
-        let nz = |v: Vec<usize>| v.into_iter().filter(|&x| x != 0).count();
-        nz(self.baby_steps()) + nz(self.giant_steps())
+        let babies = self.baby_steps().into_iter().filter(|&x| x != 0).count();
+        babies + self.giant_rotations().len()
     }
 
     /// The decompositions (key-switch step 1) one evaluation performs: one shared by the
-    /// hoisted baby steps (none if every baby step is `0`), plus one per non-zero giant
-    /// step (either form).
+    /// hoisted baby steps (none if every baby step is `0`), plus one per giant rotation
+    /// (either form).
     pub fn decompositions(&self) -> usize {
         let babies = self.baby_steps().iter().any(|&j| j != 0) as usize;
-        babies + self.giant_steps().iter().filter(|&&i| i != 0).count()
+        babies + self.giant_rotations().len()
     }
 
     /// The ModDowns (key-switch step 3) one evaluation performs, as
@@ -436,10 +600,10 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
     ) -> Result<Self> {
         let n = diagonals.slots();
         if plan.slots != n
-            || !plan
-                .blocks
-                .iter()
-                .all(|(i, js)| js.iter().all(|j| diagonals.map.contains_key(&(i + j))))
+            || !plan.blocks.iter().all(|(i, js)| {
+                js.iter()
+                    .all(|j| diagonals.map.contains_key(&((i + j) % n)))
+            })
             || plan.blocks.values().map(Vec::len).sum::<usize>() != diagonals.len()
         {
             return Err(Error::ParameterMismatch(
@@ -451,7 +615,7 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
         for (&i, js) in &plan.blocks {
             let mut row = Vec::with_capacity(js.len());
             for &j in js {
-                let d = &diagonals.map[&(i + j)];
+                let d = &diagonals.map[&((i + j) % n)];
                 // rot_{-i}(d)[t] = d[(t - i) mod n]
                 let rotated: Vec<E::Value> = (0..n).map(|t| d[(t + n - i) % n]).collect();
                 row.push((j, eval.encode(&rotated, n, level, &scale)?));
@@ -524,23 +688,30 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
             for (j, pt) in terms {
                 eval.mul_plain_add_assign(&mut acc, by_step[j], pt)?;
             }
-            partial.push((acc, *i as i64));
+            partial.push((*i, acc));
         }
+        // In evaluation order; every rotation relative to the carried outer rotation `o`.
+        let by_giant: BTreeMap<usize, E::Ciphertext> = partial.into_iter().collect();
+        let order = self.plan.order();
+        let o = self.plan.outer_rotation();
+        let n = n as i64;
         match self.plan.form {
             GiantSteps::Distinct => {
-                let terms: Vec<(&E::Ciphertext, i64)> =
-                    partial.iter().map(|(c, i)| (c, *i)).collect();
+                let terms: Vec<(&E::Ciphertext, i64)> = order
+                    .iter()
+                    .map(|i| (&by_giant[i], (*i as i64 - o as i64).rem_euclid(n)))
+                    .collect();
                 eval.rotate_sum(&terms)
             }
             GiantSteps::Horner => {
-                // p_{i_0} by i_0, then every p_{i_t} by the gap g_t = i_t - i_{t-1}.
-                let mut prev = 0;
-                let terms: Vec<(&E::Ciphertext, i64)> = partial
+                // p_{i_0} by i_0 - o, then every p_{i_t} by the gap g_t = i_t - i_{t-1}.
+                let mut prev = o as i64;
+                let terms: Vec<(&E::Ciphertext, i64)> = order
                     .iter()
-                    .map(|(c, i)| {
-                        let gap = i - prev;
-                        prev = *i;
-                        (c, gap)
+                    .map(|&i| {
+                        let gap = (i as i64 - prev).rem_euclid(n);
+                        prev = i as i64;
+                        (&by_giant[&i], gap)
                     })
                     .collect();
                 eval.rotate_horner(&terms)
@@ -661,6 +832,116 @@ mod tests {
         assert_eq!(
             (h.decompositions(), h.mod_downs(), h.rotations()),
             (2, (1, 1), vec![16])
+        );
+    }
+
+    /// A band of diagonals `-(w - 1) s ..= (w - 1) s` in steps of `s` (modulo `n`).
+    fn band(n: usize, w: usize, s: usize) -> Vec<usize> {
+        let mut v: Vec<usize> = (0..w).flat_map(|t| [t * s % n, (n - t * s) % n]).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    #[test]
+    fn a_carried_band_is_one_chain_of_equal_gaps() {
+        // Band -7..=7 on 64 slots, n1 = 4: giant steps 0, 4, 56, 60. Applied, Horner
+        // rotates by 4, then the jump 52 across the band's gap, then 4: keys 1, 2, 3, 4,
+        // 52. Carried, it starts at 56: gaps 4, 4, 4 and the output is rot_{-56}(M z).
+        let p = BsgsPlan::new(band(64, 8, 1), 64, Some(4))
+            .unwrap()
+            .with_giant_steps(GiantSteps::Horner);
+        assert_eq!(p.giant_steps(), vec![0, 4, 56, 60]);
+        assert_eq!((p.rotations(), p.key_switches()), (vec![1, 2, 3, 4, 52], 6));
+        assert_eq!(p.outer_rotation(), 0);
+        let c = p.clone().carrying_outer_rotation();
+        assert_eq!(c.outer_rotation(), 56);
+        assert_eq!((c.rotations(), c.key_switches()), (vec![1, 2, 3, 4], 6));
+        assert_eq!(c.decompositions(), 1 + 3);
+        assert_eq!(c.mod_downs(), (3 + 1, 2));
+        // Distinct form, carried: every giant step relative to 56.
+        let d = p
+            .with_giant_steps(GiantSteps::Distinct)
+            .carrying_outer_rotation();
+        assert_eq!(d.rotations(), vec![1, 2, 3, 4, 8, 12]);
+        // Without a wrap-around gap the order stays increasing and the start is i_0.
+        let c = BsgsPlan::new([9, 10, 33], 128, Some(8))
+            .unwrap()
+            .with_giant_steps(GiantSteps::Horner)
+            .carrying_outer_rotation();
+        assert_eq!((c.outer_rotation(), c.rotations()), (8, vec![1, 2, 24]));
+    }
+
+    #[test]
+    fn moved_plans_keep_their_baby_steps_and_cover_the_moved_diagonals() {
+        let idx = band(256, 8, 4);
+        let p = BsgsPlan::new(idx.iter().copied(), 256, Some(16)).unwrap();
+        for o in [0i64, 5, 16, -3, 200] {
+            let q = p.clone().after_rotation(o);
+            assert_eq!(q.baby_steps(), p.baby_steps());
+            assert_eq!(q.giant_steps().len(), p.giant_steps().len());
+            let mut got: Vec<usize> = q
+                .blocks
+                .iter()
+                .flat_map(|(i, js)| js.iter().map(move |j| (i + j) % 256))
+                .collect();
+            got.sort_unstable();
+            let mut want: Vec<usize> = idx
+                .iter()
+                .map(|&k| (k as i64 + o).rem_euclid(256) as usize)
+                .collect();
+            want.sort_unstable();
+            assert_eq!(got, want, "o = {o}");
+        }
+    }
+
+    #[test]
+    fn diagonals_after_rotation_apply_to_the_rotated_input() {
+        use rand_core::SeedableRng;
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(0x0ff5e7);
+        let n = 16;
+        let m = Diagonals::from_dense(&random_dense(&mut rng, n)).unwrap();
+        let z = random_dense(&mut rng, n).remove(0);
+        for o in [0i64, 1, 7, -5] {
+            let rotated: Vec<C64> = (0..n)
+                .map(|i| z[(i as i64 + o).rem_euclid(n as i64) as usize])
+                .collect();
+            let want = m.apply(&rotated).unwrap();
+            let got = m.after_rotation(o).apply(&z).unwrap();
+            assert!(max_diff(&got, &want) < 1e-12, "o = {o}");
+        }
+    }
+
+    #[test]
+    fn ties_to_fewer_keys_take_the_smaller_n1_of_a_band() {
+        // 31 diagonals (-15..=15) on 1024 slots: n1 = 4 and n1 = 8 both take 10 key
+        // switches (3 + 7 and 7 + 3); fewer giant steps picks 8 (8 keys carried), fewer
+        // keys picks 4 (4 keys carried).
+        let idx = band(1024, 16, 1);
+        let fast = BsgsPlan::choose(
+            idx.iter().copied(),
+            1024,
+            GiantSteps::Horner,
+            BsgsTies::FewerGiantSteps,
+        )
+        .unwrap();
+        let lean = BsgsPlan::choose(
+            idx.iter().copied(),
+            1024,
+            GiantSteps::Horner,
+            BsgsTies::FewerKeys,
+        )
+        .unwrap();
+        assert_eq!((fast.n1(), fast.key_switches()), (8, 10));
+        assert_eq!((lean.n1(), lean.key_switches()), (4, 10));
+        assert_eq!(lean.giant_step_form(), GiantSteps::Horner);
+        let keys = |p: &BsgsPlan| p.clone().carrying_outer_rotation().rotations().len();
+        assert_eq!((keys(&fast), keys(&lean)), (8, 4));
+        assert_eq!(
+            fast,
+            BsgsPlan::new(idx, 1024, None)
+                .unwrap()
+                .with_giant_steps(GiantSteps::Horner)
         );
     }
 

@@ -112,15 +112,25 @@ fn factors(config: &BootstrapConfig, repack: bool) -> Result<(Factors, Factors)>
     } else {
         (cts, stc)
     };
-    let plan = |v: Vec<Diagonals<Complex64>>| -> Result<Factors> {
-        v.into_iter()
-            .map(|d| {
-                let p = d.bsgs(None)?.with_giant_steps(config.giant_steps);
-                Ok((d, p))
-            })
-            .collect()
-    };
-    Ok((plan(cts)?, plan(stc)?))
+    // Every factor but the very last carries its outer rotation into the next one (the
+    // slot-wise steps between the two DFTs commute with rotations): one key fewer each.
+    let (count, cts_count) = (cts.len() + stc.len(), cts.len());
+    let mut offset = 0;
+    let mut planned = Vec::with_capacity(count);
+    for (t, d) in cts.into_iter().chain(stc).enumerate() {
+        // Planned before the move, so that its baby steps (and keys) stay those of the
+        // factor itself.
+        let mut p = BsgsPlan::choose(d.indices(), d.slots(), config.giant_steps, config.bsgs_ties)?
+            .after_rotation(offset);
+        let d = d.after_rotation(offset);
+        if t + 1 < count {
+            p = p.carrying_outer_rotation();
+            offset = p.outer_rotation() as i64;
+        }
+        planned.push((d, p));
+    }
+    let stc = planned.split_off(cts_count);
+    Ok((planned, stc))
 }
 
 /// `N / 2n`: the SubSum (trace) factor, 1 for full packing.
@@ -564,7 +574,9 @@ impl Bootstrapper {
     /// factors, then the split into real and imaginary parts by conjugation, at EvalMod's
     /// first level. Full packing: two ciphertexts whose slot `k` holds `t_(rev(k)) / (q_0
     /// K')` and `t_(n + rev(k)) / (q_0 K')`. Sparse packing (`2n <= N/2`): one ciphertext of
-    /// `2n` slots holding both halves, one after the other.
+    /// `2n` slots holding both halves, one after the other. Those slots come rotated by
+    /// `-o`, `o =` [`Bootstrapper::coeffs_to_slots_rotation`] (slot `k` holds what is said
+    /// above of slot `k - o`): SlotsToCoeffs takes them so, and no key for `o` is needed.
     pub fn coeffs_to_slots(&self, ct: &Ciphertext) -> Result<Vec<Ciphertext>> {
         let mut u = ct.clone();
         for lt in &self.cts {
@@ -583,6 +595,14 @@ impl Bootstrapper {
         Ok(vec![re, im])
     }
 
+    /// The rotation `o` CoeffsToSlots leaves undone (its last factor's carried outer
+    /// rotation, see [`BsgsPlan::carrying_outer_rotation`]): its outputs are `rot_{-o}` of
+    /// the values [`Bootstrapper::coeffs_to_slots`] describes, in their slot count (`n`,
+    /// or `2n` when repacked).
+    pub fn coeffs_to_slots_rotation(&self) -> usize {
+        self.cts.last().map_or(0, |lt| lt.plan().outer_rotation())
+    }
+
     /// EvalMod on one CoeffsToSlots output: slot-wise `(1/2π) sin(2π x)`, read at
     /// `Δ_0`'s ratio so that the slots hold the message's coefficients `m / Δ_0`.
     pub fn eval_mod(&self, ct: &Ciphertext) -> Result<Ciphertext> {
@@ -598,7 +618,8 @@ impl Bootstrapper {
     /// SlotsToCoeffs: recombines the real and imaginary halves (`re + i im`, or the two
     /// halves of one repacked ciphertext) and applies the special FFT (without its bit
     /// reversal) by `ρ_StC` factors, the last one landing exactly on `scale`. `parts` are
-    /// EvalMod's outputs, in the order [`Bootstrapper::coeffs_to_slots`] returned them.
+    /// EvalMod's outputs, in the order [`Bootstrapper::coeffs_to_slots`] returned them and
+    /// rotated as it left them ([`Bootstrapper::coeffs_to_slots_rotation`]).
     pub fn slots_to_coeffs(&self, parts: &[Ciphertext], scale: &Scale) -> Result<Ciphertext> {
         let mut v = match (parts, self.repack) {
             ([re, im], false) => {

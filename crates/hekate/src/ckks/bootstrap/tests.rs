@@ -145,10 +145,13 @@ fn coeffs_to_slots_puts_the_raised_coefficients_in_bit_reversed_slots() {
     let (re, im) = (&halves[0], &halves[1]);
     let k_prime = s.boot.config().eval_mod.k_prime();
     let bits = slots.trailing_zeros();
+    // The last factor's outer rotation is carried to SlotsToCoeffs: slot j holds slot j - o.
+    let o = s.boot.coeffs_to_slots_rotation();
+    assert!(o < slots);
     for (half, ct) in [(0, re), (1, im)] {
         let got = s.ctx.decrypt_decode(ct, &s.sk).unwrap();
         for (j, g) in got.iter().enumerate() {
-            let rev = j.reverse_bits() >> (usize::BITS - bits);
+            let rev = ((j + slots - o) % slots).reverse_bits() >> (usize::BITS - bits);
             let want = t[half * slots + rev] / (q0 * k_prime);
             assert!(
                 (g.re - want).abs() < 1e-9 && g.im.abs() < 1e-9,
