@@ -94,6 +94,8 @@ pub mod failure;
 mod keys;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_multi;
 
 pub use bootstrapper::Bootstrapper;
 pub use config::BootstrapConfig;
