@@ -92,13 +92,17 @@ pub mod encapsulation;
 pub mod evalmod;
 pub mod failure;
 mod keys;
+pub mod presets;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_multi;
+#[cfg(test)]
+mod tests_presets;
 
 pub use bootstrapper::Bootstrapper;
 pub use config::BootstrapConfig;
 pub use encapsulation::EncapsulationKeys;
 pub use evalmod::EvalMod;
 pub use keys::{galois_elements, generate_keys, generate_keys_with, key_levels, BootstrapKeys};
+pub use presets::{preset, BootstrapPreset, PRESETS};
