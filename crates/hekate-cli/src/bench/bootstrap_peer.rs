@@ -19,6 +19,7 @@ use super::bootstrap::{
 use super::{header, init_threads, Table};
 use crate::Outcome;
 use clap::Args;
+use hekate::circuits::lintrans::GiantSteps;
 use hekate::ckks::bootstrap::BootstrapConfig;
 use std::error::Error;
 use std::process::{Command, Stdio};
@@ -265,8 +266,8 @@ struct Summary {
 impl Summary {
     /// From a preset alone (hekate ran in a child process), with its reported times.
     fn of_preset(p: &Preset, keygen: f64, setup: f64) -> Result<Self, Box<dyn Error>> {
-        let config = config_of(p)?;
-        let chain = p.chain(&config);
+        let config = config_of(p, GiantSteps::Horner)?;
+        let chain = p.chain_for(&config)?;
         Ok(Summary {
             preset: *p,
             config,
@@ -350,7 +351,11 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     // At N >= 2^15 (or asked), hekate runs in a child process per round: its keys leave
     // memory before the peer's arrive.
     let rebuild = args.rebuild_keys || p.log_n >= 15;
-    let kept = if rebuild { None } else { Some(prepare(&p)?) };
+    let kept = if rebuild {
+        None
+    } else {
+        Some(prepare(&p, GiantSteps::Horner)?)
+    };
     let mut summary = kept.as_ref().map(Summary::of);
 
     let mut table = Table::new(
