@@ -216,7 +216,7 @@ struct LastFactor {
 
 /// CKKS bootstrapping (seed 003 §5): refreshes a ciphertext of `n` slots to
 /// [`Bootstrapper::output_level`], at its own scale. Built from public evaluation keys
-/// only ([`generate_keys`]); the DFT matrices are encoded once here.
+/// only ([`generate_keys`](super::generate_keys)); the DFT matrices are encoded once here.
 pub struct Bootstrapper {
     ctx: Arc<CkksContext>,
     eval: Evaluator,
@@ -249,7 +249,7 @@ impl std::fmt::Debug for Bootstrapper {
 
 impl Bootstrapper {
     /// A bootstrapper for `ctx` with `config`, evaluating with `keys` (from
-    /// [`generate_keys`]; a missing key is reported here, by rotation, not at the first
+    /// [`generate_keys`](super::generate_keys); a missing key is reported here, by rotation, not at the first
     /// bootstrap).
     pub fn new(
         ctx: Arc<CkksContext>,

@@ -106,7 +106,7 @@ impl EvalMod {
             self.arcsine = None;
             return Ok(self);
         }
-        if degree % 2 == 0 || degree > 63 {
+        if degree.is_multiple_of(2) || degree > 63 {
             return Err(Error::InvalidParameters(format!(
                 "arcsine degree {degree}: use an odd degree in [1, 63] (0 for none)"
             )));

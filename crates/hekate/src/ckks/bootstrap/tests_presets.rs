@@ -317,9 +317,14 @@ fn bootstrap_mean(
     )
 }
 
-/// Full size: the preset named `name` reaches seed 003 Table 7's mean precision
+/// Full size: the preset named `name` reaches the mean precision Table 7 gives `set`
 /// (minutes and several GiB each).
-fn full_size(name: &str, table7: f64) {
+fn full_size(name: &str, set: BootstrapPreset) {
+    let table7 = rows()
+        .into_iter()
+        .find(|r| r.preset == set)
+        .expect("a seed 003 set")
+        .precision;
     let p = preset(name).unwrap();
     let (ctx, config) = p.build().unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(0x7AB7);
@@ -332,35 +337,35 @@ fn full_size(name: &str, table7: f64) {
 #[test]
 #[ignore]
 fn full_size_set_i() {
-    full_size("set-i", 25.7);
+    full_size("set-i", SET_I);
 }
 
 /// `cargo test --release -p hekate --lib tests_presets::full_size_set_ii -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn full_size_set_ii() {
-    full_size("set-ii", 31.5);
+    full_size("set-ii", SET_II);
 }
 
 /// `cargo test --release -p hekate --lib tests_presets::full_size_set_iii -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn full_size_set_iii() {
-    full_size("set-iii", 19.1);
+    full_size("set-iii", SET_III);
 }
 
 /// `cargo test --release -p hekate --lib tests_presets::full_size_set_iv -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn full_size_set_iv() {
-    full_size("set-iv", 16.8);
+    full_size("set-iv", SET_IV);
 }
 
 /// `cargo test --release -p hekate --lib tests_presets::full_size_set_v -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn full_size_set_v() {
-    full_size("set-v", 15.5);
+    full_size("set-v", SET_V);
 }
 
 /// Lattigo states 26.6 bits for `N16QP1546H192H32`; Set I's Table 7 figure is the floor.
@@ -368,5 +373,5 @@ fn full_size_set_v() {
 #[test]
 #[ignore]
 fn full_size_h192_encapsulated() {
-    full_size("h192-encapsulated", 25.7);
+    full_size("h192-encapsulated", SET_I);
 }
