@@ -413,7 +413,12 @@ fn table(rows: &[Row], successive: usize) -> Table {
             format!("{:.1}", r.log_qp),
             if r.not_checked.is_none() { "yes" } else { "no" }.into(),
             r.max_level.to_string(),
-            format!("{}/{}/{}", c.cts_levels, c.eval_mod.depth(), c.stc_levels),
+            format!(
+                "{}/{}/{}",
+                c.cts_primes(),
+                c.eval_mod.depth(),
+                c.stc_primes()
+            ),
             r.output_level.to_string(),
             c.k.to_string(),
             c.eval_mod.polynomial().degree().to_string(),
@@ -479,12 +484,17 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
         let p = &r.preset;
         let chain = &r.chain;
         println!(
-            "- {}: log Q bits {:?}, log P bits {:?} (dnum {}), scale 2^{}; {}",
+            "- {}: log Q bits {:?}, log P bits {:?} (dnum {}), scale 2^{}; DFT factors per \
+             prime CtS {:?}, StC {:?}; message ratio 2^{}, arcsine degree {}; {}",
             p.name,
             chain,
             p.log_p,
             r.dnum,
             p.log_scale,
+            r.config.cts_grouping(),
+            r.config.stc_grouping(),
+            r.config.log_message_ratio,
+            r.config.eval_mod.arcsine_degree(),
             match &r.not_checked {
                 None => "SecurityLevel::Bits128 (checked)".to_string(),
                 Some(why) => format!("SecurityLevel::NotChecked: {why}"),

@@ -179,3 +179,48 @@ fn arcsine_gains_precision_at_a_small_message_ratio() {
     }
     assert!(bits[1] >= bits[0] + 3.0, "{bits:?}");
 }
+
+/// The last prime of a stage carrying several factors: Set IV's SlotsToCoeffs shape
+/// (`56 + 28`, two factors on the 56-bit prime) at full packing, and with repacked halves
+/// (8 slots) two CoeffsToSlots factors on its top prime and both SlotsToCoeffs factors on
+/// one 60-bit prime (Set V's shape).
+#[test]
+fn last_primes_with_several_factors_bootstrap() {
+    let cases: [(
+        SecretDistribution,
+        usize,
+        &[usize],
+        &[usize],
+        &[u32],
+        &[u32],
+    ); 2] = [
+        (
+            SecretDistribution::Ternary,
+            1 << 11,
+            &[1, 1],
+            &[2, 1],
+            &[58, 58],
+            &[56, 28],
+        ),
+        (
+            SecretDistribution::HammingWeight(64),
+            8,
+            &[2, 1],
+            &[2],
+            &[60, 58],
+            &[60],
+        ),
+    ];
+    for (secret, slots, cts, stc, cts_bits, stc_bits) in cases {
+        let mut config = BootstrapConfig::new(1 << 12, secret, slots, -40.0).unwrap();
+        config.set_factors_per_prime(cts, stc);
+        let chain = config
+            .chain_per_prime(&[50, 40], stc_bits, 55, cts_bits)
+            .unwrap();
+        let ctx = context(12, &chain, secret);
+        let (boot, (mean, min)) = bootstrap_once(&ctx, &config, 0x5E8);
+        assert_eq!(boot.output_level(), 1);
+        println!("{slots} slots, DFTs {cts:?} / {stc:?}: {mean:.1} bits mean, {min:.1} min");
+        assert!(mean >= 15.0 && min >= 12.0, "{mean} / {min}");
+    }
+}
