@@ -32,8 +32,12 @@ pub struct BootstrapConfig {
     /// prime up (Lattigo's `CoeffsToSlotsFactorizationDepthAndLogScales` lists, by length;
     /// seed 003 Table 5's "fractional" prime counts). Empty: one factor per prime. Else the
     /// entries (each `>= 1`) sum to `ρ_CtS`. The factors on one prime are applied one after
-    /// another without a rescale in between, their diagonals' scales splitting the prime
-    /// (each about `q^(1/k)` for `k` factors). Set it with
+    /// another without a rescale in between. In SlotsToCoeffs their diagonals' scales split
+    /// the prime (each about `q^(1/k)` for `k` factors, times its share of the scale the
+    /// stage sheds). CoeffsToSlots's inputs are dominated by the overflow `I` (`R K'`
+    /// times the message), so there the product of all its diagonals' scales is spread
+    /// evenly over its factors instead (a prime alone would leave each `q^(1/k)`); expect
+    /// a few bits less precision than one factor per prime all the same. Set it with
     /// [`BootstrapConfig::set_factors_per_prime`].
     pub cts_factors_per_prime: Vec<usize>,
     /// The same for SlotsToCoeffs (Set III's `1.5 · 60`: `[1, 2]`, Lattigo's
