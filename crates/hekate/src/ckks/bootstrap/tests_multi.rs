@@ -180,20 +180,23 @@ fn arcsine_gains_precision_at_a_small_message_ratio() {
     assert!(bits[1] >= bits[0] + 3.0, "{bits:?}");
 }
 
+/// A secret, a slot count, the DFTs' factors per prime and their primes' bit sizes.
+type Case = (
+    SecretDistribution,
+    usize,
+    &'static [usize],
+    &'static [usize],
+    &'static [u32],
+    &'static [u32],
+);
+
 /// The last prime of a stage carrying several factors: Set IV's SlotsToCoeffs shape
 /// (`56 + 28`, two factors on the 56-bit prime) at full packing, and with repacked halves
 /// (8 slots) two CoeffsToSlots factors on its top prime and both SlotsToCoeffs factors on
 /// one 60-bit prime (Set V's shape).
 #[test]
 fn last_primes_with_several_factors_bootstrap() {
-    let cases: [(
-        SecretDistribution,
-        usize,
-        &[usize],
-        &[usize],
-        &[u32],
-        &[u32],
-    ); 2] = [
+    let cases: [Case; 2] = [
         (
             SecretDistribution::Ternary,
             1 << 11,
