@@ -10,6 +10,7 @@ use crate::rng::SplitMix64;
 use crate::Outcome;
 use clap::Args;
 use hekate::circuits::lintrans::{BsgsTies, GiantSteps};
+use hekate::ckks::bootstrap::presets::{self, BootstrapPreset, PresetSecurity};
 use hekate::ckks::bootstrap::{generate_keys_with, BootstrapConfig, Bootstrapper};
 use hekate::ckks::{Ciphertext, CkksContext, CkksParameters};
 use hekate::params::{security, SecurityLevel};
@@ -29,9 +30,10 @@ const MIN_PRECISION_BITS: f64 = 12.0;
 /// several GB of memory; progress goes to stderr, the table to stdout.
 #[derive(Debug, Args)]
 pub struct BootstrapArgs {
-    /// Presets, comma separated: quick-dense, quick-sparse (N = 2^12, toy chains) and
-    /// dense (N = 2^16, full packing) [default: dense; quick-dense,quick-sparse with
-    /// --quick]
+    /// Presets, comma separated, any of the library's (hekate::ckks::bootstrap::presets):
+    /// quick-dense, quick-sparse, quick-encapsulated (N = 2^12, toy chains), dense,
+    /// dense-encapsulated (N = 2^16, 128-bit), set-i ... set-v (seed 003 Tables 5-6),
+    /// h192-encapsulated [default: dense; quick-dense,quick-sparse with --quick]
     #[arg(long, value_delimiter = ',', value_name = "P,...")]
     presets: Option<Vec<String>>,
     /// Timed bootstraps per preset (no warm-up: the setup encodes every matrix; the
@@ -75,123 +77,12 @@ fn parse_giant_steps(s: &str) -> Result<GiantSteps, String> {
     }
 }
 
-/// One bootstrapping parameter set.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Preset {
-    pub(crate) name: &'static str,
-    /// `log2 N`.
-    pub(crate) log_n: u32,
-    /// `n`, the slot count of the bootstrapped ciphertexts.
-    pub(crate) slots: usize,
-    pub(crate) secret: SecretDistribution,
-    /// `h̃`: sparse-secret encapsulation with an ephemeral secret of this weight.
-    pub(crate) ephemeral_weight: Option<usize>,
-    /// `log2 κ`: the failure probability `BootstrapConfig::new` picks `K` for.
-    log2_failure: f64,
-    /// `ρ_CtS`.
-    cts_levels: usize,
-    /// `ρ_StC`.
-    stc_levels: usize,
-    /// Bit sizes from `q_0`: `q_0` and the levels left after a bootstrap.
-    residual: &'static [u32],
-    stc_bits: u32,
-    eval_mod_bits: u32,
-    cts_bits: u32,
-    /// The special primes `P`.
-    pub(crate) log_p: &'static [u32],
-    pub(crate) log_scale: u32,
-    /// Check 128-bit security where the chain fits the table (else `NotChecked`).
-    check_security: bool,
-    /// The DFTs' giant-step form (`--giant-steps`).
-    pub(crate) giant_steps: GiantSteps,
-    /// The DFTs' choice of `n1` (`--bsgs-ties`).
-    pub(crate) bsgs_ties: BsgsTies,
-}
+/// One bootstrapping parameter set: the library's ([`hekate::ckks::bootstrap::presets`]).
+pub(crate) type Preset = BootstrapPreset;
 
-const QUICK_DENSE: Preset = Preset {
-    name: "quick-dense",
-    log_n: 12,
-    slots: 1 << 11,
-    secret: SecretDistribution::Ternary,
-    ephemeral_weight: None,
-    log2_failure: -40.0,
-    cts_levels: 2,
-    stc_levels: 2,
-    residual: &[60, 40],
-    stc_bits: 42,
-    eval_mod_bits: 55,
-    cts_bits: 58,
-    log_p: &[61; 4],
-    log_scale: 40,
-    check_security: false,
-    giant_steps: GiantSteps::Horner,
-    bsgs_ties: BsgsTies::FewerKeys,
-};
-
-const QUICK_SPARSE: Preset = Preset {
-    name: "quick-sparse",
-    slots: 1 << 4,
-    secret: SecretDistribution::HammingWeight(64),
-    ..QUICK_DENSE
-};
-
-const DENSE: Preset = Preset {
-    name: "dense",
-    log_n: 16,
-    slots: 1 << 15,
-    secret: SecretDistribution::Ternary,
-    ephemeral_weight: None,
-    log2_failure: -64.0,
-    cts_levels: 4,
-    stc_levels: 3,
-    residual: &[60, 40, 40, 40, 40, 40],
-    stc_bits: 42,
-    eval_mod_bits: 60,
-    cts_bits: 56,
-    log_p: &[61; 5],
-    log_scale: 40,
-    check_security: true,
-    giant_steps: GiantSteps::Horner,
-    bsgs_ties: BsgsTies::FewerKeys,
-};
-
-/// [`QUICK_DENSE`] with sparse-secret encapsulation (`h̃ = 32`).
-const QUICK_ENCAPSULATED: Preset = Preset {
-    name: "quick-encapsulated",
-    ephemeral_weight: Some(32),
-    ..QUICK_DENSE
-};
-
-/// The shape of Lattigo's `N16QP1767H32768H32` (its first default set): a dense main
-/// secret (uniform ternary here), an ephemeral `h̃ = 32` secret for ModRaise, `K` for
-/// `2^-128` (16, as Lattigo's), 13 levels of 40 bits left, CoeffsToSlots in 4 levels of
-/// 56 bits, SlotsToCoeffs in 3, EvalMod on 60-bit primes; 128-bit secure (log QP 1715).
-const DENSE_ENCAPSULATED: Preset = Preset {
-    name: "dense-encapsulated",
-    ephemeral_weight: Some(32),
-    log2_failure: -128.0,
-    residual: &[60, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40],
-    ..DENSE
-};
-
-const PRESETS: [Preset; 5] = [
-    QUICK_DENSE,
-    QUICK_SPARSE,
-    QUICK_ENCAPSULATED,
-    DENSE,
-    DENSE_ENCAPSULATED,
-];
-
-/// A preset by name.
+/// A preset by name (any of the library's [`presets::PRESETS`]).
 pub(crate) fn preset(name: &str) -> Result<Preset, String> {
-    PRESETS
-        .iter()
-        .find(|p| p.name.eq_ignore_ascii_case(name))
-        .copied()
-        .ok_or_else(|| {
-            let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
-            format!("unknown preset {name:?}: use {}", names.join(", "))
-        })
+    presets::preset(name).map_err(|e| e.to_string())
 }
 
 pub(crate) fn secret_label(s: SecretDistribution) -> String {
@@ -246,6 +137,8 @@ fn progress(msg: std::fmt::Arguments) {
 /// The figures of one preset.
 struct Row {
     preset: Preset,
+    /// The chain's bit sizes, from `q_0`.
+    chain: Vec<u32>,
     log_qp: f64,
     /// `None` when built with 128-bit security, else why not.
     not_checked: Option<String>,
@@ -267,50 +160,45 @@ struct Row {
     peak_rss: Option<usize>,
 }
 
-/// The context of a preset: with 128-bit security where asked for and the chain fits the
-/// table, else `NotChecked` with the reason.
+/// The context of a preset: with 128-bit security where the preset asks for it and the
+/// chain fits the table, else `NotChecked` with the reason.
 fn context(
     p: &Preset,
     config: &BootstrapConfig,
 ) -> Result<(Arc<CkksContext>, Option<String>), Box<dyn Error>> {
-    let build = |level| {
-        CkksParameters::new(p.log_n)
-            .log_q(&config.chain(p.residual, p.stc_bits, p.eval_mod_bits, p.cts_bits))
-            .log_p(p.log_p)
-            .log_scale(p.log_scale)
-            .secret(p.secret)
-            .security(level)
-            .build()
-    };
-    if p.check_security {
-        match build(SecurityLevel::Bits128) {
-            Ok(ctx) => return Ok((ctx, None)),
-            Err(hekate::Error::Insecure(why)) => {
-                return Ok((build(SecurityLevel::NotChecked)?, Some(why)));
-            }
-            Err(e) => return Err(e.into()),
+    let built = match p.context(config) {
+        Err(hekate::Error::Insecure(why)) if p.security == PresetSecurity::Bits128 => {
+            let ctx = CkksParameters::new(p.log_n)
+                .log_q(&p.chain_for(config)?)
+                .log_p(p.log_p)
+                .log_scale(p.log_scale)
+                .secret(p.secret)
+                .security(SecurityLevel::NotChecked)
+                .build()?;
+            return Ok((ctx, Some(why)));
         }
-    }
-    let ctx = build(SecurityLevel::NotChecked)?;
-    let bound = security::max_log_qp(ctx.n(), SecurityLevel::Bits128)
+        other => other?,
+    };
+    let why = match p.security {
+        PresetSecurity::Bits128 => return Ok((built, None)),
+        PresetSecurity::NotChecked(why) => why,
+    };
+    let bound = security::max_log_qp(built.n(), SecurityLevel::Bits128)
         .map_or("no table entry".into(), |b| format!("bound {b}"));
     let why = format!(
-        "toy preset: log QP = {:.1} at N = 2^{} ({bound}){}",
-        ctx.log_qp(),
-        p.log_n,
-        if matches!(p.secret, SecretDistribution::HammingWeight(_)) {
-            ", sparse secret (the table is for uniform ternary)"
-        } else {
-            ""
-        }
+        "{why} (log QP = {:.1} at N = 2^{}, {bound})",
+        built.log_qp(),
+        p.log_n
     );
-    Ok((ctx, Some(why)))
+    Ok((built, Some(why)))
 }
 
 /// A preset built and keyed, ready to bootstrap its input (`hekate bench bootstrap` and
 /// `bench bootstrap-peer` share it).
 pub(crate) struct Prepared {
     pub(crate) preset: Preset,
+    /// The chain's bit sizes, from `q_0`.
+    chain: Vec<u32>,
     pub(crate) ctx: Arc<CkksContext>,
     /// `None` when built with 128-bit security, else why not.
     pub(crate) not_checked: Option<String>,
@@ -330,38 +218,38 @@ pub(crate) struct Prepared {
 impl Prepared {
     /// The bit sizes of the preset's chain, from `q_0`.
     pub(crate) fn chain(&self) -> Vec<u32> {
-        self.preset.chain(&self.config)
+        self.chain.clone()
     }
 }
 
-impl Preset {
-    /// The chain's bit sizes for `config`.
-    pub(crate) fn chain(&self, config: &BootstrapConfig) -> Vec<u32> {
-        config.chain(
-            self.residual,
-            self.stc_bits,
-            self.eval_mod_bits,
-            self.cts_bits,
-        )
-    }
+/// How the DFT factors are planned (`--giant-steps`, `--bsgs-ties`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct DftPlans {
+    pub(crate) giant_steps: GiantSteps,
+    pub(crate) bsgs_ties: BsgsTies,
 }
 
-/// The bootstrapping configuration of `p` (no context, no keys).
-pub(crate) fn config_of(p: &Preset) -> Result<BootstrapConfig, Box<dyn Error>> {
-    let mut config = match p.ephemeral_weight {
-        Some(h) => BootstrapConfig::with_encapsulation(1 << p.log_n, p.slots, h, p.log2_failure)?,
-        None => BootstrapConfig::new(1 << p.log_n, p.secret, p.slots, p.log2_failure)?,
+impl DftPlans {
+    /// The library's defaults: Horner giant steps, ties to fewer keys.
+    pub(crate) const DEFAULT: DftPlans = DftPlans {
+        giant_steps: GiantSteps::Horner,
+        bsgs_ties: BsgsTies::FewerKeys,
     };
-    (config.cts_levels, config.stc_levels) = (p.cts_levels, p.stc_levels);
-    config.giant_steps = p.giant_steps;
-    config.bsgs_ties = p.bsgs_ties;
+}
+
+/// The bootstrapping configuration of `p` with `plans` (no context, no keys).
+pub(crate) fn config_of(p: &Preset, plans: DftPlans) -> Result<BootstrapConfig, Box<dyn Error>> {
+    let mut config = p.config()?;
+    config.giant_steps = plans.giant_steps;
+    config.bsgs_ties = plans.bsgs_ties;
     Ok(config)
 }
 
 /// Builds the context of `p`, generates its keys (progress on stderr) and the
 /// bootstrapper, and encrypts the input.
-pub(crate) fn prepare(p: &Preset) -> Result<Prepared, Box<dyn Error>> {
-    let config = config_of(p)?;
+pub(crate) fn prepare(p: &Preset, plans: DftPlans) -> Result<Prepared, Box<dyn Error>> {
+    let config = config_of(p, plans)?;
+    let chain = p.chain_for(&config)?;
     let (ctx, not_checked) = context(p, &config)?;
     let failure_log2 = config.failure_log2(&ctx)?;
     let mut rng = ChaCha20Rng::seed_from_u64(0x426F_6F74 ^ u64::from(p.log_n) ^ p.slots as u64);
@@ -386,6 +274,7 @@ pub(crate) fn prepare(p: &Preset) -> Result<Prepared, Box<dyn Error>> {
     let ct = ctx.encrypt_symmetric_with(&pt, &sk, &mut rng)?;
     Ok(Prepared {
         preset: *p,
+        chain,
         ctx,
         not_checked,
         config,
@@ -457,8 +346,13 @@ pub(crate) fn time_bootstraps(prep: &Prepared, reps: usize) -> Result<Timing, Bo
 }
 
 /// Builds, keys and times one preset.
-fn run_preset(p: &Preset, reps: usize, successive: usize) -> Result<Row, Box<dyn Error>> {
-    let prep = prepare(p)?;
+fn run_preset(
+    p: &Preset,
+    plans: DftPlans,
+    reps: usize,
+    successive: usize,
+) -> Result<Row, Box<dyn Error>> {
+    let prep = prepare(p, plans)?;
     let timing = time_bootstraps(&prep, reps)?;
     let successive = if successive > 0 {
         let mut again = timing.out;
@@ -480,6 +374,7 @@ fn run_preset(p: &Preset, reps: usize, successive: usize) -> Result<Row, Box<dyn
 
     Ok(Row {
         preset: *p,
+        chain: prep.chain(),
         log_qp: prep.ctx.log_qp(),
         dnum: prep.ctx.dnum(),
         max_level: prep.ctx.max_level(),
@@ -544,7 +439,12 @@ fn table(rows: &[Row], successive: usize) -> Table {
             format!("{:.1}", r.log_qp),
             if r.not_checked.is_none() { "yes" } else { "no" }.into(),
             r.max_level.to_string(),
-            format!("{}/{}/{}", c.cts_levels, c.eval_mod.depth(), c.stc_levels),
+            format!(
+                "{}/{}/{}",
+                c.cts_primes(),
+                c.eval_mod.depth(),
+                c.stc_primes()
+            ),
             r.output_level.to_string(),
             c.k.to_string(),
             c.eval_mod.polynomial().degree().to_string(),
@@ -579,21 +479,15 @@ fn table(rows: &[Row], successive: usize) -> Table {
 pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
     let names = args.presets.clone().unwrap_or_else(|| {
         if args.quick {
-            vec![QUICK_DENSE.name.into(), QUICK_SPARSE.name.into()]
+            vec![
+                presets::QUICK_DENSE.name.into(),
+                presets::QUICK_SPARSE.name.into(),
+            ]
         } else {
-            vec![DENSE.name.into()]
+            vec![presets::DENSE.name.into()]
         }
     });
-    let presets: Vec<Preset> = names
-        .iter()
-        .map(|n| {
-            preset(n).map(|mut p| {
-                p.giant_steps = args.giant_steps;
-                p.bsgs_ties = args.bsgs_ties;
-                p
-            })
-        })
-        .collect::<Result<_, _>>()?;
+    let presets: Vec<Preset> = names.iter().map(|n| preset(n)).collect::<Result<_, _>>()?;
     if args.reps == 0 {
         return Err("--reps must be at least 1".into());
     }
@@ -607,23 +501,30 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
     let start = Instant::now();
     let mut rows = Vec::with_capacity(presets.len());
     for p in &presets {
-        rows.push(run_preset(p, args.reps, args.successive)?);
+        let plans = DftPlans {
+            giant_steps: args.giant_steps,
+            bsgs_ties: args.bsgs_ties,
+        };
+        rows.push(run_preset(p, plans, args.reps, args.successive)?);
     }
 
     println!("{}", header("bootstrap", args.threads));
     println!();
     for r in &rows {
         let p = &r.preset;
-        let chain = r
-            .config
-            .chain(p.residual, p.stc_bits, p.eval_mod_bits, p.cts_bits);
+        let chain = &r.chain;
         println!(
-            "- {}: log Q bits {:?}, log P bits {:?} (dnum {}), scale 2^{}; {}",
+            "- {}: log Q bits {:?}, log P bits {:?} (dnum {}), scale 2^{}; DFT factors per \
+             prime CtS {:?}, StC {:?}; message ratio 2^{}, arcsine degree {}; {}",
             p.name,
             chain,
             p.log_p,
             r.dnum,
             p.log_scale,
+            r.config.cts_grouping(),
+            r.config.stc_grouping(),
+            r.config.log_message_ratio,
+            r.config.eval_mod.arcsine_degree(),
             match &r.not_checked {
                 None => "SecurityLevel::Bits128 (checked)".to_string(),
                 Some(why) => format!("SecurityLevel::NotChecked: {why}"),
@@ -662,7 +563,9 @@ mod tests {
     fn presets_by_name() {
         assert_eq!(preset("quick-sparse").unwrap().slots, 16);
         assert_eq!(preset("DENSE").unwrap().log_n, 16);
+        assert_eq!(preset("set-iii").unwrap().log_scale, 30);
         assert!(preset("sparse").is_err());
+        assert!(presets::PRESETS.iter().all(|p| preset(p.name) == Ok(*p)));
     }
 
     #[test]
@@ -677,29 +580,10 @@ mod tests {
         assert!((p.mean - 2.0).abs() < 1e-12);
     }
 
-    /// The dense preset's chain (`K`, EvalMod and the DFT depths as the library picks them
-    /// at N = 2^16) fits the 128-bit bound: its primes have at most the bits asked for, so
-    /// their sum bounds log QP. Only the configuration is computed, no ring is built.
-    #[test]
-    fn dense_chain_fits_the_128_bit_table() {
-        let p = DENSE;
-        let mut config =
-            BootstrapConfig::new(1 << p.log_n, p.secret, p.slots, p.log2_failure).unwrap();
-        (config.cts_levels, config.stc_levels) = (p.cts_levels, p.stc_levels);
-        let chain = config.chain(p.residual, p.stc_bits, p.eval_mod_bits, p.cts_bits);
-        assert_eq!(chain.len(), p.residual.len() + config.depth());
-        let bits: u32 = chain.iter().chain(p.log_p).sum();
-        let bound = security::max_log_qp(1 << p.log_n, SecurityLevel::Bits128).unwrap();
-        println!(
-            "dense: {chain:?} + P {:?}: log QP <= {bits} (bound {bound})",
-            p.log_p
-        );
-        assert!(bits <= bound, "log QP up to {bits} > {bound}");
-    }
-
     #[test]
     fn quick_sparse_bootstraps() {
-        let row = run_preset(&QUICK_SPARSE, 1, 1).unwrap();
+        let p = preset("quick-sparse").unwrap();
+        let row = run_preset(&p, DftPlans::DEFAULT, 1, 1).unwrap();
         assert!(
             row.precision.min >= MIN_PRECISION_BITS,
             "{:?}",

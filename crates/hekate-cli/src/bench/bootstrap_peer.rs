@@ -14,7 +14,7 @@
 //! where both report stages.
 
 use super::bootstrap::{
-    config_of, prepare, preset, secret_label, time_bootstraps, Prepared, Preset, Timing,
+    config_of, prepare, preset, secret_label, time_bootstraps, DftPlans, Prepared, Preset, Timing,
 };
 use super::{header, init_threads, Table};
 use crate::Outcome;
@@ -265,8 +265,8 @@ struct Summary {
 impl Summary {
     /// From a preset alone (hekate ran in a child process), with its reported times.
     fn of_preset(p: &Preset, keygen: f64, setup: f64) -> Result<Self, Box<dyn Error>> {
-        let config = config_of(p)?;
-        let chain = p.chain(&config);
+        let config = config_of(p, DftPlans::DEFAULT)?;
+        let chain = p.chain_for(&config)?;
         Ok(Summary {
             preset: *p,
             config,
@@ -350,7 +350,11 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     // At N >= 2^15 (or asked), hekate runs in a child process per round: its keys leave
     // memory before the peer's arrive.
     let rebuild = args.rebuild_keys || p.log_n >= 15;
-    let kept = if rebuild { None } else { Some(prepare(&p)?) };
+    let kept = if rebuild {
+        None
+    } else {
+        Some(prepare(&p, DftPlans::DEFAULT)?)
+    };
     let mut summary = kept.as_ref().map(Summary::of);
 
     let mut table = Table::new(

@@ -1,7 +1,7 @@
 //! The bootstrapping circuit: ScaleDown, ModRaise, SubSum, CoeffsToSlots, EvalMod,
 //! SlotsToCoeffs (see the [module documentation](super) for the design).
 
-use super::config::BootstrapConfig;
+use super::config::{factor_layout, BootstrapConfig};
 use super::dft::{dft_factors, DftKind};
 use super::encapsulation::{self, EncapsulationKeys};
 use super::keys::BootstrapKeys;
@@ -21,7 +21,7 @@ type Factors = Vec<(Diagonals<Complex64>, BsgsPlan)>;
 
 /// Whether the real and imaginary halves are packed into one ciphertext of `2n` slots
 /// (sparse packing, `2n <= N/2`: one EvalMod instead of two; Lattigo's repacking).
-fn repacks(ctx: &CkksContext, slots: usize) -> bool {
+pub(super) fn repacks(ctx: &CkksContext, slots: usize) -> bool {
     2 * slots <= ctx.n() / 2
 }
 
@@ -69,7 +69,9 @@ fn recombine(n: usize) -> Result<Diagonals<Complex64>> {
     Ok(c)
 }
 
-fn factors(config: &BootstrapConfig, repack: bool) -> Result<(Factors, Factors)> {
+/// Both DFTs' factors of `config` with their BSGS plans ([`Factors`]), for ciphertexts
+/// whose halves are repacked or not.
+pub(super) fn factors(config: &BootstrapConfig, repack: bool) -> Result<(Factors, Factors)> {
     let n = config.slots;
     let (cts, stc) = (
         dft_factors(
@@ -153,8 +155,9 @@ pub(super) struct KeyUse {
 }
 
 /// The Galois elements one bootstrap uses, each with the highest level it is used at
-/// (CoeffsToSlots factor `j` at `L - j`, SubSum at `L`, conjugation at EvalMod's first
-/// level, SlotsToCoeffs factor `j` below EvalMod) and what it is first used for.
+/// (a CoeffsToSlots factor at the level of its prime, `L - p` for the `p`-th prime below
+/// the top, SubSum at `L`, conjugation at EvalMod's first level, SlotsToCoeffs factors at
+/// their primes' levels below EvalMod) and what it is first used for.
 pub(super) fn labelled_elements(
     ctx: &CkksContext,
     config: &BootstrapConfig,
@@ -163,7 +166,7 @@ pub(super) fn labelled_elements(
     let (cts, stc) = factors(config, repacks(ctx, config.slots))?;
     let n = ctx.n();
     let top = ctx.max_level();
-    let eval_mod_level = top - config.cts_levels;
+    let eval_mod_level = top - config.cts_primes();
     let stc_level = eval_mod_level - config.eval_mod.depth();
     let mut map: BTreeMap<usize, KeyUse> = BTreeMap::new();
     let mut add = |g: usize, level: usize, what: &dyn Fn() -> String| {
@@ -174,13 +177,13 @@ pub(super) fn labelled_elements(
                 what: what(),
             });
     };
-    for (stage, f, first) in [
-        ("CoeffsToSlots", &cts, top),
-        ("SlotsToCoeffs", &stc, stc_level),
+    for (stage, f, first, grouping) in [
+        ("CoeffsToSlots", &cts, top, config.cts_grouping()),
+        ("SlotsToCoeffs", &stc, stc_level, config.stc_grouping()),
     ] {
-        for (j, (_, p)) in f.iter().enumerate() {
+        for ((_, p), (off, _, _)) in f.iter().zip(factor_layout(&grouping)) {
             for r in p.rotations() {
-                add(galois_element_for_rotation(r, n), first - j, &|| {
+                add(galois_element_for_rotation(r, n), first - off, &|| {
                     format!("{stage}: rotation by {r}")
                 });
             }
@@ -198,9 +201,19 @@ pub(super) fn labelled_elements(
 }
 
 /// The level of the relinearization key one bootstrap needs: EvalMod's first level,
-/// `L - ρ_CtS` (its products are all at or below it).
+/// `L` less the primes of CoeffsToSlots (its products are all at or below it).
 pub(super) fn relinearization_level(ctx: &CkksContext, config: &BootstrapConfig) -> usize {
-    ctx.max_level() - config.cts_levels
+    ctx.max_level() - config.cts_primes()
+}
+
+/// `x^(1/k)` rounded to an integer scale (at least 1).
+fn root_scale(x: &Scale, k: usize) -> Result<Scale> {
+    Scale::from_f64((x.log2() / k as f64).exp2().round().max(1.0)).ok_or_else(|| {
+        Error::InvalidParameters(format!(
+            "a DFT factor's scale 2^{:.1}^(1/{k}) is not representable",
+            x.log2()
+        ))
+    })
 }
 
 /// The last SlotsToCoeffs factor, encoded per output scale.
@@ -213,17 +226,19 @@ struct LastFactor {
 
 /// CKKS bootstrapping (seed 003 §5): refreshes a ciphertext of `n` slots to
 /// [`Bootstrapper::output_level`], at its own scale. Built from public evaluation keys
-/// only ([`generate_keys`]); the DFT matrices are encoded once here.
+/// only ([`generate_keys`](super::generate_keys)); the DFT matrices are encoded once here.
 pub struct Bootstrapper {
     ctx: Arc<CkksContext>,
     eval: Evaluator,
     config: BootstrapConfig,
     /// Whether the halves are repacked into one ciphertext of `2n` slots.
     repack: bool,
-    /// CoeffsToSlots factors, in application order (levels `L`, `L - 1`, ...).
-    cts: Vec<LinearTransform<Evaluator>>,
-    /// SlotsToCoeffs factors but the last, in application order.
-    stc: Vec<LinearTransform<Evaluator>>,
+    /// CoeffsToSlots factors, in application order (levels `L`, `L - 1`, ...), each with
+    /// whether a rescale follows it (the last factor on its prime).
+    cts: Vec<(LinearTransform<Evaluator>, bool)>,
+    /// SlotsToCoeffs factors but the last, in application order, each with whether a
+    /// rescale follows it.
+    stc: Vec<(LinearTransform<Evaluator>, bool)>,
     stc_last: LastFactor,
     /// The exact scale of EvalMod's output, and the scale it was planned near.
     eval_mod_scale: Scale,
@@ -244,7 +259,7 @@ impl std::fmt::Debug for Bootstrapper {
 
 impl Bootstrapper {
     /// A bootstrapper for `ctx` with `config`, evaluating with `keys` (from
-    /// [`generate_keys`]; a missing key is reported here, by rotation, not at the first
+    /// [`generate_keys`](super::generate_keys); a missing key is reported here, by rotation, not at the first
     /// bootstrap).
     pub fn new(
         ctx: Arc<CkksContext>,
@@ -313,24 +328,41 @@ impl Bootstrapper {
         let repack = repacks(&ctx, config.slots);
         let (cts_f, stc_f) = factors(&config, repack)?;
         let top = ctx.max_level();
-        // CoeffsToSlots: scale-preserving factors, except the last, which lands on q of
-        // EvalMod's first level (a scale near the primes keeps the power basis's scales
-        // there).
+        // CoeffsToSlots, one factor per prime: scale-preserving factors, except the last,
+        // which lands on q of EvalMod's first level (a scale near the primes keeps the
+        // power basis's scales there). With several factors on a prime, the stage's whole
+        // budget `D = q_EvalMod Π q / S_0` (the product of its diagonals' scales) is spread
+        // evenly over its factors, the last one landing exactly: its inputs are dominated
+        // by the overflow `I`, `R K'` times the message, so every factor needs a scale as
+        // large as possible (splitting each prime alone would leave `q^(1/k)`).
         let s0 = Self::raised_scale(&ctx, &config);
-        let eval_mod_level = top - config.cts_levels;
+        let cts_grouping = config.cts_grouping();
+        let cts_primes = cts_grouping.len();
+        let eval_mod_level = top - cts_primes;
+        let layout = factor_layout(&cts_grouping);
+        let shared = cts_grouping.iter().any(|&k| k > 1);
+        let mut budget = ctx.constant_scale(eval_mod_level).div(&s0);
+        for &(off, first, _) in &layout {
+            if first {
+                budget = budget.mul(&ctx.constant_scale(top - off));
+            }
+        }
+        let even = root_scale(&budget, layout.len())?;
         let mut cts = Vec::with_capacity(cts_f.len());
-        for (j, (d, p)) in cts_f.into_iter().enumerate() {
-            let level = top - j;
-            let scale = if j + 1 == config.cts_levels {
-                Some(
-                    ctx.constant_scale(eval_mod_level)
-                        .mul(&ctx.constant_scale(level))
-                        .div(&s0),
-                )
+        let mut spent = Scale::from_integer(1);
+        let count = cts_f.len();
+        for (j, ((d, p), &(off, _, last))) in cts_f.into_iter().zip(&layout).enumerate() {
+            let level = top - off;
+            let scale = if j + 1 == count {
+                Some(budget.div(&spent))
+            } else if shared {
+                spent = spent.mul(&even);
+                Some(even.clone())
             } else {
+                spent = spent.mul(&ctx.constant_scale(level));
                 None
             };
-            cts.push(LinearTransform::new(&eval, &d, p, level, scale)?);
+            cts.push((LinearTransform::new(&eval, &d, p, level, scale)?, last));
         }
         // EvalMod stays near the primes of its own levels: a scale as large as they allow
         // keeps the noise its products add far below the message (SlotsToCoeffs sums `n`
@@ -342,26 +374,41 @@ impl Bootstrapper {
                 .eval_mod
                 .output_scale(&eval, eval_mod_level, eval_mod_target)?;
         // SlotsToCoeffs sheds the factor from EvalMod's scale / R down to the output scale
-        // evenly over its factors; the last one lands on the output scale exactly.
+        // evenly over its factors (a factor on a prime `q` carrying `k` of them at about
+        // `q^(1/k)` times the shed share); the last one lands on the output scale exactly.
         let ratio = Scale::from_bits(config.log_message_ratio);
         let mut scale = eval_mod_scale.div(&ratio);
         let count = stc_f.len();
         let shrink = (ctx.default_scale().to_f64() / scale.to_f64()).powf(1.0 / count as f64);
+        let stc_grouping = config.stc_grouping();
+        let stc_primes = stc_grouping.len();
         let mut stc = Vec::new();
         let mut last = None;
-        for (j, (d, p)) in stc_f.into_iter().enumerate() {
+        for (j, ((d, p), (off, _, rescaled))) in stc_f
+            .into_iter()
+            .zip(factor_layout(&stc_grouping))
+            .enumerate()
+        {
             if j + 1 == count {
                 last = Some((d, p));
             } else {
-                let level = stc_level - j;
+                let level = stc_level - off;
+                let k = stc_grouping[stc_primes - 1 - off];
                 let q = ctx.constant_scale(level);
-                let dm = Scale::from_f64((q.to_f64() * shrink).round()).ok_or_else(|| {
+                let share = q.to_f64().powf(1.0 / k as f64) * shrink;
+                let dm = Scale::from_f64(share.round()).ok_or_else(|| {
                     Error::InvalidParameters(
                         "SlotsToCoeffs: the scale to shed does not fit the primes".into(),
                     )
                 })?;
-                scale = scale.mul(&dm).div(&q);
-                stc.push(LinearTransform::new(&eval, &d, p, level, Some(dm))?);
+                scale = scale.mul(&dm);
+                if rescaled {
+                    scale = scale.div(&q);
+                }
+                stc.push((
+                    LinearTransform::new(&eval, &d, p, level, Some(dm))?,
+                    rescaled,
+                ));
             }
         }
         let (diagonals, plan) = last.expect("at least one SlotsToCoeffs factor");
@@ -571,17 +618,19 @@ impl Bootstrapper {
     }
 
     /// CoeffsToSlots: the inverse special FFT (without its bit reversal) by `ρ_CtS` BSGS
-    /// factors, then the split into real and imaginary parts by conjugation, at EvalMod's
-    /// first level. Full packing: two ciphertexts whose slot `k` holds `t_(rev(k)) / (q_0
+    /// factors (rescaled after the last factor on each prime), then the split into real and
+    /// imaginary parts by conjugation, at EvalMod's first level. Full packing: two ciphertexts whose slot `k` holds `t_(rev(k)) / (q_0
     /// K')` and `t_(n + rev(k)) / (q_0 K')`. Sparse packing (`2n <= N/2`): one ciphertext of
     /// `2n` slots holding both halves, one after the other. Those slots come rotated by
     /// `-o`, `o =` [`Bootstrapper::coeffs_to_slots_rotation`] (slot `k` holds what is said
     /// above of slot `k - o`): SlotsToCoeffs takes them so, and no key for `o` is needed.
     pub fn coeffs_to_slots(&self, ct: &Ciphertext) -> Result<Vec<Ciphertext>> {
         let mut u = ct.clone();
-        for lt in &self.cts {
+        for (lt, rescaled) in &self.cts {
             u = lt.evaluate(&self.eval, &u)?;
-            self.eval.rescale_assign(&mut u)?;
+            if *rescaled {
+                self.eval.rescale_assign(&mut u)?;
+            }
         }
         let conj = self.eval.conjugate(&u)?;
         let re = self.eval.add(&u, &conj)?;
@@ -600,7 +649,9 @@ impl Bootstrapper {
     /// the values [`Bootstrapper::coeffs_to_slots`] describes, in their slot count (`n`,
     /// or `2n` when repacked).
     pub fn coeffs_to_slots_rotation(&self) -> usize {
-        self.cts.last().map_or(0, |lt| lt.plan().outer_rotation())
+        self.cts
+            .last()
+            .map_or(0, |(lt, _)| lt.plan().outer_rotation())
     }
 
     /// EvalMod on one CoeffsToSlots output: slot-wise `(1/2π) sin(2π x)`, read at
@@ -617,9 +668,10 @@ impl Bootstrapper {
 
     /// SlotsToCoeffs: recombines the real and imaginary halves (`re + i im`, or the two
     /// halves of one repacked ciphertext) and applies the special FFT (without its bit
-    /// reversal) by `ρ_StC` factors, the last one landing exactly on `scale`. `parts` are
-    /// EvalMod's outputs, in the order [`Bootstrapper::coeffs_to_slots`] returned them and
-    /// rotated as it left them ([`Bootstrapper::coeffs_to_slots_rotation`]).
+    /// reversal) by `ρ_StC` factors (rescaled after the last factor on each prime), the
+    /// last one landing exactly on `scale`. `parts` are EvalMod's outputs, in the order
+    /// [`Bootstrapper::coeffs_to_slots`] returned them and rotated as it left them
+    /// ([`Bootstrapper::coeffs_to_slots_rotation`]).
     pub fn slots_to_coeffs(&self, parts: &[Ciphertext], scale: &Scale) -> Result<Ciphertext> {
         let mut v = match (parts, self.repack) {
             ([re, im], false) => {
@@ -636,9 +688,11 @@ impl Bootstrapper {
                 )))
             }
         };
-        for lt in &self.stc {
+        for (lt, rescaled) in &self.stc {
             v = lt.evaluate(&self.eval, &v)?;
-            self.eval.rescale_assign(&mut v)?;
+            if *rescaled {
+                self.eval.rescale_assign(&mut v)?;
+            }
         }
         let last = self.last_factor(scale)?;
         v = last.evaluate(&self.eval, &v)?;

@@ -22,10 +22,27 @@ pub struct BootstrapConfig {
     pub k: u64,
     /// EvalMod (polynomial degree `d` and double angles `r`).
     pub eval_mod: EvalMod,
-    /// `ρ_CtS`: the levels of CoeffsToSlots (DFT factors), in `[1, log2 n]` (at least 1).
+    /// `ρ_CtS`: the DFT factors of CoeffsToSlots, in `[1, log2 n]` (at least 1); one level
+    /// each unless [`Self::cts_factors_per_prime`] puts several on one prime.
     pub cts_levels: usize,
-    /// `ρ_StC`: the levels of SlotsToCoeffs, in `[1, log2 n]` (at least 1).
+    /// `ρ_StC`: the DFT factors of SlotsToCoeffs, in `[1, log2 n]` (at least 1); one level
+    /// each unless [`Self::stc_factors_per_prime`] puts several on one prime.
     pub stc_levels: usize,
+    /// How many CoeffsToSlots factors each of its primes carries, from the stage's lowest
+    /// prime up (Lattigo's `CoeffsToSlotsFactorizationDepthAndLogScales` lists, by length;
+    /// seed 003 Table 5's "fractional" prime counts). Empty: one factor per prime. Else the
+    /// entries (each `>= 1`) sum to `ρ_CtS`. The factors on one prime are applied one after
+    /// another without a rescale in between. In SlotsToCoeffs their diagonals' scales split
+    /// the prime (each about `q^(1/k)` for `k` factors, times its share of the scale the
+    /// stage sheds). CoeffsToSlots's inputs are dominated by the overflow `I` (`R K'`
+    /// times the message), so there the product of all its diagonals' scales is spread
+    /// evenly over its factors instead (a prime alone would leave each `q^(1/k)`); expect
+    /// a few bits less precision than one factor per prime all the same. Set it with
+    /// [`BootstrapConfig::set_factors_per_prime`].
+    pub cts_factors_per_prime: Vec<usize>,
+    /// The same for SlotsToCoeffs (Set III's `1.5 · 60`: `[1, 2]`, Lattigo's
+    /// `[[30], [30, 30]]`: one factor on a 30-bit prime, then two on a 60-bit prime).
+    pub stc_factors_per_prime: Vec<usize>,
     /// Sparse-secret encapsulation ([`encapsulation`](super::encapsulation)): `Some(h̃)`
     /// runs ModRaise under an ephemeral secret of Hamming weight `h̃`, so that `K` (and the
     /// failure probability) depend on `h̃` instead of the main secret. `None`: ModRaise
@@ -88,6 +105,8 @@ impl BootstrapConfig {
             eval_mod,
             cts_levels: rho,
             stc_levels: rho,
+            cts_factors_per_prime: Vec::new(),
+            stc_factors_per_prime: Vec::new(),
             ephemeral_weight: None,
             giant_steps: GiantSteps::Horner,
             bsgs_ties: BsgsTies::FewerKeys,
@@ -120,10 +139,42 @@ impl BootstrapConfig {
         }
     }
 
+    /// Sets both DFTs' factors per prime (from each stage's lowest prime up; see
+    /// [`Self::cts_factors_per_prime`]) and `ρ_CtS`, `ρ_StC` to their sums. `&[1, 1, 1]`
+    /// is three factors on three primes (the default shape); `&[1, 2]` is three factors on
+    /// two primes, two on the upper one.
+    pub fn set_factors_per_prime(&mut self, cts: &[usize], stc: &[usize]) {
+        self.cts_levels = cts.iter().sum();
+        self.stc_levels = stc.iter().sum();
+        self.cts_factors_per_prime = cts.to_vec();
+        self.stc_factors_per_prime = stc.to_vec();
+    }
+
+    /// The CoeffsToSlots factors per prime, from its lowest prime up (ones by default).
+    pub fn cts_grouping(&self) -> Vec<usize> {
+        grouping(&self.cts_factors_per_prime, self.cts_levels)
+    }
+
+    /// The SlotsToCoeffs factors per prime, from its lowest prime up (ones by default).
+    pub fn stc_grouping(&self) -> Vec<usize> {
+        grouping(&self.stc_factors_per_prime, self.stc_levels)
+    }
+
+    /// The primes (levels) CoeffsToSlots consumes: `ρ_CtS` with one factor per prime.
+    pub fn cts_primes(&self) -> usize {
+        self.cts_grouping().len()
+    }
+
+    /// The primes (levels) SlotsToCoeffs consumes: `ρ_StC` with one factor per prime.
+    pub fn stc_primes(&self) -> usize {
+        self.stc_grouping().len()
+    }
+
     /// The bit sizes of a chain that bootstraps with this configuration: `residual` (from
-    /// `q_0`: the levels left after a bootstrap, plus `q_0`), then `ρ_StC` primes of
-    /// `stc_bits`, EvalMod's primes of `eval_mod_bits` and `ρ_CtS` primes of `cts_bits`
-    /// (for `CkksParameters::log_q`).
+    /// `q_0`: the levels left after a bootstrap, plus `q_0`), then one prime of `stc_bits`
+    /// per SlotsToCoeffs prime, EvalMod's primes of `eval_mod_bits` and one prime of
+    /// `cts_bits` per CoeffsToSlots prime (for `CkksParameters::log_q`). See
+    /// [`Self::chain_per_prime`] for primes of different sizes within a stage.
     pub fn chain(
         &self,
         residual: &[u32],
@@ -132,15 +183,47 @@ impl BootstrapConfig {
         cts_bits: u32,
     ) -> Vec<u32> {
         let mut bits = residual.to_vec();
-        bits.extend(std::iter::repeat_n(stc_bits, self.stc_levels));
+        bits.extend(std::iter::repeat_n(stc_bits, self.stc_primes()));
         bits.extend(std::iter::repeat_n(eval_mod_bits, self.eval_mod.depth()));
-        bits.extend(std::iter::repeat_n(cts_bits, self.cts_levels));
+        bits.extend(std::iter::repeat_n(cts_bits, self.cts_primes()));
         bits
     }
 
-    /// The levels one bootstrap consumes: `ρ_CtS + depth(EvalMod) + ρ_StC`.
+    /// [`Self::chain`] with each DFT prime's bit size given, from the stage's lowest prime
+    /// up (Set IV's SlotsToCoeffs `56 + 28`: `&[56, 28]`). Refused unless `stc_bits` and
+    /// `cts_bits` have one entry per prime of their stage ([`Self::stc_primes`],
+    /// [`Self::cts_primes`]).
+    pub fn chain_per_prime(
+        &self,
+        residual: &[u32],
+        stc_bits: &[u32],
+        eval_mod_bits: u32,
+        cts_bits: &[u32],
+    ) -> Result<Vec<u32>> {
+        for (name, bits, primes) in [
+            ("SlotsToCoeffs", stc_bits, self.stc_primes()),
+            ("CoeffsToSlots", cts_bits, self.cts_primes()),
+        ] {
+            if bits.len() != primes {
+                return Err(Error::InvalidParameters(format!(
+                    "{name} runs on {primes} prime(s) and {} bit size(s) were given: give one \
+                     per prime, from the stage's lowest prime up",
+                    bits.len()
+                )));
+            }
+        }
+        let mut bits = residual.to_vec();
+        bits.extend_from_slice(stc_bits);
+        bits.extend(std::iter::repeat_n(eval_mod_bits, self.eval_mod.depth()));
+        bits.extend_from_slice(cts_bits);
+        Ok(bits)
+    }
+
+    /// The levels one bootstrap consumes: the primes of CoeffsToSlots, EvalMod's depth and
+    /// the primes of SlotsToCoeffs (`ρ_CtS + depth(EvalMod) + ρ_StC` with one factor per
+    /// prime).
     pub fn depth(&self) -> usize {
-        self.cts_levels + self.eval_mod.depth() + self.stc_levels
+        self.cts_primes() + self.eval_mod.depth() + self.stc_primes()
     }
 
     /// `log2` of the failure probability of one bootstrap under `ctx`'s secret, or the
@@ -163,13 +246,29 @@ impl BootstrapConfig {
         }
         self.mod_raise_secret(ctx)?;
         let log_n = (self.slots.trailing_zeros() as usize).max(1);
-        for (name, rho) in [
-            ("CoeffsToSlots", self.cts_levels),
-            ("SlotsToCoeffs", self.stc_levels),
+        for (name, rho, per_prime) in [
+            (
+                "CoeffsToSlots",
+                self.cts_levels,
+                &self.cts_factors_per_prime,
+            ),
+            (
+                "SlotsToCoeffs",
+                self.stc_levels,
+                &self.stc_factors_per_prime,
+            ),
         ] {
             if rho == 0 || rho > log_n {
                 return Err(Error::InvalidParameters(format!(
                     "{name} levels {rho} must be in [1, log2 n = {log_n}]"
+                )));
+            }
+            if !per_prime.is_empty()
+                && (per_prime.contains(&0) || per_prime.iter().sum::<usize>() != rho)
+            {
+                return Err(Error::InvalidParameters(format!(
+                    "{name} factors per prime {per_prime:?} must be at least 1 each and sum to \
+                     its {rho} factors: use BootstrapConfig::set_factors_per_prime"
                 )));
             }
         }
@@ -179,9 +278,9 @@ impl BootstrapConfig {
                  SlotsToCoeffs {}) and the chain has {} above level 0: add primes or lower \
                  the depths",
                 self.depth(),
-                self.cts_levels,
+                self.cts_primes(),
                 self.eval_mod.depth(),
-                self.stc_levels,
+                self.stc_primes(),
                 ctx.max_level()
             )));
         }
@@ -203,4 +302,27 @@ impl BootstrapConfig {
         }
         Ok(())
     }
+}
+
+/// `per_prime` (from a stage's lowest prime up), or one factor per prime for `rho` factors
+/// when empty.
+fn grouping(per_prime: &[usize], rho: usize) -> Vec<usize> {
+    if per_prime.is_empty() {
+        vec![1; rho]
+    } else {
+        per_prime.to_vec()
+    }
+}
+
+/// Where each factor of a DFT stage runs, in application order (the stage's top prime
+/// first): `(p, first, last)` with `p` the prime's offset below the stage's top prime and
+/// whether the factor is the first / last on its prime (the last one is rescaled).
+pub(crate) fn factor_layout(grouping: &[usize]) -> Vec<(usize, bool, bool)> {
+    let mut out = Vec::new();
+    for (p, &k) in grouping.iter().rev().enumerate() {
+        for i in 0..k {
+            out.push((p, i == 0, i + 1 == k));
+        }
+    }
+    out
 }

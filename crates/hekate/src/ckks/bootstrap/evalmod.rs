@@ -16,6 +16,13 @@
 //! = (1/2π) sin(2π x)`. Each double angle costs one product and one level; the
 //! interpolation interval shrinks by `2^r`, so the degree does too.
 //!
+//! **Arcsine** (optional, seed 003 §5.4 after Lee et al.; Lattigo's `Mod1InvDegree`): the
+//! sine's own error `(2π)^2 u^3 / 6` for `u = m / q_0` matters when the message ratio `R`
+//! is small (Set II: `R = 4`). [`EvalMod::with_arcsine`] composes the result with the
+//! degree-`d_arcsin` Taylor polynomial of `y -> (1/2π) arcsin(2π y)` (power basis, odd
+//! terms), so the output approximates `u` itself; it costs `⌈log2(d_arcsin + 1)⌉` more
+//! levels (3 for degree 7: Set II's EvalMod is `6 + 2 + 3 = 11` levels).
+//!
 //! **Scales.** Every scale is exact (a rational); the double angles square it and divide
 //! by the level's prime, `T_(i+1) = T_i^2 / q`. The polynomial's target `T_0` is chosen
 //! backwards (`T_i ≈ sqrt(T_(i+1) q)`, rounded to any exact value) so that the output
@@ -41,6 +48,21 @@ pub struct EvalMod {
     double_angles: u32,
     /// `p(y) ≈ g_0(K' y)` on `[-1, 1]`, Chebyshev basis.
     poly: Polynomial,
+    /// The arcsine's Taylor polynomial, power basis, if composed.
+    arcsine: Option<Polynomial>,
+}
+
+/// The Taylor polynomial of degree `degree` of `y -> (1/2π) arcsin(2π y)`:
+/// `Σ_k c_(2k+1) y^(2k+1)` with `c_1 = 1` and `c_(i+2) = c_i (2π)^2 i^2 / ((i + 1)(i + 2))`.
+fn arcsine_taylor(degree: usize) -> Result<Polynomial> {
+    let mut coeffs = vec![Complex64::new(0.0, 0.0); degree + 1];
+    let mut c = 1.0;
+    for i in (1..=degree).step_by(2) {
+        coeffs[i] = Complex64::new(c, 0.0);
+        let f = i as f64;
+        c *= (2.0 * PI).powi(2) * f * f / ((f + 1.0) * (f + 2.0));
+    }
+    Polynomial::monomial(coeffs)
 }
 
 /// `a_i = (1/2π)^(1/2^(r - i))`.
@@ -71,7 +93,36 @@ impl EvalMod {
             k_prime,
             double_angles,
             poly,
+            arcsine: None,
         })
+    }
+
+    /// This EvalMod composed with the arcsine's Taylor polynomial of odd degree `degree`
+    /// (`d_arcsin`, seed 003 Table 6: 7 for Set II; `0` removes it), which undoes the sine's
+    /// non-linearity: the output approximates `u = x - round(x)` instead of `(1/2π) sin(2π
+    /// x)`. Worth its levels for small message ratios (`R = 2^2`).
+    pub fn with_arcsine(mut self, degree: usize) -> Result<Self> {
+        if degree == 0 {
+            self.arcsine = None;
+            return Ok(self);
+        }
+        if degree.is_multiple_of(2) || degree > 63 {
+            return Err(Error::InvalidParameters(format!(
+                "arcsine degree {degree}: use an odd degree in [1, 63] (0 for none)"
+            )));
+        }
+        self.arcsine = Some(arcsine_taylor(degree)?);
+        Ok(self)
+    }
+
+    /// `d_arcsin`: the arcsine polynomial's degree, 0 without one.
+    pub fn arcsine_degree(&self) -> usize {
+        self.arcsine.as_ref().map_or(0, Polynomial::degree)
+    }
+
+    /// The levels of the arcsine, 0 without one.
+    fn arcsine_depth(&self) -> usize {
+        self.arcsine.as_ref().map_or(0, Polynomial::depth)
     }
 
     /// The shallowest EvalMod for `|I| <= k` whose approximation of `(1/2π) sin(2π x)`
@@ -127,9 +178,10 @@ impl EvalMod {
         &self.poly
     }
 
-    /// The levels EvalMod consumes: `⌈log2(d + 1)⌉ + r`.
+    /// The levels EvalMod consumes: `⌈log2(d + 1)⌉ + r`, plus `⌈log2(d_arcsin + 1)⌉` with
+    /// the arcsine.
     pub fn depth(&self) -> usize {
-        self.poly.depth() + self.double_angles as usize
+        self.poly.depth() + self.double_angles as usize + self.arcsine_depth()
     }
 
     /// EvalMod in the clear, at `x` (the reference the encrypted evaluation approximates).
@@ -138,12 +190,25 @@ impl EvalMod {
         for i in 1..=self.double_angles {
             g = 2.0 * g * g - a(i, self.double_angles);
         }
-        g
+        match &self.arcsine {
+            Some(p) => p.evaluate(Complex64::new(g, 0.0)).re,
+            None => g,
+        }
     }
 
-    /// The largest `|evaluate_plain(x) - (1/2π) sin(2π x)|` over `x = k + u`, `|u| <=
-    /// width` on a grid of 17 points, for the integers `|k| <= K` (at most 1025 of them,
-    /// evenly spaced and including `±K`, for large `K`).
+    /// What [`EvalMod::evaluate_plain`] approximates at `x`: `(1/2π) sin(2π x)`, or
+    /// `x - round(x)` with the arcsine.
+    pub fn reference(&self, x: f64) -> f64 {
+        if self.arcsine.is_some() {
+            x - x.round()
+        } else {
+            (2.0 * PI * x).sin() / (2.0 * PI)
+        }
+    }
+
+    /// The largest `|evaluate_plain(x) - reference(x)|` over `x = k + u`, `|u| <= width`
+    /// on a grid of 17 points, for the integers `|k| <= K` (at most 1025 of them, evenly
+    /// spaced and including `±K`, for large `K`); see [`EvalMod::reference`].
     pub fn max_error(&self, width: f64) -> f64 {
         let k = (self.k_prime - 1.0) as i64;
         let stride = (2 * k / 1024).max(1);
@@ -152,7 +217,7 @@ impl EvalMod {
         for i in integers {
             for j in -8..=8 {
                 let x = i as f64 + width * f64::from(j) / 8.0;
-                let want = (2.0 * PI * x).sin() / (2.0 * PI);
+                let want = self.reference(x);
                 worst = worst.max((self.evaluate_plain(x) - want).abs());
             }
         }
@@ -164,10 +229,12 @@ impl EvalMod {
     /// `λ` runs over the levels the double angles rescale at. `level` is the input's level.
     fn polynomial_target(&self, eval: &Evaluator, level: usize, target: f64) -> Result<Scale> {
         let ctx = eval.context();
-        let out_level = level
-            .checked_sub(self.depth())
-            .ok_or_else(|| self.out_of_levels(level))?;
-        let mut t = target;
+        let out_level = self.sine_level(level)?;
+        // With the arcsine, the sine lands near the prime its power basis rescales by.
+        let mut t = match self.arcsine {
+            Some(_) => ctx.constant_scale(out_level).to_f64(),
+            None => target,
+        };
         // Double angle i (1-based) rescales at level out_level + (r - i) + 1.
         for i in (1..=self.double_angles).rev() {
             let lambda = out_level + (self.double_angles - i) as usize + 1;
@@ -178,21 +245,44 @@ impl EvalMod {
         })
     }
 
+    /// The level the double angles end at (EvalMod's output level without the arcsine,
+    /// the arcsine's input level with it), for an input at `level`.
+    fn sine_level(&self, level: usize) -> Result<usize> {
+        level
+            .checked_sub(self.depth())
+            .map(|l| l + self.arcsine_depth())
+            .ok_or_else(|| self.out_of_levels(level))
+    }
+
+    /// The arcsine's exact output scale, for an output near `target`.
+    fn arcsine_target(target: f64) -> Result<Scale> {
+        Scale::from_f64(target.round()).ok_or_else(|| {
+            Error::InvalidParameters(format!(
+                "EvalMod target scale {target} is not representable"
+            ))
+        })
+    }
+
     fn out_of_levels(&self, level: usize) -> Error {
         Error::OutOfLevels(format!(
-            "EvalMod needs {} levels (degree {}, {} double angles) and the input is at level \
-             {level}: use a longer chain",
+            "EvalMod needs {} levels (degree {}, {} double angles, arcsine degree {}) and the \
+             input is at level {level}: use a longer chain",
             self.depth(),
             self.poly.degree(),
-            self.double_angles
+            self.double_angles,
+            self.arcsine_degree()
         ))
     }
 
     /// The exact scale [`EvalMod::evaluate`] returns for an input at `level` and an output
     /// planned near `target`.
     pub fn output_scale(&self, eval: &Evaluator, level: usize, target: f64) -> Result<Scale> {
+        if self.arcsine.is_some() {
+            self.sine_level(level)?;
+            return Self::arcsine_target(target);
+        }
         let mut t = self.polynomial_target(eval, level, target)?;
-        let out_level = level - self.depth();
+        let out_level = self.sine_level(level)?;
         for i in 1..=self.double_angles {
             let lambda = out_level + (self.double_angles - i) as usize + 1;
             t = t.mul(&t).div(&eval.context().constant_scale(lambda));
@@ -200,8 +290,9 @@ impl EvalMod {
         Ok(t)
     }
 
-    /// `(1/2π) sin(2π K' y)` slot-wise for the ciphertext `ct` of `y ∈ [-1, 1]`, at level
-    /// `level(ct) - depth()` and scale [`EvalMod::output_scale`]`(level, target)`.
+    /// `(1/2π) sin(2π K' y)` slot-wise for the ciphertext `ct` of `y ∈ [-1, 1]` (then the
+    /// arcsine, if composed), at level `level(ct) - depth()` and scale
+    /// [`EvalMod::output_scale`]`(level, target)`.
     pub fn evaluate(&self, eval: &Evaluator, ct: &Ciphertext, target: f64) -> Result<Ciphertext> {
         if ct.level() < self.depth() {
             return Err(self.out_of_levels(ct.level()));
@@ -215,7 +306,10 @@ impl EvalMod {
             eval.rescale_assign(&mut sq)?;
             g = sq;
         }
-        Ok(g)
+        match &self.arcsine {
+            Some(p) => polyeval::evaluate(eval, &g, p, &Self::arcsine_target(target)?),
+            None => Ok(g),
+        }
     }
 }
 

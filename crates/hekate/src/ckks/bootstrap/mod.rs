@@ -23,7 +23,9 @@
 //! 3. **SubSum** ([`Bootstrapper::sub_sum`], sparse packing `n < N/2` only): the trace
 //!    onto the subring of `n` slots, which zeroes the coefficients of `I` outside it.
 //! 4. **CoeffsToSlots** ([`Bootstrapper::coeffs_to_slots`]): the inverse special FFT as
-//!    `ρ_CtS` BSGS linear transforms ([`dft`]: merged radix-2 stages, one level each),
+//!    `ρ_CtS` BSGS linear transforms ([`dft`]: merged radix-2 stages, one level each, or
+//!    several on one prime without a rescale between them:
+//!    [`BootstrapConfig::set_factors_per_prime`], seed 003 Table 5's fractional primes),
 //!    then conjugation splits real and imaginary parts: two ciphertexts whose slots hold
 //!    the `2n` coefficients `t_k / (q_0 K')`. The constants (`1/2` of the split, `1/K'`
 //!    of EvalMod's change of variable, `N/2n` of SubSum) are folded into the scale and
@@ -31,7 +33,8 @@
 //! 5. **EvalMod** ([`evalmod`], [`Bootstrapper::eval_mod`]): `x -> (1/2π) sin(2π x)`
 //!    slot-wise, a Chebyshev interpolant of a scaled cosine and `r` double angles
 //!    (Alg. 7); since `x = I + m/q_0`, the result is `m / q_0` up to
-//!    `(2π)^2 (m/q_0)^3 / 6`.
+//!    `(2π)^2 (m/q_0)^3 / 6`, which an optional arcsine ([`EvalMod::with_arcsine`])
+//!    removes for small message ratios.
 //! 6. **SlotsToCoeffs** ([`Bootstrapper::slots_to_coeffs`]): `re + i·im`, then the
 //!    special FFT as `ρ_StC` factors: the slots hold the message again. The last factor's
 //!    diagonals are encoded at the scale that lands the output on the input's scale
@@ -55,6 +58,10 @@
 //! [`generate_keys`] generates exactly those plus the relinearization key (and the two
 //! encapsulation keys when configured), as [`BootstrapKeys`].
 //! [`Bootstrapper::new`] takes public keys only.
+//!
+//! **Presets** ([`presets`]): seed 003's Sets I-V as published, the shape of Lattigo's
+//! `N16QP1546H192H32`, and hekate's own sets, each building its context and configuration
+//! ([`BootstrapPreset::build`]).
 //!
 //! ```
 //! use hekate::ckks::bootstrap::{self, BootstrapConfig, Bootstrapper};
@@ -92,11 +99,17 @@ pub mod encapsulation;
 pub mod evalmod;
 pub mod failure;
 mod keys;
+pub mod presets;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_multi;
+#[cfg(test)]
+mod tests_presets;
 
 pub use bootstrapper::Bootstrapper;
 pub use config::BootstrapConfig;
 pub use encapsulation::EncapsulationKeys;
 pub use evalmod::EvalMod;
 pub use keys::{galois_elements, generate_keys, generate_keys_with, key_levels, BootstrapKeys};
+pub use presets::{preset, BootstrapPreset, PRESETS};

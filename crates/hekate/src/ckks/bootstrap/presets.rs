@@ -1,0 +1,503 @@
+//! Named bootstrapping parameter sets: the chain, the ring and the circuit of a bootstrap,
+//! ready to build ([`BootstrapPreset::build`]), found by name ([`preset`]) or listed
+//! ([`PRESETS`]).
+//!
+//! - `set-i` ... `set-v`: seed 003 (Bossuat et al., EUROCRYPT 2021) Table 5 and Table 6
+//!   exactly: chain bit sizes per stage, `P`, `Δ`, `h`, `K`, `d`, `r`, `d_arcsin`, `ρ_CtS`,
+//!   `ρ_StC` and `Q_0/Δ`, at the slot counts of Table 7's first row (`2^15`; Set V
+//!   `2^14`). Where the tables disagree with themselves:
+//!   - Set II carries the message ratio `Q_0/Δ = 4` and the arcsine of degree 7 (the
+//!     extracted Table 6 prints them on Set III): Table 5's 11 EvalMod levels for Set II
+//!     are `6 + 2 + 3`, Set III's 8 have no room for an arcsine, Set II's precision (31.5
+//!     bits) is the arcsine's, and Lattigo's `N16QP1547H192H32` (the same chain) has
+//!     `LogMessageRatio: 2`, `Mod1InvDegree: 7`. Set II's residual modulus is 285 bits
+//!     (Table 5's `60 + 5 · 45`; Table 7 prints 240).
+//!   - Set III's "fractional" primes: the residual `55 + 7.5 · 60` is `55 + 7 · 60 + 30`
+//!     and SlotsToCoeffs's `1.5 · 60` is a 30-bit prime carrying one factor below a
+//!     60-bit prime carrying two (at about `2^30` each; Lattigo's `[[30], [30, 30]]`, whose
+//!     comment gives the same residual `55 + 7 · 60 + 30 = 505` bits, Table 7's
+//!     `log Q_(L-k)`). These bit sizes give Table 5's `log QP = 1553` (1552 nominal) with
+//!     23 primes: `L = 22`, where Table 5 prints 21.
+//!   - Set IV's SlotsToCoeffs `56 + 28`: the 56-bit prime carries two factors, the 28-bit
+//!     one above it one. Set V's single 60-bit SlotsToCoeffs prime carries both of its
+//!     `ρ_StC = 2` factors.
+//!   - Set V's bit sizes (`33 + 50 + 25`, `60`, `8 · 50`, `2 · 49`, `P = 2 · 50`) sum to
+//!     766, where Table 5 prints `log QP = 768` (Lattigo's `N15QP768H192H32` has `P = 2 ·
+//!     51`), and its residual to 108 bits, where Table 7 prints 110; the preset keeps
+//!     Table 5's primes.
+//!
+//!   All five exceed seed 003's own 128-bit table (Table 3: 1533 bits for `h = 192` at
+//!   `N = 2^16`, 767 at `2^15`; 1782 for `h = N/2`) or hekate's (1747 for uniform ternary
+//!   at `2^16`), and hekate checks only uniform ternary secrets: they are
+//!   [`SecurityLevel::NotChecked`] reproduction sets.
+//! - `h192-encapsulated`: the shape of Lattigo's `N16QP1546H192H32` (Set I's chain with
+//!   sparse-secret encapsulation: `h̃ = 32`, `K = 16`, `d = 30`, `r = 3`).
+//! - `quick-dense`, `quick-sparse`, `quick-encapsulated` (`N = 2^12` toy chains for
+//!   smoke runs), `dense` and `dense-encapsulated` (`N = 2^16`, uniform ternary, 128-bit):
+//!   hekate's own sets, `K` from a target failure probability and the shallowest EvalMod
+//!   ([`BootstrapConfig::new`]).
+//!
+//! `hekate bench bootstrap --presets NAME,...` runs any of them.
+//!
+//! ```
+//! use hekate::ckks::bootstrap::presets;
+//!
+//! let p = presets::preset("set-iii")?;
+//! let config = p.config()?;
+//! // Table 5: 55 + 7.5·60 | StC 1.5·60 (a 30-bit prime, then a 60-bit one carrying two
+//! // factors) | EvalMod 8·55 | CtS 4·53.
+//! assert_eq!(p.chain()?, [55, 60, 60, 60, 60, 60, 60, 60, 30, 30, 60,
+//!                         55, 55, 55, 55, 55, 55, 55, 55, 53, 53, 53, 53]);
+//! assert_eq!((config.stc_levels, config.stc_primes(), config.depth()), (3, 2, 14));
+//! # Ok::<(), hekate::Error>(())
+//! ```
+
+use super::config::{secret_weight, BootstrapConfig};
+use super::encapsulation::check_weight;
+use super::evalmod::EvalMod;
+use super::failure::{k_for_failure, log2_failure_probability, SecretWeight};
+use crate::circuits::lintrans::{BsgsTies, GiantSteps};
+use crate::ckks::{CkksContext, CkksParameters};
+use crate::params::SecurityLevel;
+use crate::rlwe::SecretDistribution;
+use crate::{Error, Result};
+use std::sync::Arc;
+
+/// How a preset sets `K`, the ModRaise overflow bound (Eq. (1)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PresetK {
+    /// `K` as published.
+    Fixed(u64),
+    /// The smallest `K` whose failure probability per bootstrap is at most `2^log2 κ`
+    /// under the secret ModRaise runs under ([`k_for_failure`]).
+    Failure(f64),
+}
+
+/// How a preset sets EvalMod's polynomial.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PresetEvalMod {
+    /// Degree `d` and double angles `r` as published ([`EvalMod::new`]).
+    Fixed {
+        /// `d`, the Chebyshev interpolant's degree.
+        degree: usize,
+        /// `r`, the double angles.
+        double_angles: u32,
+    },
+    /// The shallowest EvalMod within `2^-(log2 R + 22)` of the sine
+    /// ([`EvalMod::choose`]).
+    Shallowest,
+}
+
+/// Whether a preset is built with the 128-bit security check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PresetSecurity {
+    /// Built with [`SecurityLevel::Bits128`] (the chain fits hekate's table).
+    Bits128,
+    /// Built with [`SecurityLevel::NotChecked`], for the reason given.
+    NotChecked(&'static str),
+}
+
+/// A named bootstrapping parameter set: the ring and chain (bit sizes per stage, the
+/// primes that carry several DFT factors), the secret, and the circuit (`R`, `K`, EvalMod,
+/// arcsine, `ρ_CtS`, `ρ_StC`). [`BootstrapPreset::build`] makes its context and
+/// configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BootstrapPreset {
+    /// The name [`preset`] finds it by (lower case, e.g. `set-iii`).
+    pub name: &'static str,
+    /// What it is, in a line.
+    pub description: &'static str,
+    /// `log2 N`.
+    pub log_n: u32,
+    /// `n`, the slot count of the ciphertexts it bootstraps.
+    pub slots: usize,
+    /// The main secret's distribution (`h`).
+    pub secret: SecretDistribution,
+    /// `h̃`: sparse-secret encapsulation with an ephemeral secret of this weight.
+    pub ephemeral_weight: Option<usize>,
+    /// Bit sizes from `q_0`: `q_0` and the levels left after a bootstrap.
+    pub residual: &'static [u32],
+    /// SlotsToCoeffs's primes' bit sizes, from its lowest prime up.
+    pub stc_bits: &'static [u32],
+    /// The SlotsToCoeffs factors each of its primes carries, same order (they sum to
+    /// `ρ_StC`).
+    pub stc_factors: &'static [usize],
+    /// The bit size of EvalMod's primes (one per level of its depth).
+    pub eval_mod_bits: u32,
+    /// CoeffsToSlots's primes' bit sizes, from its lowest prime up.
+    pub cts_bits: &'static [u32],
+    /// The CoeffsToSlots factors each of its primes carries (they sum to `ρ_CtS`).
+    pub cts_factors: &'static [usize],
+    /// The special primes `P`.
+    pub log_p: &'static [u32],
+    /// `log2 Δ`, the default scale.
+    pub log_scale: u32,
+    /// `log2 R`, `R = Q_0 / Δ_0` (Table 6's `Q_0/Δ`).
+    pub log_message_ratio: u32,
+    /// `K`.
+    pub k: PresetK,
+    /// EvalMod's `d` and `r`.
+    pub eval_mod: PresetEvalMod,
+    /// `d_arcsin`: the arcsine after EvalMod, 0 for none.
+    pub arcsine_degree: usize,
+    /// Whether it passes the 128-bit check, or why it is not checked.
+    pub security: PresetSecurity,
+}
+
+/// The seed 003 sets' security note.
+const PAPER_H192: &str = "seed 003 reproduction set: its log QP exceeds the paper's own \
+    128-bit bound for h = 192 (Table 3: 1533 bits at N = 2^16, 767 at 2^15), and hekate's \
+    table covers uniform ternary secrets only";
+
+/// Seed 003 Table 5 / 6, Set I: `Δ = 2^40`, `K = 25`, `d = 63`, `r = 2`.
+pub const SET_I: BootstrapPreset = BootstrapPreset {
+    name: "set-i",
+    description: "seed 003 Set I: N = 2^16, h = 192, log QP 1546, 2^15 slots",
+    log_n: 16,
+    slots: 1 << 15,
+    secret: SecretDistribution::HammingWeight(192),
+    ephemeral_weight: None,
+    residual: &[60, 40, 40, 40, 40, 40, 40, 40, 40, 40],
+    stc_bits: &[39, 39, 39],
+    stc_factors: &[1, 1, 1],
+    eval_mod_bits: 60,
+    cts_bits: &[56, 56, 56, 56],
+    cts_factors: &[1, 1, 1, 1],
+    log_p: &[61; 5],
+    log_scale: 40,
+    log_message_ratio: 8,
+    k: PresetK::Fixed(25),
+    eval_mod: PresetEvalMod::Fixed {
+        degree: 63,
+        double_angles: 2,
+    },
+    arcsine_degree: 0,
+    security: PresetSecurity::NotChecked(PAPER_H192),
+};
+
+/// Set II: `Δ = 2^45`, message ratio 4 with the arcsine of degree 7 (see the module
+/// documentation).
+pub const SET_II: BootstrapPreset = BootstrapPreset {
+    name: "set-ii",
+    description: "seed 003 Set II: N = 2^16, h = 192, log QP 1547, ratio 4 + arcsine 7",
+    residual: &[60, 45, 45, 45, 45, 45],
+    stc_bits: &[42, 42, 42],
+    cts_bits: &[58, 58, 58, 58],
+    log_p: &[61; 4],
+    log_scale: 45,
+    log_message_ratio: 2,
+    arcsine_degree: 7,
+    ..SET_I
+};
+
+/// Set III: `Δ = 2^30`, SlotsToCoeffs `1.5 · 60` (see the module documentation).
+pub const SET_III: BootstrapPreset = BootstrapPreset {
+    name: "set-iii",
+    description: "seed 003 Set III: N = 2^16, h = 192, log QP 1553, StC 30 + 60 (two factors)",
+    residual: &[55, 60, 60, 60, 60, 60, 60, 60, 30],
+    stc_bits: &[30, 60],
+    stc_factors: &[1, 2],
+    eval_mod_bits: 55,
+    cts_bits: &[53, 53, 53, 53],
+    log_scale: 30,
+    ..SET_I
+};
+
+/// Set IV: the dense-key set, `h = N/2` (`HammingWeight(32768)`), `K = 325`, `d = 255`,
+/// `r = 4`, SlotsToCoeffs `56 + 28`.
+pub const SET_IV: BootstrapPreset = BootstrapPreset {
+    name: "set-iv",
+    description: "seed 003 Set IV: N = 2^16, h = 32768, log QP 1792, K = 325",
+    secret: SecretDistribution::HammingWeight(32768),
+    residual: &[50, 40, 40, 40, 40, 40, 40, 40, 40, 40],
+    stc_bits: &[56, 28],
+    stc_factors: &[2, 1],
+    eval_mod_bits: 60,
+    cts_bits: &[53, 53, 53, 53],
+    log_p: &[61; 6],
+    log_scale: 45,
+    k: PresetK::Fixed(325),
+    eval_mod: PresetEvalMod::Fixed {
+        degree: 255,
+        double_angles: 4,
+    },
+    security: PresetSecurity::NotChecked(
+        "seed 003 reproduction set: log QP 1792 exceeds the 128-bit bounds for h = N/2 \
+         (1782, seed 003 Table 3) and for uniform ternary (1747, hekate's table), and hekate \
+         checks uniform ternary secrets only",
+    ),
+    ..SET_I
+};
+
+/// Set V: `N = 2^15`, `2^14` slots, `Δ = 2^25`, both SlotsToCoeffs factors on one 60-bit
+/// prime.
+pub const SET_V: BootstrapPreset = BootstrapPreset {
+    name: "set-v",
+    description: "seed 003 Set V: N = 2^15, h = 192, log QP 768, 2^14 slots",
+    log_n: 15,
+    slots: 1 << 14,
+    residual: &[33, 50, 25],
+    stc_bits: &[60],
+    stc_factors: &[2],
+    eval_mod_bits: 50,
+    cts_bits: &[49, 49],
+    cts_factors: &[1, 1],
+    log_p: &[50, 50],
+    log_scale: 25,
+    security: PresetSecurity::NotChecked(
+        "seed 003 reproduction set: Table 5's log QP 768 exceeds the paper's 128-bit bound \
+         for h = 192 at N = 2^15 (Table 3: 767; Table 5's bit sizes sum to 766), and \
+         hekate's table covers uniform ternary secrets only",
+    ),
+    ..SET_I
+};
+
+/// The shape of Lattigo's `N16QP1546H192H32`: Set I's chain and `h = 192` main secret,
+/// ModRaise under an ephemeral `h̃ = 32` secret, `K = 16`, `d = 30`, `r = 3` (8 levels).
+pub const H192_ENCAPSULATED: BootstrapPreset = BootstrapPreset {
+    name: "h192-encapsulated",
+    description: "Lattigo's N16QP1546H192H32 shape: Set I's chain, h = 192, h~ = 32, K = 16",
+    ephemeral_weight: Some(32),
+    k: PresetK::Fixed(16),
+    eval_mod: PresetEvalMod::Fixed {
+        degree: 30,
+        double_angles: 3,
+    },
+    security: PresetSecurity::NotChecked(
+        "main secret h = 192: log QP 1546 exceeds seed 003 Table 3's 128-bit bound for \
+         h = 192 (1533), and hekate's table covers uniform ternary secrets only",
+    ),
+    ..SET_I
+};
+
+/// The toy chains' security note.
+const TOY: &str = "toy chain for tests and smoke runs: N = 2^12 is far below any 128-bit set";
+
+/// `N = 2^12`, full packing, uniform ternary, `K` for `2^-40`, toy chain.
+pub const QUICK_DENSE: BootstrapPreset = BootstrapPreset {
+    name: "quick-dense",
+    description: "N = 2^12, 2^11 slots, uniform ternary, toy chain",
+    log_n: 12,
+    slots: 1 << 11,
+    secret: SecretDistribution::Ternary,
+    ephemeral_weight: None,
+    residual: &[60, 40],
+    stc_bits: &[42, 42],
+    stc_factors: &[1, 1],
+    eval_mod_bits: 55,
+    cts_bits: &[58, 58],
+    cts_factors: &[1, 1],
+    log_p: &[61; 4],
+    log_scale: 40,
+    log_message_ratio: 8,
+    k: PresetK::Failure(-40.0),
+    eval_mod: PresetEvalMod::Shallowest,
+    arcsine_degree: 0,
+    security: PresetSecurity::NotChecked(TOY),
+};
+
+/// [`QUICK_DENSE`] with 16 slots and an `h = 64` secret.
+pub const QUICK_SPARSE: BootstrapPreset = BootstrapPreset {
+    name: "quick-sparse",
+    description: "N = 2^12, 16 slots, h = 64, toy chain",
+    slots: 1 << 4,
+    secret: SecretDistribution::HammingWeight(64),
+    ..QUICK_DENSE
+};
+
+/// [`QUICK_DENSE`] with sparse-secret encapsulation (`h̃ = 32`).
+pub const QUICK_ENCAPSULATED: BootstrapPreset = BootstrapPreset {
+    name: "quick-encapsulated",
+    description: "N = 2^12, 2^11 slots, uniform ternary, h~ = 32, toy chain",
+    ephemeral_weight: Some(32),
+    ..QUICK_DENSE
+};
+
+/// `N = 2^16`, `2^15` slots, uniform ternary, no encapsulation, `K` for `2^-64`; 128-bit.
+pub const DENSE: BootstrapPreset = BootstrapPreset {
+    name: "dense",
+    description: "N = 2^16, 2^15 slots, uniform ternary, K for 2^-64, 128-bit",
+    log_n: 16,
+    slots: 1 << 15,
+    secret: SecretDistribution::Ternary,
+    ephemeral_weight: None,
+    residual: &[60, 40, 40, 40, 40, 40],
+    stc_bits: &[42, 42, 42],
+    stc_factors: &[1, 1, 1],
+    eval_mod_bits: 60,
+    cts_bits: &[56, 56, 56, 56],
+    cts_factors: &[1, 1, 1, 1],
+    log_p: &[61; 5],
+    log_scale: 40,
+    log_message_ratio: 8,
+    k: PresetK::Failure(-64.0),
+    eval_mod: PresetEvalMod::Shallowest,
+    arcsine_degree: 0,
+    security: PresetSecurity::Bits128,
+};
+
+/// The shape of Lattigo's `N16QP1767H32768H32` (its first default set): a dense main
+/// secret (uniform ternary here), an ephemeral `h̃ = 32` secret for ModRaise, `K` for
+/// `2^-128` (16, as Lattigo's), 13 levels of 40 bits left, CoeffsToSlots in 4 levels of
+/// 56 bits, SlotsToCoeffs in 3, EvalMod on 60-bit primes; 128-bit secure (log QP 1715).
+pub const DENSE_ENCAPSULATED: BootstrapPreset = BootstrapPreset {
+    name: "dense-encapsulated",
+    description: "N = 2^16, 2^15 slots, uniform ternary, h~ = 32, Lattigo's dense0 shape",
+    ephemeral_weight: Some(32),
+    k: PresetK::Failure(-128.0),
+    residual: &[60, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40],
+    ..DENSE
+};
+
+/// Every preset, hekate's own first.
+pub const PRESETS: [BootstrapPreset; 11] = [
+    QUICK_DENSE,
+    QUICK_SPARSE,
+    QUICK_ENCAPSULATED,
+    DENSE,
+    DENSE_ENCAPSULATED,
+    SET_I,
+    SET_II,
+    SET_III,
+    SET_IV,
+    SET_V,
+    H192_ENCAPSULATED,
+];
+
+/// The preset named `name` (case-insensitive).
+pub fn preset(name: &str) -> Result<BootstrapPreset> {
+    PRESETS
+        .iter()
+        .find(|p| p.name.eq_ignore_ascii_case(name))
+        .copied()
+        .ok_or_else(|| {
+            let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+            Error::InvalidParameters(format!(
+                "unknown bootstrapping preset {name:?}: use one of {}",
+                names.join(", ")
+            ))
+        })
+}
+
+impl BootstrapPreset {
+    /// `N`.
+    pub fn ring_degree(&self) -> usize {
+        1 << self.log_n
+    }
+
+    /// The bootstrapping configuration (no ring is built): `K` and EvalMod as the preset
+    /// sets them, the arcsine, the DFT factors per prime, Horner giant steps.
+    pub fn config(&self) -> Result<BootstrapConfig> {
+        let n = self.ring_degree();
+        if !self.slots.is_power_of_two() || 2 * self.slots > n {
+            return Err(Error::InvalidParameters(format!(
+                "preset {}: slot count {} must be a power of two in [1, N/2 = {}]",
+                self.name,
+                self.slots,
+                n / 2
+            )));
+        }
+        let weight = match self.ephemeral_weight {
+            Some(h) => {
+                check_weight(h, n)?;
+                SecretWeight::Fixed(h)
+            }
+            None => secret_weight(self.secret, n)?,
+        };
+        let k = match self.k {
+            PresetK::Fixed(k) => k,
+            PresetK::Failure(log2_kappa) => k_for_failure(weight, self.slots, log2_kappa)?,
+        };
+        let eval_mod = match self.eval_mod {
+            PresetEvalMod::Fixed {
+                degree,
+                double_angles,
+            } => EvalMod::new(k, double_angles, degree)?,
+            PresetEvalMod::Shallowest => EvalMod::choose(
+                k,
+                self.log_message_ratio,
+                f64::from(self.log_message_ratio) + 22.0,
+            )?,
+        }
+        .with_arcsine(self.arcsine_degree)?;
+        let mut config = BootstrapConfig {
+            slots: self.slots,
+            log_message_ratio: self.log_message_ratio,
+            k,
+            eval_mod,
+            cts_levels: 0,
+            stc_levels: 0,
+            cts_factors_per_prime: Vec::new(),
+            stc_factors_per_prime: Vec::new(),
+            ephemeral_weight: self.ephemeral_weight,
+            giant_steps: GiantSteps::Horner,
+            bsgs_ties: BsgsTies::FewerKeys,
+        };
+        config.set_factors_per_prime(self.cts_factors, self.stc_factors);
+        Ok(config)
+    }
+
+    /// The chain's bit sizes, from `q_0`: the residual primes, SlotsToCoeffs's, EvalMod's
+    /// (as many as its depth) and CoeffsToSlots's.
+    pub fn chain(&self) -> Result<Vec<u32>> {
+        self.chain_for(&self.config()?)
+    }
+
+    /// The chain's bit sizes for `config` (the preset's, perhaps with other giant steps).
+    pub fn chain_for(&self, config: &BootstrapConfig) -> Result<Vec<u32>> {
+        config.chain_per_prime(
+            self.residual,
+            self.stc_bits,
+            self.eval_mod_bits,
+            self.cts_bits,
+        )
+    }
+
+    /// The sum of the nominal bit sizes of `Q` and `P` (the built context's
+    /// `log_qp()` is within a bit of it).
+    pub fn nominal_log_qp(&self) -> Result<u32> {
+        Ok(self.chain()?.iter().chain(self.log_p).sum())
+    }
+
+    /// `log2` of the failure probability of one bootstrap (Eq. (1)) under the secret
+    /// ModRaise runs under (the ephemeral one with encapsulation), without building the
+    /// ring.
+    pub fn failure_log2(&self) -> Result<f64> {
+        let config = self.config()?;
+        let weight = match self.ephemeral_weight {
+            Some(h) => SecretWeight::Fixed(h),
+            None => secret_weight(self.secret, self.ring_degree())?,
+        };
+        Ok(log2_failure_probability(weight, config.k, self.slots))
+    }
+
+    /// The security level it is built with.
+    pub fn security_level(&self) -> SecurityLevel {
+        match self.security {
+            PresetSecurity::Bits128 => SecurityLevel::Bits128,
+            PresetSecurity::NotChecked(_) => SecurityLevel::NotChecked,
+        }
+    }
+
+    /// The context for `config` (from [`Self::config`], perhaps with other giant steps).
+    /// At `N = 2^16` this allocates the ring's tables (hundreds of MiB).
+    pub fn context(&self, config: &BootstrapConfig) -> Result<Arc<CkksContext>> {
+        CkksParameters::new(self.log_n)
+            .log_q(&self.chain_for(config)?)
+            .log_p(self.log_p)
+            .log_scale(self.log_scale)
+            .secret(self.secret)
+            .security(self.security_level())
+            .build()
+    }
+
+    /// The context and the bootstrapping configuration; generate the keys with
+    /// [`generate_keys`](super::generate_keys) and bootstrap with
+    /// [`Bootstrapper`](super::Bootstrapper).
+    pub fn build(&self) -> Result<(Arc<CkksContext>, BootstrapConfig)> {
+        let config = self.config()?;
+        let ctx = self.context(&config)?;
+        config.check(&ctx)?;
+        Ok((ctx, config))
+    }
+}
