@@ -92,6 +92,7 @@ pub mod encapsulation;
 pub mod evalmod;
 pub mod failure;
 mod keys;
+pub mod search;
 #[cfg(test)]
 mod tests;
 
