@@ -84,6 +84,7 @@ use crate::rlwe::SecretDistribution;
 use crate::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::f64::consts::PI;
+use std::ops::RangeInclusive;
 
 mod model;
 mod output;
@@ -205,6 +206,10 @@ pub struct SearchInputs {
     pub max_key_bytes: Option<usize>,
     /// How the DFTs rotate their giant steps.
     pub giant_steps: GiantSteps,
+    /// The `ρ_CtS` searched (Alg. 8 line 5; default `2..=5`, clipped to `[1, log2 n]`).
+    pub cts_levels: RangeInclusive<usize>,
+    /// The `ρ_StC` searched (default `2..=5`, clipped to `[1, log2 n]`).
+    pub stc_levels: RangeInclusive<usize>,
 }
 
 impl SearchInputs {
@@ -223,6 +228,8 @@ impl SearchInputs {
             levels_left: 4,
             max_key_bytes: None,
             giant_steps: GiantSteps::Horner,
+            cts_levels: 2..=5,
+            stc_levels: 2..=5,
         }
     }
 
@@ -382,7 +389,10 @@ fn fill(circuit: &Circuit, mut s: Sizes, dnum: usize, bound: f64) -> (Sizes, Cha
             match stage {
                 0 if t.eval_mod < MAX_EVAL_BITS => {
                     t.eval_mod += 1;
-                    t.stc = t.stc.max(circuit.stc_bits(t.eval_mod)).min(MAX_PRIME_BITS);
+                    t.stc = t
+                        .stc
+                        .max(circuit.stc_bits(t.eval_mod, s.margin))
+                        .min(MAX_PRIME_BITS);
                 }
                 1 if t.q0 < MAX_EVAL_BITS => t.q0 += 1,
                 2 if t.cts < MAX_PRIME_BITS => t.cts += 1,
@@ -439,25 +449,38 @@ pub fn search(inputs: &SearchInputs, costs: &UnitCosts) -> Result<Vec<Candidate>
         )));
     }
     let max_rho = (inputs.slots.trailing_zeros() as usize).max(1);
-    let rhos: Vec<usize> = (2..=5).filter(|&r| r <= max_rho).collect();
-    let rhos = if rhos.is_empty() { vec![max_rho] } else { rhos };
+    let clip = |r: &RangeInclusive<usize>| -> Vec<usize> {
+        let v: Vec<usize> = r.clone().filter(|&x| x >= 1 && x <= max_rho).collect();
+        if v.is_empty() {
+            vec![(*r.start()).clamp(1, max_rho)]
+        } else {
+            v
+        }
+    };
     let mut shapes = BTreeMap::new();
-    for &rc in &rhos {
-        for &rs in &rhos {
+    for rc in clip(&inputs.cts_levels) {
+        for rs in clip(&inputs.stc_levels) {
             shapes.insert((rc, rs), Shape::new(inputs, rc, rs)?);
         }
     }
     let mut why = Refusals::default();
     let mut found: Vec<Candidate> = Vec::new();
+    let mut previous: Option<EvalMod> = None;
     let t = inputs.precision + TERM_MARGIN;
-    // Lines 2 and 4: the smallest ratio whose sine error meets the target, and the next
+    // Lines 2 and 4: the smallest ratio whose sine error is within 2^-(δ + 1), and the next
     // two (a larger ratio only tightens EvalMod's target, by one bit per doubling), each
     // with the shallowest EvalMod.
-    let smallest = (4..=MAX_LOG_RATIO).find(|&r| -log_sine_error(r, inputs.slots) >= t);
+    let smallest = (4..=MAX_LOG_RATIO)
+        .find(|&r| -log_sine_error(r, inputs.slots) >= t - (TERM_MARGIN - 2.0) + 1.0);
     let ratios = smallest.map_or(0..=0, |r| r..=(r + RATIOS - 1).min(MAX_LOG_RATIO));
     for log_ratio in ratios.filter(|_| smallest.is_some()) {
         let want = t + f64::from(log_ratio) + log_s(inputs.slots) - 0.5;
-        let eval_mod = match EvalMod::choose(k, log_ratio, want) {
+        // The previous ratio's EvalMod, if it still qualifies (it was the shallowest at a
+        // looser target), else the shallowest for this one.
+        let reuse = previous
+            .take()
+            .filter(|e: &EvalMod| e.max_error((-f64::from(log_ratio)).exp2()) <= (-want).exp2());
+        let eval_mod = match reuse.map_or_else(|| EvalMod::choose(k, log_ratio, want), Ok) {
             Ok(e) => e,
             Err(e) => {
                 why.eval_mod
@@ -465,6 +488,7 @@ pub fn search(inputs: &SearchInputs, costs: &UnitCosts) -> Result<Vec<Candidate>
                 continue;
             }
         };
+        previous = Some(eval_mod.clone());
         let poly_products = polyeval::cost(eval_mod.polynomial()).products;
         for ((rc, rs), shape) in &shapes {
             let circuit = Circuit {
@@ -476,14 +500,37 @@ pub fn search(inputs: &SearchInputs, costs: &UnitCosts) -> Result<Vec<Candidate>
                 k,
                 log_nu,
             };
-            let sizes = circuit.sizes();
-            let widest = sizes.q0.max(sizes.cts).max(sizes.eval_mod).max(sizes.stc);
-            if widest > MAX_PRIME_BITS {
-                why.prime.get_or_insert(format!(
-                    "R = 2^{log_ratio}, ρ = ({rc}, {rs}): a {widest}-bit prime would be needed"
-                ));
-                continue;
+            // Line 6: each term within 2^-(δ + 3), or + 2, or + 1 where that is too wide;
+            // last, the sizes for + 3 capped at 61 bits, left to line 12's filling.
+            let mut sizes = None;
+            for margin in [TERM_MARGIN, TERM_MARGIN - 1.0, TERM_MARGIN - 2.0] {
+                let s = circuit.sizes(margin);
+                let widest = s.q0.max(s.cts).max(s.eval_mod).max(s.stc);
+                if widest > MAX_PRIME_BITS {
+                    why.prime.get_or_insert(format!(
+                        "R = 2^{log_ratio}, ρ = ({rc}, {rs}): a {widest}-bit prime would be needed"
+                    ));
+                } else if circuit.precision(&s) < inputs.precision {
+                    let p = circuit.precision(&s);
+                    why.precision = Some(why.precision.map_or(p, |b: f64| b.max(p)));
+                } else {
+                    sizes = Some(s);
+                    break;
+                }
             }
+            let sizes = sizes.or_else(|| {
+                bound?;
+                let s = circuit.sizes(TERM_MARGIN);
+                let cap = |b: u32| b.min(MAX_PRIME_BITS);
+                Some(Sizes {
+                    q0: cap(s.q0),
+                    stc: cap(s.stc),
+                    eval_mod: cap(s.eval_mod),
+                    cts: cap(s.cts),
+                    ..s
+                })
+            });
+            let Some(sizes) = sizes else { continue };
             let levels = circuit.chain_bits(&sizes).len();
             let mut best: Option<Candidate> = None;
             for dnum in 1..=levels {

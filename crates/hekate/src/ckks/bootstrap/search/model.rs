@@ -348,6 +348,8 @@ pub(super) struct Sizes {
     pub(super) stc: u32,
     pub(super) eval_mod: u32,
     pub(super) cts: u32,
+    /// The margin (bits below `2^-δ`) each term was sized for.
+    pub(super) margin: f64,
 }
 
 /// `log2 sqrt(2n)`.
@@ -378,9 +380,10 @@ impl Circuit<'_> {
             / self.rs() as f64
     }
 
-    /// The SlotsToCoeffs prime size for EvalMod primes of `eval_mod_bits` (line 6).
-    pub(super) fn stc_bits(&self, eval_mod_bits: u32) -> u32 {
-        let t = self.inputs.precision + TERM_MARGIN;
+    /// The SlotsToCoeffs prime size for EvalMod primes of `eval_mod_bits` (line 6), its
+    /// term within `2^-(δ + margin)`.
+    pub(super) fn stc_bits(&self, eval_mod_bits: u32, margin: f64) -> u32 {
+        let t = self.inputs.precision + margin;
         let need = t
             + 0.5 * (self.shape.stc_diagonals as f64).log2()
             + SIGMA_Z.log2()
@@ -388,28 +391,48 @@ impl Circuit<'_> {
         (need.ceil() as u32).max(MIN_PRIME_BITS)
     }
 
-    /// The smallest prime of each stage keeping its term within `2^-(δ + 3)` (Alg. 8
+    /// `log2` of the EvalMod noise's factor over `R s ν / q_em`: `(K' + 2^r) sqrt(d + 1)`
+    /// (the input's noise times `K'`, the polynomial's rounding amplified by the double
+    /// angles, both summed over the `d + 1` terms; calibrated at `N = 2^12`).
+    fn log_eval_mod_gain(&self) -> f64 {
+        let k_prime = self.k as f64 + 1.0;
+        let r = f64::from(self.eval_mod.double_angles()).exp2();
+        (k_prime + r).log2() + 0.5 * (self.eval_mod.polynomial().degree() as f64 + 1.0).log2()
+    }
+
+    /// `log2` of CoeffsToSlots' rescale and key-switch noise over `R ν / q_0`:
+    /// `s sqrt(ρ_CtS + 1) 2n / N` (added in the slots, which SlotsToCoeffs sums `2n` of).
+    fn log_cts_noise_gain(&self) -> f64 {
+        let n = self.inputs.slots as f64;
+        log_s(self.inputs.slots)
+            + 0.5 * (self.rc() as f64 + 1.0).log2()
+            + (2.0 * n / self.ring_degree() as f64).log2()
+    }
+
+    /// The smallest prime of each stage keeping its terms within `2^-(δ + margin)` (Alg. 8
     /// line 6; see the [module documentation](self)).
-    pub(super) fn sizes(&self) -> Sizes {
-        let t = self.inputs.precision + TERM_MARGIN;
+    pub(super) fn sizes(&self, margin: f64) -> Sizes {
+        let t = self.inputs.precision + margin;
         let r = f64::from(self.log_ratio);
         let ls = log_s(self.inputs.slots);
-        let q0 = ((t + r + self.log_nu).ceil() as u32).max(self.log_ratio + 20);
+        let q0 = t + r + self.log_nu + self.log_cts_noise_gain().max(0.0);
+        let q0 = (q0.ceil() as u32).max(self.log_ratio + 20);
         let k_prime = (self.k as f64 + 1.0).log2();
         let cts = (t + r + ls + k_prime + 0.5 * (self.shape.cts_diagonals as f64).log2()).ceil();
-        let em = t + f64::from(self.eval_mod.double_angles()) + r + ls + self.log_nu;
+        let em = t + r + ls + self.log_nu + self.log_eval_mod_gain();
         let eval_mod = (em.ceil() as u32).max(self.log_ratio + 20);
         Sizes {
             q0,
-            stc: self.stc_bits(eval_mod),
+            stc: self.stc_bits(eval_mod, margin),
             eval_mod,
             cts: (cts as u32).max(MIN_PRIME_BITS),
+            margin,
         }
     }
 
     /// The terms of the precision model (`log2` of each RMS error; see the
     /// [module documentation](self)), in the order of the table there.
-    pub(super) fn log_errors(&self, s: &Sizes) -> [f64; 7] {
+    pub(super) fn log_errors(&self, s: &Sizes) -> [f64; 8] {
         let r = f64::from(self.log_ratio);
         let ls = log_s(self.inputs.slots);
         let k_prime = (self.k as f64 + 1.0).log2();
@@ -418,12 +441,14 @@ impl Circuit<'_> {
             .max_error((-r).exp2())
             .max(f64::MIN_POSITIVE)
             .log2();
+        let q0 = f64::from(s.q0);
         [
-            self.log_nu + r - f64::from(s.q0),
+            self.log_nu + r - q0,
+            self.log_nu + r + self.log_cts_noise_gain() - q0,
             r + ls + k_prime + 0.5 * (self.shape.cts_diagonals as f64).log2() - f64::from(s.cts),
             r + ls + poly - 0.5,
             log_sine_error(self.log_ratio, self.inputs.slots),
-            f64::from(self.eval_mod.double_angles()) + r + ls + self.log_nu - f64::from(s.eval_mod),
+            r + ls + self.log_nu + self.log_eval_mod_gain() - f64::from(s.eval_mod),
             SIGMA_Z.log2() + 0.5 * (self.shape.stc_diagonals as f64).log2() - f64::from(s.stc)
                 + self.shed_per_factor(s.eval_mod),
             self.log_nu - f64::from(self.inputs.log_scale),
