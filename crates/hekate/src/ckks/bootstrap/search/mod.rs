@@ -306,6 +306,8 @@ pub struct Candidate {
     pub max_log_qp: Option<f64>,
     /// Predicted seconds of one bootstrap, single thread (model).
     pub predicted_seconds: f64,
+    /// Its parts: ScaleDown to SubSum, CoeffsToSlots, EvalMod, SlotsToCoeffs (model).
+    pub predicted_stage_seconds: [f64; 4],
     /// Predicted mean precision in bits (model).
     pub predicted_precision: f64,
     /// Key memory: relinearization, rotation and conjugation keys sized to their level,
@@ -411,8 +413,8 @@ fn fill(circuit: &Circuit, mut s: Sizes, dnum: usize, bound: f64) -> (Sizes, Cha
 
 /// Alg. 8 (see the [module documentation](self)): the candidates meeting `inputs`, fastest
 /// first by the time model with `costs` (scaled to `N` by [`scale_costs`] if measured at
-/// another degree), at most ten, one per circuit shape (message ratio, EvalMod, `ρ_CtS`,
-/// `ρ_StC`) with its fastest `dnum`.
+/// another degree), at most ten, one per circuit shape (EvalMod, `ρ_CtS`, `ρ_StC`) with its
+/// fastest message ratio and `dnum`.
 ///
 /// # Errors
 /// [`Error::InvalidParameters`] for inputs out of range (slots above `N/2`, a Gaussian
@@ -556,6 +558,7 @@ pub fn search(inputs: &SearchInputs, costs: &UnitCosts) -> Result<Vec<Candidate>
                     continue;
                 }
                 let (counts, key_switches, key_bytes, galois_keys) = circuit.costs(&chain);
+                let stage_seconds = counts.map(|c| c.seconds(&costs));
                 if inputs.max_key_bytes.is_some_and(|cap| key_bytes > cap) {
                     why.memory = Some(why.memory.map_or(key_bytes, |m: usize| m.min(key_bytes)));
                     continue;
@@ -577,7 +580,8 @@ pub fn search(inputs: &SearchInputs, costs: &UnitCosts) -> Result<Vec<Candidate>
                     log_p: chain.p.clone(),
                     dnum,
                     max_log_qp: bound,
-                    predicted_seconds: counts.seconds(&costs),
+                    predicted_seconds: stage_seconds.iter().sum(),
+                    predicted_stage_seconds: stage_seconds,
                     predicted_precision: precision,
                     key_bytes,
                     galois_keys,
@@ -597,6 +601,9 @@ pub fn search(inputs: &SearchInputs, costs: &UnitCosts) -> Result<Vec<Candidate>
         return Err(refusal(inputs, bound, why));
     }
     found.sort_by(|a, b| a.predicted_seconds.total_cmp(&b.predicted_seconds));
+    // One candidate per circuit shape: the fastest message ratio.
+    let mut shapes_seen = BTreeSet::new();
+    found.retain(|c| shapes_seen.insert((c.cts_levels, c.stc_levels, c.double_angles, c.degree)));
     found.truncate(KEEP);
     Ok(found)
 }

@@ -475,26 +475,27 @@ impl Circuit<'_> {
 
     /// Predicted operation counts, key switches, key bytes and Galois keys of one bootstrap
     /// on `chain` (see the [module documentation](self)).
-    pub(super) fn costs(&self, chain: &Chain) -> (OpCounts, usize, usize, usize) {
+    pub(super) fn costs(&self, chain: &Chain) -> ([OpCounts; 4], usize, usize, usize) {
         let n = self.ring_degree();
         let top = chain.q.len() - 1;
         let k = chain.p.len();
         let eval_mod_level = top - self.rc();
         let depth = self.eval_mod.depth();
         let stc_level = eval_mod_level - depth;
-        let mut c = OpCounts::default();
+        // ScaleDown to SubSum, CoeffsToSlots, EvalMod, SlotsToCoeffs.
+        let mut c = [OpCounts::default(); 4];
         let mut switches = 0;
-        ntts(&chain.q, 2.0, &mut c); // ScaleDown and ModRaise
+        ntts(&chain.q, 2.0, &mut c[0]); // ScaleDown and ModRaise
         let whole = |c: &mut OpCounts, level: usize, times: usize| {
             *c = add(*c, chain.key_switch(level).whole(), times as f64);
             times
         };
         let trace = n / (2 * self.inputs.slots);
-        switches += whole(&mut c, top, trace.trailing_zeros() as usize);
+        switches += whole(&mut c[0], top, trace.trailing_zeros() as usize);
         if self.inputs.ephemeral_weight.is_some() {
-            switches += whole(&mut c, top, 1); // decapsulation
+            switches += whole(&mut c[0], top, 1); // decapsulation
         }
-        switches += whole(&mut c, eval_mod_level, 1); // conjugation
+        switches += whole(&mut c[1], eval_mod_level, 1); // conjugation
         let transform = |c: &mut OpCounts, plan: &BsgsPlan, level: usize, diagonals: usize| {
             let ks = chain.key_switch(level);
             let (pairs, halves) = plan.mod_downs();
@@ -508,11 +509,11 @@ impl Circuit<'_> {
         let per_factor = |total: usize, count: usize| total.div_ceil(count.max(1));
         for (j, plan) in self.shape.cts.iter().enumerate() {
             let d = per_factor(self.shape.cts_diagonals, self.rc());
-            switches += transform(&mut c, plan, top - j, d);
+            switches += transform(&mut c[1], plan, top - j, d);
         }
         for (j, plan) in self.shape.stc.iter().enumerate() {
             let d = per_factor(self.shape.stc_diagonals, self.rs());
-            switches += transform(&mut c, plan, stc_level - j, d);
+            switches += transform(&mut c[3], plan, stc_level - j, d);
         }
         // EvalMod: on one ciphertext with repacking or sparse packing, else on two.
         let copies = if 2 * self.inputs.slots == n { 2 } else { 1 };
@@ -525,9 +526,12 @@ impl Circuit<'_> {
             times
         };
         let poly_level = eval_mod_level - poly_depth.div_ceil(2);
-        switches += product(&mut c, poly_level, copies * self.poly_products);
+        switches += product(&mut c[2], poly_level, copies * self.poly_products);
+        // One constant product and addition per coefficient, on both halves.
+        let degree = self.eval_mod.polynomial().degree();
+        c[2].hadamard += (copies * (degree + 1) * 4 * (poly_level + 1)) as f64;
         for i in 1..=r {
-            switches += product(&mut c, stc_level + (r - i) + 1, copies);
+            switches += product(&mut c[2], stc_level + (r - i) + 1, copies);
         }
         // Keys, each as wide as the level it is used at.
         let galois = self.galois_levels(top);
