@@ -502,3 +502,46 @@ fn full_size_pick_verifies() {
     );
     assert!((mean - best.predicted_precision).abs() <= 1.0);
 }
+
+/// The key and time models against the `dense-encapsulated` preset at N = 2^16
+/// (BENCHMARKS.md: 40 Galois keys, 6,714 MiB of keys, stages 0.155 / 3.36 / 4.51 / 1.85 s,
+/// 11.3 s in all, one thread): the key inventory exactly, the time within 35% with the
+/// test's unit costs scaled from N = 2^12.
+#[test]
+fn the_key_and_time_models_against_full_size_measurements() {
+    let mut i = SearchInputs::new(16, 1 << 15, SecretDistribution::Ternary);
+    (i.ephemeral_weight, i.log2_failure, i.levels_left) = (Some(32), -128.0, 13);
+    let e = EvalMod::choose(16, 8, 30.0).unwrap();
+    let shape = Shape::new(&i, 4, 3).unwrap();
+    let circuit = Circuit {
+        inputs: &i,
+        shape: &shape,
+        eval_mod: &e,
+        poly_products: polyeval::cost(e.polynomial()).products,
+        log_ratio: 8,
+        k: 16,
+        log_nu: 0.0,
+    };
+    let mut q = vec![60u32];
+    for (count, bits) in [(13, 40), (3, 42), (8, 60), (4, 56)] {
+        q.extend(vec![bits; count]);
+    }
+    // The builder's dnum for P = 5·61: the smallest whose digits P covers.
+    let dnum = (1..=q.len())
+        .find(|&d| Chain::max_digit(&q, d) <= 5.0 * 60.5)
+        .unwrap();
+    let chain = Chain {
+        q,
+        p: vec![61; 5],
+        dnum,
+    };
+    let (counts, _, key_bytes, galois_keys) = circuit.costs(&chain);
+    assert_eq!(galois_keys, 40);
+    assert_eq!((key_bytes as f64 / f64::from(1u32 << 20)).round(), 6714.0);
+    let unit = scale_costs(&costs(), 1 << 16);
+    let total: f64 = counts.iter().map(|c| c.seconds(&unit)).sum();
+    assert!(
+        (total / 11.31 - 1.0).abs() <= 0.35,
+        "predicted {total:.2} s"
+    );
+}
