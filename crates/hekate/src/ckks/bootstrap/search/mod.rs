@@ -144,8 +144,9 @@ pub enum Security {
     /// 128-bit classical: hekate's table ([`security::max_log_qp`]) for uniform ternary
     /// secrets and fixed weights `h >= N/2`; seed 003's Table 3 (Curtis-Player fits, `λ >=
     /// 128`) for sparse weights `64 <= h < N/2` (the fit of the largest tabulated weight `<=
-    /// h`: 64, 96, 128 or 192). The preset of a sparse weight is still built with
-    /// `SecurityLevel::NotChecked`, since hekate's own check refuses sparse secrets.
+    /// h`: 64, 96, 128 or 192). The preset of any fixed-weight secret is built with
+    /// `SecurityLevel::NotChecked` (hekate's builder refuses fixed weights otherwise): the
+    /// bound was checked here, not by the builder.
     Bits128,
     /// An explicit bound on `log QP` (no security claim: e.g. a paper's own chain size).
     MaxLogQp(f64),

@@ -65,7 +65,8 @@ pub(super) fn dft_sets(
     (cts, stc, width)
 }
 
-/// The BSGS plans of both DFTs, `(CoeffsToSlots, SlotsToCoeffs)` in application order,
+/// Alg. 8 line 5: the BSGS plans of both DFTs, `(CoeffsToSlots, SlotsToCoeffs)` in
+/// application order,
 /// as the bootstrapper builds them for `slots` slots in degree `ring_degree` (without
 /// computing a matrix: the diagonals of a factor are the sumset of its butterfly stages'
 /// `{0, h, n - h}`; with repacking, `2n <= N/2`, the plans act on `2n` slots and
@@ -234,7 +235,8 @@ impl Chain {
             .fold(0.0, f64::max)
     }
 
-    /// The chain `q` with the special primes covering its largest digit at `dnum` by the
+    /// Alg. 8 line 7: the chain `q` with the special primes covering its largest digit at
+    /// `dnum` by the
     /// noise margin (`log2(σ sqrt(1.5 dnum)) + 1` bits), in as few primes of at most 61
     /// bits as possible, of equal size.
     pub(super) fn with_special_primes(q: Vec<u32>, dnum: usize) -> Chain {
