@@ -499,7 +499,7 @@ pub fn search(inputs: &SearchInputs, costs: &UnitCosts) -> Result<Vec<Candidate>
     // two (a larger ratio only tightens EvalMod's target, by one bit per doubling), each
     // with the shallowest EvalMod.
     let smallest = (4..=MAX_LOG_RATIO)
-        .find(|&r| -log_sine_error(r, inputs.slots) >= t - (TERM_MARGIN - 2.0) + 1.0);
+        .find(|&r| -log_sine_error(r, inputs.slots) >= inputs.precision + TERM_MARGIN - 2.0);
     let ratios = smallest.map_or(0..=0, |r| r..=(r + RATIOS - 1).min(MAX_LOG_RATIO));
     for log_ratio in ratios.filter(|_| smallest.is_some()) {
         let want = t + f64::from(log_ratio) + log_s(inputs.slots) - 0.5;
