@@ -10,11 +10,14 @@
 //! hekate bench keyswitch --quick   # the same at N = 2^12 with small chains (seconds)
 //! hekate bench bootstrap           # CKKS bootstrapping, N = 2^16 full packing (minutes)
 //! hekate bench bootstrap --quick   # the same at N = 2^12, dense and sparse (seconds)
+//! hekate params bootstrap --log-n 12 --precision 16 --security none --verify
+//!                                  # bootstrapping parameters (seed 003 Alg. 8), checked
 //! ```
 
 mod bench;
 mod demo;
 mod demo_fhew;
+mod params;
 mod rng;
 
 use clap::{Parser, Subcommand};
@@ -46,6 +49,12 @@ enum Command {
         #[command(subcommand)]
         area: bench::BenchArea,
     },
+    /// Parameter selection, by area. Prints a markdown table, Rust code and JSON.
+    Params {
+        /// The area to choose parameters for.
+        #[command(subcommand)]
+        area: params::ParamsArea,
+    },
 }
 
 /// How a command ended when it did not fail with an error.
@@ -61,6 +70,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Demo => demo::run(),
         Command::Bench { area } => bench::run(area),
+        Command::Params { area } => params::run(area),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
@@ -134,6 +144,78 @@ mod tests {
             }
         ));
         assert!(Cli::try_parse_from(["hekate", "bench", "bootstrap", "--reps", "x"]).is_err());
+    }
+
+    #[test]
+    fn parses_params_options() {
+        let cli = Cli::try_parse_from([
+            "hekate",
+            "params",
+            "bootstrap",
+            "--log-n",
+            "12",
+            "--secret",
+            "hw:64",
+            "--sse",
+            "32",
+            "--failure",
+            "-40",
+            "--security",
+            "none",
+            "--cts-levels",
+            "2-3",
+        ])
+        .unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Params {
+                area: params::ParamsArea::Bootstrap(_)
+            }
+        ));
+        for bad in [
+            ["--secret", "hw:x"],
+            ["--security", "80"],
+            ["--cts-levels", "5-2"],
+        ] {
+            let args = ["hekate", "params", "bootstrap", bad[0], bad[1]];
+            assert!(Cli::try_parse_from(args).is_err(), "{bad:?}");
+        }
+    }
+
+    /// `hekate params bootstrap --log-n 12 ...` finishes in under 10 s; bad input is an
+    /// error, not a panic.
+    #[test]
+    fn params_bootstrap_at_log_n_12() {
+        let run = |extra: &[&str]| {
+            let mut args = vec![
+                "hekate",
+                "params",
+                "bootstrap",
+                "--log-n",
+                "12",
+                "--precision",
+                "16",
+                "--failure",
+                "-40",
+                "--security",
+                "none",
+                "--levels-left",
+                "1",
+            ];
+            args.extend_from_slice(extra);
+            match Cli::try_parse_from(args).unwrap().command {
+                Command::Params { area } => params::run(area),
+                _ => unreachable!("a params command"),
+            }
+        };
+        let start = std::time::Instant::now();
+        assert!(matches!(run(&[]), Ok(Outcome::Success)));
+        let took = start.elapsed().as_secs_f64();
+        assert!(took < 10.0, "{took:.1} s");
+        let err = run(&["--slots", "4096"]).err().unwrap().to_string();
+        assert!(err.contains("N/2"), "{err}");
+        let err = run(&["--max-key-gib", "0.001"]).err().unwrap().to_string();
+        assert!(err.contains("key-memory cap"), "{err}");
     }
 
     #[test]

@@ -323,6 +323,32 @@ impl BsgsPlan {
         Ok(Self::fewest_key_switches(&idx, slots, ties, form).with_giant_steps(form))
     }
 
+    /// The plans of a chain of transforms `M_{m-1} ... M_1 M_0` on `slots` slots, from
+    /// their diagonal index sets in application order (see the
+    /// [module documentation](self)): each chosen by [`BsgsPlan::choose`] in `form` with
+    /// `ties`, every one but the last carrying its outer rotation into the next. Transform
+    /// `t > 0` must be evaluated on its diagonals moved by the previous plan's carried
+    /// rotation, `diagonals_t.after_rotation(plans[t - 1].outer_rotation())`; its plan is
+    /// already moved. The last plan rotates, so the chain's output is the product's.
+    pub fn chain<I: IntoIterator<Item = usize>>(
+        index_sets: impl IntoIterator<Item = I>,
+        slots: usize,
+        form: GiantSteps,
+        ties: BsgsTies,
+    ) -> Result<Vec<Self>> {
+        let mut plans: Vec<BsgsPlan> = Vec::new();
+        for set in index_sets {
+            if let Some(prev) = plans.last_mut() {
+                *prev = prev.clone().carrying_outer_rotation();
+            }
+            let offset = plans.last().map_or(0, |p| p.outer_rotation() as i64);
+            // Planned before the move, so that its baby steps (and keys) stay those of the
+            // transform itself.
+            plans.push(Self::choose(set, slots, form, ties)?.after_rotation(offset));
+        }
+        Ok(plans)
+    }
+
     /// The diagonal indices as a set: at least one, each below `slots`.
     fn checked(indices: impl IntoIterator<Item = usize>, slots: usize) -> Result<BTreeSet<usize>> {
         let idx: BTreeSet<usize> = indices.into_iter().collect();

@@ -116,19 +116,19 @@ pub(super) fn factors(config: &BootstrapConfig, repack: bool) -> Result<(Factors
     };
     // Every factor but the very last carries its outer rotation into the next one (the
     // slot-wise steps between the two DFTs commute with rotations): one key fewer each.
-    let (count, cts_count) = (cts.len() + stc.len(), cts.len());
+    let cts_count = cts.len();
+    let all: Vec<Diagonals<Complex64>> = cts.into_iter().chain(stc).collect();
+    let plans = BsgsPlan::chain(
+        all.iter().map(|d| d.indices().collect::<Vec<_>>()),
+        all.first().map_or(1, Diagonals::slots),
+        config.giant_steps,
+        config.bsgs_ties,
+    )?;
     let mut offset = 0;
-    let mut planned = Vec::with_capacity(count);
-    for (t, d) in cts.into_iter().chain(stc).enumerate() {
-        // Planned before the move, so that its baby steps (and keys) stay those of the
-        // factor itself.
-        let mut p = BsgsPlan::choose(d.indices(), d.slots(), config.giant_steps, config.bsgs_ties)?
-            .after_rotation(offset);
+    let mut planned = Vec::with_capacity(all.len());
+    for (d, p) in all.into_iter().zip(plans) {
         let d = d.after_rotation(offset);
-        if t + 1 < count {
-            p = p.carrying_outer_rotation();
-            offset = p.outer_rotation() as i64;
-        }
+        offset = p.outer_rotation() as i64;
         planned.push((d, p));
     }
     let stc = planned.split_off(cts_count);

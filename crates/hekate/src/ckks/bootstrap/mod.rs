@@ -100,6 +100,7 @@ pub mod evalmod;
 pub mod failure;
 mod keys;
 pub mod presets;
+pub mod search;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
