@@ -150,6 +150,8 @@ struct Row {
     keygen: Duration,
     galois_keys: usize,
     key_bytes: usize,
+    /// The encoded DFT diagonals.
+    diagonal_bytes: usize,
     setup: Duration,
     /// Medians: ScaleDown + ModRaise, SubSum, CoeffsToSlots, EvalMod (both), SlotsToCoeffs.
     stages: [Stats; 5],
@@ -385,6 +387,7 @@ fn run_preset(
         keygen: prep.keygen,
         galois_keys: prep.galois_keys,
         key_bytes: prep.key_bytes,
+        diagonal_bytes: prep.boot.diagonal_bytes(),
         setup: prep.setup,
         stages: timing.stages,
         total: timing.total,
@@ -405,7 +408,8 @@ double angles.
 - keygen: the relinearization key, exactly the circuit's Galois keys (Horner: one \
 giant-step key per DFT factor; distinct: one per giant step) and the encapsulation \
 keys, once; key MiB: \
-their size in memory. setup: Bootstrapper::new (encodes the DFT matrices).
+their size in memory. diagonal MiB: the encoded DFT matrices. setup: Bootstrapper::new \
+(encodes the DFT matrices).
 - total: the public bootstrap. The stages: the public stages, timed once per rep in \
 sequence on the same input (EvalMod: both halves).
 - prec: bits over the slots against the input; mean: -log2 of the mean absolute error, \
@@ -415,7 +419,7 @@ median: of the median one, min: of the largest one.
 
 /// The table's columns (then one for `--successive`, if asked).
 const HEADERS: &str = "preset,N,slots,secret,log QP,128-bit?,L,CtS/EvalMod/StC,levels left,K,d,\
-    r,log2 failure,keygen s,Galois keys,key MiB,setup s,ScaleDown+ModRaise ms,SubSum ms,CtS ms,\
+    r,log2 failure,keygen s,Galois keys,key MiB,diagonal MiB,setup s,ScaleDown+ModRaise ms,SubSum ms,CtS ms,\
     EvalMod ms,StC ms,total ms,prec mean,prec median,prec min,peak RSS MiB";
 
 /// The results table, one row per preset (a column for `--successive` if asked).
@@ -460,6 +464,7 @@ fn table(rows: &[Row], successive: usize) -> Table {
                 }
             ),
             fmt_mib(r.key_bytes),
+            fmt_mib(r.diagonal_bytes),
             fmt_ms(r.setup.as_secs_f64()),
         ];
         cells.extend(r.stages.iter().map(|s| fmt_ms(s.ms())));
@@ -591,7 +596,7 @@ mod tests {
         );
         assert!(row.successive.is_some_and(|s| s.min >= 8.0));
         assert_eq!(row.output_level, 1);
-        assert!(row.galois_keys > 0 && row.key_bytes > 0);
+        assert!(row.galois_keys > 0 && row.key_bytes > 0 && row.diagonal_bytes > 0);
         assert_eq!(table(&[row], 1).to_markdown().lines().count(), 3);
     }
 }

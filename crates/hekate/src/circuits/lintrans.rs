@@ -666,6 +666,13 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
         self.level
     }
 
+    /// The encoded (pre-rotated) diagonals, one plaintext per diagonal.
+    pub fn plaintexts(&self) -> impl Iterator<Item = &E::Plaintext> + '_ {
+        self.blocks
+            .iter()
+            .flat_map(|(_, row)| row.iter().map(|(_, pt)| pt))
+    }
+
     /// The diagonals' scale `Δ_M` (the output's scale is `Δ_z · Δ_M`).
     pub fn scale(&self) -> &E::Scale {
         &self.scale

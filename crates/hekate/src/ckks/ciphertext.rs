@@ -18,6 +18,10 @@ pub struct Plaintext {
 }
 
 impl Plaintext {
+    /// Size in bytes of the residues in memory.
+    pub fn size_bytes(&self) -> usize {
+        self.poly.data().len() * 8
+    }
     /// The level `l` (the polynomial has `l + 1` chain limbs).
     pub fn level(&self) -> usize {
         self.poly.q_limbs() - 1

@@ -454,6 +454,20 @@ impl Bootstrapper {
         &self.eval
     }
 
+    /// Memory of the encoded DFT diagonals, in bytes (every factor, and the last
+    /// SlotsToCoeffs factor once per output scale it was used at).
+    pub fn diagonal_bytes(&self) -> usize {
+        let size = |lt: &LinearTransform<Evaluator>| -> usize {
+            lt.plaintexts().map(|pt| pt.size_bytes()).sum()
+        };
+        let last: usize = (self.stc_last.encoded.lock().expect("poisoned").iter())
+            .map(|(_, lt)| size(lt))
+            .sum();
+        self.cts.iter().map(|(lt, _)| size(lt)).sum::<usize>()
+            + self.stc.iter().map(|(lt, _)| size(lt)).sum::<usize>()
+            + last
+    }
+
     /// The level of a bootstrapped ciphertext: `L - depth`.
     pub fn output_level(&self) -> usize {
         self.ctx.max_level() - self.config.depth()

@@ -267,6 +267,36 @@ fn ten_successive_bootstraps_lose_at_most_three_bits() {
 }
 
 #[test]
+fn diagonal_memory_is_every_factors_diagonals_at_its_level() {
+    // Full packing (no repack), one factor per prime: CoeffsToSlots factor j at L - j,
+    // SlotsToCoeffs factor j below EvalMod, the last one at the output level + 1.
+    let s = setup(12, 1 << 11, SecretDistribution::Ternary, 63);
+    let config = s.boot.config().clone();
+    let (cts, stc) = super::bootstrapper::factors(&config, false).unwrap();
+    let top = s.ctx.max_level();
+    let stc_top = top - config.cts_levels - config.eval_mod.depth();
+    let limb = s.ctx.n() * 8;
+    let mut want: usize = cts
+        .iter()
+        .enumerate()
+        .map(|(j, (d, _))| d.len() * (top - j + 1) * limb)
+        .sum();
+    want += stc
+        .iter()
+        .enumerate()
+        .map(|(j, (d, _))| {
+            let level = if j + 1 == stc.len() {
+                s.boot.output_level() + 1
+            } else {
+                stc_top - j
+            };
+            d.len() * (level + 1) * limb
+        })
+        .sum::<usize>();
+    assert_eq!(s.boot.diagonal_bytes(), want);
+}
+
+#[test]
 fn the_key_set_is_exactly_the_circuits_galois_elements() {
     let s = setup(12, 8, SecretDistribution::HammingWeight(64), 61);
     let config = s.boot.config().clone();
