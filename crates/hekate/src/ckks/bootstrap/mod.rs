@@ -94,6 +94,7 @@
 
 mod bootstrapper;
 mod config;
+pub mod cosine;
 pub mod dft;
 pub mod encapsulation;
 pub mod evalmod;
