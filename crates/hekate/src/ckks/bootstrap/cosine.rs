@@ -272,9 +272,9 @@ mod tests {
         let m = nodes_per_integer(25, 63, 8);
         assert_eq!(m[0] + 2 * m[1..].iter().sum::<usize>(), 64);
         assert!(m.iter().all(|&mi| mi >= 1));
-        // The centre integers are the farthest from the rest... no: the outermost ones
-        // have the largest products; either way some integer gets more than one node.
-        assert!(m.iter().any(|&mi| mi > 1), "{m:?}");
+        // The outermost integers have the largest products of distances: the spare nodes
+        // go there first.
+        assert!(m[25] > 1 && m[1] == 1, "{m:?}");
         // One node per integer exactly when d = 2K.
         assert_eq!(nodes_per_integer(15, 30, 8), vec![1; 16]);
     }
@@ -285,15 +285,15 @@ mod tests {
             let h = HanKiCosine::new(k, r, d, 8).unwrap();
             let p = polynomial(&h);
             let kp = k as f64 + 1.0;
+            let mut worst = 0.0f64;
             for (x, g) in h.nodes().iter().zip(h.values()) {
                 let want = (2.0 * std::f64::consts::PI * (x - 0.25) / f64::from(1u32 << r)).cos();
                 assert!((g - want).abs() < 1e-14, "g_0({x}) = {g}, f64 gives {want}");
                 let got = p.evaluate(Complex64::new(x / kp, 0.0)).re;
-                assert!(
-                    (got - g).abs() < 1e-9,
-                    "K = {k}, d = {d}: p({x}) = {got}, g_0 = {g}"
-                );
+                worst = worst.max((got - g).abs());
             }
+            println!("K = {k}, r = {r}, d = {d}: f64 evaluation off by {worst:e} at the nodes");
+            assert!(worst < 1e-13, "K = {k}, d = {d}: {worst:e}");
         }
     }
 
@@ -307,14 +307,15 @@ mod tests {
         for (ca, cb) in a.coefficients().iter().zip(b.coefficients()) {
             assert!((ca - cb).abs() <= scale * 1e-15, "{ca} vs {cb}");
         }
-        // 64 bits are not enough, which is why the working precision is extended.
+        // 64 bits are not enough (measured: 2^-19 off), which is why the working precision
+        // is extended (f64's 53 bits fare worse still).
         let c = HanKiCosine::with_precision(25, 2, 63, 8, 64).unwrap();
         let worst = c
             .coefficients()
             .iter()
             .zip(b.coefficients())
             .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
-        println!("64-bit working precision: coefficient error {worst:e}");
+        assert!(worst > scale * 1e-9, "64 bits: {worst:e}");
     }
 
     #[test]
