@@ -20,8 +20,12 @@
 //! Chebyshev nodes of the whole interval (a near-minimax approximation on `[-K', K']`);
 //! [`EvalMod::han_ki`] uses Han and Ki's interpolant ([`cosine`](super::cosine): the nodes
 //! clustered at the integers `i ± 1/R`, seed 003 §5.4, Lattigo's `CosDiscrete`), far more
-//! accurate near the integers at small `K` (`K = 15`, `d = 30`, `r = 3`, `R = 2^8`:
-//! about `2^-48` instead of `2^-27`), where `x` lies.
+//! accurate near the small integers, where ModRaise's overflow `I` mostly lies, and less
+//! near `±K` when the degree leaves few nodes to spare. Measured at `R = 2^8`
+//! ([`EvalMod::max_error_within`]): `K = 15`, `d = 30`, `r = 3` (one node per integer),
+//! `|I| <= 7`: `2^-47.6` against the standard's `2^-29.9`, all `|I| <= 15`: `2^-24.6`
+//! against `2^-29.7`; `K = 25`, `d = 63`, `r = 2`: `|I| <= 12`: `2^-38.2` against
+//! `2^-25.2`, all: `2^-29.2` against `2^-25.2`.
 //!
 //! **Arcsine** (optional, seed 003 §5.4 after Lee et al.; Lattigo's `Mod1InvDegree`): the
 //! sine's own error `(2π)^2 u^3 / 6` for `u = m / q_0` matters when the message ratio `R`
