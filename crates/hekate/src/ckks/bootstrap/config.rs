@@ -60,6 +60,44 @@ pub struct BootstrapConfig {
     pub bsgs_ties: BsgsTies,
 }
 
+/// The message precision in bits, `P`, that EvalMod's approximation error should not
+/// limit ([`eval_mod_log2_error`]).
+pub const EVAL_MOD_PRECISION_BITS: f64 = 25.0;
+
+/// The `log2` of the EvalMod error target (the `2^-t` [`EvalMod::choose`] is asked for)
+/// for `n = slots` slots and message ratio `R = 2^log_message_ratio`:
+///
+/// `t = log2 R + ½ log2(2n) + P`, `P =` [`EVAL_MOD_PRECISION_BITS`].
+///
+/// EvalMod's error `e` on `m / q_0` is an error `R e` on the message at the scale of
+/// CoeffsToSlots' output (`m / Δ_0`, `Δ_0 = q_0 / R`), and SlotsToCoeffs, the `n`-point
+/// special FFT, sums `2n` such coefficient errors into each slot: about `sqrt(2n) R e`
+/// for independent errors. So `e <= 2^-t` keeps EvalMod's share of the message error near
+/// `2^-P`. (The former fixed target `log2 R + 22` is `P = 16` at `n = 2^11` and `P = 14`
+/// at `n = 2^15`.)
+pub fn eval_mod_log2_error(log_message_ratio: u32, slots: usize) -> f64 {
+    f64::from(log_message_ratio)
+        + 0.5 * ((2 * slots.max(1)) as f64).log2()
+        + EVAL_MOD_PRECISION_BITS
+}
+
+/// The shallowest EvalMod ([`EvalMod::choose`]) for `|I| <= k` within `2^-t`,
+/// `t =` [`eval_mod_log2_error`]`(log_message_ratio, slots)`; where none reaches it (a large
+/// `K`: the `f64` evaluation and the double angles' error growth bound the accuracy near
+/// `2^-39` at `K = 621`), the most demanding target reached in steps of one bit, down to
+/// the former `log2 R + 22`.
+pub fn choose_eval_mod(k: u64, log_message_ratio: u32, slots: usize) -> Result<EvalMod> {
+    let floor = f64::from(log_message_ratio) + 22.0;
+    let mut t = eval_mod_log2_error(log_message_ratio, slots);
+    loop {
+        match EvalMod::choose(k, log_message_ratio, t) {
+            Ok(e) => return Ok(e),
+            Err(_) if t > floor => t = (t - 1.0).max(floor),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// The secret-weight model of a secret distribution in degree `ring_degree`, for Eq. (1).
 pub(crate) fn secret_weight(
     secret: SecretDistribution,
@@ -80,7 +118,8 @@ impl BootstrapConfig {
     /// A configuration for `slots` slots in degree `ring_degree` under `secret`: `K` from
     /// the secret's distribution for a failure probability of at most `2^log2_kappa` per
     /// bootstrap (Eq. (1)), message ratio `2^8`, the shallowest EvalMod within
-    /// `2^-(8 + 22)` of the sine near the integers, and `ρ_CtS = ρ_StC = min(3, log2 n)`
+    /// `2^-t` of the sine near the integers ([`choose_eval_mod`]: `t =`
+    /// [`eval_mod_log2_error`]`(8, n)` where reachable), and `ρ_CtS = ρ_StC = min(3, log2 n)`
     /// (at least 1). Build the chain from [`BootstrapConfig::chain`].
     pub fn new(
         ring_degree: usize,
@@ -96,7 +135,7 @@ impl BootstrapConfig {
         }
         let k = k_for_failure(secret_weight(secret, ring_degree)?, slots, log2_kappa)?;
         let log_message_ratio = 8;
-        let eval_mod = EvalMod::choose(k, log_message_ratio, f64::from(log_message_ratio) + 22.0)?;
+        let eval_mod = choose_eval_mod(k, log_message_ratio, slots)?;
         let rho = (slots.trailing_zeros() as usize).clamp(1, 3);
         Ok(BootstrapConfig {
             slots,

@@ -16,6 +16,17 @@
 //! = (1/2π) sin(2π x)`. Each double angle costs one product and one level; the
 //! interpolation interval shrinks by `2^r`, so the degree does too.
 //!
+//! **Interpolants** ([`Interpolant`]). [`EvalMod::new`] interpolates `g_0` at the
+//! Chebyshev nodes of the whole interval (a near-minimax approximation on `[-K', K']`);
+//! [`EvalMod::han_ki`] uses Han and Ki's interpolant ([`cosine`](super::cosine): the nodes
+//! clustered at the integers `i ± 1/R`, seed 003 §5.4, Lattigo's `CosDiscrete`), far more
+//! accurate near the small integers, where ModRaise's overflow `I` mostly lies, and less
+//! near `±K` when the degree leaves few nodes to spare. Measured at `R = 2^8`
+//! ([`EvalMod::max_error_within`]): `K = 15`, `d = 30`, `r = 3` (one node per integer),
+//! `|I| <= 7`: `2^-47.6` against the standard's `2^-29.9`, all `|I| <= 15`: `2^-24.6`
+//! against `2^-29.7`; `K = 25`, `d = 63`, `r = 2`: `|I| <= 12`: `2^-38.2` against
+//! `2^-25.2`, all: `2^-29.2` against `2^-25.2`.
+//!
 //! **Arcsine** (optional, seed 003 §5.4 after Lee et al.; Lattigo's `Mod1InvDegree`): the
 //! sine's own error `(2π)^2 u^3 / 6` for `u = m / q_0` matters when the message ratio `R`
 //! is small (Set II: `R = 4`). [`EvalMod::with_arcsine`] composes the result with the
@@ -30,6 +41,7 @@
 //! ([`EvalMod::output_scale`]) and the next stage (SlotsToCoeffs) absorbs the difference
 //! exactly.
 
+use super::cosine::HanKiCosine;
 use crate::circuits::polyeval::{self, Polynomial};
 use crate::ckks::{Ciphertext, Evaluator, Scale};
 use crate::{Error, Result};
@@ -39,11 +51,26 @@ use std::f64::consts::PI;
 /// The largest degree [`EvalMod::choose`] considers.
 const MAX_DEGREE: usize = 255;
 
+/// How EvalMod's polynomial `p(y) ≈ g_0(K' y)` interpolates the scaled cosine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interpolant {
+    /// At the `d + 1` Chebyshev nodes of `[-K', K']` ([`EvalMod::new`]).
+    Chebyshev,
+    /// Han and Ki's nodes clustered at the integers `i ± 1/R`, `R = 2^log_message_ratio`
+    /// ([`EvalMod::han_ki`], [`HanKiCosine`]); needs `d >= 2K`.
+    HanKi {
+        /// `log2 R`: the clusters' half-width is `1/R`.
+        log_message_ratio: u32,
+    },
+}
+
 /// The EvalMod polynomial and its scale plan.
 #[derive(Clone, Debug)]
 pub struct EvalMod {
     /// `K' = K + 1`: the interpolation interval is `x ∈ [-K', K']`.
     k_prime: f64,
+    /// How `poly` interpolates `g_0`.
+    interpolant: Interpolant,
     /// `r`, the number of double angles.
     double_angles: u32,
     /// `p(y) ≈ g_0(K' y)` on `[-1, 1]`, Chebyshev basis.
@@ -74,6 +101,34 @@ impl EvalMod {
     /// EvalMod for `|I| <= k` with `double_angles` double angles and a Chebyshev
     /// interpolant of degree `degree`.
     pub fn new(k: u64, double_angles: u32, degree: usize) -> Result<Self> {
+        Self::with_interpolant(k, double_angles, degree, Interpolant::Chebyshev)
+    }
+
+    /// EvalMod for `|I| <= k` with `double_angles` double angles (`r`) and Han and Ki's
+    /// interpolant of degree `degree` (`d >= 2K`) for the message ratio
+    /// `R = 2^log_message_ratio` (see [`cosine`](super::cosine)).
+    pub fn han_ki(
+        k: u64,
+        double_angles: u32,
+        degree: usize,
+        log_message_ratio: u32,
+    ) -> Result<Self> {
+        Self::with_interpolant(
+            k,
+            double_angles,
+            degree,
+            Interpolant::HanKi { log_message_ratio },
+        )
+    }
+
+    /// EvalMod for `|I| <= k` with `double_angles` double angles and the interpolant
+    /// `interpolant` of degree `degree`.
+    pub fn with_interpolant(
+        k: u64,
+        double_angles: u32,
+        degree: usize,
+        interpolant: Interpolant,
+    ) -> Result<Self> {
         if double_angles > 16 {
             return Err(Error::InvalidParameters(format!(
                 "{double_angles} double angles: at most 16 are supported"
@@ -86,11 +141,26 @@ impl EvalMod {
         }
         let k_prime = k as f64 + 1.0;
         let r = double_angles;
-        let g0 =
-            move |y: f64| a(0, r) * (2.0 * PI * (k_prime * y - 0.25) / f64::from(1u32 << r)).cos();
-        let poly = Polynomial::interpolate(g0, -1.0, 1.0, degree)?;
+        let poly = match interpolant {
+            Interpolant::Chebyshev => {
+                let g0 = move |y: f64| {
+                    a(0, r) * (2.0 * PI * (k_prime * y - 0.25) / f64::from(1u32 << r)).cos()
+                };
+                Polynomial::interpolate(g0, -1.0, 1.0, degree)?
+            }
+            Interpolant::HanKi { log_message_ratio } => {
+                let h = HanKiCosine::new(k, r, degree, log_message_ratio)?;
+                let coeffs = h
+                    .coefficients()
+                    .iter()
+                    .map(|&c| Complex64::new(a(0, r) * c, 0.0))
+                    .collect();
+                Polynomial::chebyshev(coeffs, -1.0, 1.0)?
+            }
+        };
         Ok(EvalMod {
             k_prime,
+            interpolant,
             double_angles,
             poly,
             arcsine: None,
@@ -127,35 +197,42 @@ impl EvalMod {
 
     /// The shallowest EvalMod for `|I| <= k` whose approximation of `(1/2π) sin(2π x)`
     /// on `x = k + u`, integers `|k| <= K` and `|u| <= 2^-log_message_ratio`, is within
-    /// `2^-log2_error` (measured on a grid in `f64`): over `r` in `0..=12` and degrees
-    /// `2^m - 1` (the largest degree of each depth), the smallest depth `m + r`, then the
-    /// smallest degree.
+    /// `2^-log2_error` (measured on a grid in `f64`): over both [`Interpolant`]s (Han and
+    /// Ki's where `d >= 2K`), `r` in `0..=12` and degrees `2^m - 1` (the largest degree of
+    /// each depth), the smallest depth `m + r`, then the smallest degree, then the
+    /// standard Chebyshev interpolant (accurate on the whole interval, with smaller
+    /// coefficients).
     pub fn choose(k: u64, log_message_ratio: u32, log2_error: f64) -> Result<Self> {
         let width = (-f64::from(log_message_ratio)).exp2();
-        let mut best: Option<(usize, usize, EvalMod)> = None;
-        for r in 0..=12u32 {
-            for m in 1..=8usize {
-                let d = (1usize << m) - 1;
-                if d > MAX_DEGREE {
-                    break;
-                }
-                let depth = m + r as usize;
-                if best.as_ref().is_some_and(|(bd, _, _)| depth > *bd) {
-                    break;
-                }
-                let e = EvalMod::new(k, r, d)?;
-                if e.max_error(width) <= (-log2_error).exp2() {
-                    let better = best
-                        .as_ref()
-                        .is_none_or(|(bd, bdeg, _)| (depth, d) < (*bd, *bdeg));
-                    if better {
-                        best = Some((depth, d, e));
+        let kinds = [
+            Interpolant::Chebyshev,
+            Interpolant::HanKi { log_message_ratio },
+        ];
+        // (depth, degree, kind index, EvalMod)
+        let mut best: Option<(usize, usize, usize, EvalMod)> = None;
+        for (kind, interpolant) in kinds.into_iter().enumerate() {
+            for r in 0..=12u32 {
+                for m in 1..=8usize {
+                    let d = (1usize << m) - 1;
+                    if d > MAX_DEGREE {
+                        break;
                     }
-                    break;
+                    let depth = m + r as usize;
+                    if best.as_ref().is_some_and(|b| (depth, d) >= (b.0, b.1)) {
+                        break;
+                    }
+                    if matches!(interpolant, Interpolant::HanKi { .. }) && (d as u64) < 2 * k {
+                        continue;
+                    }
+                    let e = EvalMod::with_interpolant(k, r, d, interpolant)?;
+                    if e.max_error(width) <= (-log2_error).exp2() {
+                        best = Some((depth, d, kind, e));
+                        break;
+                    }
                 }
             }
         }
-        best.map(|(_, _, e)| e).ok_or_else(|| {
+        best.map(|(_, _, _, e)| e).ok_or_else(|| {
             Error::InvalidParameters(format!(
                 "no EvalMod of degree <= {MAX_DEGREE} with at most 12 double angles reaches \
                  2^-{log2_error} for K = {k}: lower the precision target or K"
@@ -166,6 +243,20 @@ impl EvalMod {
     /// The interpolation half-width `K' = K + 1` (CoeffsToSlots scales by `1/K'`).
     pub fn k_prime(&self) -> f64 {
         self.k_prime
+    }
+
+    /// How the polynomial interpolates the scaled cosine.
+    pub fn interpolant(&self) -> Interpolant {
+        self.interpolant
+    }
+
+    /// The largest `|c_j|` of the polynomial's Chebyshev coefficients: the encrypted
+    /// evaluation multiplies the noise of the Chebyshev basis by up to about this much.
+    pub fn max_coefficient(&self) -> f64 {
+        self.poly
+            .coefficients()
+            .iter()
+            .fold(0.0f64, |m, c| m.max(c.norm()))
     }
 
     /// The number of double angles `r`.
@@ -210,7 +301,13 @@ impl EvalMod {
     /// on a grid of 17 points, for the integers `|k| <= K` (at most 1025 of them, evenly
     /// spaced and including `±K`, for large `K`); see [`EvalMod::reference`].
     pub fn max_error(&self, width: f64) -> f64 {
-        let k = (self.k_prime - 1.0) as i64;
+        self.max_error_within(width, (self.k_prime - 1.0) as u64)
+    }
+
+    /// [`EvalMod::max_error`] over the integers `|k| <= k_max` only (at most `K`): Han and
+    /// Ki's interpolant is most accurate at the small `|I|` ModRaise makes likely.
+    pub fn max_error_within(&self, width: f64, k_max: u64) -> f64 {
+        let k = k_max.min((self.k_prime - 1.0) as u64) as i64;
         let stride = (2 * k / 1024).max(1);
         let mut worst = 0.0f64;
         let integers = (-k..=k).step_by(stride as usize).chain([k]);
@@ -328,6 +425,48 @@ mod tests {
         assert!(EvalMod::new(100, 0, 15).unwrap().max_error(0.0) > 1e-2);
     }
 
+    /// `log2` of the error over `|I| <= k_max` for (K, r, d) at `R = 2^8`, both interpolants.
+    fn errors(k: u64, r: u32, d: usize, k_max: u64) -> (f64, f64) {
+        let w = 1.0 / 256.0;
+        let s = EvalMod::new(k, r, d).unwrap();
+        let h = EvalMod::han_ki(k, r, d, 8).unwrap();
+        assert_eq!(
+            h.interpolant(),
+            Interpolant::HanKi {
+                log_message_ratio: 8
+            }
+        );
+        assert_eq!(h.depth(), s.depth());
+        // Moderate coefficients: the encrypted evaluation amplifies noise by about these.
+        assert!(h.max_coefficient() < 1.0, "{}", h.max_coefficient());
+        (
+            s.max_error_within(w, k_max).log2(),
+            h.max_error_within(w, k_max).log2(),
+        )
+    }
+
+    #[test]
+    fn han_ki_is_more_accurate_near_the_likely_integers() {
+        // Lattigo's N16QP1546H192H32 (its K = 16 is hekate's K = 15): one node per integer.
+        // Measured: |I| <= 7: standard 2^-29.9, Han-Ki 2^-47.6; all |I| <= 15: 2^-29.7 and
+        // 2^-24.6 (Han-Ki's error grows towards ±K, where I is least likely).
+        let (s, h) = errors(15, 3, 30, 7);
+        assert!(h <= s - 10.0, "|I| <= 7: standard 2^{s}, Han-Ki 2^{h}");
+        let (s, h) = errors(15, 3, 30, 15);
+        assert!(
+            h < -24.0 && s < -29.0,
+            "|I| <= 15: standard 2^{s}, Han-Ki 2^{h}"
+        );
+        // Seed 003 Sets I-III (K = 25, d = 63, r = 2): 13 nodes to spare go to the outer
+        // integers. Measured: |I| <= 12: 2^-25.2 and 2^-38.2; all: 2^-25.2 and 2^-29.2.
+        let (s, h) = errors(25, 2, 63, 12);
+        assert!(h <= s - 10.0, "|I| <= 12: standard 2^{s}, Han-Ki 2^{h}");
+        let (s, h) = errors(25, 2, 63, 25);
+        assert!(h <= s - 3.0, "|I| <= 25: standard 2^{s}, Han-Ki 2^{h}");
+        // Too few nodes for the interval: rejected.
+        assert!(EvalMod::han_ki(16, 3, 30, 8).is_err());
+    }
+
     #[test]
     fn choose_finds_the_shallowest() {
         let e = EvalMod::choose(16, 8, 30.0).unwrap();
@@ -343,8 +482,34 @@ mod tests {
                     other.max_error(1.0 / 256.0) > 2f64.powi(-30),
                     "r = {r}, m = {m}"
                 );
+                if (1usize << m) > 32 {
+                    let other = EvalMod::han_ki(16, r, (1 << m) - 1, 8).unwrap();
+                    assert!(
+                        other.max_error(1.0 / 256.0) > 2f64.powi(-30),
+                        "Han-Ki, r = {r}, m = {m}"
+                    );
+                }
             }
         }
         assert!(EvalMod::choose(1 << 20, 8, 60.0).is_err());
+        // Han and Ki's interpolant wins where it is shallower: K = 8, R = 2^8, 2^-40.
+        let e = EvalMod::choose(8, 8, 40.0).unwrap();
+        let cheb = (0..=12u32)
+            .flat_map(|r| (1..=8usize).map(move |m| (r, m)))
+            .filter(|&(r, m)| {
+                EvalMod::new(8, r, (1 << m) - 1)
+                    .unwrap()
+                    .max_error(1.0 / 256.0)
+                    <= 2f64.powi(-40)
+            })
+            .map(|(r, m)| r as usize + m)
+            .min()
+            .unwrap();
+        println!(
+            "K = 8, 2^-40: {:?} depth {} (standard: {cheb})",
+            e.interpolant(),
+            e.depth()
+        );
+        assert!(e.depth() <= cheb);
     }
 }

@@ -94,6 +94,7 @@
 
 mod bootstrapper;
 mod config;
+pub mod cosine;
 pub mod dft;
 pub mod encapsulation;
 pub mod evalmod;
@@ -109,8 +110,8 @@ mod tests_multi;
 mod tests_presets;
 
 pub use bootstrapper::Bootstrapper;
-pub use config::BootstrapConfig;
+pub use config::{choose_eval_mod, eval_mod_log2_error, BootstrapConfig, EVAL_MOD_PRECISION_BITS};
 pub use encapsulation::EncapsulationKeys;
-pub use evalmod::EvalMod;
+pub use evalmod::{EvalMod, Interpolant};
 pub use keys::{galois_elements, generate_keys, generate_keys_with, key_levels, BootstrapKeys};
 pub use presets::{preset, BootstrapPreset, PRESETS};

@@ -31,7 +31,13 @@
 //!   at `2^16`), and hekate checks only uniform ternary secrets: they are
 //!   [`SecurityLevel::NotChecked`] reproduction sets.
 //! - `h192-encapsulated`: the shape of Lattigo's `N16QP1546H192H32` (Set I's chain with
-//!   sparse-secret encapsulation: `h̃ = 32`, `K = 16`, `d = 30`, `r = 3`).
+//!   sparse-secret encapsulation: `h̃ = 32`, Han and Ki's interpolant with `d = 30`,
+//!   `r = 3` on Lattigo's interval `[-16, 16]`, hekate's `K = 15`).
+//!
+//! EvalMod's interpolant (seed 003 §5.4): Han and Ki's ([`EvalMod::han_ki`]) for the
+//! sparse-key sets I, II, III, V and `h192-encapsulated` at Table 6's `d` and `r`, the
+//! standard Chebyshev interpolant for the dense Set IV (`K = 325`: Han and Ki's needs
+//! `d >= 2K`) and for `dense` and `dense-encapsulated` (as the Lattigo peer runs them).
 //! - `quick-dense`, `quick-sparse`, `quick-encapsulated` (`N = 2^12` toy chains for
 //!   smoke runs), `dense` and `dense-encapsulated` (`N = 2^16`, uniform ternary, 128-bit):
 //!   hekate's own sets, `K` from a target failure probability and the shallowest EvalMod
@@ -52,7 +58,7 @@
 //! # Ok::<(), hekate::Error>(())
 //! ```
 
-use super::config::{secret_weight, BootstrapConfig};
+use super::config::{choose_eval_mod, secret_weight, BootstrapConfig};
 use super::encapsulation::check_weight;
 use super::evalmod::EvalMod;
 use super::failure::{k_for_failure, log2_failure_probability, SecretWeight};
@@ -76,15 +82,26 @@ pub enum PresetK {
 /// How a preset sets EvalMod's polynomial.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PresetEvalMod {
-    /// Degree `d` and double angles `r` as published ([`EvalMod::new`]).
+    /// Degree `d` and double angles `r` as published, the standard Chebyshev interpolant
+    /// ([`EvalMod::new`]).
     Fixed {
         /// `d`, the Chebyshev interpolant's degree.
         degree: usize,
         /// `r`, the double angles.
         double_angles: u32,
     },
-    /// The shallowest EvalMod within `2^-(log2 R + 22)` of the sine
-    /// ([`EvalMod::choose`]).
+    /// Degree `d` and double angles `r` as published, Han and Ki's interpolant at the
+    /// preset's message ratio ([`EvalMod::han_ki`]; seed 003 §5.4 uses it for small `K`,
+    /// the sparse-key sets).
+    HanKi {
+        /// `d`, the interpolant's degree (at least `2K`).
+        degree: usize,
+        /// `r`, the double angles.
+        double_angles: u32,
+    },
+    /// The shallowest EvalMod within `2^-t` of the sine, `t =`
+    /// [`eval_mod_log2_error`](super::eval_mod_log2_error)`(log2 R, n)` where reachable ([`choose_eval_mod`]): standard
+    /// Chebyshev or Han and Ki's, whichever is shallower.
     Shallowest,
 }
 
@@ -149,7 +166,9 @@ const PAPER_H192: &str = "seed 003 reproduction set: its log QP exceeds the pape
     128-bit bound for h = 192 (Table 3: 1533 bits at N = 2^16, 767 at 2^15), and hekate's \
     table covers uniform ternary secrets only";
 
-/// Seed 003 Table 5 / 6, Set I: `Δ = 2^40`, `K = 25`, `d = 63`, `r = 2`.
+/// Seed 003 Table 5 / 6, Set I: `Δ = 2^40`, `K = 25`, `d = 63`, `r = 2`, Han and Ki's
+/// interpolant (§5.4: "the approximation method of Han and Ki when K is small (for sparse
+/// keys) and the standard Chebyshev approximation ... for dense keys").
 pub const SET_I: BootstrapPreset = BootstrapPreset {
     name: "set-i",
     description: "seed 003 Set I: N = 2^16, h = 192, log QP 1546, 2^15 slots",
@@ -167,7 +186,7 @@ pub const SET_I: BootstrapPreset = BootstrapPreset {
     log_scale: 40,
     log_message_ratio: 8,
     k: PresetK::Fixed(25),
-    eval_mod: PresetEvalMod::Fixed {
+    eval_mod: PresetEvalMod::HanKi {
         degree: 63,
         double_angles: 2,
     },
@@ -204,7 +223,8 @@ pub const SET_III: BootstrapPreset = BootstrapPreset {
 };
 
 /// Set IV: the dense-key set, `h = N/2` (`HammingWeight(32768)`), `K = 325`, `d = 255`,
-/// `r = 4`, SlotsToCoeffs `56 + 28`.
+/// `r = 4` with the standard Chebyshev interpolant (§5.4; Han and Ki's needs `d >= 2K`),
+/// SlotsToCoeffs `56 + 28`.
 pub const SET_IV: BootstrapPreset = BootstrapPreset {
     name: "set-iv",
     description: "seed 003 Set IV: N = 2^16, h = 32768, log QP 1792, K = 325",
@@ -253,13 +273,18 @@ pub const SET_V: BootstrapPreset = BootstrapPreset {
 };
 
 /// The shape of Lattigo's `N16QP1546H192H32`: Set I's chain and `h = 192` main secret,
-/// ModRaise under an ephemeral `h̃ = 32` secret, `K = 16`, `d = 30`, `r = 3` (8 levels).
+/// ModRaise under an ephemeral `h̃ = 32` secret, Han and Ki's interpolant (Lattigo's
+/// `CosDiscrete`) of degree `d = 30` with `r = 3` (8 levels). Lattigo's `K = 16` is the
+/// interval `[-16, 16]`, whose node clusters are the integers `|I| <= 15`: hekate's
+/// `K = 15` (`K' = K + 1 = 16`, the same interval). Han and Ki's interpolant needs `d >= 2K`
+/// (a node per integer), so `K = 16` does not fit degree 30; the failure probability is
+/// `2^-86.4` per bootstrap at `2^15` slots (`2^-138.7` would need `K = 16`).
 pub const H192_ENCAPSULATED: BootstrapPreset = BootstrapPreset {
     name: "h192-encapsulated",
-    description: "Lattigo's N16QP1546H192H32 shape: Set I's chain, h = 192, h~ = 32, K = 16",
+    description: "Lattigo's N16QP1546H192H32 shape: Set I's chain, h = 192, h~ = 32, K = 15",
     ephemeral_weight: Some(32),
-    k: PresetK::Fixed(16),
-    eval_mod: PresetEvalMod::Fixed {
+    k: PresetK::Fixed(15),
+    eval_mod: PresetEvalMod::HanKi {
         degree: 30,
         double_angles: 3,
     },
@@ -413,11 +438,11 @@ impl BootstrapPreset {
                 degree,
                 double_angles,
             } => EvalMod::new(k, double_angles, degree)?,
-            PresetEvalMod::Shallowest => EvalMod::choose(
-                k,
-                self.log_message_ratio,
-                f64::from(self.log_message_ratio) + 22.0,
-            )?,
+            PresetEvalMod::HanKi {
+                degree,
+                double_angles,
+            } => EvalMod::han_ki(k, double_angles, degree, self.log_message_ratio)?,
+            PresetEvalMod::Shallowest => choose_eval_mod(k, self.log_message_ratio, self.slots)?,
         }
         .with_arcsine(self.arcsine_degree)?;
         let mut config = BootstrapConfig {

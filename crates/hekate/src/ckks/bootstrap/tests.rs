@@ -727,3 +727,34 @@ fn serialized_encapsulation_keys_bootstrap_identically() {
     let elsewhere = setup(11, 4, SecretDistribution::Ternary, 153);
     assert!(EncapsulationKeys::from_bytes(&bytes, &elsewhere.ctx).is_err());
 }
+
+/// Han and Ki's interpolant end to end (Lattigo's `N16QP1546H192H32` EvalMod at `N = 2^12`):
+/// a dense secret with encapsulation (`h̃ = 32`), `K = 15`, `d = 30`, `r = 3` reaches the
+/// precision of the standard Chebyshev interpolant of degree 63 with `r = 2` (the same 8
+/// levels), whose worst-case error on `|I| <= 15` is `2^-47` against Han and Ki's `2^-25`
+/// (at `|I| = 15`, which `h̃ = 32` makes unlikely; `2^-48` for `|I| <= 7`).
+#[test]
+fn han_ki_bootstraps_as_precisely_as_the_deeper_chebyshev() {
+    let mut results = Vec::new();
+    for eval_mod in [
+        EvalMod::han_ki(15, 3, 30, 8).unwrap(),
+        EvalMod::new(15, 2, 63).unwrap(),
+    ] {
+        let mut config = BootstrapConfig::with_encapsulation(1 << 12, 1 << 11, 32, -40.0).unwrap();
+        assert!(config.k <= 15, "K = {}", config.k);
+        config.k = 15;
+        assert_eq!(eval_mod.depth(), 8);
+        config.eval_mod = eval_mod;
+        let s = setup_with(12, config, SecretDistribution::Ternary, 161);
+        let (mean, min) = bootstrap_once(&s, 1 << 11, 162);
+        let kind = s.boot.config().eval_mod.interpolant();
+        println!(
+            "N = 2^12, 2^11 slots, h̃ = 32, K = 15, {kind:?}: {mean:.2} bits mean, {min:.2} min"
+        );
+        results.push((mean, min));
+    }
+    let ((hk_mean, hk_min), (cheb_mean, cheb_min)) = (results[0], results[1]);
+    assert!(hk_mean >= cheb_mean - 0.1, "{hk_mean} vs {cheb_mean}");
+    assert!(hk_min >= cheb_min - 1.0, "{hk_min} vs {cheb_min}");
+    assert!(hk_mean >= 15.0, "{hk_mean}");
+}

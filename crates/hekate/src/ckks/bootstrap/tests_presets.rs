@@ -1,6 +1,7 @@
 //! The presets against seed 003 Tables 5, 6 and 7 (configurations and chains only: no
 //! ring is built at `N = 2^15` or `2^16` outside the `#[ignore]` tests).
 
+use super::evalmod::Interpolant;
 use super::presets::*;
 use super::*;
 use crate::params::{security, SecurityLevel};
@@ -203,6 +204,16 @@ fn paper_sets_match_tables_5_6_and_7() {
         assert_eq!(config.eval_mod.double_angles(), row.r, "{name}");
         assert_eq!(config.eval_mod.arcsine_degree(), row.arcsin, "{name}");
         assert_eq!(config.eval_mod.depth(), row.eval_mod_levels, "{name}");
+        // §5.4: Han and Ki's interpolant for the sparse keys, Chebyshev for the dense one.
+        let interpolant = if row.h == 192 {
+            Interpolant::HanKi {
+                log_message_ratio: config.log_message_ratio,
+            }
+        } else {
+            Interpolant::Chebyshev
+        };
+        assert_eq!(config.eval_mod.interpolant(), interpolant, "{name}");
+        assert!(config.eval_mod.max_coefficient() < 1.0, "{name}");
         // Table 7.
         let kappa = p.failure_log2().unwrap();
         assert!(
@@ -222,8 +233,9 @@ fn paper_sets_match_tables_5_6_and_7() {
     assert_eq!(SET_V.config().unwrap().stc_grouping(), [2]);
 }
 
-/// Lattigo's `N16QP1546H192H32` shape: Set I's chain, `h̃ = 32`, `K = 16`, `d = 30`,
-/// `r = 3` in 8 levels, failure `2^-138.7` at `2^15` slots.
+/// Lattigo's `N16QP1546H192H32` shape: Set I's chain, `h̃ = 32`, Han and Ki's interpolant
+/// on `[-16, 16]` (`K = 15`), `d = 30`, `r = 3` in 8 levels, failure `2^-86.4` at `2^15`
+/// slots.
 #[test]
 fn h192_encapsulated_has_lattigos_shape() {
     let p = preset("h192-encapsulated").unwrap();
@@ -232,11 +244,18 @@ fn h192_encapsulated_has_lattigos_shape() {
     assert_eq!(p.log_p, SET_I.log_p);
     assert_eq!((p.secret, p.ephemeral_weight), (SET_I.secret, Some(32)));
     assert_eq!(config.ephemeral_weight, Some(32));
-    assert_eq!(config.k, 16);
+    assert_eq!(config.k, 15);
+    assert_eq!(config.eval_mod.k_prime(), 16.0);
+    assert_eq!(
+        config.eval_mod.interpolant(),
+        Interpolant::HanKi {
+            log_message_ratio: 8
+        }
+    );
     assert_eq!(config.eval_mod.polynomial().degree(), 30);
     assert_eq!(config.eval_mod.double_angles(), 3);
     assert_eq!(config.eval_mod.depth(), 8);
-    assert!((p.failure_log2().unwrap() + 138.71).abs() < 0.05);
+    assert!((p.failure_log2().unwrap() + 86.40).abs() < 0.05);
     assert!(matches!(p.security, PresetSecurity::NotChecked(_)));
 }
 
@@ -374,4 +393,54 @@ fn full_size_set_v() {
 #[ignore]
 fn full_size_h192_encapsulated() {
     full_size("h192-encapsulated", SET_I);
+}
+
+/// The shallowest standard Chebyshev EvalMod within `2^-(log2 R + 22)`: the choice before
+/// Han and Ki's interpolant and the slot-aware target.
+fn former_choice(k: u64, log_message_ratio: u32) -> EvalMod {
+    let width = (-f64::from(log_message_ratio)).exp2();
+    let target = (-(f64::from(log_message_ratio) + 22.0)).exp2();
+    (0..=12u32)
+        .flat_map(|r| (1..=8usize).map(move |m| (m + r as usize, (1usize << m) - 1, r)))
+        .filter(|&(_, d, _)| d <= 255)
+        .map(|(depth, d, r)| (depth, d, EvalMod::new(k, r, d).unwrap()))
+        .filter(|(_, _, e)| e.max_error(width) <= target)
+        .min_by_key(|(depth, d, _)| (*depth, *d))
+        .unwrap()
+        .2
+}
+
+/// The slot-aware target (`log2 R + ½ log2(2n) + 25`, reachable) keeps hekate's own presets
+/// at their former depth or shallower, never less accurate.
+#[test]
+fn hekates_presets_keep_their_eval_mod_or_better() {
+    for p in [
+        QUICK_DENSE,
+        QUICK_SPARSE,
+        QUICK_ENCAPSULATED,
+        DENSE,
+        DENSE_ENCAPSULATED,
+    ] {
+        let c = p.config().unwrap();
+        let old = former_choice(c.k, p.log_message_ratio);
+        let e = &c.eval_mod;
+        let w = (-f64::from(p.log_message_ratio)).exp2();
+        let (new_err, old_err) = (e.max_error(w).log2(), old.max_error(w).log2());
+        println!(
+            "{}: K = {}, {:?} d = {} r = {}: depth {}, 2^{new_err:.1} (former: d = {} r = {}, \
+             depth {}, 2^{old_err:.1}; target 2^-{:.1})",
+            p.name,
+            c.k,
+            e.interpolant(),
+            e.polynomial().degree(),
+            e.double_angles(),
+            e.depth(),
+            old.polynomial().degree(),
+            old.double_angles(),
+            old.depth(),
+            eval_mod_log2_error(p.log_message_ratio, p.slots),
+        );
+        assert_eq!(e.depth(), old.depth(), "{}", p.name);
+        assert!(new_err <= old_err + 1e-9, "{}", p.name);
+    }
 }
