@@ -203,14 +203,25 @@ impl EvalMod {
     /// standard Chebyshev interpolant (accurate on the whole interval, with smaller
     /// coefficients).
     pub fn choose(k: u64, log_message_ratio: u32, log2_error: f64) -> Result<Self> {
+        Self::choose_among(k, log_message_ratio, log2_error, true)
+    }
+
+    /// [`EvalMod::choose`] over the standard Chebyshev interpolant only (whose error is
+    /// even over the interval, as a worst-case precision model assumes).
+    pub fn choose_chebyshev(k: u64, log_message_ratio: u32, log2_error: f64) -> Result<Self> {
+        Self::choose_among(k, log_message_ratio, log2_error, false)
+    }
+
+    fn choose_among(k: u64, log_message_ratio: u32, log2_error: f64, han_ki: bool) -> Result<Self> {
         let width = (-f64::from(log_message_ratio)).exp2();
-        let kinds = [
+        let all = [
             Interpolant::Chebyshev,
             Interpolant::HanKi { log_message_ratio },
         ];
+        let kinds = &all[..if han_ki { 2 } else { 1 }];
         // (depth, degree, kind index, EvalMod)
         let mut best: Option<(usize, usize, usize, EvalMod)> = None;
-        for (kind, interpolant) in kinds.into_iter().enumerate() {
+        for (kind, &interpolant) in kinds.iter().enumerate() {
             for r in 0..=12u32 {
                 for m in 1..=8usize {
                     let d = (1usize << m) - 1;

@@ -356,7 +356,13 @@ pub const DENSE: BootstrapPreset = BootstrapPreset {
     log_scale: 40,
     log_message_ratio: 8,
     k: PresetK::Failure(-64.0),
-    eval_mod: PresetEvalMod::Shallowest,
+    // Pinned to the circuit measured against Lattigo (BENCHMARKS.md): the slot-aware
+    // EvalMod target would pick (255, 5) at the same depth, slower for no precision (the
+    // bootstrap is limited at 15 bits by EvalMod's noise with K = 621, not its error).
+    eval_mod: PresetEvalMod::Fixed {
+        degree: 63,
+        double_angles: 7,
+    },
     arcsine_degree: 0,
     security: PresetSecurity::Bits128,
 };
@@ -371,6 +377,11 @@ pub const DENSE_ENCAPSULATED: BootstrapPreset = BootstrapPreset {
     ephemeral_weight: Some(32),
     k: PresetK::Failure(-128.0),
     residual: &[60, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40],
+    // The circuit measured against Lattigo (its harness mirrors it).
+    eval_mod: PresetEvalMod::Fixed {
+        degree: 63,
+        double_angles: 2,
+    },
     ..DENSE
 };
 

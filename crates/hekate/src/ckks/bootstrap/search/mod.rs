@@ -97,7 +97,7 @@
 //! prints both per stage). It ranks candidates; it does not promise a time.
 
 use super::config::{secret_weight, BootstrapConfig};
-use super::evalmod::EvalMod;
+use super::evalmod::{EvalMod, Interpolant};
 use super::failure::{k_for_failure, log2_failure_probability, SecretWeight};
 use crate::circuits::lintrans::{BsgsPlan, BsgsTies, GiantSteps};
 use crate::circuits::polyeval;
@@ -312,6 +312,8 @@ pub struct Candidate {
     pub double_angles: u32,
     /// EvalMod's Chebyshev degree `d_sin`.
     pub degree: usize,
+    /// EvalMod's interpolant of the scaled cosine (standard Chebyshev or Han-Ki).
+    pub interpolant: Interpolant,
     /// EvalMod's levels.
     pub eval_mod_depth: usize,
     /// `ρ_CtS`.
@@ -380,7 +382,8 @@ impl Candidate {
         };
         config.log_message_ratio = self.log_message_ratio;
         config.k = self.k;
-        config.eval_mod = EvalMod::new(self.k, self.double_angles, self.degree)?;
+        config.eval_mod =
+            EvalMod::with_interpolant(self.k, self.double_angles, self.degree, self.interpolant)?;
         (config.cts_levels, config.stc_levels) = (self.cts_levels, self.stc_levels);
         config.giant_steps = inputs.giant_steps;
         config.bsgs_ties = inputs.bsgs_ties;
@@ -515,8 +518,11 @@ pub fn search(inputs: &SearchInputs, costs: &UnitCosts) -> Result<Vec<Candidate>
             .filter(|e: &EvalMod| e.max_error((-f64::from(log_ratio)).exp2()) <= (-want).exp2());
         // Within 2^-(δ + 3), else 2^-(δ + 1) (the precision check below has the last word).
         let choose = || {
-            EvalMod::choose(k, log_ratio, want)
-                .or_else(|_| EvalMod::choose(k, log_ratio, want - (TERM_MARGIN - 1.0)))
+            // Standard Chebyshev only: the precision model takes the error over every
+            // |I| <= K, and Han and Ki's interpolant is accurate near the likely small |I|
+            // but not at the largest (the model would misjudge it).
+            EvalMod::choose_chebyshev(k, log_ratio, want)
+                .or_else(|_| EvalMod::choose_chebyshev(k, log_ratio, want - (TERM_MARGIN - 1.0)))
         };
         let eval_mod = match reuse.map_or_else(choose, Ok) {
             Ok(e) => e,
@@ -605,6 +611,7 @@ pub fn search(inputs: &SearchInputs, costs: &UnitCosts) -> Result<Vec<Candidate>
                     failure_log2,
                     double_angles: eval_mod.double_angles(),
                     degree: eval_mod.polynomial().degree(),
+                    interpolant: eval_mod.interpolant(),
                     eval_mod_depth: eval_mod.depth(),
                     cts_levels: *rc,
                     stc_levels: *rs,

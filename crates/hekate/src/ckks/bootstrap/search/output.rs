@@ -1,6 +1,6 @@
 //! The chosen preset as Rust code and as JSON.
 
-use super::{Candidate, SearchInputs};
+use super::{Candidate, Interpolant, SearchInputs};
 use crate::circuits::lintrans::{BsgsTies, GiantSteps};
 use crate::params::security::SecurityLevel;
 use crate::rlwe::SecretDistribution;
@@ -40,6 +40,12 @@ impl Candidate {
             GiantSteps::Horner => "GiantSteps::Horner",
             GiantSteps::Distinct => "GiantSteps::Distinct",
         };
+        let interpolant = match self.interpolant {
+            Interpolant::Chebyshev => "Interpolant::Chebyshev".to_string(),
+            Interpolant::HanKi { log_message_ratio } => {
+                format!("Interpolant::HanKi {{ log_message_ratio: {log_message_ratio} }}")
+            }
+        };
         let ties = match inputs.bsgs_ties {
             BsgsTies::FewerKeys => "BsgsTies::FewerKeys",
             BsgsTies::FewerGiantSteps => "BsgsTies::FewerGiantSteps",
@@ -49,7 +55,7 @@ impl Candidate {
              let mut config = {config};\n\
              config.log_message_ratio = {};\n\
              config.k = {};\n\
-             config.eval_mod = EvalMod::new({}, {}, {})?; // depth {}\n\
+             config.eval_mod = EvalMod::with_interpolant({}, {}, {}, {interpolant})?; // depth {}\n\
              (config.cts_levels, config.stc_levels) = ({}, {});\n\
              config.giant_steps = hekate::circuits::lintrans::{giant};\n\
              config.bsgs_ties = hekate::circuits::lintrans::{ties};\n\
@@ -94,7 +100,7 @@ impl Candidate {
         format!(
             "{{\"log_n\": {}, \"slots\": {}, \"secret\": {secret}, \"ephemeral_weight\": {}, \
              \"log_scale\": {}, \"log2_failure\": {}, \"k\": {}, \"log_message_ratio\": {}, \
-             \"eval_mod\": {{\"degree\": {}, \"double_angles\": {}, \"depth\": {}}}, \
+             \"eval_mod\": {{\"interpolant\": \"{}\", \"degree\": {}, \"double_angles\": {}, \"depth\": {}}}, \
              \"cts_levels\": {}, \"stc_levels\": {}, \"residual\": [{}], \"stc_bits\": {}, \
              \"eval_mod_bits\": {}, \"cts_bits\": {}, \"chain\": [{}], \"log_p\": [{}], \
              \"dnum\": {}, \"log_qp\": {:.1}, \"max_log_qp\": {}, \"levels_left\": {}, \
@@ -108,6 +114,10 @@ impl Candidate {
             inputs.log2_failure,
             self.k,
             self.log_message_ratio,
+            match self.interpolant {
+                Interpolant::Chebyshev => "chebyshev",
+                Interpolant::HanKi { .. } => "han-ki",
+            },
             self.degree,
             self.double_angles,
             self.eval_mod_depth,

@@ -316,7 +316,7 @@ fn rust_code_and_json_describe_the_candidate() {
     assert!(code.contains("BootstrapConfig::with_encapsulation(1 << 12, 8, 32, -40.0)?"));
     assert!(code.contains(&format!(".dnum({})", c.dnum)));
     assert!(code.contains(&format!(
-        "EvalMod::new({}, {}, {})",
+        "EvalMod::with_interpolant({}, {}, {}, ",
         c.k, c.double_angles, c.degree
     )));
     let json = c.to_json(&i);
@@ -394,7 +394,11 @@ fn the_precision_model_tracks_measurements() {
         }
         let predicted = predict(&i, &c);
         let (mean, min) = measure(&i, &c, 0xCA5E + case);
-        println!("case {case}: measured {mean:.1} (min {min:.1}), predicted {predicted:.1}");
+        println!(
+            "case {case}: measured {mean:.1} (min {min:.1}), predicted {predicted:.1}, \
+             EvalMod {:?} d = {} r = {}",
+            c.interpolant, c.degree, c.double_angles
+        );
         assert!(
             (mean - predicted).abs() <= 2.5,
             "case {case}: {mean} against {predicted}"
@@ -461,6 +465,7 @@ fn the_precision_model_against_full_size_measurements() {
             failure_log2: 0.0,
             double_angles: e.double_angles(),
             degree: e.polynomial().degree(),
+            interpolant: e.interpolant(),
             eval_mod_depth: e.depth(),
             cts_levels: 4,
             stc_levels: 3,
