@@ -42,6 +42,9 @@ type hekateSet struct {
 	doubleAngle int
 	// eph: the ephemeral secret's Hamming weight (0: no encapsulation).
 	eph int
+	// hanKi: EvalMod by Han and Ki's interpolant (Lattigo's CosDiscrete, hekate's
+	// Interpolant::HanKi) instead of the standard Chebyshev one (CosContinuous).
+	hanKi bool
 }
 
 func repeat(v, n int) []int {
@@ -88,6 +91,16 @@ var hekateSets = map[string]hekateSet{
 		logP: repeat(61, 5), logScale: 40,
 		k: 16, mod1Degree: 63, doubleAngle: 2, eph: 32,
 	},
+	// Lattigo's own N16QP1767H32768H32 literal defaults (StC 3 x 39, CosDiscrete of
+	// degree 30, 3 double angles, K = 16 i.e. hekate's 15) with hekate's inputs and a
+	// uniform ternary main secret.
+	"hekate-lattigo-dense0": {
+		logN: 16, logSlots: 15, xs: ring.Ternary{P: 2.0 / 3.0},
+		residual:  append([]int{60}, repeat(40, 13)...),
+		stcLevels: 3, stcBits: 39, evalModBits: 60, ctsLevels: 4, ctsBits: 56,
+		logP: repeat(61, 5), logScale: 40,
+		k: 15, mod1Degree: 30, doubleAngle: 3, eph: 32, hanKi: true,
+	},
 }
 
 // literals returns the residual and bootstrapping parameter literals of s.
@@ -106,6 +119,10 @@ func (s hekateSet) literals() (ckks.ParametersLiteral, bootstrapping.ParametersL
 		}
 		return f
 	}
+	mod1Type := mod1.CosContinuous
+	if s.hanKi {
+		mod1Type = mod1.CosDiscrete
+	}
 	btp := bootstrapping.ParametersLiteral{
 		LogN:     utils.Pointy(s.logN),
 		LogP:     s.logP,
@@ -115,7 +132,7 @@ func (s hekateSet) literals() (ckks.ParametersLiteral, bootstrapping.ParametersL
 		SlotsToCoeffsFactorizationDepthAndLogScales: factors(s.stcLevels, s.stcBits),
 		EvalModLogScale:       utils.Pointy(s.evalModBits),
 		EphemeralSecretWeight: utils.Pointy(s.eph),
-		Mod1Type:              mod1.CosContinuous,
+		Mod1Type:              mod1Type,
 		LogMessageRatio:       utils.Pointy(8),
 		K:                     utils.Pointy(s.k + 1),
 		Mod1Degree:            utils.Pointy(s.mod1Degree),

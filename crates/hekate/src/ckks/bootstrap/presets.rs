@@ -295,6 +295,25 @@ pub const H192_ENCAPSULATED: BootstrapPreset = BootstrapPreset {
     ..SET_I
 };
 
+/// Lattigo 6.2's default dense set `N16QP1767H32768H32` exactly (its literal defaults):
+/// [`DENSE_ENCAPSULATED`]'s chain with SlotsToCoeffs on 39-bit primes and EvalMod as
+/// Lattigo's `CosDiscrete` — Han and Ki's interpolant of degree 30 with 3 double angles on
+/// Lattigo's interval `[-16, 16]` (`K = 15` here: hekate interpolates on `[-(K+1), K+1]`;
+/// failure `2^-86.4` per bootstrap by Eq. (1), where Lattigo's documentation states
+/// `2^-138.7` for `|I| <= 16`). 128-bit (log QP 1706). The peer harness runs Lattigo's
+/// own `dense0` against it.
+pub const LATTIGO_DENSE0: BootstrapPreset = BootstrapPreset {
+    name: "lattigo-dense0",
+    description: "Lattigo's N16QP1767H32768H32 exactly: h~ = 32, Han-Ki (30, 3), StC 3 x 39",
+    stc_bits: &[39, 39, 39],
+    k: PresetK::Fixed(15),
+    eval_mod: PresetEvalMod::HanKi {
+        degree: 30,
+        double_angles: 3,
+    },
+    ..DENSE_ENCAPSULATED
+};
+
 /// The toy chains' security note.
 const TOY: &str = "toy chain for tests and smoke runs: N = 2^12 is far below any 128-bit set";
 
@@ -386,7 +405,7 @@ pub const DENSE_ENCAPSULATED: BootstrapPreset = BootstrapPreset {
 };
 
 /// Every preset, hekate's own first.
-pub const PRESETS: [BootstrapPreset; 11] = [
+pub const PRESETS: [BootstrapPreset; 12] = [
     QUICK_DENSE,
     QUICK_SPARSE,
     QUICK_ENCAPSULATED,
@@ -398,6 +417,7 @@ pub const PRESETS: [BootstrapPreset; 11] = [
     SET_IV,
     SET_V,
     H192_ENCAPSULATED,
+    LATTIGO_DENSE0,
 ];
 
 /// The preset named `name` (case-insensitive).
