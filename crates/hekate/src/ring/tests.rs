@@ -73,9 +73,20 @@ fn product_in_ntt_form_is_negacyclic_and_monomials_shift() {
 
 #[test]
 fn rescale_is_rounded_division_in_both_forms() {
-    let ctx = ring(16, &[60, 50, 50], &[]);
+    // The dropped prime larger than some of the others, smaller than all, and between:
+    // both ways of lifting its centered residues.
+    for bits in [[60, 50, 50], [40, 45, 60], [60, 40, 50], [40, 60, 45]] {
+        rescale_matches_the_oracle(&bits);
+    }
+}
+
+fn rescale_matches_the_oracle(bits: &[u32; 3]) {
+    let ctx = ring(16, bits, &[]);
     let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let a = random_poly(&ctx, 3, &mut rng);
+    let mut a = random_poly(&ctx, 3, &mut rng);
+    // The dropped limb's centering edges: (q - 1)/2 stays, (q + 1)/2 goes negative.
+    let q_last = ctx.q().moduli()[2].value();
+    a.limb_mut(2)[..4].copy_from_slice(&[q_last / 2, q_last / 2 + 1, 0, q_last - 1]);
     let q: Vec<BigInt> = ctx
         .q()
         .moduli()
