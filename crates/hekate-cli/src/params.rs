@@ -5,8 +5,9 @@
 //! predicted precision, time and key memory. Predictions come from the search's models
 //! (operation counts times measured unit costs, a noise model), not from a run.
 
+use crate::bench::bootstrap::{precision, time_stages};
 use crate::bench::{fmt_mib, init_threads, time_once, Table};
-use crate::rng::{precision_bits, SplitMix64};
+use crate::rng::SplitMix64;
 use crate::Outcome;
 use clap::{Args, Subcommand};
 use hekate::ckks::bootstrap::search::{scale_costs, search, Candidate, SearchInputs, Security};
@@ -306,34 +307,12 @@ fn verify(inputs: &SearchInputs, pick: &Candidate) -> Result<(), Box<dyn Error>>
     let z = SplitMix64::new(0x4845_4B41_5445).complexes(inputs.slots);
     let pt = ctx.encode_at(&z, inputs.slots, 1, ctx.default_scale())?;
     let ct = ctx.encrypt_symmetric_with(&pt, &sk, &mut rng)?;
-    // The public stages in sequence, as `bootstrap` runs them.
-    let mut stage = [Duration::ZERO; 4];
-    let step = |i: usize| bar("bootstrap", i, 5);
-    step(0);
-    let (raised, t) = time_once(|| -> hekate::Result<_> {
-        let low = boot.encapsulate(&boot.scale_down(&ct)?)?;
-        boot.decapsulate(&boot.mod_raise(&low)?)
-    });
-    stage[0] += t;
-    step(1);
-    let (summed, t) = time_once(|| boot.sub_sum(&raised?));
-    stage[0] += t;
-    step(2);
-    let (halves, t) = time_once(|| boot.coeffs_to_slots(&summed?));
-    stage[1] += t;
-    step(3);
-    let (reduced, t) = time_once(|| -> hekate::Result<Vec<_>> {
-        halves?.iter().map(|h| boot.eval_mod(h)).collect()
-    });
-    stage[2] += t;
-    step(4);
-    let (out, t) = time_once(|| boot.slots_to_coeffs(&reduced?, ct.scale()));
-    stage[3] += t;
-    step(5);
+    let (times, out) = time_stages(&boot, &ct, |i| bar("bootstrap", i, 5))?;
+    // ScaleDown to SubSum as one stage, as the model predicts it.
+    let stage = [times[0] + times[1], times[2], times[3], times[4]];
     let total: Duration = stage.iter().sum();
     eprintln!(" ({:.2} s)", total.as_secs_f64());
-    let got = ctx.decrypt_decode(&out?, &sk)?;
-    let mean_err = got.iter().zip(&z).map(|(g, w)| (g - w).norm()).sum::<f64>() / z.len() as f64;
+    let prec = precision(&ctx.decrypt_decode(&out, &sk)?, &z);
     let mut t = Table::new(["", "predicted (model)", "measured"], 1);
     let names = [
         "ScaleDown to SubSum",
@@ -356,12 +335,12 @@ fn verify(inputs: &SearchInputs, pick: &Candidate) -> Result<(), Box<dyn Error>>
     t.push(vec![
         "precision, mean bits".into(),
         format!("{:.1}", pick.predicted_precision),
-        format!("{:.1}", -mean_err.log2()),
+        format!("{:.1}", prec.mean),
     ]);
     t.push(vec![
         "precision, worst slot bits".into(),
         "-".into(),
-        format!("{:.1}", precision_bits(&got, &z)),
+        format!("{:.1}", prec.min),
     ]);
     t.push(vec![
         "key MiB".into(),

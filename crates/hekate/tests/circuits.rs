@@ -330,7 +330,7 @@ fn a_chain_carrying_its_outer_rotations_is_the_product_with_fewer_keys() {
     let o = p0.outer_rotation() as i64;
     assert_ne!(o, 0, "the band wraps around: its chain starts below 0");
     let p1 = choose(&m1).after_rotation(o);
-    let m1_moved = m1.after_rotation(o);
+    let m1_moved = m1.clone().after_rotation(o);
     let mut keys: Vec<i64> = p0.rotations();
     keys.extend(p1.rotations());
     keys.sort_unstable();

@@ -102,7 +102,8 @@ pub(crate) struct Precision {
     pub(crate) min: f64,
 }
 
-fn precision(got: &[Complex64], want: &[Complex64]) -> Precision {
+/// The [`Precision`] of `got` against `want`.
+pub(crate) fn precision(got: &[Complex64], want: &[Complex64]) -> Precision {
     let mut errs: Vec<f64> = got.iter().zip(want).map(|(g, w)| (g - w).norm()).collect();
     errs.sort_by(f64::total_cmp);
     let bits = |e: f64| {
@@ -315,25 +316,10 @@ pub(crate) fn time_bootstraps(prep: &Prepared, reps: usize) -> Result<Timing, Bo
         let (o, t) = time_once(|| boot.bootstrap(ct));
         totals.push(t);
         out = Some(o?);
-        // The public stages, in sequence on the same input.
-        let start = Instant::now();
-        let low = boot.encapsulate(&boot.scale_down(ct)?)?;
-        let raised = boot.decapsulate(&boot.mod_raise(&low)?)?;
-        stages[0].push(start.elapsed());
-        let (summed, t) = time_once(|| boot.sub_sum(&raised));
-        stages[1].push(t);
-        let summed = summed?;
-        let (halves, t) = time_once(|| boot.coeffs_to_slots(&summed));
-        stages[2].push(t);
-        let halves = halves?;
-        let (evaluated, t) = time_once(|| -> hekate::Result<Vec<_>> {
-            halves.iter().map(|h| boot.eval_mod(h)).collect()
-        });
-        stages[3].push(t);
-        let evaluated = evaluated?;
-        let (staged, t) = time_once(|| boot.slots_to_coeffs(&evaluated, ct.scale()));
-        stages[4].push(t);
-        staged?;
+        let (times, _) = time_stages(boot, ct, |_| {})?;
+        for (all, t) in stages.iter_mut().zip(times) {
+            all.push(t);
+        }
     }
     let out = out.expect("at least one repetition");
     let total = Stats::of(totals);
@@ -345,6 +331,40 @@ pub(crate) fn time_bootstraps(prep: &Prepared, reps: usize) -> Result<Timing, Bo
         precision,
         out,
     })
+}
+
+/// The public stages of one bootstrap of `ct`, in sequence as
+/// [`Bootstrapper::bootstrap`] runs them: their times (ScaleDown + ModRaise with the
+/// encapsulation's key switches, SubSum, CoeffsToSlots, EvalMod on every half,
+/// SlotsToCoeffs) and the output. `step(i)` is called before stage `i` and `step(5)` at
+/// the end (for a progress bar).
+pub(crate) fn time_stages(
+    boot: &Bootstrapper,
+    ct: &Ciphertext,
+    mut step: impl FnMut(usize),
+) -> Result<([Duration; 5], Ciphertext), Box<dyn Error>> {
+    let mut times = [Duration::ZERO; 5];
+    step(0);
+    let start = Instant::now();
+    let low = boot.encapsulate(&boot.scale_down(ct)?)?;
+    let raised = boot.decapsulate(&boot.mod_raise(&low)?)?;
+    times[0] = start.elapsed();
+    step(1);
+    let (summed, t) = time_once(|| boot.sub_sum(&raised));
+    times[1] = t;
+    step(2);
+    let (halves, t) = time_once(|| boot.coeffs_to_slots(&summed?));
+    times[2] = t;
+    step(3);
+    let (evaluated, t) = time_once(|| -> hekate::Result<Vec<_>> {
+        halves?.iter().map(|h| boot.eval_mod(h)).collect()
+    });
+    times[3] = t;
+    step(4);
+    let (out, t) = time_once(|| boot.slots_to_coeffs(&evaluated?, ct.scale()));
+    times[4] = t;
+    step(5);
+    Ok((times, out?))
 }
 
 /// Builds, keys and times one preset.

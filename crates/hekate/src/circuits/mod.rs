@@ -7,6 +7,9 @@
 //!   and double-hoisted giant steps (one ModDown for all of them), and the naive
 //!   `Σ_k diag_k ⊙ rot_k(z)` to check it against. The Galois elements a transform needs are
 //!   listed before any key exists, so exactly those keys can be generated.
+//! * [`bsgs`]: the baby-step giant-step plans of those transforms (re-exported from
+//!   [`lintrans`]): the split into baby and giant steps, the choice of `n1`, and chains of
+//!   transforms carrying their outer rotations.
 //! * [`polyeval`]: polynomials in the power (monomial) or Chebyshev basis on an interval
 //!   `[a, b]`, evaluated by baby-step giant-step (seed 003 Alg. 1) with the scale of every
 //!   intermediate ciphertext chosen from the *target output scale* downwards (Alg. 2), so
@@ -57,6 +60,7 @@
 //! # Ok::<(), hekate::Error>(())
 //! ```
 
+pub mod bsgs;
 pub mod lintrans;
 pub mod polyeval;
 
