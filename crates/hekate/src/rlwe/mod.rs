@@ -16,6 +16,7 @@ pub mod backend;
 pub mod evaluation_keys;
 pub mod evaluator;
 pub mod gsw;
+pub mod integer;
 pub mod keys;
 pub mod keyswitch;
 pub mod params;
