@@ -3,6 +3,13 @@
 //	go run . ckks -logn 16 -limbs 16,24,32 -dnum 3 -reps 7
 //	go run . boot -set dense0 -reps 3
 //	go run . boot -set hekate-quick-dense -reps 3 -warmup 0
+//	go run . bgv -logn 14,15 -scheme bgv,bfv -t 65537 -depth 10 -reps 7 [-set default|example14] [-warmup 1]
+//
+// bgv times Lattigo's integer scheme (schemes/bgv) as BGV (Mul + Rescale) and
+// as BFV (the scale-invariant evaluator, MulScaleInvariant): encode, encrypt,
+// tensor, relin, mult+relin, rescale, column rotation, hoisted rotations,
+// decrypt, and an x^(2^depth) squaring chain checked slot by slot; see
+// bgv_ops.go for the default moduli (-logq/-logp override them).
 //
 // Every result is printed as one JSON line (and appended to -out if given).
 // Run with GOMAXPROCS=1 for single-threaded numbers.
@@ -111,7 +118,7 @@ func randVec(r *rand.Rand, n int) []float64 {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Println("usage: lattigo-peers ckks|boot [flags]")
+		fmt.Println("usage: lattigo-peers ckks|boot|bgv [flags]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -119,6 +126,8 @@ func main() {
 		runCKKS(os.Args[2:])
 	case "boot":
 		runBoot(os.Args[2:])
+	case "bgv":
+		runBGV(os.Args[2:])
 	default:
 		fmt.Println("unknown subcommand", os.Args[1])
 		os.Exit(2)
