@@ -162,9 +162,10 @@ func bgvOne(scheme, set string, lit bgv.ParametersLiteral, depth, reps, warmup, 
 		"scheme": strings.ToUpper(scheme), "set": set, "logN": params.LogN(), "T": T, "depth": depth,
 		"log2_Q": log2s(params.Q()), "log2_P": log2s(params.P()), "limbs_Q": len(params.Q()),
 		"limbs_P": len(params.P()), "logQ": params.LogQ(), "logQP": logQP,
-		"dnum":      params.BaseRNSDecompositionVectorSize(maxLevel, params.MaxLevelP()),
-		"secure128": known && logQP <= float64(bound)+0.01, // primes may sit just above 2^bits "he_std_128_max_logQP": bound,
-		"Xs":        "ternary P=2/3 (Lattigo default)", "Xe": "discrete Gaussian sigma=3.2 (Lattigo default)",
+		"dnum": params.BaseRNSDecompositionVectorSize(maxLevel, params.MaxLevelP()),
+		// (+0.01: generated primes may sit just above 2^bits)
+		"secure128": known && logQP <= float64(bound)+0.01, "he_std_128_max_logQP": bound,
+		"Xs": "ternary P=2/3 (Lattigo default)", "Xe": "discrete Gaussian sigma=3.2 (Lattigo default)",
 		"tensor":        map[bool]string{false: "Mul (BGV)", true: "MulScaleInvariant (BFV)"}[bfv],
 		"relin_key_MiB": float64(rlk.BinarySize()) / (1 << 20), "galois_key_MiB": float64(gks[0].BinarySize()) / (1 << 20),
 	}
