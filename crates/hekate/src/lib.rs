@@ -1,6 +1,6 @@
 //! # hekate
 //!
-//! A lattice homomorphic-encryption library: full-RNS CKKS and FHEW gate bootstrapping
+//! A lattice homomorphic-encryption library: full-RNS CKKS, BFV and BGV, and FHEW gate bootstrapping
 //! (AP, GINX, LMKCDEY; threshold FHEW) on one RLWE core (parameters, keys, evaluator core,
 //! and the hybrid, KLSS and linear key-switching engines behind one interface), built on
 //! an RNS arithmetic layer with SIMD NTTs (AVX2, AVX-512, AVX-512 IFMA, chosen at run
@@ -18,6 +18,8 @@
 //!   the security check, keys and evaluation keys, the evaluator core (levels,
 //!   automorphisms, hoisting, key lookup) and the key-switching engines.
 //! * [`ckks`]: the CKKS scheme on that core: encoder, exact scales, rescaling, evaluation.
+//! * [`bfv`], [`bgv`]: exact arithmetic mod `t` on that core (one shared implementation,
+//!   [`rlwe::integer`]; BFV multiplies scale-invariantly, BGV switches moduli).
 //! * [`fhew`]: FHEW gate bootstrapping with AP, GINX and automorphism-based (LMKCDEY)
 //!   blind rotation.
 //!
@@ -25,6 +27,8 @@
 
 #![warn(missing_docs)]
 
+pub mod bfv;
+pub mod bgv;
 pub mod circuits;
 pub mod ckks;
 mod error;
@@ -78,6 +82,10 @@ const _: fn() = || {
     shared::<rlwe::keyswitch::KeySwitchEngine>();
     shared::<rlwe::keyswitch::SwitchingKey>();
     shared::<params::ckks::CkksPreset>();
+    shared::<rlwe::integer::IntegerContext>();
+    shared::<rlwe::integer::Evaluator>();
+    shared::<rlwe::integer::Ciphertext>();
+    shared::<rlwe::integer::Plaintext>();
     shared::<fhew::FhewParams>();
     shared::<fhew::FhewContext>();
     shared::<fhew::FhewSecretKey>();

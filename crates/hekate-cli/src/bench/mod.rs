@@ -10,6 +10,7 @@ pub mod bootstrap_peer;
 pub mod ckks;
 pub mod fhew;
 pub mod fhew_peer;
+pub mod integer;
 pub mod keyswitch;
 
 use crate::Outcome;
@@ -25,6 +26,11 @@ pub enum BenchArea {
     /// over a grid of chain lengths and key-switching digit counts. The default grid at
     /// N = 2^16 takes tens of minutes and up to ~7 GB of memory; try --quick first.
     Ckks(ckks::CkksArgs),
+    /// BFV operations (encode, encrypt, tensor, relin, mult+relin, rotate, hoisted, decrypt,
+    /// the x^(2^D) chain, noise budgets, key sizes) on the 128-bit chain for (t, depth).
+    Bfv(integer::IntegerArgs),
+    /// BGV operations, as `bench bfv` plus the modulus switch.
+    Bgv(integer::IntegerArgs),
     /// Key switching: hybrid against KLSS (seed 000 Tables 3-4) and linear (seed 001 Table
     /// VIII, CKKS rows) on the papers' grids, with the cost model's predictions and picks.
     /// The full run takes tens of minutes and up to ~7 GB at N = 2^16; try --quick first.
@@ -50,6 +56,8 @@ pub enum BenchArea {
 pub fn run(area: BenchArea) -> Result<Outcome, Box<dyn Error>> {
     match area {
         BenchArea::Ckks(args) => ckks::run(args),
+        BenchArea::Bfv(args) => integer::run(hekate::rlwe::integer::Scheme::Bfv, args),
+        BenchArea::Bgv(args) => integer::run(hekate::rlwe::integer::Scheme::Bgv, args),
         BenchArea::Keyswitch(args) => keyswitch::run(args),
         BenchArea::Fhew(args) => fhew::run(args),
         BenchArea::FhewPeer(args) => fhew_peer::run(args),

@@ -25,6 +25,16 @@ pub enum SecretDistribution {
 }
 
 impl SecretDistribution {
+    /// The variance of one coefficient at ring degree `n`: `2/3` (ternary), `h/n`
+    /// (Hamming weight `h`), `σ^2` (Gaussian). Noise estimates use it.
+    pub fn variance(&self, n: usize) -> f64 {
+        match *self {
+            SecretDistribution::Ternary => 2.0 / 3.0,
+            SecretDistribution::HammingWeight(h) => h as f64 / n as f64,
+            SecretDistribution::Gaussian => NOISE_SIGMA * NOISE_SIGMA,
+        }
+    }
+
     /// Draws `n` coefficients.
     pub fn sample<R: RngCore + CryptoRng>(&self, n: usize, rng: &mut R) -> Result<Vec<i64>> {
         match *self {

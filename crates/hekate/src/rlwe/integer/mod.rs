@@ -1,6 +1,6 @@
 //! Exact arithmetic over `Z_t`: the machinery BFV and BGV share (seed 001 §II-A).
 //!
-//! `bfv` and `bgv` are thin façades over this module: they
+//! [`bfv`](crate::bfv) and [`bgv`](crate::bgv) are thin façades over this module: they
 //! build parameters their own way (BFV has no user-visible levels, BGV has a modulus chain
 //! to switch down) and pick the tensoring, while the plaintext modulus, the encoders, the
 //! ciphertexts, encryption, decryption, the noise budget and every evaluator operation are
@@ -32,7 +32,7 @@
 //!   multiplies the factor by `q_ℓ^-1 mod t`.
 //! * **BGV multiplication** is the tensor times `t` (`t u_Q ≡ 1`), factor `α_a α_b`.
 //! * **BFV multiplication** is the scale-invariant tensor `round(t/Q_ℓ · ct_a ⊗ ct_b)` over
-//!   an auxiliary basis `R` (`tensor`), factor `κ_ℓ α_a α_b` with `κ_ℓ = [-Q_ℓ^-1]_t`.
+//!   an auxiliary basis `R` ([`MulVariant`]), factor `κ_ℓ α_a α_b` with `κ_ℓ = [-Q_ℓ^-1]_t`.
 //! * **Additions** between different factors multiply one side by `α_a α_b^-1 mod t`
 //!   (centered, so the noise grows by at most `t/2`); plaintext additions lift the message
 //!   as `[t^-1]_Q α m`, plaintext products as the centered `m` (factor unchanged).
@@ -46,3 +46,19 @@
 //! rows left by `k` ([`galois_element_for_rotation`](crate::ring::automorphism::galois_element_for_rotation),
 //! SEAL's `rotate_rows`, Lattigo's `RotateColumns`), and `X -> X^{2N-1}` swaps the rows
 //! (SEAL's `rotate_columns`, Lattigo's `RotateRows`).
+
+mod ciphertext;
+mod context;
+mod encrypt;
+mod evaluator;
+pub mod noise;
+mod plaintext;
+pub(crate) mod tensor;
+#[cfg(test)]
+mod tests;
+
+pub use ciphertext::Ciphertext;
+pub use context::{IntegerContext, IntegerParameters, ModSwitching, Scheme};
+pub use evaluator::Evaluator;
+pub use plaintext::{Plaintext, PlaintextModulus};
+pub use tensor::MulVariant;
