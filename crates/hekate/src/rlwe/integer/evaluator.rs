@@ -93,7 +93,7 @@ impl Evaluator {
         if ct.level() == level {
             return Cow::Borrowed(ct);
         }
-        let parts = ct.parts.iter().map(|p| p.truncated(level + 1)).collect();
+        let parts = RlweEvaluator::parts_at_level(&ct.parts, level).into_owned();
         Cow::Owned(Self::result(ct, parts, ct.factor, ct.noise))
     }
 
@@ -248,17 +248,21 @@ impl Evaluator {
                     [0, 1, 2].map(|_| ring.scratch_poly(ql, 0, Form::Ntt));
                 Poly::mul_into(&a.parts[0], &b.parts[0], &mut d0, ring);
                 Poly::mul_into(&a.parts[0], &b.parts[1], &mut d1, ring);
-                if square {
-                    let two = d1.clone();
-                    d1.add_assign(&two, ring);
-                } else {
+                if !square {
                     d1.mul_add_assign(&a.parts[1], &b.parts[0], ring);
                 }
                 Poly::mul_into(&a.parts[1], &b.parts[1], &mut d2, ring);
                 let tq = &self.ctx.t_mod_q()[..ql];
-                for d in [&mut d0, &mut d1, &mut d2] {
-                    d.mul_scalar_assign(tq, ring);
-                }
+                d0.mul_scalar_assign(tq, ring);
+                d2.mul_scalar_assign(tq, ring);
+                // A square's middle term is 2 a_0 a_1: the 2 folds into the factor t.
+                let t1: Vec<u64> = if square {
+                    let moduli = &ring.q().moduli()[..ql];
+                    moduli.iter().zip(tq).map(|(q, &x)| q.add(x, x)).collect()
+                } else {
+                    tq.to_vec()
+                };
+                d1.mul_scalar_assign(&t1, ring);
                 let noise = log2_std(n * (va + vm) * (vb + vm));
                 (vec![d0, d1, d2], t.mul(a.factor, b.factor), noise)
             }

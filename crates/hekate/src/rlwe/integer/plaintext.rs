@@ -104,15 +104,20 @@ impl PlaintextModulus {
             .map_err(|e| Error::InvalidParameters(e.clone()))
     }
 
-    /// Checks `values.len() <= N` and every value `< t`.
-    fn check_values(&self, values: &[u64], what: &str) -> Result<()> {
-        if values.len() > self.n {
+    /// Checks `len <= N`.
+    fn check_len(&self, len: usize, what: &str) -> Result<()> {
+        if len > self.n {
             return Err(Error::InvalidParameters(format!(
-                "{} {what} do not fit in N = {}",
-                values.len(),
+                "{len} {what} do not fit in N = {}",
                 self.n
             )));
         }
+        Ok(())
+    }
+
+    /// Checks `values.len() <= N` and every value `< t`.
+    fn check_values(&self, values: &[u64], what: &str) -> Result<()> {
+        self.check_len(values.len(), what)?;
         let t = self.value();
         if let Some((i, v)) = values.iter().enumerate().find(|(_, &v)| v >= t) {
             return Err(Error::InvalidParameters(format!(
@@ -147,9 +152,7 @@ impl PlaintextModulus {
 
     /// [`PlaintextModulus::encode_slots`] of signed values (reduced mod `t`).
     pub fn encode_slots_signed(&self, values: &[i64]) -> Result<Plaintext> {
-        if values.len() > self.n {
-            return self.encode_slots(&vec![0; values.len()]);
-        }
+        self.check_len(values.len(), "slot values")?;
         self.encode_slots(&self.reduce_signed(values))
     }
 
@@ -181,9 +184,7 @@ impl PlaintextModulus {
 
     /// [`PlaintextModulus::encode_coefficients`] of signed values (reduced mod `t`).
     pub fn encode_coefficients_signed(&self, values: &[i64]) -> Result<Plaintext> {
-        if values.len() > self.n {
-            return self.encode_coefficients(&vec![0; values.len()]);
-        }
+        self.check_len(values.len(), "coefficients")?;
         self.encode_coefficients(&self.reduce_signed(values))
     }
 
