@@ -52,6 +52,8 @@ mod context;
 mod encrypt;
 mod evaluator;
 pub mod noise;
+#[cfg(test)]
+mod noise_tests;
 mod plaintext;
 pub(crate) mod tensor;
 #[cfg(test)]
