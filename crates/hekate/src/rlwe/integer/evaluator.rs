@@ -10,7 +10,7 @@
 use super::ciphertext::Ciphertext;
 use super::context::{IntegerContext, ModSwitching, Scheme};
 use super::noise::{
-    key_switch_variance, log2_std, message_variance, rounding_variance, secret_variance, var,
+    bfv_tensor_variance, key_switch_variance, log2_std, message_variance, rounding_variance, var,
 };
 use super::plaintext::Plaintext;
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
@@ -20,12 +20,6 @@ use crate::rlwe::Evaluator as RlweEvaluator;
 use crate::{Error, Result};
 use std::borrow::Cow;
 use std::sync::Arc;
-
-/// The BFV tensor's variance is `4x` the central-limit figure (one bit per product):
-/// measured growth of squaring chains at `N = 2^11` ran 0.1-1.4 bits per product above it
-/// depending on the key and message (seeds 20-22 of the tests), which made a `1.5x`
-/// estimate 1.5 bits optimistic after four squarings.
-const BFV_TENSOR_CALIBRATION: f64 = 4.0;
 
 const NO_RELIN_KEY: &str = "no relinearization key: build the Evaluator with \
                             generate_relinearization_key";
@@ -274,11 +268,7 @@ impl Evaluator {
                 } else {
                     tensor.tensor(self.ring(), &a.parts, &b.parts, variant)
                 };
-                let tf = self.ctx.t() as f64;
-                let lift = vm + tf * tf * n * secret_variance(&self.ctx) / 12.0;
-                let noise = log2_std(
-                    BFV_TENSOR_CALIBRATION * n * lift * (va + vb) + rounding_variance(&self.ctx),
-                );
+                let noise = log2_std(bfv_tensor_variance(&self.ctx, va, vb, square));
                 let factor = t.mul(self.ctx.kappa(level), t.mul(a.factor, b.factor));
                 (parts, factor, noise)
             }

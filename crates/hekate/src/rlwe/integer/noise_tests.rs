@@ -165,13 +165,18 @@ impl Runner {
 
     fn encrypt_pk(&mut self, m: &Model) -> Ciphertext {
         let pt = self.encode(m);
-        self.f.ctx.encrypt_with(&pt, &self.f.pk, &mut self.f.rng).unwrap()
+        self.f
+            .ctx
+            .encrypt_with(&pt, &self.f.pk, &mut self.f.rng)
+            .unwrap()
     }
 
     fn encrypt_sk(&mut self, m: &Model) -> Ciphertext {
         let pt = self.encode(m);
         let f = &mut self.f;
-        f.ctx.encrypt_symmetric_with(&pt, &f.sk, &mut f.rng).unwrap()
+        f.ctx
+            .encrypt_symmetric_with(&pt, &f.sk, &mut f.rng)
+            .unwrap()
     }
 
     /// Measures `ct` against the model `m` and records the sample.
@@ -298,9 +303,7 @@ fn run(case: Case) {
         }
         for (m, e) in s {
             if e - m > 1.0 {
-                failures.push(format!(
-                    "{op} d {d}: estimate {e:.2} > measured {m:.2} + 1"
-                ));
+                failures.push(format!("{op} d {d}: estimate {e:.2} > measured {m:.2} + 1"));
             }
         }
         let mut gaps: Vec<f64> = in_budget.iter().map(|(m, e)| m - e).collect();
@@ -367,7 +370,13 @@ fn bfv_t65537() {
 fn bgv_t65537() {
     run(Case {
         name: "BGV N=2^11 t=65537",
-        params: params(Scheme::Bgv, 11, 65537, &[55, 45, 45, 45, 45, 45, 45], &[56, 56]),
+        params: params(
+            Scheme::Bgv,
+            11,
+            65537,
+            &[55, 45, 45, 45, 45, 45, 45],
+            &[56, 56],
+        ),
         depth: 5,
         seed: 191,
     });
@@ -387,7 +396,13 @@ fn bfv_t2_coefficients() {
 fn bgv_t2_coefficients() {
     run(Case {
         name: "BGV N=2^11 t=2 coeff",
-        params: params(Scheme::Bgv, 11, 2, &[50, 30, 30, 30, 30, 30, 30, 30], &[55, 55]),
+        params: params(
+            Scheme::Bgv,
+            11,
+            2,
+            &[50, 30, 30, 30, 30, 30, 30, 30],
+            &[55, 55],
+        ),
         depth: 6,
         seed: 193,
     });
