@@ -10,7 +10,8 @@
 use super::ciphertext::Ciphertext;
 use super::context::{IntegerContext, ModSwitching, Scheme};
 use super::noise::{
-    bfv_tensor_variance, key_switch_variance, log2_std, message_variance, rounding_variance, var,
+    bfv_tensor_variance, bgv_tensor_variance, key_switch_variance, log2_std, message_variance,
+    rounding_variance, var,
 };
 use super::plaintext::Plaintext;
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
@@ -228,12 +229,7 @@ impl Evaluator {
         let (a, b) = (self.at_level(a, level), self.at_level(b, level));
         let square = a.parts == b.parts;
         let t = self.t_mod();
-        let n = self.ctx.n() as f64;
-        let vm = message_variance(&self.ctx);
         let (va, vb) = (var(a.noise), var(b.noise));
-        // A square's coefficients are sums of N/2 doubled products: twice the variance of
-        // a product of independent operands.
-        let n = if square { 2.0 * n } else { n };
         let (parts, factor, noise) = match self.ctx.scheme() {
             Scheme::Bgv => {
                 let ring = self.ring();
@@ -257,7 +253,7 @@ impl Evaluator {
                     tq.to_vec()
                 };
                 d1.mul_scalar_assign(&t1, ring);
-                let noise = log2_std(n * (va + vm) * (vb + vm));
+                let noise = log2_std(bgv_tensor_variance(&self.ctx, va, vb, square));
                 (vec![d0, d1, d2], t.mul(a.factor, b.factor), noise)
             }
             Scheme::Bfv => {

@@ -11,9 +11,9 @@
 //! and OpenFHE's parameter generators: coefficients of products of independent
 //! polynomials add variances, `Var(a b) = N Var(a) Var(b)`), and bounds `‖y‖∞` by
 //! `t/2 + z σ` with `z` the tail factor of the largest of `N` Gaussians
-//! ([`tail_factor`]). BFV's tensor multiplies polynomials that depend on the same `s`,
-//! which the heuristic misses: its rule carries the secret correlation factor `C`
-//! ([`bfv_tensor_variance`]). The rules, with `V_s` the variance of a secret coefficient
+//! ([`tail_factor`]). Tensors multiply polynomials that depend on the same `s`, which
+//! the heuristic misses: their rules carry the secret correlation factor `C`
+//! ([`bfv_tensor_variance`], [`bgv_tensor_variance`]). The rules, with `V_s` the variance of a secret coefficient
 //! and `V_m = t^2 / 12` that of a uniform message coefficient:
 //!
 //! | operation | `σ^2` of the result |
@@ -23,7 +23,7 @@
 //! | add / sub | `σ_a^2 + σ_b^2` |
 //! | scalar `k` | `k^2 σ^2` (k centered mod t) |
 //! | plaintext product | `N V_m σ^2` |
-//! | BGV tensor | `N (σ_a^2 + V_m)(σ_b^2 + V_m)` (`2N` for a square) |
+//! | BGV tensor | `N (C σ_a^2 σ_b^2 + V_m (σ_a^2 + σ_b^2) + V_m^2)` (`2N` for a square), `C` the secret correlation factor of the noises' degrees ([`bgv_tensor_variance`]) |
 //! | BFV tensor | `N W (C_a (σ_a^2 + V_m) + C_b (σ_b^2 + V_m))` (`4 N W C_a (σ_a^2 + V_m)` for a square), `W = t^2 (1 + N V_s) / 12`, `C = 1.2 min(d + 1, ln(N/2) + 0.58)` the secret correlation factor of noise of degree `d` in `s` ([`bfv_tensor_variance`]), + rounding `t^2 (1 + N V_s + 2 N^2 V_s^2) / 12` |
 //! | key switch | `+ t^2 σ_ks^2` ([`key_switch_variance`]) |
 //! | modulus switch by `q` | `σ^2 / q^2 + t^2 (1 + N V_s) / 12` |
@@ -58,38 +58,54 @@ pub(crate) fn message_variance(ctx: &IntegerContext) -> f64 {
     t * t / 12.0
 }
 
-/// `d`, the degree in `s` of BFV noise of variance `v`: fresh public-key noise
-/// `t (r_0 + r_1 s)` has degree 1 (secret-key noise, degree 0, is counted as 1), and each
-/// product raises the degree by one and multiplies the variance by at least `N W` (see
-/// [`bfv_tensor_variance`]), so `d = 1 + floor(log(v / V_fresh) / log(N W))` with
-/// `V_fresh` the public-key figure. Plaintext products (noise not correlated with `s`)
-/// may be counted as products, which only makes the estimate more pessimistic.
-fn secret_degree(ctx: &IntegerContext, v: f64, nw: f64) -> f64 {
-    let fresh = rounding_variance(ctx);
-    1.0 + (v / fresh).log(nw).floor().max(0.0)
+/// `d`, the degree in `s` of noise of variance `v`: fresh public-key noise and the
+/// rounding floor `t (r_0 + r_1 s)` (variance `V_r`, [`rounding_variance`]) have degree 1
+/// (secret-key noise, degree 0, is counted as 1), and a product adding the degrees
+/// `d_a + d_b` multiplies variances to at least `N^{d-1} V_r^d` (BFV's tensor multiplies
+/// by `N W` with `W = V_r`, see [`bfv_tensor_variance`]; BGV's by the other operand's
+/// `N σ_b^2`), so `d = 1 + floor(log(v / V_r) / log(N V_r))`. Plaintext products (noise
+/// not correlated with `s`) may be counted as products, which only makes the estimate
+/// more pessimistic.
+fn secret_degree(ctx: &IntegerContext, v: f64) -> f64 {
+    let floor = rounding_variance(ctx);
+    // (Capped: beyond it the factor is H^min(a, b) anyway, and v may be infinite.)
+    1.0 + (v / floor)
+        .log(ctx.n() as f64 * floor)
+        .floor()
+        .clamp(0.0, MAX_DEGREE)
 }
 
-/// `C_d = κ min(d + 1, H_{N/2})`: the secret correlation factor of BFV's tensor for an
-/// operand whose noise has degree `d` in `s` (see [`bfv_tensor_variance`]).
+/// The largest degree [`secret_degree`] reports.
+const MAX_DEGREE: f64 = 64.0;
+
+/// `C = κ min(binom(a + b, a), H_{N/2}^{min(a, b)})`: the secret correlation factor of
+/// the product of two noises of degrees `a` and `b` in `s` (BFV: `b = 1`, `C = κ min(a +
+/// 1, H_{N/2})`, see [`bfv_tensor_variance`]; BGV: [`bgv_tensor_variance`]).
 ///
-/// The product of that noise with `w` (degree 1) is dominated by a term `P s^{d+1}`,
-/// whose variance is `‖s^{d+1}‖^2 / (‖s^d‖^2 ‖s‖^2 / N)` times the figure for independent
-/// coefficients. With `x_j = |s(ζ_j)|^2 / (N V_s)` the evaluations of the secret at the
-/// `N/2` conjugate pairs of roots (about independent exponentials of mean 1 for a dense
-/// secret), that ratio is `M_{d+1} / M_d` for the moments `M_d = mean_j x_j^d`: `d + 1` in
-/// expectation, and at most `max_j x_j` for any key, about `H_{N/2} ≈ ln(N/2) + 0.577`
-/// (the expected maximum of `N/2` exponentials). For random ternary keys the ratio
+/// The product of `P_a s^a` and `P_b s^b` is the term `P_a P_b s^{a+b}`, whose variance is
+/// `‖s^{a+b}‖^2 / (‖s^a‖^2 ‖s^b‖^2 / N)` times the figure for independent coefficients.
+/// With `x_j = |s(ζ_j)|^2 / (N V_s)` the evaluations of the secret at the `N/2` conjugate
+/// pairs of roots (about independent exponentials of mean 1 for a dense secret), that
+/// ratio is `M_{a+b} / (M_a M_b)` for the moments `M_d = mean_j x_j^d`: `(a+b)! / (a! b!)`
+/// in expectation, and at most `(max_j x_j)^{min(a, b)}` for any key (`M_b >= 1`), with
+/// `max_j x_j` about `H_{N/2} ≈ ln(N/2) + 0.577` (the expected maximum of `N/2`
+/// exponentials). For random ternary keys the ratio
 /// follows `d + 1` and then levels off below `H_{N/2}` (median `2, 2.9, 3.8, 4.5, 5.1 ...
 /// 6.4` at the tenth product for `N = 2^11`, `... 8.1` for `N = 2^13`, against
-/// `H = 7.5, 8.9`; the measured growth of `noise_tests` agrees), so `C_d` stays within a
+/// `H = 7.5, 8.9`; the measured growth of `noise_tests` agrees), so `C` stays within a
 /// few tenths of a bit per product above it (times the margin `κ`,
-/// [`BFV_FLUCTUATION_MARGIN`]).
-fn secret_correlation(ctx: &IntegerContext, degree: f64) -> f64 {
+/// [`FLUCTUATION_MARGIN`]).
+fn secret_correlation(ctx: &IntegerContext, a: f64, b: f64) -> f64 {
     let h = (ctx.n() as f64 / 2.0).ln() + 0.5772;
-    BFV_FLUCTUATION_MARGIN * (degree + 1.0).min(h)
+    let (lo, hi) = (a.min(b), a.max(b));
+    // binom(a + b, lo) = prod_{i=1}^{lo} (hi + i) / i
+    let binomial: f64 = (1..=lo as u32)
+        .map(|i| (hi + i as f64) / i as f64)
+        .product();
+    FLUCTUATION_MARGIN * binomial.min(h.powf(lo))
 }
 
-/// `κ`, the margin per BFV product over the expected variance.
+/// `κ`, the margin per product over the expected variance.
 ///
 /// [`bfv_tensor_variance`] is the mean square of `y` averaged over the randomness of the
 /// ciphertexts; one ciphertext's own mean square fluctuates around it, and more so with
@@ -100,7 +116,7 @@ fn secret_correlation(ctx: &IntegerContext, degree: f64) -> f64 {
 /// it; `κ = 1.2` (0.13 bits per product) keeps the largest within the `tail_factor`'s
 /// slack (`z` against the measured `‖y‖∞ ≈ 1.3-2 σ`) and the median gap below 6 bits
 /// (`noise_tests`).
-const BFV_FLUCTUATION_MARGIN: f64 = 1.2;
+const FLUCTUATION_MARGIN: f64 = 1.2;
 
 /// The variance of `t e` after BFV's scale-invariant tensor of operands with variances
 /// `va`, `vb` (a square when `square`).
@@ -131,7 +147,7 @@ pub(crate) fn bfv_tensor_variance(ctx: &IntegerContext, va: f64, vb: f64, square
     let vs = secret_variance(ctx);
     let vm = message_variance(ctx);
     let w = t * t * (1.0 + n * vs) / 12.0;
-    let c = |v: f64| secret_correlation(ctx, secret_degree(ctx, v, n * w));
+    let c = |v: f64| secret_correlation(ctx, secret_degree(ctx, v), 1.0);
     let main = if square {
         4.0 * n * w * c(va) * (va + vm)
     } else {
@@ -139,6 +155,23 @@ pub(crate) fn bfv_tensor_variance(ctx: &IntegerContext, va: f64, vb: f64, square
     };
     let rounding = t * t * (1.0 + n * vs + 2.0 * n * n * vs * vs) / 12.0;
     main + rounding
+}
+
+/// The variance of `t e` after BGV's tensor (times `t`) of operands with variances `va`,
+/// `vb` (a square when `square`): `y = y_a y_b` with `y = m + t e`, so
+///
+/// ```text
+/// σ^2 = N (C σ_a^2 σ_b^2 + V_m (σ_a^2 + σ_b^2) + V_m^2)
+/// ```
+///
+/// (twice that for a square, whose coefficients are sums of `N/2` doubled products), with
+/// `C` the secret correlation factor ([`secret_correlation`]) of the noises' degrees in `s`
+/// ([`secret_degree`]; 2 for two rounding floors, more for products not switched down).
+pub(crate) fn bgv_tensor_variance(ctx: &IntegerContext, va: f64, vb: f64, square: bool) -> f64 {
+    let n = ctx.n() as f64 * if square { 2.0 } else { 1.0 };
+    let vm = message_variance(ctx);
+    let c = secret_correlation(ctx, secret_degree(ctx, va), secret_degree(ctx, vb));
+    n * (c * va * vb + vm * (va + vb) + vm * vm)
 }
 
 /// The variance a key switch at `level` adds to the coefficients of `e` (not yet times

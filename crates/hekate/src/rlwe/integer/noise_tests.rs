@@ -8,8 +8,9 @@
 //! Each parameter set has one key set; every trial encrypts fresh, independent messages:
 //! fresh public- and secret-key encryptions (depth 0), `x^(2^d)` squaring chains and
 //! products `z_0 z_1 ... z_d` of independent ciphertexts for `d = 1 ..= D`, one product
-//! past the declared depth (the budget may be exhausted there: only the correctness
-//! implication and the optimism bound are checked), and additions, plaintext and scalar
+//! past the declared depth and squarings on until the budget is exhausted (there only the
+//! correctness implication and the optimism bound are checked; the test requires
+//! exhausted samples and counts those with 1-8 bits left), and additions, plaintext and scalar
 //! products, row rotations, the row swap and a modulus switch on fresh and depth-1
 //! ciphertexts.
 //!
@@ -55,6 +56,10 @@ struct Runner {
     samples: Samples,
     /// Samples with a measured budget above 1 bit that decrypted wrongly.
     wrong: Vec<String>,
+    /// Samples with a measured budget in `(1, 8]` bits (all decrypted correctly).
+    low_budget_correct: usize,
+    /// Samples with a measured budget of at most 1 bit (no claim on their decryption).
+    exhausted: usize,
 }
 
 /// `a b` in `Z_2[X]/(X^N + 1)` (signs vanish mod 2: the cyclic product), on bitsets.
@@ -89,6 +94,8 @@ impl Runner {
             batch,
             samples: Samples::default(),
             wrong: Vec::new(),
+            low_budget_correct: 0,
+            exhausted: 0,
         }
     }
 
@@ -179,8 +186,9 @@ impl Runner {
             .unwrap()
     }
 
-    /// Measures `ct` against the model `m` and records the sample.
-    fn record(&mut self, op: &'static str, depth: usize, ct: &Ciphertext, m: &Model) {
+    /// Measures `ct` against the model `m`, records the sample and returns the measured
+    /// budget.
+    fn record(&mut self, op: &'static str, depth: usize, ct: &Ciphertext, m: &Model) -> f64 {
         let ctx = &self.f.ctx;
         let measured = ctx.noise_budget(ct, &self.f.sk).unwrap();
         let estimated = ctx.estimated_noise_budget(ct);
@@ -194,11 +202,23 @@ impl Runner {
             self.wrong
                 .push(format!("{op} depth {depth}: measured {measured:.2} bits"));
         }
+        if measured > 1.0 && measured <= 8.0 {
+            self.low_budget_correct += 1;
+        }
+        if measured <= 1.0 {
+            self.exhausted += 1;
+        }
         self.samples
             .0
             .entry((op, depth))
             .or_default()
             .push((measured, estimated));
+        measured
+    }
+
+    /// The measured budget of `ct`.
+    fn record_budget(&self, ct: &Ciphertext) -> f64 {
+        self.f.ctx.noise_budget(ct, &self.f.sk).unwrap()
     }
 
     /// One trial: fresh encryptions, a squaring chain and a product chain to `depth + 1`,
@@ -233,6 +253,15 @@ impl Runner {
                 pr1 = Some((pr.clone(), mpr.clone()));
             }
         }
+        // The squaring chain goes on until the budget is exhausted (at most 8 more
+        // products), so that small measured budgets meet the correctness check.
+        let mut d = depth + 1;
+        while d < depth + 9 && self.record_budget(&sq) > 0.0 {
+            d += 1;
+            sq = ev.square(&sq).unwrap();
+            msq = self.mul(&msq, &msq);
+            self.record("square past D", d, &sq, &msq);
+        }
         let (sq1, msq1) = sq1.unwrap();
         let (pr1, mpr1) = pr1.unwrap();
 
@@ -248,7 +277,8 @@ impl Runner {
         self.record("mul_plain", 0, &p, &self.mul(&x, &w));
         let p = ev.mul_plain(&pr1, &pw).unwrap();
         self.record("mul_plain", 1, &p, &self.mul(&mpr1, &w));
-        let k = self.f.rng.gen_range(0..self.t);
+        // (k = 0 gives an exact encryption of 0, whose estimate is a bound, not a fit.)
+        let k = self.f.rng.gen_range(1..self.t);
         let p = ev.mul_scalar(&cy, k as i64).unwrap();
         self.record("mul_scalar", 0, &p, &self.scalar(&y, k));
         // Rotations.
@@ -278,6 +308,16 @@ fn run(case: Case) {
     for _ in 0..TRIALS {
         r.trial(case.depth);
     }
+    eprintln!(
+        "{}: {} samples with a measured budget in (1, 8] bits, all decrypted correctly; {} \
+         with at most 1 bit left",
+        case.name, r.low_budget_correct, r.exhausted
+    );
+    assert!(
+        r.exhausted > 0,
+        "{}: the squaring chains must reach exhausted budgets",
+        case.name
+    );
     assert!(
         r.wrong.is_empty(),
         "{}: wrong decryptions with a budget above 1 bit: {:?}",
