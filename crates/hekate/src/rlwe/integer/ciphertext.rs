@@ -30,6 +30,13 @@ impl Ciphertext {
         self.parts.len() - 1
     }
 
+    /// The parts' form: NTT for fresh ciphertexts and BGV, coefficient for BFV products
+    /// and what follows them (seed 001 Table II: BFV's key switches then enter and leave
+    /// the engines without transforms). Every operation takes either form.
+    pub fn form(&self) -> Form {
+        self.parts[0].form()
+    }
+
     /// The parts `c_0, c_1, ...` (NTT form).
     pub fn parts(&self) -> &[Poly] {
         &self.parts

@@ -97,6 +97,21 @@ impl Evaluator {
         Cow::Owned(Self::result(ct, parts, ct.factor, ct.noise))
     }
 
+    /// `ct` with its parts in `form` (a copy transformed when it is in the other one).
+    fn in_form<'a>(&self, ct: Cow<'a, Ciphertext>, form: Form) -> Cow<'a, Ciphertext> {
+        if ct.form() == form {
+            return ct;
+        }
+        let mut ct = ct.into_owned();
+        for p in &mut ct.parts {
+            match form {
+                Form::Ntt => p.ntt(self.ring()),
+                Form::Coeff => p.intt(self.ring()),
+            }
+        }
+        Cow::Owned(ct)
+    }
+
     /// Multiplies every part by the integer `k` (centered mod `t` first): the message times
     /// `k`, the noise times `|k|`.
     fn scale_parts(&self, ct: &mut Ciphertext, k: u64) {
@@ -113,7 +128,7 @@ impl Evaluator {
     }
 
     /// `a` and `b` at their common level, `b` brought to `a`'s factor (multiplied by
-    /// `α_a α_b^-1 mod t`, centered).
+    /// `α_a α_b^-1 mod t`, centered) and form.
     fn aligned<'a>(
         &self,
         a: &'a Ciphertext,
@@ -131,6 +146,7 @@ impl Evaluator {
             self.scale_parts(b, r);
             b.factor = a.factor;
         }
+        let b = self.in_form(b, a.form());
         Ok((a, b))
     }
 
@@ -177,7 +193,9 @@ impl Evaluator {
     fn add_sub_plain(&self, ct: &Ciphertext, pt: &Plaintext, sub: bool) -> Result<Ciphertext> {
         self.ctx.check_ciphertext(ct)?;
         self.ctx.check_plaintext(pt)?;
-        let m = self.ctx.lift(pt, ct.level() + 1, Some(ct.factor));
+        let m = self
+            .ctx
+            .lift(pt, ct.level() + 1, Some(ct.factor), ct.form());
         let mut parts = ct.parts.clone();
         if sub {
             parts[0].sub_assign(&m, self.ring());
@@ -199,12 +217,15 @@ impl Evaluator {
     }
 
     /// `ct · pt` (slot-wise with batching; the polynomial product with coefficient
-    /// encoding).
+    /// encoding), in NTT form.
     pub fn mul_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         self.ctx.check_ciphertext(ct)?;
         self.ctx.check_plaintext(pt)?;
-        let m = self.ctx.lift(pt, ct.level() + 1, None);
-        let mut parts = ct.parts.clone();
+        let m = self.ctx.lift(pt, ct.level() + 1, None, Form::Ntt);
+        let mut parts = self
+            .in_form(Cow::Borrowed(ct), Form::Ntt)
+            .into_owned()
+            .parts;
         parts.iter_mut().for_each(|p| p.mul_assign(&m, self.ring()));
         self.ring().recycle(m);
         let vm = message_variance(&self.ctx);
@@ -220,8 +241,10 @@ impl Evaluator {
         Ok(out)
     }
 
-    /// The degree-2 product, unrelinearized: BGV's tensor times `t` (factor `α_a α_b`), or
-    /// BFV's scale-invariant tensor (factor `κ_ℓ α_a α_b`).
+    /// The degree-2 product, unrelinearized: BGV's tensor times `t` (factor `α_a α_b`, NTT
+    /// form), or BFV's scale-invariant tensor (factor `κ_ℓ α_a α_b`, coefficient form: the
+    /// scale-and-round ends there, and the key switches after it need no transforms to
+    /// enter and leave the linear and KLSS engines).
     pub fn mul_no_relin(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.ctx.check_ciphertext(a)?;
         self.ctx.check_ciphertext(b)?;
@@ -242,6 +265,10 @@ impl Evaluator {
         let n = if square { 2.0 * n } else { n };
         let (parts, factor, noise) = match self.ctx.scheme() {
             Scheme::Bgv => {
+                let (a, b) = (
+                    self.in_form(Cow::Borrowed(&*a), Form::Ntt),
+                    self.in_form(Cow::Borrowed(&*b), Form::Ntt),
+                );
                 let ring = self.ring();
                 let ql = level + 1;
                 let [mut d0, mut d1, mut d2] =
@@ -270,9 +297,9 @@ impl Evaluator {
                 let tensor = self.ctx.tensor(level)?;
                 let variant = self.ctx.mul_variant();
                 let parts = if square {
-                    tensor.square(self.ring(), &a.parts, variant)
+                    tensor.square(self.ring(), &a.parts, variant, Form::Coeff)
                 } else {
-                    tensor.tensor(self.ring(), &a.parts, &b.parts, variant)
+                    tensor.tensor(self.ring(), &a.parts, &b.parts, variant, Form::Coeff)
                 };
                 let tf = self.ctx.t() as f64;
                 let lift = vm + tf * tf * n * secret_variance(&self.ctx) / 12.0;

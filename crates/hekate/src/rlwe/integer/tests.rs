@@ -384,3 +384,97 @@ fn bfv_product_trees_and_large_t() {
         }
     }
 }
+
+/// BFV products are in coefficient form (BGV's in NTT form), and every operation takes
+/// either form and mixes them: sums of a product and a fresh ciphertext, plaintext ops,
+/// rotations (plain and hoisted: the same words), the row swap, a product of a product
+/// with a fresh ciphertext, a modulus switch; all decrypt to the plaintext results on the
+/// three engines, whose outputs are the same words.
+#[test]
+fn bfv_coefficient_form_mixes_with_ntt_form() {
+    let t = 65537;
+    let steps = [1i64, -2];
+    let mut outputs: Vec<Vec<Ciphertext>> = Vec::new();
+    for method in engines() {
+        let params = IntegerParameters::new(Scheme::Bfv, 11)
+            .plaintext_modulus(t)
+            .log_q(&[60, 60, 60])
+            .log_p(&[61, 61])
+            .key_switching(method);
+        let mut f = fixture(params, &steps, 13);
+        let (n, half) = (f.ctx.n(), f.ctx.n() / 2);
+        let tm = crate::math::modulus::Modulus::new(t);
+        let x = random_values(&mut f.rng, n, t);
+        let y = random_values(&mut f.rng, n, t);
+        let (px, py) = (f.ctx.encode(&x).unwrap(), f.ctx.encode(&y).unwrap());
+        let cx = f.ctx.encrypt_with(&px, &f.pk, &mut f.rng).unwrap();
+        let cy = f
+            .ctx
+            .encrypt_symmetric_with(&py, &f.sk, &mut f.rng)
+            .unwrap();
+        assert_eq!(cx.form(), crate::ring::Form::Ntt);
+        let xy = f.eval.mul(&cx, &cy).unwrap();
+        assert_eq!(xy.form(), crate::ring::Form::Coeff, "BFV products");
+        let prod: Vec<u64> = (0..n).map(|i| tm.mul(x[i], y[i])).collect();
+        let check = |ct: &Ciphertext, want: &[u64], what: &str| {
+            assert_eq!(
+                f.ctx.decrypt_decode(ct, &f.sk).unwrap(),
+                want,
+                "{what}, {}",
+                method.name()
+            );
+        };
+        check(&xy, &prod, "x y");
+        let sum = f.eval.add(&xy, &cx).unwrap();
+        let want: Vec<u64> = (0..n).map(|i| tm.add(prod[i], x[i])).collect();
+        check(&sum, &want, "x y + x");
+        let diff = f.eval.sub(&cx, &xy).unwrap();
+        let want: Vec<u64> = (0..n).map(|i| tm.sub(x[i], prod[i])).collect();
+        check(&diff, &want, "x - x y");
+        let plus = f.eval.add_plain(&xy, &px).unwrap();
+        assert_eq!(plus.form(), crate::ring::Form::Coeff);
+        check(
+            &plus,
+            &(0..n).map(|i| tm.add(prod[i], x[i])).collect::<Vec<_>>(),
+            "+ pt",
+        );
+        let times = f.eval.mul_plain(&xy, &py).unwrap();
+        check(
+            &times,
+            &(0..n).map(|i| tm.mul(prod[i], y[i])).collect::<Vec<_>>(),
+            "· pt",
+        );
+        let cube = f.eval.mul(&xy, &cx).unwrap();
+        check(
+            &cube,
+            &(0..n).map(|i| tm.mul(prod[i], x[i])).collect::<Vec<_>>(),
+            "x^2 y",
+        );
+        let hoisted = f.eval.rotate_rows_hoisted(&xy, &steps).unwrap();
+        let mut outs = vec![xy.clone(), cube];
+        for (&k, h) in steps.iter().zip(&hoisted) {
+            let r = f.eval.rotate_rows(&xy, k).unwrap();
+            assert_eq!(r.form(), crate::ring::Form::Coeff);
+            assert_eq!(&r, h, "hoisted = plain (coefficient form)");
+            let want: Vec<u64> = (0..n)
+                .map(|i| {
+                    let (row, j) = (i / half, i % half);
+                    prod[row * half + (j as i64 + k).rem_euclid(half as i64) as usize]
+                })
+                .collect();
+            check(&r, &want, "rotate");
+            outs.push(r);
+        }
+        let sw = f.eval.rotate_columns(&xy).unwrap();
+        let want: Vec<u64> = (0..n).map(|i| prod[(i + half) % n]).collect();
+        check(&sw, &want, "swap");
+        outs.push(sw);
+        let down = f.eval.mod_switch(&xy).unwrap();
+        check(&down, &prod, "mod switch");
+        assert!(f.ctx.noise_budget(&xy, &f.sk).unwrap() > 1.0);
+        outputs.push(outs);
+    }
+    for o in &outputs[1..] {
+        assert_eq!(o, &outputs[0], "engines give the same words");
+    }
+}
