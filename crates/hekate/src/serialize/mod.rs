@@ -434,6 +434,10 @@ pub use crate::fhew::serialize::{
     fhew_context_from_bytes, fhew_context_from_bytes_with, fhew_context_to_bytes, fhew_fingerprint,
     fhew_params_from_bytes, MAX_FHEW_RING_DIM, MAX_LWE_DIM, MAX_SCHEDULE_RUNS, MIN_LOG_Q_KS,
 };
+pub use crate::rlwe::integer::serialize::{
+    integer_context_from_bytes, integer_context_from_bytes_with, integer_context_to_bytes,
+    MAX_NOISE_LOG2,
+};
 pub use buffer::{packed_len, ReadPolicy, Reader, Writer};
 
 use crate::ring::RingContext;
@@ -516,11 +520,12 @@ fn block_of(code: u16) -> Option<&'static TagBlock> {
 
 /// The registry: every scheme's block, in code order. A new scheme adds its block here
 /// (one line; the block itself lives beside the scheme's codecs).
-pub(crate) const TAG_BLOCKS: [&TagBlock; 4] = [
+pub(crate) const TAG_BLOCKS: [&TagBlock; 5] = [
     &crate::rlwe::serialize::TAGS,
     &crate::ckks::serialize::TAGS,
     &crate::fhew::serialize::TAGS,
     &crate::fhew::threshold::serialize::TAGS,
+    &crate::rlwe::integer::serialize::TAGS,
 ];
 
 /// A decoded header.
