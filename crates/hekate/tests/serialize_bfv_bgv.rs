@@ -9,8 +9,8 @@ use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::{RngCore, SeedableRng};
 use hekate::rlwe::evaluation_keys::{GaloisKeys, RelinearizationKey};
 use hekate::rlwe::integer::{
-    Ciphertext, Evaluator, IntegerContext, IntegerParameters, ModSwitching, MulVariant,
-    Plaintext, Scheme,
+    Ciphertext, Evaluator, IntegerContext, IntegerParameters, ModSwitching, MulVariant, Plaintext,
+    Scheme,
 };
 use hekate::rlwe::keyswitch::{KeyStorage, KeySwitchMethod, KlssConfig};
 use hekate::rlwe::{PublicKey, SecretDistribution, SecretKey};
@@ -167,7 +167,10 @@ fn parameters_round_trip_with_security_check() {
     assert_eq!(h.fingerprint, ctx.fingerprint());
     assert_ne!(h.fingerprint, ctx.ring().fingerprint());
     assert_eq!(ctx.to_bytes(&()).unwrap(), bytes);
-    assert!(ctx_eq(&IntegerContext::from_bytes(&bytes, &()).unwrap(), &ctx));
+    assert!(ctx_eq(
+        &IntegerContext::from_bytes(&bytes, &()).unwrap(),
+        &ctx
+    ));
     // Test parameters below 128 bits are refused unless the reader opts out.
     let (toy, _) = contexts(Scheme::Bfv, T);
     let m = deserialize_err(integer_context_from_bytes(&integer_context_to_bytes(&toy)));
@@ -338,7 +341,10 @@ fn seeded_ciphertext_stays_compressed() {
 fn hostile_ciphertexts_are_rejected() {
     // Body: degree u8 | storage u8 | factor u64 | noise f64 | parts.
     let (factor_at, noise_at) = (HEADER_LEN + 2, HEADER_LEN + 10);
-    for (t, not_units) in [(T, vec![0, T, T + 1, u64::MAX]), (65535, vec![0, 3, 5, 257])] {
+    for (t, not_units) in [
+        (T, vec![0, T, T + 1, u64::MAX]),
+        (65535, vec![0, 3, 5, 257]),
+    ] {
         let ctx = params(Scheme::Bgv, t).build().unwrap();
         let mut k = keys(&ctx, 13);
         let pt = ctx.encode_coefficients(&[1, 2, 3]).unwrap();
@@ -398,14 +404,8 @@ fn hostile_ciphertexts_are_rejected() {
     let ct = ctx
         .encrypt_with(&ctx.encode(&[1]).unwrap(), &k.pk, &mut k.rng)
         .unwrap();
-    let big = Ciphertext::from_parts(
-        &ctx,
-        ct.parts().to_vec(),
-        1,
-        None,
-        MAX_NOISE_LOG2 * 2.0,
-    )
-    .unwrap();
+    let big =
+        Ciphertext::from_parts(&ctx, ct.parts().to_vec(), 1, None, MAX_NOISE_LOG2 * 2.0).unwrap();
     assert!(big.to_bytes(&ctx).is_err());
 }
 

@@ -55,12 +55,12 @@ fn version_1_codes_are_frozen() {
         LweSecretKey,
     };
     use crate::ring::Poly;
-    use crate::rlwe::{HybridKey, PublicKey, SecretKey};
-    use crate::serialize::Serialize;
     use crate::rlwe::integer::serialize::IntegerKey;
     use crate::rlwe::integer::{
         Ciphertext as IntCiphertext, IntegerContext, Plaintext as IntPlaintext,
     };
+    use crate::rlwe::{HybridKey, PublicKey, SecretKey};
+    use crate::serialize::Serialize;
     fn tag<T: Serialize + ?Sized>() -> (u16, &'static str) {
         (T::TAG.code(), T::TAG.name())
     }

@@ -8,8 +8,8 @@ use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
 use hekate::rlwe::evaluation_keys::{GaloisKeys, RelinearizationKey};
 use hekate::rlwe::integer::{
-    Ciphertext, Evaluator, IntegerContext, IntegerParameters, ModSwitching, MulVariant,
-    Plaintext, Scheme,
+    Ciphertext, Evaluator, IntegerContext, IntegerParameters, ModSwitching, MulVariant, Plaintext,
+    Scheme,
 };
 use hekate::rlwe::keyswitch::{KeyStorage, KeySwitchMethod, KlssConfig};
 use hekate::rlwe::{PublicKey, SecretDistribution, SecretKey};

@@ -21,11 +21,11 @@
 //! ephemeral secret is sampled during key generation and dropped (zeroized) with it: only
 //! the two switching keys ([`EncapsulationKeys`]) remain.
 
-use crate::rlwe::serialize::{check_key_writable, read_switching_key};
 use crate::ckks::{Ciphertext, CkksContext};
 use crate::params::SecurityLevel;
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::keyswitch::SwitchingKey;
+use crate::rlwe::serialize::{check_key_writable, read_switching_key};
 use crate::rlwe::HybridKey;
 use crate::rlwe::{ChainBuilder, KeySwitcher, RlweParameters, SecretDistribution, SecretKey};
 use crate::serialize::{err, Deserialize, ObjectTag, Reader, Serialize, Writer};

@@ -17,7 +17,11 @@ const CT_SEEDED: u8 = 1;
 
 /// Reads a plaintext or ciphertext polynomial: NTT form over `Q_l` only (at least one
 /// chain limb, no special limb).
-pub(crate) fn read_message_poly(r: &mut Reader<'_>, ring: &RingContext, what: &str) -> Result<Poly> {
+pub(crate) fn read_message_poly(
+    r: &mut Reader<'_>,
+    ring: &RingContext,
+    what: &str,
+) -> Result<Poly> {
     let p = Poly::read_body(r, ring)?;
     if p.form() != Form::Ntt {
         return err(format!("{what} must be in NTT form"));

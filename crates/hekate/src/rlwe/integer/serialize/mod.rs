@@ -226,7 +226,11 @@ impl IntegerKey for GaloisKeys {
 }
 
 /// Writes `key` (header and body) under `ctx`, after its writability check.
-pub(crate) fn write_key<K: IntegerKey>(w: &mut Writer, key: &K, ctx: &IntegerContext) -> Result<()> {
+pub(crate) fn write_key<K: IntegerKey>(
+    w: &mut Writer,
+    key: &K,
+    ctx: &IntegerContext,
+) -> Result<()> {
     key.check_writable(ctx.rlwe())?;
     w.write_header(K::TAG, ctx.fingerprint());
     key.write_body(w, ctx.rlwe());

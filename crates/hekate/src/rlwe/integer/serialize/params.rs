@@ -76,7 +76,11 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
     let scheme = match r.read_u8("BFV/BGV scheme")? {
         0 => Scheme::Bfv,
         1 => Scheme::Bgv,
-        c => return err(format!("{SCHEMES} parameters: unknown scheme {c} (0 BFV, 1 BGV)")),
+        c => {
+            return err(format!(
+                "{SCHEMES} parameters: unknown scheme {c} (0 BFV, 1 BGV)"
+            ))
+        }
     };
     let name = scheme.name();
     let ring = read_ring(r, name)?;
@@ -252,4 +256,3 @@ pub fn integer_context_from_bytes_with(
     check_parameters_fingerprint(&parsed, fingerprint)?;
     build(parsed)
 }
-
