@@ -43,7 +43,7 @@ pub(crate) const TAGS: TagBlock = TagBlock {
 pub const MAX_SCALE_BYTES: usize = 2048;
 
 impl ParameterFingerprint for CkksContext {
-    /// The fingerprint of the ring ([`RingContext::fingerprint`]): CKKS objects are tied
+    /// The fingerprint of the ring ([`RingContext::fingerprint`](crate::ring::RingContext::fingerprint)): CKKS objects are tied
     /// to `N` and the primes.
     fn fingerprint(&self) -> u64 {
         self.ring().fingerprint()

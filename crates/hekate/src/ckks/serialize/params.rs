@@ -163,7 +163,7 @@ pub fn ckks_context_to_bytes(ctx: &CkksContext) -> Vec<u8> {
 }
 
 /// Rebuilds a context from [`ckks_context_to_bytes`]: parses and validates the
-/// parameters (caps: `N <= 2^17`, at most [`MAX_LIMBS`] chain and special primes, each a
+/// parameters (caps: `N <= 2^17`, at most [`MAX_LIMBS`](crate::serialize::MAX_LIMBS) chain and special primes, each a
 /// distinct prime `= 1 mod 2N` below `2^62`, checked before anything is built), checks the
 /// header fingerprint against them, then builds the context with the
 /// [`CkksParameters`] builder (explicit primes), so its validation, the security check
