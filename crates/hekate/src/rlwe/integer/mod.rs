@@ -53,6 +53,7 @@ mod encrypt;
 mod evaluator;
 pub mod noise;
 mod plaintext;
+pub(crate) mod serialize;
 pub(crate) mod tensor;
 #[cfg(test)]
 mod tests;
