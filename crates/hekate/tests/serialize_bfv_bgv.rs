@@ -275,6 +275,13 @@ fn ciphertexts(ctx: &Arc<IntegerContext>, k: &mut Keys) -> Vec<(Ciphertext, Vec<
     let deg2 = eval.mul_no_relin(&fresh_pk, &fresh_sk).unwrap();
     assert_eq!(deg2.degree(), 2);
     let product = eval.mul(&fresh_pk, &fresh_sk).unwrap();
+    // BFV products are in coefficient form (and read back so), BGV's in NTT form.
+    let want_form = if ctx.scheme() == Scheme::Bfv {
+        hekate::ring::Form::Coeff
+    } else {
+        hekate::ring::Form::Ntt
+    };
+    assert_eq!(product.form(), want_form);
     let half = ctx.n() / 2;
     let rotated_want: Vec<u64> = (0..ctx.n())
         .map(|i| {

@@ -197,7 +197,7 @@ impl Deserialize for Ciphertext {
         let (degree, seeded) = read_ct_head(r)?;
         let scale = read_scale(r)?;
         let slots = read_slots(r, ctx.n(), "ciphertext slot count")?;
-        let (parts, seed) = read_ct_parts(r, ctx.ring(), degree, seeded)?;
+        let (parts, seed) = read_ct_parts(r, ctx.ring(), degree, seeded, false)?;
         Ciphertext::from_parts(ctx, parts, scale, slots, seed)
             .map_err(|e| Error::Deserialize(format!("ciphertext: {e}")))
     }

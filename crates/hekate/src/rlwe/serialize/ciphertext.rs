@@ -22,8 +22,13 @@ pub(crate) fn read_message_poly(
     ring: &RingContext,
     what: &str,
 ) -> Result<Poly> {
+    read_part(r, ring, what, false)
+}
+
+/// [`read_message_poly`], also in coefficient form when `any_form`.
+fn read_part(r: &mut Reader<'_>, ring: &RingContext, what: &str, any_form: bool) -> Result<Poly> {
     let p = Poly::read_body(r, ring)?;
-    if p.form() != Form::Ntt {
+    if p.form() != Form::Ntt && !any_form {
         return err(format!("{what} must be in NTT form"));
     }
     if p.q_limbs() == 0 || p.p_limbs() != 0 {
@@ -96,14 +101,16 @@ pub(crate) fn write_ct_parts(
 }
 
 /// Reads what [`write_ct_parts`] writes for a ciphertext of `degree` (`seeded` from
-/// [`read_ct_head`]): every part in NTT form with the same non-zero number of chain limbs
-/// and no special limb; a seeded `c_1` is re-expanded as
-/// `expand_uniform(ring, seed, 0, l + 1, 0)`, charged first.
+/// [`read_ct_head`]): every part with the same non-zero number of chain limbs and no
+/// special limb, in NTT form, or (when `any_form`: BFV's products) every part in one
+/// form; a seeded `c_1` is re-expanded as `expand_uniform(ring, seed, 0, l + 1, 0)`,
+/// charged first, beside an NTT-form `c_0`.
 pub(crate) fn read_ct_parts(
     r: &mut Reader<'_>,
     ring: &RingContext,
     degree: usize,
     seeded: bool,
+    any_form: bool,
 ) -> Result<(Vec<Poly>, Option<Seed>)> {
     if seeded {
         let seed: Seed = r.read_array("ciphertext seed")?;
@@ -117,12 +124,19 @@ pub(crate) fn read_ct_parts(
     }
     let mut parts: Vec<Poly> = Vec::with_capacity(degree + 1);
     for i in 0..=degree {
-        let p = read_message_poly(r, ring, &format!("ciphertext part {i}"))?;
+        let p = read_part(r, ring, &format!("ciphertext part {i}"), any_form)?;
         if i > 0 && p.q_limbs() != parts[0].q_limbs() {
             return err(format!(
                 "ciphertext part {i} has {} chain limbs, part 0 has {}",
                 p.q_limbs(),
                 parts[0].q_limbs()
+            ));
+        }
+        if i > 0 && p.form() != parts[0].form() {
+            return err(format!(
+                "ciphertext part {i} is in {:?} form, part 0 in {:?} form",
+                p.form(),
+                parts[0].form()
             ));
         }
         parts.push(p);

@@ -171,7 +171,7 @@ impl Deserialize for Ciphertext {
                  {MAX_NOISE_LOG2}]"
             ));
         }
-        let (parts, seed) = read_ct_parts(r, ctx.ring(), degree, seeded)?;
+        let (parts, seed) = read_ct_parts(r, ctx.ring(), degree, seeded, true)?;
         Ciphertext::from_parts(ctx, parts, factor, seed, noise)
             .map_err(|e| Error::Deserialize(format!("ciphertext: {e}")))
     }
