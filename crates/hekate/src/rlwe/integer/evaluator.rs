@@ -10,7 +10,8 @@
 use super::ciphertext::Ciphertext;
 use super::context::{IntegerContext, ModSwitching, Scheme};
 use super::noise::{
-    key_switch_variance, log2_std, message_variance, rounding_variance, secret_variance, var,
+    key_switch_variance, log2_add, log2_std, message_variance, rounding_variance, secret_variance,
+    var,
 };
 use super::plaintext::Plaintext;
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
@@ -20,6 +21,8 @@ use crate::rlwe::Evaluator as RlweEvaluator;
 use crate::{Error, Result};
 use std::borrow::Cow;
 use std::sync::Arc;
+
+mod leveled;
 
 /// The BFV tensor's variance is `4x` the central-limit figure (one bit per product):
 /// measured growth of squaring chains at `N = 2^11` ran 0.1-1.4 bits per product above it
@@ -36,6 +39,8 @@ const NO_RELIN_KEY: &str = "no relinearization key: build the Evaluator with \
 pub struct Evaluator {
     ctx: Arc<IntegerContext>,
     core: RlweEvaluator,
+    /// BFV products drop the primes their noise allows first (see [`leveled`]).
+    leveled: bool,
 }
 
 impl Evaluator {
@@ -51,7 +56,11 @@ impl Evaluator {
     /// An evaluator over a shared key set (no copy of the keys).
     pub fn with_key_set(ctx: Arc<IntegerContext>, keys: Arc<EvaluationKeySet>) -> Self {
         let core = RlweEvaluator::new(ctx.rlwe().clone(), keys);
-        Evaluator { ctx, core }
+        Evaluator {
+            ctx,
+            core,
+            leveled: false,
+        }
     }
 
     /// The context.
@@ -301,16 +310,27 @@ impl Evaluator {
                 } else {
                     tensor.tensor(self.ring(), &a.parts, &b.parts, variant, Form::Coeff)
                 };
-                let tf = self.ctx.t() as f64;
-                let lift = vm + tf * tf * n * secret_variance(&self.ctx) / 12.0;
-                let noise = log2_std(
-                    BFV_TENSOR_CALIBRATION * n * lift * (va + vb) + rounding_variance(&self.ctx),
-                );
+                let noise =
+                    0.5 * self.bfv_tensor_log_variance(2.0 * a.noise, 2.0 * b.noise, square);
                 let factor = t.mul(self.ctx.kappa(level), t.mul(a.factor, b.factor));
                 (parts, factor, noise)
             }
         };
         Ok(Self::result(&a, parts, factor, noise))
+    }
+
+    /// `log2` of the variance of BFV's scale-invariant tensor of operands of variances
+    /// `2^lva`, `2^lvb` (the noise table of [`noise`](super::noise)), in the log domain
+    /// so that long chains do not overflow.
+    pub(super) fn bfv_tensor_log_variance(&self, lva: f64, lvb: f64, square: bool) -> f64 {
+        let n = self.ctx.n() as f64 * if square { 2.0 } else { 1.0 };
+        let tf = self.ctx.t() as f64;
+        let lift = message_variance(&self.ctx) + tf * tf * n * secret_variance(&self.ctx) / 12.0;
+        let scale = (BFV_TENSOR_CALIBRATION * n * lift).log2();
+        log2_add(
+            scale + log2_add(lva, lvb),
+            rounding_variance(&self.ctx).log2(),
+        )
     }
 
     fn relin_key(&self) -> Result<&RelinearizationKey> {
@@ -334,14 +354,23 @@ impl Evaluator {
 
     /// The noise of `ct` after one key switch.
     fn key_switched_noise(&self, ct: &Ciphertext) -> f64 {
+        0.5 * self.key_switched_log_variance(2.0 * ct.noise, ct.level())
+    }
+
+    /// `log2` of the variance after one key switch at `level` of a ciphertext of variance
+    /// `2^lv`.
+    pub(super) fn key_switched_log_variance(&self, lv: f64, level: usize) -> f64 {
         let tf = self.ctx.t() as f64;
-        log2_std(var(ct.noise) + tf * tf * key_switch_variance(&self.ctx, ct.level()))
+        log2_add(lv, (tf * tf * key_switch_variance(&self.ctx, level)).log2())
     }
 
     /// `a · b`, relinearized; BGV with [`ModSwitching::Auto`] then switches moduli down
     /// as the noise requires (one prime per product for small `t`).
     pub fn mul(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.relin_key()?;
+        if let Some(out) = self.leveled_mul(a, b)? {
+            return Ok(out);
+        }
         let out = self.relinearize(&self.mul_no_relin(a, b)?)?;
         self.auto_mod_switch(out)
     }

@@ -107,3 +107,13 @@ pub(crate) fn log2_std(v: f64) -> f64 {
 pub(crate) fn var(log2_sigma: f64) -> f64 {
     (2.0 * log2_sigma).exp2()
 }
+
+/// `log2(2^a + 2^b)` without leaving `f64`'s range: variances of deep BFV products
+/// (`σ` above `2^511` on long chains) overflow as numbers but not as logarithms.
+pub(crate) fn log2_add(a: f64, b: f64) -> f64 {
+    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+    if lo == f64::NEG_INFINITY {
+        return hi;
+    }
+    hi + (lo - hi).exp2().ln_1p() / std::f64::consts::LN_2
+}

@@ -478,3 +478,67 @@ fn bfv_coefficient_form_mixes_with_ntt_form() {
         assert_eq!(o, &outputs[0], "engines give the same words");
     }
 }
+
+/// Leveled BFV products: a squaring chain of depth 7 over eight 40-bit primes, leveled
+/// and plain from the same fresh ciphertext, on every engine. Both decrypt to `x^(2^d)`
+/// at every depth, the leveled one stays at the top level, drops primes once the noise
+/// allows (none for fresh operands) and loses at most a bit of measured budget; a product
+/// of a deep ciphertext with a fresh one (unequal noise) is right too.
+#[test]
+fn bfv_leveled_products_drop_primes_and_stay_exact() {
+    let t = 65537;
+    for method in engines() {
+        let params = IntegerParameters::new(Scheme::Bfv, 11)
+            .plaintext_modulus(t)
+            .log_q(&[40; 8])
+            .log_p(&[61, 61])
+            .key_switching(method);
+        let mut f = fixture(params, &[], 31);
+        let leveled = f.eval.clone().with_leveled_products(true);
+        assert!(leveled.leveled_products() && !f.eval.leveled_products());
+        let x = random_values(&mut f.rng, f.ctx.n(), t);
+        let fresh = f
+            .ctx
+            .encrypt_with(&f.ctx.encode(&x).unwrap(), &f.pk, &mut f.rng)
+            .unwrap();
+        assert_eq!(leveled.leveled_primes(&fresh, &fresh), 0, "fresh: nothing");
+        let (mut plain, mut lev) = (fresh.clone(), fresh.clone());
+        let mut dropped = Vec::new();
+        for d in 1..=7u32 {
+            dropped.push(leveled.leveled_primes(&lev, &lev));
+            plain = f.eval.square(&plain).unwrap();
+            lev = leveled.square(&lev).unwrap();
+            assert_eq!(lev.level(), 7, "back to the top level");
+            let want: Vec<u64> = x.iter().map(|&v| pow_mod(v, 1 << d, t)).collect();
+            for (ct, what) in [(&plain, "plain"), (&lev, "leveled")] {
+                assert_eq!(
+                    f.ctx.decrypt_decode(ct, &f.sk).unwrap(),
+                    want,
+                    "{what} d {d} {}",
+                    method.name()
+                );
+            }
+            let (bp, bl) = (
+                f.ctx.noise_budget(&plain, &f.sk).unwrap(),
+                f.ctx.noise_budget(&lev, &f.sk).unwrap(),
+            );
+            let el = f.ctx.estimated_noise_budget(&lev);
+            assert!(
+                bl > 1.0 && bl >= bp - 1.0,
+                "d {d}: leveled {bl:.1} plain {bp:.1}"
+            );
+            assert!(
+                el <= bl + 1.0,
+                "d {d}: estimate {el:.1} over measured {bl:.1}"
+            );
+        }
+        assert!(
+            dropped.iter().any(|&k| k > 0) && dropped[0] == 0,
+            "primes dropped per depth: {dropped:?}"
+        );
+        eprintln!("{}: primes dropped per depth {dropped:?}", method.name());
+        let mixed = leveled.mul(&lev, &fresh).unwrap();
+        let want: Vec<u64> = x.iter().map(|&v| pow_mod(v, (1 << 7) + 1, t)).collect();
+        assert_eq!(f.ctx.decrypt_decode(&mixed, &f.sk).unwrap(), want, "x^129");
+    }
+}
