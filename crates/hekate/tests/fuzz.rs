@@ -186,6 +186,24 @@ fn known_answers() {
         let ct = LweCiphertext::from_bytes(&file("lwe_ciphertext_toy", stem), &fctx).unwrap();
         assert_eq!(fctx.decrypt_bit(&ct, &fsk).unwrap(), bit, "{stem}");
     }
+    // BFV/BGV: contexts rebuilt from the corpus parameters, the fixtures' secret key
+    // regenerated from its seed.
+    for scheme in ["bfv10", "bgv10"] {
+        use hekate::rand_chacha::ChaCha20Rng;
+        use hekate::rand_core::SeedableRng;
+        use hekate::rlwe::integer::{Ciphertext as IntCiphertext, IntegerContext};
+        let ictx =
+            IntegerContext::from_bytes_with(&file("bfv_bgv_parameters", scheme), &(), &policy)
+                .unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(readers::integer::KEY_SEED);
+        let isk = ictx.generate_secret_key_with(&mut rng);
+        for stem in ["fresh_pk", "fresh_sk_seeded"] {
+            let dir = format!("bfv_bgv_ciphertext_{scheme}");
+            let ct = IntCiphertext::from_bytes(&file(&dir, stem), &ictx).unwrap();
+            let got = ictx.decrypt_decode(&ct, &isk).unwrap();
+            assert_eq!(got, readers::integer::message(ictx.n()), "{dir}/{stem}");
+        }
+    }
 }
 
 /// What happened to one input.

@@ -102,6 +102,7 @@ pub fn run(scheme: Scheme, args: IntegerArgs) -> Result<Outcome, Box<dyn Error>>
             "hoisted ×8",
             "decrypt",
             "x^(2^D) / D",
+            "leveled / D",
             "correct",
             "budget fresh",
             "after 1",
@@ -161,6 +162,7 @@ pub fn run(scheme: Scheme, args: IntegerArgs) -> Result<Outcome, Box<dyn Error>>
                     opt_ms(row.times[7]),
                     opt_ms(row.times[8]),
                     opt_ms(row.times[9]),
+                    opt_ms(row.times[10]),
                     row.correct.to_string(),
                     row.budgets[0].clone(),
                     row.budgets[1].clone(),
@@ -180,6 +182,7 @@ pub fn run(scheme: Scheme, args: IntegerArgs) -> Result<Outcome, Box<dyn Error>>
                         "hoisted8",
                         "decrypt",
                         "chain_per_level",
+                        "leveled_chain_per_level",
                     ];
                     let times: Vec<String> = names
                         .iter()
@@ -217,7 +220,8 @@ pub fn run(scheme: Scheme, args: IntegerArgs) -> Result<Outcome, Box<dyn Error>>
     println!(
         "\nms, median of {reps} after a warm-up, one parameter set per row; budgets are \
          measured / estimated bits (estimates never more than 1 bit above the measure); \
-         BGV products switch moduli automatically, so its mult+relin includes the switch."
+         BGV products switch moduli automatically, so its mult+relin includes the switch; \
+         leveled / D: BFV's chain with leveled products (Evaluator::with_leveled_products)."
     );
     if failed.is_empty() {
         Ok(Outcome::Success)
@@ -250,7 +254,7 @@ fn describe(bits: &[u32]) -> String {
 
 struct Row {
     /// encode, encrypt, tensor, relin, mult+relin, mod switch, rotate, hoisted, decrypt,
-    /// chain per level (ms).
+    /// chain per level, leveled chain per level (BFV) (ms).
     times: Vec<Option<f64>>,
     correct: bool,
     budgets: [String; 3],
@@ -317,6 +321,22 @@ fn bench_one(
     let want: Vec<u64> = x.iter().map(|&v| tm.pow(v, 1u64 << depth)).collect();
     correct &= ctx.decrypt_decode(&chain, &sk)? == want;
     let at_d = budget(&chain)?;
+    // BFV: the same chain with leveled products (primes dropped before each tensor as
+    // the noise allows, OpenFHE's HPSPOVERQLEVELED idea).
+    let leveled = if ctx.scheme() == Scheme::Bfv {
+        let lev = eval.clone().with_leveled_products(true);
+        let (chain, dt) = time_once(|| -> Result<_, hekate::Error> {
+            let mut c = cx.clone();
+            for _ in 0..depth {
+                c = lev.square(&c)?;
+            }
+            Ok(c)
+        });
+        correct &= ctx.decrypt_decode(&chain?, &sk)? == want;
+        Some(dt.as_secs_f64() * 1e3 / depth.max(1) as f64)
+    } else {
+        None
+    };
     Ok(Row {
         times: vec![
             Some(encode.ms()),
@@ -329,6 +349,7 @@ fn bench_one(
             Some(hoisted.ms()),
             Some(decrypt.ms()),
             Some(dt.as_secs_f64() * 1e3 / depth.max(1) as f64),
+            leveled,
         ],
         correct,
         budgets: [fresh, after, at_d],

@@ -206,6 +206,11 @@ impl Table {
         self.rows.push(row);
     }
 
+    /// Whether the table has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
     /// The table as markdown text, one line per row, ending with a newline.
     pub fn to_markdown(&self) -> String {
         let width = |i: usize| {

@@ -237,15 +237,10 @@ impl Evaluator {
     /// The key switch of `c` (one level, NTT or coefficient form) with `key`: `(u_0, u_1)`
     /// with `u_0 + u_1 s ≈ c s'`, in `c`'s form.
     pub fn key_switch(&self, c: &Poly, key: &SwitchingKey) -> Result<[Poly; 2]> {
-        let (c, form) = self.ntt_parts(std::slice::from_ref(c), 1)?;
+        self.check_parts(std::slice::from_ref(c), 1)?;
         self.params
-            .check_key_at(key, c[0].q_limbs(), || "the switching key".into())?;
-        let [u0, u1] = self.params.keyswitcher().switch(&c[0], key);
-        let [u0, u1]: [Poly; 2] = self
-            .to_form(vec![u0, u1], form)
-            .try_into()
-            .expect("two parts");
-        Ok([u0, u1])
+            .check_key_at(key, c.q_limbs(), || "the switching key".into())?;
+        Ok(self.params.keyswitcher().switch(c, key))
     }
 
     /// Relinearizes `(c_0, c_1, c_2)` in place to `(c_0 + u_0, c_1 + u_1)`, with
@@ -273,21 +268,17 @@ impl Evaluator {
             "the relinearization key".into()
         })?;
         let ring = self.ring();
-        let mut c2 = parts.pop().expect("width 3");
-        if form == Form::Coeff {
-            parts.iter_mut().for_each(|p| p.ntt(ring));
-            c2.ntt(ring);
-        }
+        let c2 = parts.pop().expect("width 3");
+        // In the parts' form: a coefficient-form c_2 (BFV's tensor output) enters and
+        // leaves the engine without transforms where the engine allows.
         let [u0, u1] = self.params.keyswitcher().switch(&c2, &rlk.0);
+        debug_assert!(u0.form() == form);
         self.counts.add(1, 1);
         ring.recycle(c2);
         parts[0].add_assign(&u0, ring);
         parts[1].add_assign(&u1, ring);
         ring.recycle(u0);
         ring.recycle(u1);
-        if form == Form::Coeff {
-            parts.iter_mut().for_each(|p| p.intt(ring));
-        }
         Ok(())
     }
 
@@ -313,12 +304,29 @@ impl Evaluator {
     /// [`Evaluator::automorphism`] with a given (already looked-up) key, for the element
     /// the key carries.
     pub fn automorphism_with(&self, parts: &[Poly], key: &GaloisKey) -> Result<Vec<Poly>> {
-        let (p, form) = self.ntt_parts(parts, 2)?;
-        self.check_galois_key_at(key, p[1].q_limbs())?;
-        let u = self.params.keyswitcher().switch(&p[1], key.key());
+        let form = self.check_parts(parts, 2)?;
+        self.check_galois_key_at(key, parts[1].q_limbs())?;
+        let u = self.params.keyswitcher().switch(&parts[1], key.key());
         self.counts.add(1, 1);
-        let out = self.finish_automorphism(&p[0], key.galois_element(), u);
-        Ok(self.to_form(out, form))
+        let g = key.galois_element();
+        Ok(match form {
+            Form::Ntt => self.finish_automorphism(&parts[0], g, u),
+            // Coefficient form: the switch stays there and the automorphism is a signed
+            // permutation of the coefficients.
+            Form::Coeff => {
+                let ring = self.ring();
+                let [mut u0, u1] = u;
+                u0.add_assign(&parts[0], ring);
+                let out = [&u0, &u1].map(|p| {
+                    let mut o = ring.scratch_poly(p.q_limbs(), 0, Form::Coeff);
+                    p.automorphism(g, ring, &mut o);
+                    o
+                });
+                ring.recycle(u0);
+                ring.recycle(u1);
+                out.into()
+            }
+        })
     }
 
     /// Step 1 of hoisting: the decomposition of `c_1` of a width-2 ciphertext, for any

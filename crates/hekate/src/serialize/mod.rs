@@ -4,8 +4,9 @@
 //! 16-byte header followed by a type-specific body. Reading needs the parameters the
 //! object was made under (a [`RingContext`] for the ring-level
 //! types, a [`CkksContext`](crate::ckks::CkksContext) for CKKS plaintexts, ciphertexts and
-//! evaluation keys, a [`FhewContext`](crate::fhew::FhewContext) for FHEW ciphertexts and
-//! keys; CKKS and FHEW parameters are self-contained and need nothing), checks that they
+//! evaluation keys, an [`IntegerContext`](crate::rlwe::integer::IntegerContext) for BFV/BGV
+//! ones, a [`FhewContext`](crate::fhew::FhewContext) for FHEW ciphertexts and
+//! keys; CKKS, BFV/BGV and FHEW parameters are self-contained and need nothing), checks that they
 //! are the writer's (by fingerprint), and validates every field:
 //! a reader never panics, never allocates before checking that the input holds the data
 //! the allocation is for, charges everything it allocates (the decoded object, what it
@@ -53,12 +54,13 @@
 //! | block | owner, codecs in | tags |
 //! |-------|------------------|------|
 //! | `0x0000` | reserved | |
-//! | `0x0001..=0x000F` | ring and RLWE, `rlwe/serialize.rs` | 1 `Poly`, 2 `SecretKey`, 3 `PublicKey`, 4 `HybridKey` |
+//! | `0x0001..=0x000F` | ring and RLWE, `rlwe/serialize/` | 1 `Poly`, 2 `SecretKey`, 3 `PublicKey`, 4 `HybridKey` |
 //! | `0x0010..=0x001F` | CKKS, `ckks/serialize/` | 16 parameters, 17 plaintext, 18 ciphertext, 19 relinearization key, 20 Galois keys |
 //! | `0x0020..=0x0026` | FHEW, `fhew/serialize/` | 32 parameters, 33 LWE ciphertext, 34 LWE secret key, 35 FHEW secret key, 36 LWE key-switching key, 37 blind-rotation key, 38 bootstrapping key |
 //! | `0x0027..=0x002F` | threshold FHEW, `fhew/threshold/serialize.rs` | 39 public-key share, 40 evaluation-key share, 41 partial decryption, 42 joint public key |
 //! | `0x0030..=0x00FF` | unassigned | |
-//! | `0x0100..=0x01FF`, `0x0200..=0x02FF`, … | one block of 256 per new scheme (BFV, BGV, MLWE-CKKS, …), or a second block for a scheme whose first is full | |
+//! | `0x0100..=0x01FF` | BFV and BGV, `rlwe/integer/serialize/` | 256 parameters, 257 plaintext, 258 ciphertext, 259 relinearization key, 260 Galois keys |
+//! | `0x0200..=0x02FF`, `0x0300..=0x03FF`, … | one block of 256 per new scheme (MLWE-CKKS, …), or a second block for a scheme whose first is full | |
 //!
 //! A new scheme adds a `serialize` module with its codecs and its block, and one line to
 //! the registry; a unit test checks that every tag lies in its block, that no two codes or
@@ -260,6 +262,82 @@
 //! The keys are written in increasing order of `g`, and a reader refuses any other order
 //! (or a repeated element), so that the encoding of a set does not depend on its hash map.
 //!
+//! ## BFV and BGV objects
+//!
+//! BFV and BGV share one representation ([`rlwe::integer`](crate::rlwe::integer)), so one
+//! set of codecs and one tag block serve both; the scheme is a field of the parameters.
+//! Plaintexts, ciphertexts and evaluation keys are read under an
+//! [`IntegerContext`](crate::rlwe::integer::IntegerContext), whose fingerprint
+//! ([`IntegerContext::fingerprint`](crate::rlwe::integer::IntegerContext::fingerprint)) is
+//! [`fnv1a64`] of the little-endian `u64`s of the [`ring_fingerprint`] and the plaintext
+//! modulus `t`: an object of another `t`, or of a CKKS context of the same ring, is
+//! refused. Secret and public keys are ring-level objects (tags 2, 3), written and read
+//! under the context's [`ring`](crate::rlwe::integer::IntegerContext::ring).
+//!
+//! ### BFV/BGV parameters (tag 256), self-contained
+//!
+//! Written by [`integer_context_to_bytes`] (or `ctx.to_bytes(&())`), read by
+//! [`integer_context_from_bytes`] (or `IntegerContext::from_bytes(bytes, &())`) without any
+//! context. The header's fingerprint is the context's (of the `N`, primes and `t` in the
+//! body), and is checked against them. The fields shared with CKKS parameters have the
+//! same encodings and checks (tag 16).
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 1 | scheme, `u8`: 0 BFV, 1 BGV |
+//! | 4 | `N`, `u32`, a power of two in `[2, 2^17]` |
+//! | 2 | `L + 1`, `u16`: chain primes, in `[1, 256]` |
+//! | 2 | `k`, `u16`: special primes, in `[1, 256]` |
+//! | 8(L+1) | `q_0 .. q_L`, `u64` each |
+//! | 8k | `p_0 .. p_{k-1}`, `u64` each |
+//! | 8 | `t`, `u64`, in `[2, 2^61)`, coprime to every prime of `Q` and `P` |
+//! | 2 | `dnum`, `u16`, in `[1, L + 1]` |
+//! | 1 | secret distribution, `u8` (then `h`, `u32`, for a Hamming weight), as in tag 16 |
+//! | 1 | security level, `u8`, as in tag 16 |
+//! | … | key switching, as in tag 16 (1, 12 or `14 + 2c` bytes) |
+//! | 1 | key storage in memory, `u8`: 0 expanded, 1 compact |
+//! | 1 | modulus switching, `u8`: 0 automatic, 1 manual (used by BGV) |
+//! | 1 | multiplication variant, `u8`: 0 exact, 1 HPS (used by BFV) |
+//!
+//! Batching is not stored: the context derives it from `t` and `N` (a prime
+//! `t = 1 mod 2N`), as when it was built. After the checks above (and the reader's
+//! [`ReadPolicy`]: minimum security level, heuristic KLSS bound, allocation limit), the
+//! context is built with [`IntegerParameters`](crate::rlwe::integer::IntegerParameters) and
+//! the explicit primes, so every check of the builder runs again; a failure of the builder
+//! is reported as [`Error::Deserialize`] naming the builder's error.
+//!
+//! ### BFV/BGV `Plaintext` (tag 257)
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 4 | `n`, `u32`, equal to the context's `N` |
+//! | … | the `n` coefficients of `m`, each `< t`, bit-packed in `ceil(log2 t)` bits as a `Poly` limb |
+//!
+//! ### BFV/BGV `Ciphertext` (tag 258)
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 1 | degree `d`, `u8`: 1, or 2 (after a product without relinearization) |
+//! | 1 | storage, `u8`: 0 every part, 1 seed-compressed (only for `d = 1`) |
+//! | 8 | correction factor `α`, `u64`: in `[1, t)` and invertible mod `t` |
+//! | 8 | noise estimate `log2 σ`, the `f64`'s IEEE 754 bits as a `u64`: in `[0, 2^16]` ([`MAX_NOISE_LOG2`]), not NaN |
+//! | … | storage 0: `c_0 .. c_d`, `Poly` bodies; storage 1: the 32-byte seed of `c_1`, then `c_0` |
+//!
+//! The parts are as in a CKKS ciphertext (tag 18): NTT form, no special limb, the same
+//! non-zero number `l + 1` of chain limbs (the level is `l`); a fresh secret-key
+//! encryption is written seed-compressed and `c_1` re-expanded as
+//! `expand_uniform(ring, seed, 0, l + 1, 0)`.
+//!
+//! ### BFV/BGV `RelinearizationKey` (tag 259) and `GaloisKeys` (tag 260)
+//!
+//! The bodies of tags 19 and 20 (the ordinary, seed-compressed hybrid form whatever the
+//! engine), under the integer context's `dnum` and engine. They are written and read by
+//! [`IntegerContext::relinearization_key_to_bytes`](crate::rlwe::integer::IntegerContext::relinearization_key_to_bytes),
+//! [`relinearization_key_from_bytes`](crate::rlwe::integer::IntegerContext::relinearization_key_from_bytes),
+//! [`galois_keys_to_bytes`](crate::rlwe::integer::IntegerContext::galois_keys_to_bytes) and
+//! [`galois_keys_from_bytes`](crate::rlwe::integer::IntegerContext::galois_keys_from_bytes)
+//! (the key types' [`Serialize`] implementation is the CKKS one).
+//!
 //! ## FHEW objects
 //!
 //! FHEW ciphertexts and keys are read under a [`FhewContext`](crate::fhew::FhewContext),
@@ -412,7 +490,9 @@
 //! re-serializes to itself), and rejects every truncation, trailing data and another
 //! context's parameters. [`testing::check_contract`] checks all of it for one object
 //! ([`testing::check_contract_standalone`] for self-contained objects, which have no other
-//! parameters to be read under: CKKS and FHEW parameters).
+//! parameters to be read under: CKKS, BFV/BGV and FHEW parameters). The BFV/BGV
+//! evaluation keys, read by methods of the integer context, are checked the same way by
+//! `tests/serialize_bfv_bgv.rs`.
 
 mod buffer;
 // The serialization contract checker: public (and hidden from the docs) only so that the
@@ -433,6 +513,10 @@ pub use crate::ckks::serialize::{
 pub use crate::fhew::serialize::{
     fhew_context_from_bytes, fhew_context_from_bytes_with, fhew_context_to_bytes, fhew_fingerprint,
     fhew_params_from_bytes, MAX_FHEW_RING_DIM, MAX_LWE_DIM, MAX_SCHEDULE_RUNS, MIN_LOG_Q_KS,
+};
+pub use crate::rlwe::integer::serialize::{
+    integer_context_from_bytes, integer_context_from_bytes_with, integer_context_to_bytes,
+    MAX_NOISE_LOG2,
 };
 pub use buffer::{packed_len, ReadPolicy, Reader, Writer};
 
@@ -516,11 +600,12 @@ fn block_of(code: u16) -> Option<&'static TagBlock> {
 
 /// The registry: every scheme's block, in code order. A new scheme adds its block here
 /// (one line; the block itself lives beside the scheme's codecs).
-pub(crate) const TAG_BLOCKS: [&TagBlock; 4] = [
+pub(crate) const TAG_BLOCKS: [&TagBlock; 5] = [
     &crate::rlwe::serialize::TAGS,
     &crate::ckks::serialize::TAGS,
     &crate::fhew::serialize::TAGS,
     &crate::fhew::threshold::serialize::TAGS,
+    &crate::rlwe::integer::serialize::TAGS,
 ];
 
 /// A decoded header.
@@ -550,7 +635,8 @@ impl ParameterFingerprint for RingContext {
     }
 }
 
-/// The "no parameters" context of self-contained objects (CKKS and FHEW parameters).
+/// The "no parameters" context of self-contained objects (CKKS, BFV/BGV and FHEW
+/// parameters).
 impl ParameterFingerprint for () {
     /// Unused (0): self-contained objects put the fingerprint of what they describe in
     /// their header instead.

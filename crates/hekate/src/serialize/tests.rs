@@ -55,10 +55,18 @@ fn version_1_codes_are_frozen() {
         LweSecretKey,
     };
     use crate::ring::Poly;
+    use crate::rlwe::integer::serialize::IntegerKey;
+    use crate::rlwe::integer::{
+        Ciphertext as IntCiphertext, IntegerContext, Plaintext as IntPlaintext,
+    };
     use crate::rlwe::{HybridKey, PublicKey, SecretKey};
     use crate::serialize::Serialize;
     fn tag<T: Serialize + ?Sized>() -> (u16, &'static str) {
         (T::TAG.code(), T::TAG.name())
+    }
+    // Evaluation keys under an integer context (their codec is not the `Serialize` one).
+    fn key_tag<K: IntegerKey>() -> (u16, &'static str) {
+        (K::TAG.code(), K::TAG.name())
     }
     let expected = [
         (tag::<Poly>(), (1, "polynomial")),
@@ -88,6 +96,14 @@ fn version_1_codes_are_frozen() {
         ),
         (tag::<PartialDecryption>(), (41, "partial decryption")),
         (tag::<ThresholdPublicKey>(), (42, "threshold public key")),
+        (tag::<IntegerContext>(), (256, "BFV/BGV parameters")),
+        (tag::<IntPlaintext>(), (257, "BFV/BGV plaintext")),
+        (tag::<IntCiphertext>(), (258, "BFV/BGV ciphertext")),
+        (
+            key_tag::<RelinearizationKey>(),
+            (259, "BFV/BGV relinearization key"),
+        ),
+        (key_tag::<GaloisKeys>(), (260, "BFV/BGV Galois keys")),
     ];
     for (got, want) in expected {
         assert_eq!(got, want);

@@ -6,6 +6,7 @@
 
 mod ckks;
 mod fhew;
+pub mod integer;
 
 #[allow(unused_imports)]
 pub use ckks::message;
@@ -78,6 +79,39 @@ where
     }
 }
 
+/// A target for a type read and written by functions rather than by [`Deserialize`]
+/// (BFV/BGV evaluation keys, whose codec is on the integer context).
+fn target_with<T, R, W, U>(
+    name: &'static str,
+    seeds: Vec<(String, Vec<u8>)>,
+    variants: Vec<Vec<u8>>,
+    read: R,
+    write: W,
+    use_it: U,
+) -> Target
+where
+    T: 'static,
+    R: Fn(&[u8], &ReadPolicy) -> Result<T> + 'static,
+    W: Fn(&T) -> Result<Vec<u8>> + 'static,
+    U: Fn(&T) -> Result<()> + 'static,
+{
+    let read = std::rc::Rc::new(read);
+    let r = read.clone();
+    Target {
+        name,
+        seeds,
+        variants,
+        decode: Box::new(move |bytes, policy| r(bytes, policy).map(drop)),
+        run: Box::new(move |bytes, policy, use_obj| {
+            let obj = read(bytes, policy)?;
+            if use_obj {
+                use_it(&obj)?;
+            }
+            write(&obj)
+        }),
+    }
+}
+
 /// The encoding of `obj` under `ctx` (a valid object of that context).
 fn bytes<T: Serialize>(obj: &T, ctx: &T::Context) -> Vec<u8> {
     obj.to_bytes(ctx).expect("writable under its own context")
@@ -95,5 +129,6 @@ pub fn policy(max_alloc_bytes: u64) -> ReadPolicy {
 pub fn all() -> Vec<Target> {
     let mut v = ckks::targets();
     v.extend(fhew::targets());
+    v.extend(integer::targets());
     v
 }

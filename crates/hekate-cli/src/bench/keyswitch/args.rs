@@ -36,6 +36,17 @@ pub struct KeyswitchArgs {
     /// Only these chain lengths l in t8, comma separated
     #[arg(long, value_delimiter = ',', value_name = "L,...")]
     levels: Option<Vec<usize>>,
+    /// Schemes of the t8 rows, comma separated: ckks (the paper's Q = 55 + (l-1) × 40
+    /// bits), bgv (l × 40 bits, NTT-form input and output) and bfv (l - 1 primes of 40
+    /// bits at l = 8, 15, 34 for N = 2^14, 2^15, 2^16; coefficient-form input and output,
+    /// seed 001 Alg. 5)
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "SCHEME,...",
+        default_value = "ckks"
+    )]
+    schemes: Vec<T8Scheme>,
     /// Only these log2 N in t8, comma separated
     #[arg(long = "log-n", value_delimiter = ',', value_name = "LOG_N,...")]
     log_n: Option<Vec<u32>>,
@@ -67,6 +78,17 @@ pub enum PaperTable {
     All,
 }
 
+/// A scheme whose seed 001 Table VIII rows `--table t8` reproduces (Table VI's shapes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum T8Scheme {
+    /// CKKS: `Q = 55 + (l - 1) × 40` bits, NTT form.
+    Ckks,
+    /// BGV: `Q = l × 40` bits, NTT form.
+    Bgv,
+    /// BFV: `Q = (l - 1) × 40` bits (the paper's `l` counts one more), coefficient form.
+    Bfv,
+}
+
 /// The resolved run configuration.
 #[derive(Debug, Clone)]
 pub(super) struct Config {
@@ -80,6 +102,7 @@ pub(super) struct Config {
     pub(super) r: Option<Vec<usize>>,
     pub(super) levels: Option<Vec<usize>>,
     pub(super) log_n: Option<Vec<u32>>,
+    pub(super) schemes: Vec<T8Scheme>,
 }
 
 impl KeyswitchArgs {
@@ -109,6 +132,12 @@ impl KeyswitchArgs {
                 return Err(format!("--log-n {l} is outside [10, 17]").into());
             }
         }
+        let mut schemes = self.schemes;
+        schemes.sort_unstable();
+        schemes.dedup();
+        if schemes.is_empty() {
+            return Err("--schemes needs at least one of ckks, bgv, bfv".into());
+        }
         if !(30..=61).contains(&self.b_prime_bits) {
             return Err(format!("--b-prime-bits {} is outside [30, 61]", self.b_prime_bits).into());
         }
@@ -123,6 +152,7 @@ impl KeyswitchArgs {
             r: self.r,
             levels: self.levels,
             log_n: self.log_n,
+            schemes,
         })
     }
 }

@@ -1,10 +1,10 @@
 //! The cells of the grid: their parameters, one cell's run (keygen, every method timed
 //! and checked against hybrid), and the grid of each paper table after the filters.
 
-use super::args::{Config, PaperTable, DEFAULT_B_PRIME_BITS};
+use super::args::{Config, PaperTable, T8Scheme, DEFAULT_B_PRIME_BITS};
 use super::paper::paper_sweep;
 use crate::bench::{fmt_ms, time_once, try_measure, Stats};
-use hekate::math::PrimeGenerator;
+use hekate::math::{transform_count, PrimeGenerator};
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::{RngCore, SeedableRng};
 use hekate::ring::{Form, RingContext};
@@ -29,6 +29,22 @@ pub(super) struct CellSpec {
     /// Methods to time, hybrid first.
     pub(super) methods: Vec<KeySwitchMethod>,
     pub(super) seed: u64,
+    /// The scheme of a t8 row (CKKS for t3 / t4).
+    pub(super) scheme: T8Scheme,
+    /// The paper's `l` of a t8 row (BFV's counts one more than its primes).
+    pub(super) paper_l: usize,
+}
+
+impl CellSpec {
+    /// The form the switched polynomial enters and leaves in: coefficient form for BFV
+    /// (its `c_2` leaves the scale-and-round there; seed 001 Alg. 5), NTT otherwise.
+    pub(super) fn form(&self) -> Form {
+        if self.scheme == T8Scheme::Bfv {
+            Form::Coeff
+        } else {
+            Form::Ntt
+        }
+    }
 }
 
 /// One timed method of a cell.
@@ -47,6 +63,8 @@ pub(super) struct Timed {
     pub(super) predicted_s: f64,
     /// Output equal, word for word, to the hybrid engine's.
     pub(super) identical: bool,
+    /// Forward and inverse NTTs of one switch ([`transform_count`]).
+    pub(super) transforms: u64,
 }
 
 /// The results of one cell.
@@ -137,24 +155,53 @@ pub(super) fn seed000_spec(
         dnum: l.div_ceil(r),
         methods,
         seed: 0x6b73_0000 ^ (u64::from(log_n) << 16) ^ ((l_tilde as u64) << 8) ^ r as u64,
+        scheme: T8Scheme::Ckks,
+        paper_l: l,
     }
 }
 
-/// Prime sizes of one seed-001 CKKS cell: `Q = 55 + (l-1) × 40`, `P = 55`, `α = 1`.
-fn seed001_spec(log_n: u32, l: usize) -> CellSpec {
-    let mut q_bits = vec![55];
-    q_bits.extend(std::iter::repeat_n(40, l - 1));
+/// Prime sizes of one seed-001 cell (Table VI, `P = 55` bits, `α = 1`): CKKS
+/// `Q = 55 + (l-1) × 40`, BGV `l × 40`, BFV `(l - 1) × 40`.
+fn seed001_spec(log_n: u32, l: usize, scheme: T8Scheme) -> CellSpec {
+    let q_bits = match scheme {
+        T8Scheme::Ckks => std::iter::once(55)
+            .chain(std::iter::repeat_n(40, l - 1))
+            .collect(),
+        T8Scheme::Bgv => vec![40; l],
+        T8Scheme::Bfv => vec![40; l - 1],
+    };
+    let tag = match scheme {
+        T8Scheme::Ckks => 0,
+        T8Scheme::Bgv => 1,
+        T8Scheme::Bfv => 2,
+    };
     CellSpec {
         log_n,
+        dnum: q_bits.len(),
         q_bits,
         p_bits: vec![55],
-        dnum: l,
         methods: vec![
             KeySwitchMethod::Hybrid,
             KeySwitchMethod::Linear(KlssBound::WorstCase),
             KeySwitchMethod::Linear(KlssBound::Heuristic),
         ],
-        seed: 0x6c69_0000 ^ (u64::from(log_n) << 16) ^ l as u64,
+        seed: 0x6c69_0000 ^ (u64::from(log_n) << 16) ^ (l as u64) ^ (tag << 8),
+        scheme,
+        paper_l: l,
+    }
+}
+
+/// The paper's `l` values of a scheme's t8 rows at `N = 2^log_n` (`quick`: `N = 2^12`).
+fn t8_levels(scheme: T8Scheme, log_n: u32, quick: bool) -> Vec<usize> {
+    match (scheme, quick) {
+        (T8Scheme::Bfv, true) => vec![8],
+        (_, true) => vec![4, 8],
+        (T8Scheme::Bfv, false) => match log_n {
+            14 => vec![8],
+            15 => vec![15],
+            _ => vec![34],
+        },
+        (_, false) => vec![8, 16, 24, 32],
     }
 }
 
@@ -191,6 +238,15 @@ pub(super) fn run_cell(
         let qi = ctx.modulus(i, ql).value();
         limb.iter_mut().for_each(|x| *x = rng.next_u64() % qi);
     }
+    if spec.form() == Form::Coeff {
+        c.intt(&ctx);
+    }
+    // Transforms of one switch (outside the timing).
+    let transforms = |f: &dyn Fn()| {
+        let before = transform_count();
+        f();
+        (transform_count() - before).total()
+    };
 
     let model = CostModel::new(&ctx, spec.dnum, costs);
     let auto = model.best(ql)?.method;
@@ -219,6 +275,7 @@ pub(super) fn run_cell(
                     stats,
                     predicted_s,
                     identical: true,
+                    transforms: transforms(&|| drop(hybrid.switch(&c, &key))),
                 }
             }
             KeySwitchMethod::Klss(cfg) => {
@@ -228,6 +285,7 @@ pub(super) fn run_cell(
                 let (stats, out) =
                     try_measure(reps, || Ok::<_, Infallible>(engine.switch(&c, &ek)))?;
                 let key_bytes = ek.expanded_bytes();
+                let count = transforms(&|| drop(engine.switch(&c, &ek)));
                 drop(ek); // never two expanded keys at once
                 Timed {
                     method: *m,
@@ -242,6 +300,7 @@ pub(super) fn run_cell(
                     stats,
                     predicted_s,
                     identical: reference.as_ref() == Some(&out),
+                    transforms: count,
                 }
             }
             other => return Err(format!("cannot time {}", other.name()).into()),
@@ -288,19 +347,17 @@ pub(super) fn grid(cfg: &Config, table: PaperTable) -> Vec<CellSpec> {
             out
         }
         PaperTable::T8 => {
-            let (log_ns, ls): (&[u32], &[usize]) = if cfg.quick {
-                (&[12], &[4, 8])
-            } else {
-                (&[14, 15, 16], &[8, 16, 24, 32])
-            };
+            let log_ns: &[u32] = if cfg.quick { &[12] } else { &[14, 15, 16] };
             let mut out = Vec::new();
             for &log_n in log_ns {
                 if cfg.log_n.as_ref().is_some_and(|f| !f.contains(&log_n)) {
                     continue;
                 }
-                for &l in ls {
-                    if keep(&cfg.levels, l) {
-                        out.push(seed001_spec(log_n, l));
+                for &scheme in &cfg.schemes {
+                    for l in t8_levels(scheme, log_n, cfg.quick) {
+                        if keep(&cfg.levels, l) {
+                            out.push(seed001_spec(log_n, l, scheme));
+                        }
                     }
                 }
             }

@@ -1,5 +1,7 @@
 //! The papers' figures: seed 000 Tables 3-4 (KLSS against hybrid) and seed 001 Table
-//! VIII's CKKS rows (linear against hybrid), shown beside the measured ones.
+//! VIII (linear against hybrid; CKKS, BGV and BFV rows), shown beside the measured ones.
+
+use super::args::T8Scheme;
 
 /// One `(ℓ̃, r)` cell of seed 000 Tables 3-4 (seconds, one thread, Lattigo on a Xeon
 /// Platinum 8268).
@@ -228,17 +230,27 @@ pub(super) fn paper_klss(log_n: u32, l_tilde: usize, r: usize) -> Option<&'stati
         .find(|p| (p.log_n, p.l_tilde, p.r) == (log_n, l_tilde, r))
 }
 
-/// One CKKS row of seed 001 Table VIII (ms, one NVIDIA A100).
+/// One row of seed 001 Table VIII (ms, one NVIDIA A100).
 pub(super) struct PaperLinear {
+    pub(super) scheme: T8Scheme,
     pub(super) log_n: u32,
+    /// The paper's `l` (BFV's counts one more than its primes).
     pub(super) l: usize,
     pub(super) baseline_ms: f64,
     pub(super) linear_ms: f64,
     pub(super) speedup: f64,
 }
 
-const fn pl(log_n: u32, l: usize, baseline_ms: f64, linear_ms: f64, speedup: f64) -> PaperLinear {
+const fn pl(
+    scheme: T8Scheme,
+    log_n: u32,
+    l: usize,
+    baseline_ms: f64,
+    linear_ms: f64,
+    speedup: f64,
+) -> PaperLinear {
     PaperLinear {
+        scheme,
         log_n,
         l,
         baseline_ms,
@@ -247,22 +259,42 @@ const fn pl(log_n: u32, l: usize, baseline_ms: f64, linear_ms: f64, speedup: f64
     }
 }
 
-/// Seed 001 Table VIII, CKKS rows ("Baseline" is hybrid with α = 1, "Ours" linear).
+use T8Scheme::{Bfv, Bgv, Ckks};
+
+/// Seed 001 Table VIII ("Baseline" is hybrid with α = 1, "Ours" linear; one NVIDIA A100).
 pub(super) const PAPER_LINEAR: &[PaperLinear] = &[
-    pl(14, 8, 2.84, 1.99, 1.4),
-    pl(14, 16, 6.68, 3.45, 1.9),
-    pl(14, 24, 10.00, 5.32, 1.9),
-    pl(14, 32, 15.45, 7.82, 2.0),
-    pl(15, 8, 3.95, 2.95, 1.3),
-    pl(15, 16, 8.61, 5.80, 1.5),
-    pl(15, 24, 16.57, 10.26, 1.6),
-    pl(15, 32, 26.65, 16.13, 1.7),
-    pl(16, 8, 5.06, 4.80, 1.1),
-    pl(16, 16, 14.34, 11.75, 1.2),
-    pl(16, 24, 28.53, 21.15, 1.3),
-    pl(16, 32, 47.94, 32.89, 1.5),
+    pl(Ckks, 14, 8, 2.84, 1.99, 1.4),
+    pl(Ckks, 14, 16, 6.68, 3.45, 1.9),
+    pl(Ckks, 14, 24, 10.00, 5.32, 1.9),
+    pl(Ckks, 14, 32, 15.45, 7.82, 2.0),
+    pl(Ckks, 15, 8, 3.95, 2.95, 1.3),
+    pl(Ckks, 15, 16, 8.61, 5.80, 1.5),
+    pl(Ckks, 15, 24, 16.57, 10.26, 1.6),
+    pl(Ckks, 15, 32, 26.65, 16.13, 1.7),
+    pl(Ckks, 16, 8, 5.06, 4.80, 1.1),
+    pl(Ckks, 16, 16, 14.34, 11.75, 1.2),
+    pl(Ckks, 16, 24, 28.53, 21.15, 1.3),
+    pl(Ckks, 16, 32, 47.94, 32.89, 1.5),
+    pl(Bgv, 14, 8, 2.98, 2.14, 1.4),
+    pl(Bgv, 14, 16, 6.91, 3.60, 1.9),
+    pl(Bgv, 14, 24, 9.18, 5.48, 1.7),
+    pl(Bgv, 14, 32, 13.19, 8.07, 1.6),
+    pl(Bgv, 15, 8, 4.31, 3.12, 1.4),
+    pl(Bgv, 15, 16, 9.25, 6.01, 1.5),
+    pl(Bgv, 15, 24, 17.34, 10.44, 1.7),
+    pl(Bgv, 15, 32, 27.41, 16.43, 1.7),
+    pl(Bgv, 16, 8, 5.68, 4.99, 1.1),
+    pl(Bgv, 16, 16, 15.26, 11.99, 1.3),
+    pl(Bgv, 16, 24, 30.04, 21.36, 1.4),
+    pl(Bgv, 16, 32, 49.62, 33.12, 1.5),
+    pl(Bfv, 14, 8, 2.33, 1.45, 1.6),
+    pl(Bfv, 15, 15, 7.65, 4.36, 1.8),
+    pl(Bfv, 16, 34, 54.62, 32.96, 1.7),
 ];
 
-pub(super) fn paper_linear(log_n: u32, l: usize) -> Option<&'static PaperLinear> {
-    PAPER_LINEAR.iter().find(|p| (p.log_n, p.l) == (log_n, l))
+/// The paper's row for `(scheme, N = 2^log_n, l)`, if it has one.
+pub(super) fn paper_linear(scheme: T8Scheme, log_n: u32, l: usize) -> Option<&'static PaperLinear> {
+    PAPER_LINEAR
+        .iter()
+        .find(|p| (p.scheme, p.log_n, p.l) == (scheme, log_n, l))
 }

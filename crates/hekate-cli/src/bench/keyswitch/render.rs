@@ -1,7 +1,7 @@
 //! The markdown report: one table per paper table with its notes, and the cost model's
 //! summary over the run.
 
-use super::args::{Config, PaperTable};
+use super::args::{Config, PaperTable, T8Scheme};
 use super::grid::{canon, label, CellResult, Timed};
 use super::paper::{
     paper_klss, paper_linear, paper_r_prime, paper_sweep, PAPER_KLSS, PAPER_LINEAR,
@@ -37,7 +37,7 @@ pub(super) fn render(
     let title = match table {
         PaperTable::T3 => "keyswitch: seed 000 Table 3 (KLSS vs hybrid; paper: N = 2^15)",
         PaperTable::T4 => "keyswitch: seed 000 Table 4 (KLSS vs hybrid; paper: N = 2^16)",
-        _ => "keyswitch: seed 001 Table VIII, CKKS rows (linear vs hybrid)",
+        _ => "keyswitch: seed 001 Table VIII (linear vs hybrid)",
     };
     out.push_str(&header(title, cfg.threads));
     out.push_str("\n\n");
@@ -286,6 +286,7 @@ fn hit_cell(pick: Option<&Timed>, fastest: Option<&Timed>) -> String {
 fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
     let mut t = Table::new(
         [
+            "scheme",
             "log N",
             "l",
             "d",
@@ -296,19 +297,24 @@ fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
             "expand s",
             "time ms",
             "speedup",
+            "(I)NTT",
             "pred ms",
             "pred err",
             "paper ms (GPU)",
             "paper speedup",
             "model's pick",
         ],
-        4,
+        5,
     );
     for c in cells {
-        let l = c.spec.q_bits.len();
-        let paper = paper_linear(c.spec.log_n, l).or_else(|| {
+        let (l, scheme) = (c.spec.paper_l, c.spec.scheme);
+        let paper = paper_linear(scheme, c.spec.log_n, l).or_else(|| {
             cfg.quick
-                .then(|| PAPER_LINEAR.iter().find(|p| p.log_n == 14 && p.l == 8))
+                .then(|| {
+                    PAPER_LINEAR
+                        .iter()
+                        .find(|p| p.scheme == scheme && p.log_n == 14 && p.l == 8)
+                })
                 .flatten()
         });
         let h = c.hybrid();
@@ -329,6 +335,7 @@ fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
                 _ => ("-".into(), "-".into()),
             };
             t.push(vec![
+                format!("{scheme:?}").to_uppercase(),
                 c.spec.log_n.to_string(),
                 l.to_string(),
                 c.spec.dnum.to_string(),
@@ -339,6 +346,7 @@ fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
                 row.expand_s.map_or("-".into(), |s| format!("{s:.2}")),
                 fmt_ms(row.stats.ms()),
                 x2(c.speedup(row)),
+                row.transforms.to_string(),
                 fmt_ms(row.predicted_s * 1e3),
                 format!("{:+.0}%", pred_err(row)),
                 paper_ms,
@@ -353,11 +361,20 @@ fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
     }
     out.push_str(&t.to_markdown());
     out.push('\n');
+    out.push_str(&scheme_comparison(cells));
     out.push_str("Notes:\n");
     out.push_str(
-        "- Parameters (seed 001 Table VI, CKKS): Q = one 55-bit + (l - 1) 40-bit primes, P = \
-         one 55-bit prime, α = 1 (d = l digits of one prime); one key switch of a uniformly \
-         random polynomial with all l chain primes. hybrid is the paper's \"Baseline\".\n",
+        "- Parameters (seed 001 Table VI): P = one 55-bit prime, α = 1 (d = one digit per \
+         chain prime); Q = one 55-bit + (l - 1) 40-bit primes (CKKS), l 40-bit primes (BGV), \
+         l - 1 40-bit primes (BFV: the paper's l counts one more); one key switch of a \
+         uniformly random polynomial with all chain primes. hybrid is the paper's \
+         \"Baseline\". CKKS and BGV switch in NTT form (this representation of BGV needs no \
+         t-correction: the rows differ from CKKS's by q_0's size only); BFV's input and \
+         output stay in coefficient form (seed 001 Alg. 5: its c_2 leaves the scale-and-round \
+         there). (I)NTT: forward plus inverse transforms of one switch \
+         (hekate::math::transform_count): the linear engine saves 3 l of them in coefficient \
+         form (seed 001 Table II: 6l + 4 against 8l + 4), the hybrid engine none (it needs \
+         both forms of its input). The cost model predicts NTT-form switches.\n",
     );
     out.push_str(
         "- linear (worst-case B'): KLSS with r̃ = 1 (seed 001's linear key switching), B' = \
@@ -384,6 +401,60 @@ fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
          measured-fastest of the timed methods it could pick (the heuristic linear is not a \
          candidate).\n",
     );
+}
+
+/// Seed 001's BFV claim, measured: the linear engine's speedup over hybrid for BFV
+/// (coefficient form) against BGV's (NTT form) at the same `N` and paper `l`, with the
+/// transform counts behind it. Empty when the run has no such pair.
+fn scheme_comparison(cells: &[CellResult]) -> String {
+    let linear = |c: &CellResult| {
+        c.timed
+            .iter()
+            .find(|t| t.method == KeySwitchMethod::Linear(KlssBound::WorstCase))
+            .map(|t| (c.speedup(t), t.transforms, c.hybrid().transforms))
+    };
+    let mut t = Table::new(
+        [
+            "log N",
+            "l",
+            "BGV linear speedup",
+            "BFV linear speedup",
+            "BFV ≥ BGV",
+            "BGV (I)NTT hybrid / linear",
+            "BFV (I)NTT hybrid / linear",
+        ],
+        2,
+    );
+    for bfv in cells.iter().filter(|c| c.spec.scheme == T8Scheme::Bfv) {
+        let Some(bgv) = cells.iter().find(|c| {
+            c.spec.scheme == T8Scheme::Bgv
+                && (c.spec.log_n, c.spec.paper_l) == (bfv.spec.log_n, bfv.spec.paper_l)
+        }) else {
+            continue;
+        };
+        let (Some((sg, lg, hg)), Some((sf, lf, hf))) = (linear(bgv), linear(bfv)) else {
+            continue;
+        };
+        t.push(vec![
+            bfv.spec.log_n.to_string(),
+            bfv.spec.paper_l.to_string(),
+            x2(sg),
+            x2(sf),
+            if sf >= sg { "yes" } else { "no" }.into(),
+            format!("{hg} / {lg}"),
+            format!("{hf} / {lf}"),
+        ]);
+    }
+    if t.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "BFV against BGV at the same N and l (linear with the worst-case B'; seed 001: BFV's \
+         coefficient-form switch saves the linear engine its input and output transforms):\n\n",
+    );
+    out.push_str(&t.to_markdown());
+    out.push('\n');
+    out
 }
 
 /// Prediction error and the model's hit rate over the whole run.

@@ -1,4 +1,4 @@
-use super::args::{Config, KeyswitchArgs, PaperTable, DEFAULT_B_PRIME_BITS};
+use super::args::{Config, KeyswitchArgs, PaperTable, T8Scheme, DEFAULT_B_PRIME_BITS};
 use super::execute;
 use super::grid::{grid, label, run_cell, seed000_spec};
 use super::paper::{paper_r_prime, PAPER_KLSS, PAPER_LINEAR};
@@ -17,6 +17,7 @@ fn quick(tables: &[PaperTable], r_tilde: Option<Vec<usize>>) -> Config {
         r: Some(vec![1]),
         levels: Some(vec![4]),
         log_n: None,
+        schemes: vec![T8Scheme::Ckks],
     }
 }
 
@@ -134,4 +135,40 @@ fn narrow_b_prime_cell_matches_hybrid() {
     assert!(c.timed.iter().all(|t| t.identical));
     assert_eq!(label(&c.timed[1].method), "klss(r̃=3, 50-bit B')");
     assert_eq!(c.timed.last().unwrap().auto_extra, extra);
+}
+
+#[test]
+fn t8_scheme_rows_follow_table_vi_and_match_hybrid() {
+    let mut cfg = quick(&[PaperTable::T8], None);
+    cfg.quick = false;
+    cfg.levels = None;
+    cfg.schemes = vec![T8Scheme::Ckks, T8Scheme::Bgv, T8Scheme::Bfv];
+    let t8 = grid(&cfg, PaperTable::T8);
+    assert_eq!(t8.len(), 12 + 12 + 3);
+    let bfv: Vec<_> = t8.iter().filter(|s| s.scheme == T8Scheme::Bfv).collect();
+    // BFV's l counts one more than its primes: 7, 14 and 33 primes of 40 bits.
+    let shapes: Vec<_> = bfv
+        .iter()
+        .map(|s| (s.log_n, s.paper_l, s.q_bits.len(), s.dnum))
+        .collect();
+    assert_eq!(
+        shapes,
+        vec![(14, 8, 7, 7), (15, 15, 14, 14), (16, 34, 33, 33)]
+    );
+    assert!(t8.iter().filter(|s| s.scheme == T8Scheme::Bgv).all(|s| s
+        .q_bits
+        .iter()
+        .all(|&b| b == 40)
+        && s.q_bits.len() == s.paper_l));
+    // A quick run: BFV switches in coefficient form, every engine equal to hybrid, and the
+    // BFV-against-BGV comparison printed.
+    let mut cfg = quick(&[PaperTable::T8], None);
+    cfg.levels = Some(vec![8]);
+    cfg.schemes = vec![T8Scheme::Bgv, T8Scheme::Bfv];
+    let report = execute(&cfg, false).unwrap();
+    assert!(report.mismatches.is_empty(), "{:?}", report.mismatches);
+    let cells = &report.cells[0].1;
+    assert_eq!(cells.len(), 2);
+    assert!(cells.iter().all(|c| c.timed.iter().all(|t| t.identical)));
+    assert!(report.text.contains("BFV against BGV at the same N and l"));
 }

@@ -21,11 +21,11 @@
 //! ephemeral secret is sampled during key generation and dropped (zeroized) with it: only
 //! the two switching keys ([`EncapsulationKeys`]) remain.
 
-use crate::ckks::serialize::{check_key_writable, read_switching_key};
 use crate::ckks::{Ciphertext, CkksContext};
 use crate::params::SecurityLevel;
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::keyswitch::SwitchingKey;
+use crate::rlwe::serialize::{check_key_writable, read_switching_key};
 use crate::rlwe::HybridKey;
 use crate::rlwe::{ChainBuilder, KeySwitcher, RlweParameters, SecretDistribution, SecretKey};
 use crate::serialize::{err, Deserialize, ObjectTag, Reader, Serialize, Writer};
@@ -227,7 +227,7 @@ impl Serialize for EncapsulationKeys {
     fn check_writable(&self, ctx: &CkksContext) -> Result<()> {
         let eph = ephemeral_parameters(ctx, self.hamming_weight)?;
         eph.check_key(&self.to_sparse)?;
-        check_key_writable(&self.to_dense, ctx, "encapsulation key s̃ -> s")
+        check_key_writable(&self.to_dense, ctx.rlwe(), "encapsulation key s̃ -> s")
     }
 
     fn write_body(&self, w: &mut Writer, ctx: &CkksContext) {
@@ -260,7 +260,7 @@ impl Deserialize for EncapsulationKeys {
         let eph = ephemeral_parameters(ctx, h)?;
         let to_sparse = SwitchingKey::Hybrid(HybridKey::read_body(r, eph.ring())?);
         eph.check_key(&to_sparse)?;
-        let to_dense = read_switching_key(r, ctx, "encapsulation key s̃ -> s")?;
+        let to_dense = read_switching_key(r, ctx.rlwe(), "encapsulation key s̃ -> s")?;
         Ok(EncapsulationKeys {
             hamming_weight: h,
             to_sparse,

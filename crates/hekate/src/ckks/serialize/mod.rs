@@ -7,21 +7,18 @@ mod params;
 
 pub use params::{ckks_context_from_bytes, ckks_context_from_bytes_with, ckks_context_to_bytes};
 
-use crate::ckks::{
-    Ciphertext, CkksContext, GaloisKey, GaloisKeys, Plaintext, RelinearizationKey, Scale,
+use crate::ckks::{Ciphertext, CkksContext, GaloisKeys, Plaintext, RelinearizationKey, Scale};
+use crate::rlwe::serialize::{
+    check_galois_keys_writable, check_relinearization_key_writable, read_ct_head, read_ct_parts,
+    read_galois_keys, read_message_poly, read_relinearization_key, write_ct_head, write_ct_parts,
+    write_galois_keys, write_switching_key,
 };
-use crate::math::sample::Seed;
-use crate::ring::{Form, Poly, RingContext};
-use crate::rlwe::keys::expand_uniform;
-use crate::rlwe::keyswitch::SwitchingKey;
-use crate::rlwe::HybridKey;
 use crate::serialize::{
     err, Deserialize, ObjectTag, ParameterFingerprint, Reader, Serialize, TagBlock, Writer,
 };
 use crate::{Error, Result};
 use num_bigint::{BigInt, BigUint, Sign};
 use num_rational::BigRational;
-use std::collections::HashMap;
 
 /// The CKKS block of object tags, `0x0010..=0x001F`.
 pub(crate) const TAGS: TagBlock = TagBlock {
@@ -46,7 +43,7 @@ pub(crate) const TAGS: TagBlock = TagBlock {
 pub const MAX_SCALE_BYTES: usize = 2048;
 
 impl ParameterFingerprint for CkksContext {
-    /// The fingerprint of the ring ([`RingContext::fingerprint`]): CKKS objects are tied
+    /// The fingerprint of the ring ([`RingContext::fingerprint`](crate::ring::RingContext::fingerprint)): CKKS objects are tied
     /// to `N` and the primes.
     fn fingerprint(&self) -> u64 {
         self.ring().fingerprint()
@@ -134,23 +131,6 @@ fn read_slots(r: &mut Reader<'_>, n: usize, what: &str) -> Result<usize> {
     Ok(slots)
 }
 
-/// Reads a plaintext or ciphertext polynomial: NTT form over `Q_l` only.
-fn read_message_poly(r: &mut Reader<'_>, ring: &RingContext, what: &str) -> Result<Poly> {
-    let p = Poly::read_body(r, ring)?;
-    if p.form() != Form::Ntt {
-        return err(format!("{what} must be in NTT form"));
-    }
-    if p.q_limbs() == 0 || p.p_limbs() != 0 {
-        return err(format!(
-            "{what} has {} chain and {} special limbs; expected at least one chain limb and \
-             no special limbs",
-            p.q_limbs(),
-            p.p_limbs()
-        ));
-    }
-    Ok(p)
-}
-
 // ---------------------------------------------------------------------------------------
 // Plaintext
 
@@ -189,11 +169,6 @@ impl Deserialize for Plaintext {
 // ---------------------------------------------------------------------------------------
 // Ciphertext
 
-/// Ciphertext storage: every part stored.
-const CT_FULL: u8 = 0;
-/// Ciphertext storage: `c_0` and the seed of `c_1`.
-const CT_SEEDED: u8 = 1;
-
 impl Serialize for Ciphertext {
     type Context = CkksContext;
     const TAG: ObjectTag = ObjectTag::new(18, "CKKS ciphertext");
@@ -205,145 +180,32 @@ impl Serialize for Ciphertext {
     }
 
     fn write_body(&self, w: &mut Writer, ctx: &CkksContext) {
-        let ring = ctx.ring();
         debug_assert_eq!(
             self.ring_id,
-            ring.fingerprint(),
+            ctx.ring().fingerprint(),
             "ciphertext written under another context"
         );
-        let parts = &self.parts;
-        debug_assert!(
-            (2..=3).contains(&parts.len()),
-            "ciphertext degree not 1 or 2"
-        );
-        w.write_u8((parts.len() - 1) as u8);
-        match &self.seed {
-            Some(seed) => {
-                debug_assert!(
-                    parts.len() == 2
-                        && parts[1] == expand_uniform(ring, seed, 0, parts[0].q_limbs(), 0),
-                    "seeded ciphertext whose c_1 is not the expansion of its seed"
-                );
-                w.write_u8(CT_SEEDED);
-                write_scale(w, &self.scale);
-                w.write_u32(self.slots as u32);
-                w.write_bytes(seed);
-                parts[0].write_body(w, ring);
-            }
-            None => {
-                w.write_u8(CT_FULL);
-                write_scale(w, &self.scale);
-                w.write_u32(self.slots as u32);
-                for p in parts {
-                    p.write_body(w, ring);
-                }
-            }
-        }
+        write_ct_head(w, &self.parts, self.seed.as_ref());
+        write_scale(w, &self.scale);
+        w.write_u32(self.slots as u32);
+        write_ct_parts(w, &self.parts, self.seed.as_ref(), ctx.ring());
     }
 }
 
 impl Deserialize for Ciphertext {
     fn read_body(r: &mut Reader<'_>, ctx: &CkksContext) -> Result<Self> {
-        let ring = ctx.ring();
-        let degree = r.read_u8("ciphertext degree")? as usize;
-        if !(1..=2).contains(&degree) {
-            return err(format!("ciphertext degree {degree} is not 1 or 2"));
-        }
-        let storage = r.read_u8("ciphertext storage")?;
-        if storage == CT_SEEDED && degree != 1 {
-            return err(format!(
-                "a seed-compressed ciphertext has degree 1, not {degree}"
-            ));
-        }
-        if storage != CT_FULL && storage != CT_SEEDED {
-            return err(format!(
-                "unknown ciphertext storage {storage} (0 full, 1 seed-compressed)"
-            ));
-        }
+        let (degree, seeded) = read_ct_head(r)?;
         let scale = read_scale(r)?;
         let slots = read_slots(r, ctx.n(), "ciphertext slot count")?;
-        let (parts, seed) = if storage == CT_SEEDED {
-            let seed: Seed = r.read_array("ciphertext seed")?;
-            let c0 = read_message_poly(r, ring, "ciphertext part 0")?;
-            r.charge_vec::<u64>(
-                c0.data().len(),
-                "expanding the ciphertext's c_1 from its seed",
-            )?;
-            let c1 = expand_uniform(ring, &seed, 0, c0.q_limbs(), 0);
-            (vec![c0, c1], Some(seed))
-        } else {
-            let mut parts: Vec<Poly> = Vec::with_capacity(degree + 1);
-            for i in 0..=degree {
-                let p = read_message_poly(r, ring, &format!("ciphertext part {i}"))?;
-                if i > 0 && p.q_limbs() != parts[0].q_limbs() {
-                    return err(format!(
-                        "ciphertext part {i} has {} chain limbs, part 0 has {}",
-                        p.q_limbs(),
-                        parts[0].q_limbs()
-                    ));
-                }
-                parts.push(p);
-            }
-            (parts, None)
-        };
+        let (parts, seed) = read_ct_parts(r, ctx.ring(), degree, seeded, false)?;
         Ciphertext::from_parts(ctx, parts, scale, slots, seed)
             .map_err(|e| Error::Deserialize(format!("ciphertext: {e}")))
     }
 }
 
 // ---------------------------------------------------------------------------------------
-// Evaluation keys
-
-/// A switching key of `ctx`'s ring whose ordinary (hybrid) form this context can produce:
-/// a hybrid key, a KLSS key of this context's engine (contracted), or one that keeps its
-/// ordinary form.
-pub(crate) fn check_key_writable(key: &SwitchingKey, ctx: &CkksContext, what: &str) -> Result<()> {
-    if key.ring_id() != ctx.ring().fingerprint() {
-        return Err(Error::ParameterMismatch(format!(
-            "the {what} belongs to another context"
-        )));
-    }
-    let writable = match key {
-        SwitchingKey::Hybrid(k) => k.check_shape(ctx.ring(), ctx.dnum()).is_ok(),
-        SwitchingKey::Klss(_) => ctx.keyswitcher().owns(key) || key.ordinary().is_some(),
-    };
-    if !writable {
-        return Err(Error::ParameterMismatch(format!(
-            "the {what} was made for another key-switching engine or dnum and keeps no \
-             ordinary (hybrid) form this context could write; write it with the context it \
-             was generated under"
-        )));
-    }
-    Ok(())
-}
-
-/// Reads a hybrid key and checks it has the context's shape for its width `w`
-/// ([`HybridKey::check_shape`]): `dnum` digits over all of `Q ∪ P` for a full key,
-/// `ceil(w / α)` over `Q_{w-1} ∪ P` for a key generated for levels `< w` (which only the
-/// hybrid engine accepts: KLSS expansion refuses it).
-pub(crate) fn read_switching_key(
-    r: &mut Reader<'_>,
-    ctx: &CkksContext,
-    what: &str,
-) -> Result<SwitchingKey> {
-    let ring = ctx.ring();
-    let key = HybridKey::read_body(r, ring)?;
-    if let Err(why) = key.check_shape(ring, ctx.dnum()) {
-        return err(format!(
-            "{what} does not have the context's shape (dnum = {}): {why}",
-            ctx.dnum()
-        ));
-    }
-    // A KLSS context expands the ordinary key once, here: the expanded key, and the
-    // temporaries of the expansion (under half the key's size, measured by
-    // `tests/alloc_limits.rs`).
-    let adopted = ctx.keyswitcher().adopted_key_bytes();
-    r.charge(
-        adopted + adopted / 2,
-        &format!("expanding the {what} for the KLSS engine"),
-    )?;
-    ctx.keyswitcher().adopt(key, ctx.key_storage())
-}
+// Evaluation keys: the bodies are RLWE-level (`crate::rlwe::serialize`), shared with
+// BFV/BGV; only the header (tag, fingerprint) is CKKS's.
 
 impl Serialize for RelinearizationKey {
     type Context = CkksContext;
@@ -351,19 +213,17 @@ impl Serialize for RelinearizationKey {
 
     /// A key of `ctx` that this context can write in the ordinary form.
     fn check_writable(&self, ctx: &CkksContext) -> Result<()> {
-        check_key_writable(&self.0, ctx, "relinearization key")
+        check_relinearization_key_writable(self, ctx.rlwe())
     }
 
     fn write_body(&self, w: &mut Writer, ctx: &CkksContext) {
-        ctx.keyswitcher()
-            .ordinary_key(&self.0)
-            .write_body(w, ctx.ring());
+        write_switching_key(w, &self.0, ctx.rlwe());
     }
 }
 
 impl Deserialize for RelinearizationKey {
     fn read_body(r: &mut Reader<'_>, ctx: &CkksContext) -> Result<Self> {
-        read_switching_key(r, ctx, "relinearization key").map(RelinearizationKey)
+        read_relinearization_key(r, ctx.rlwe())
     }
 }
 
@@ -373,79 +233,16 @@ impl Serialize for GaloisKeys {
 
     /// Keys of `ctx` that this context can write, each stored under its own element.
     fn check_writable(&self, ctx: &CkksContext) -> Result<()> {
-        for (&g, key) in &self.keys {
-            if key.galois_element != g {
-                return Err(Error::ParameterMismatch(format!(
-                    "the Galois key for element {} is stored under element {g}",
-                    key.galois_element
-                )));
-            }
-            check_key_writable(&key.key, ctx, &format!("Galois key {g}"))?;
-        }
-        Ok(())
+        check_galois_keys_writable(self, ctx.rlwe())
     }
 
     fn write_body(&self, w: &mut Writer, ctx: &CkksContext) {
-        let mut elements: Vec<usize> = self.keys.keys().copied().collect();
-        elements.sort_unstable();
-        w.write_u32(elements.len() as u32);
-        for g in elements {
-            let key = &self.keys[&g];
-            debug_assert_eq!(
-                key.galois_element, g,
-                "Galois key stored under another element"
-            );
-            w.write_u32(g as u32);
-            ctx.keyswitcher()
-                .ordinary_key(&key.key)
-                .write_body(w, ctx.ring());
-        }
+        write_galois_keys(w, self, ctx.rlwe());
     }
 }
 
 impl Deserialize for GaloisKeys {
     fn read_body(r: &mut Reader<'_>, ctx: &CkksContext) -> Result<Self> {
-        let n = ctx.n();
-        let count = r.read_u32("Galois key count")? as usize;
-        // There are N odd elements below 2N; each key needs at least its seed.
-        if count > n {
-            return err(format!(
-                "Galois key count {count} exceeds the N = {n} possible Galois elements"
-            ));
-        }
-        r.require(count * (4 + 32), "Galois keys")?;
-        // The map's table: at most twice its entries (load factor 7/8, rounded up to a
-        // power of two), one control byte each.
-        r.charge(
-            2 * count as u64 * (std::mem::size_of::<(usize, GaloisKey)>() as u64 + 1) + 64,
-            "the Galois key map",
-        )?;
-        let mut keys = HashMap::with_capacity(count);
-        let mut last: Option<usize> = None;
-        for _ in 0..count {
-            let g = r.read_u32("Galois element")? as usize;
-            if g.is_multiple_of(2) || g >= 2 * n {
-                return err(format!(
-                    "Galois element {g} is not an odd number below 2N = {}",
-                    2 * n
-                ));
-            }
-            if last.is_some_and(|l| g <= l) {
-                return err(format!(
-                    "Galois elements are not in strictly increasing order ({g} after {})",
-                    last.unwrap_or(0)
-                ));
-            }
-            last = Some(g);
-            let key = read_switching_key(r, ctx, &format!("Galois key {g}"))?;
-            keys.insert(
-                g,
-                GaloisKey {
-                    galois_element: g,
-                    key,
-                },
-            );
-        }
-        Ok(GaloisKeys { keys })
+        read_galois_keys(r, ctx.rlwe())
     }
 }

@@ -4,64 +4,17 @@
 
 use super::{read_scale, write_scale};
 use crate::ckks::{CkksContext, CkksParameters, Scale};
-use crate::math::primes::is_prime;
 use crate::params::SecurityLevel;
 use crate::ring::ring_fingerprint;
-use crate::rlwe::keyswitch::{KeyStorage, KeySwitchMethod, KlssBound, KlssConfig, LevelSet};
-use crate::rlwe::SecretDistribution;
-use crate::serialize::{
-    err, Deserialize, ObjectTag, ReadPolicy, Reader, Serialize, Writer, MAX_LIMBS, MAX_N,
+use crate::rlwe::keyswitch::{KeyStorage, KeySwitchMethod};
+use crate::rlwe::serialize::chain::{
+    read_dnum, read_key_storage, read_key_switching, read_ring, read_secret, read_security,
+    write_key_storage, write_key_switching, write_ring, write_secret, write_security, RingFields,
 };
+use crate::rlwe::SecretDistribution;
+use crate::serialize::{err, Deserialize, ObjectTag, ReadPolicy, Reader, Serialize, Writer};
 use crate::{Error, Result};
 use std::sync::Arc;
-
-const SECRET_TERNARY: u8 = 0;
-const SECRET_HAMMING: u8 = 1;
-const SECRET_GAUSSIAN: u8 = 2;
-
-fn security_code(level: SecurityLevel) -> u8 {
-    match level {
-        SecurityLevel::Bits128 => 0,
-        SecurityLevel::Bits192 => 1,
-        SecurityLevel::Bits256 => 2,
-        SecurityLevel::NotChecked => 3,
-    }
-}
-
-/// Reads `count` primes (`u64` each) and checks each is a prime below `2^62`, `1 mod 2N`,
-/// and not in `seen` (then adds it), so that building the context allocates nothing for
-/// bad primes.
-fn read_primes(
-    r: &mut Reader<'_>,
-    count: usize,
-    n: usize,
-    seen: &mut Vec<u64>,
-    what: &str,
-) -> Result<Vec<u64>> {
-    r.require(8 * count, what)?;
-    let mut out = Vec::with_capacity(count);
-    for i in 0..count {
-        let q = r.read_u64(what)?;
-        if !(2..1u64 << 62).contains(&q) || !is_prime(q) {
-            return err(format!("{what} {i} = {q} is not a prime below 2^62"));
-        }
-        if q % (2 * n as u64) != 1 {
-            return err(format!(
-                "{what} {i} = {q} is not 1 mod 2N = {} (no NTT of size N = {n} exists \
-                 modulo it)",
-                2 * n
-            ));
-        }
-        if seen.contains(&q) {
-            return err(format!(
-                "{what} {i} = {q} appears twice; all primes of Q and P must be distinct"
-            ));
-        }
-        seen.push(q);
-        out.push(q);
-    }
-    Ok(out)
-}
 
 impl Serialize for CkksContext {
     /// None: the parameters are self-contained.
@@ -69,43 +22,13 @@ impl Serialize for CkksContext {
     const TAG: ObjectTag = ObjectTag::new(16, "CKKS parameters");
 
     fn write_body(&self, w: &mut Writer, _: &()) {
-        let (q, p) = (self.q_primes(), self.p_primes());
-        w.write_u32(self.n() as u32);
-        w.write_u16(q.len() as u16);
-        w.write_u16(p.len() as u16);
-        for x in q.iter().chain(&p) {
-            w.write_u64(*x);
-        }
+        write_ring(w, self.n(), &self.q_primes(), &self.p_primes());
         w.write_u16(self.dnum() as u16);
-        match self.secret_distribution() {
-            SecretDistribution::Ternary => w.write_u8(SECRET_TERNARY),
-            SecretDistribution::HammingWeight(h) => {
-                w.write_u8(SECRET_HAMMING);
-                w.write_u32(h as u32);
-            }
-            SecretDistribution::Gaussian => w.write_u8(SECRET_GAUSSIAN),
-        }
-        w.write_u8(security_code(self.security()));
+        write_secret(w, self.secret_distribution());
+        write_security(w, self.security());
         write_scale(w, self.default_scale());
-        match self.key_switch_method() {
-            KeySwitchMethod::Klss(c) => {
-                w.write_u8(1);
-                write_klss_config(w, &c);
-            }
-            KeySwitchMethod::Mixed { klss, levels } => {
-                w.write_u8(2);
-                write_klss_config(w, &klss);
-                w.write_u16(levels.len() as u16);
-                for l in levels.iter() {
-                    w.write_u16(l as u16);
-                }
-            }
-            _ => w.write_u8(0),
-        }
-        w.write_u8(match self.key_storage() {
-            KeyStorage::ExpandedOnly => 0,
-            KeyStorage::ExpandedWithOrdinary => 1,
-        });
+        write_key_switching(w, self.key_switch_method());
+        write_key_storage(w, self.key_storage());
     }
 
     /// The ring fingerprint of these parameters.
@@ -128,80 +51,10 @@ struct ParsedParameters {
 }
 
 fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
-    let n = r.read_u32("CKKS ring degree")? as usize;
-    if !n.is_power_of_two() || !(2..=MAX_N).contains(&n) {
-        return err(format!(
-            "CKKS parameters: ring degree N = {n} is not a power of two in [2, 2^17]"
-        ));
-    }
-    let l1 = r.read_u16("CKKS chain prime count")? as usize;
-    let k = r.read_u16("CKKS special prime count")? as usize;
-    if !(1..=MAX_LIMBS).contains(&l1) {
-        return err(format!(
-            "CKKS parameters: {l1} chain primes; expected between 1 and {MAX_LIMBS}"
-        ));
-    }
-    if !(1..=MAX_LIMBS).contains(&k) {
-        return err(format!(
-            "CKKS parameters: {k} special primes; hybrid key switching needs between 1 \
-             and {MAX_LIMBS}"
-        ));
-    }
-    // What the context builds per prime: its NTT plan (up to six N-word tables) and the
-    // base-conversion and key-switching tables (at most two more), charged up front.
-    r.charge(
-        ((l1 + k) as u64) * (n as u64) * 8 * 8,
-        "the CKKS context's NTT and conversion tables",
-    )?;
-    let mut seen = Vec::with_capacity(l1 + k);
-    let q = read_primes(r, l1, n, &mut seen, "CKKS chain prime")?;
-    let p = read_primes(r, k, n, &mut seen, "CKKS special prime")?;
-    let dnum = r.read_u16("CKKS dnum")? as usize;
-    if !(1..=l1).contains(&dnum) {
-        return err(format!(
-            "CKKS parameters: dnum = {dnum} is not in [1, L + 1 = {l1}]"
-        ));
-    }
-    let secret = match r.read_u8("CKKS secret distribution")? {
-        SECRET_TERNARY => SecretDistribution::Ternary,
-        SECRET_HAMMING => {
-            let h = r.read_u32("CKKS secret Hamming weight")? as usize;
-            if !(1..=n).contains(&h) {
-                return err(format!(
-                    "CKKS parameters: Hamming weight h = {h} is not in [1, N = {n}]"
-                ));
-            }
-            SecretDistribution::HammingWeight(h)
-        }
-        SECRET_GAUSSIAN => SecretDistribution::Gaussian,
-        c => {
-            return err(format!(
-                "CKKS parameters: unknown secret distribution {c} (0 ternary, 1 Hamming \
-                 weight, 2 Gaussian)"
-            ))
-        }
-    };
-    let security = match r.read_u8("CKKS security level")? {
-        0 => SecurityLevel::Bits128,
-        1 => SecurityLevel::Bits192,
-        2 => SecurityLevel::Bits256,
-        3 => SecurityLevel::NotChecked,
-        c => {
-            return err(format!(
-                "CKKS parameters: unknown security level {c} (0 128-bit, 1 192-bit, 2 \
-                 256-bit, 3 not checked)"
-            ))
-        }
-    };
-    let min = r.policy().min_security;
-    if !security.at_least(min) {
-        return err(format!(
-            "CKKS parameters: the blob was built for security level \"{security}\", below \
-             the reader's minimum \"{min}\"; bytes never lower the check: read them with \
-             ReadPolicy::default().min_security(SecurityLevel::NotChecked) (or the level \
-             wanted) if these parameters are trusted and meant for experiments"
-        ));
-    }
+    let RingFields { n, q, p } = read_ring(r, "CKKS")?;
+    let dnum = read_dnum(r, q.len(), "CKKS")?;
+    let secret = read_secret(r, n, "CKKS")?;
+    let security = read_security(r, "CKKS")?;
     let scale = read_scale(r)?;
     let f = scale.to_f64();
     if Scale::from_f64(f).as_ref() != Some(&scale) {
@@ -209,55 +62,10 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
             "CKKS parameters: the default scale {scale} is not exactly an f64 value"
         ));
     }
-    let method = r.read_u8("CKKS key-switching method")?;
-    if method == 1 || method == 2 {
-        // A KLSS engine adds its own primes (the r' primes of T and B', below the
-        // chain's count), each with an NTT plan: at most as much again.
-        r.charge(
-            ((l1 + k) as u64) * (n as u64) * 8 * 8,
-            "the KLSS engine's primes and tables",
-        )?;
-    }
-    let key_switching = match method {
-        0 => KeySwitchMethod::Hybrid,
-        1 => KeySwitchMethod::Klss(read_klss_config(r, l1 + k)?),
-        2 => {
-            let klss = read_klss_config(r, l1 + k)?;
-            let count = r.read_u16("mixed engine level count")? as usize;
-            if !(1..l1).contains(&count) {
-                return err(format!(
-                    "CKKS parameters: a mixed engine runs KLSS at {count} levels; 1 to {} \
-                     are allowed with {l1} chain limbs",
-                    l1 - 1
-                ));
-            }
-            let mut limbs = Vec::with_capacity(count);
-            for _ in 0..count {
-                let l = r.read_u16("mixed engine level")? as usize;
-                if !(1..=l1).contains(&l) || limbs.last().is_some_and(|&p| l <= p) {
-                    return err(format!(
-                        "CKKS parameters: mixed engine level {l} is out of order or not in \
-                         [1, {l1}]"
-                    ));
-                }
-                limbs.push(l);
-            }
-            let levels = LevelSet::from_limbs(limbs).map_err(|e| {
-                Error::Deserialize(format!("CKKS parameters: mixed engine levels: {e}"))
-            })?;
-            KeySwitchMethod::Mixed { klss, levels }
-        }
-        c => {
-            return err(format!(
-                "CKKS parameters: unknown key-switching method {c} (0 hybrid, 1 KLSS, 2 mixed)"
-            ))
-        }
-    };
-    let key_storage = match r.read_u8("CKKS key storage")? {
-        0 => KeyStorage::ExpandedOnly,
-        1 => KeyStorage::ExpandedWithOrdinary,
-        c => return err(format!("CKKS parameters: unknown key storage {c}")),
-    };
+    let ring = RingFields { n, q, p };
+    let key_switching = read_key_switching(r, &ring, "CKKS")?;
+    let key_storage = read_key_storage(r, "CKKS")?;
+    let RingFields { n, q, p } = ring;
     Ok(ParsedParameters {
         n,
         q,
@@ -269,61 +77,6 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
         key_switching,
         key_storage,
     })
-}
-
-/// The KLSS configuration fields of a CKKS parameter body (`limbs` = `L + 1 + k`).
-fn read_klss_config(r: &mut Reader<'_>, limbs: usize) -> Result<KlssConfig> {
-    let r_tilde = r.read_u16("KLSS r̃")? as usize;
-    if !(1..=limbs).contains(&r_tilde) {
-        return err(format!(
-            "CKKS parameters: KLSS r̃ = {r_tilde} is not in [1, {limbs}]"
-        ));
-    }
-    let r_prime = match r.read_u16("KLSS r'")? as usize {
-        0 => None,
-        x if x <= 64 => Some(x),
-        x => return err(format!("CKKS parameters: KLSS r' = {x} is above 64")),
-    };
-    let bound = match r.read_u8("KLSS bound")? {
-        0 => KlssBound::WorstCase,
-        1 if r.policy().allow_heuristic_klss => KlssBound::Heuristic,
-        1 => {
-            return err(
-                "CKKS parameters: the blob selects the heuristic KLSS bound, which is not \
-                 safe against inputs chosen by an adversary who knows the switching key; \
-                 read it with ReadPolicy::default().allow_heuristic_klss(true) if that is \
-                 intended"
-                    .into(),
-            )
-        }
-        c => return err(format!("CKKS parameters: unknown KLSS bound {c}")),
-    };
-    let b_prime_bits = r.read_u8("KLSS B' prime size")? as u32;
-    let accumulation = r.read_u32("KLSS accumulation")? as usize;
-    if !(1..=1 << 16).contains(&accumulation) {
-        return err(format!(
-            "CKKS parameters: KLSS accumulation {accumulation} is not in [1, 2^16]"
-        ));
-    }
-    Ok(KlssConfig {
-        r_tilde,
-        r_prime,
-        bound,
-        b_prime_bits,
-        accumulation,
-    })
-}
-
-/// Writes what [`read_klss_config`] reads.
-fn write_klss_config(w: &mut Writer, c: &KlssConfig) {
-    w.write_u16(c.r_tilde as u16);
-    w.write_u16(c.r_prime.unwrap_or(0) as u16);
-    w.write_u8(match c.bound {
-        KlssBound::WorstCase => 0,
-        KlssBound::Heuristic => 1,
-    });
-    w.write_u8(c.b_prime_bits as u8);
-    w.write_u32(c.accumulation as u32);
 }
 
 impl Deserialize for CkksContext {
@@ -410,7 +163,7 @@ pub fn ckks_context_to_bytes(ctx: &CkksContext) -> Vec<u8> {
 }
 
 /// Rebuilds a context from [`ckks_context_to_bytes`]: parses and validates the
-/// parameters (caps: `N <= 2^17`, at most [`MAX_LIMBS`] chain and special primes, each a
+/// parameters (caps: `N <= 2^17`, at most [`MAX_LIMBS`](crate::serialize::MAX_LIMBS) chain and special primes, each a
 /// distinct prime `= 1 mod 2N` below `2^62`, checked before anything is built), checks the
 /// header fingerprint against them, then builds the context with the
 /// [`CkksParameters`] builder (explicit primes), so its validation, the security check

@@ -70,9 +70,12 @@ mod avx2;
 mod avx2_f64;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+mod counter;
 #[cfg(target_arch = "x86_64")]
 mod ifma;
 mod scalar;
+
+pub use counter::{transform_count, TransformCount};
 
 /// Which implementation of the butterflies a plan runs.
 ///
@@ -342,6 +345,7 @@ impl NttPlan {
     /// In-place forward transform, `[0, q)` to `[0, q)`, natural to bit-reversed order.
     pub fn forward(&self, a: &mut [u64]) {
         assert_eq!(a.len(), self.n, "NTT input length");
+        counter::count_forward();
         if !self.simd_forward::<true>(a) {
             self.forward_scalar::<true>(a);
         }
@@ -350,6 +354,7 @@ impl NttPlan {
     /// In-place forward transform, `[0, 2q)` to `[0, 2q)`.
     pub fn forward_lazy(&self, a: &mut [u64]) {
         assert_eq!(a.len(), self.n, "NTT input length");
+        counter::count_forward();
         if !self.simd_forward::<false>(a) {
             self.forward_scalar::<false>(a);
         }
@@ -358,6 +363,7 @@ impl NttPlan {
     /// In-place inverse transform, `[0, q)` to `[0, q)`, bit-reversed to natural order.
     pub fn inverse(&self, a: &mut [u64]) {
         assert_eq!(a.len(), self.n, "NTT input length");
+        counter::count_inverse();
         if !self.simd_inverse::<true>(a) {
             self.inverse_scalar::<true>(a);
         }
@@ -366,6 +372,7 @@ impl NttPlan {
     /// In-place inverse transform, `[0, 2q)` to `[0, 2q)`.
     pub fn inverse_lazy(&self, a: &mut [u64]) {
         assert_eq!(a.len(), self.n, "NTT input length");
+        counter::count_inverse();
         if !self.simd_inverse::<false>(a) {
             self.inverse_scalar::<false>(a);
         }

@@ -347,3 +347,58 @@ fn parallel_split_over_output_limbs_gives_the_same_words() {
     assert_eq!(one, run(3));
     assert_eq!(one, run(8));
 }
+
+/// The one-prime exact conversion (a hybrid digit of one prime) is the centered lift: on
+/// its fast path (every target above `q / 2`) exactly, at the edges `x = (q - 1) / 2`
+/// and `(q + 1) / 2` too; on the generic one (a target below it) away from them.
+#[test]
+fn single_prime_conversion_is_the_centered_lift() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let n = 1 << 10;
+    for (from_bits, to_bits) in [
+        (60u32, vec![60u32, 61, 60]),
+        (50, vec![50, 61, 50]),
+        (55, vec![60, 40]), // 40 < 55 - 1: the generic path
+    ] {
+        let (c, b) = bases(&[from_bits], &to_bits);
+        let q = c.moduli()[0].value();
+        let mut xs: Vec<BigInt> = (0..n - 4)
+            .map(|_| BigInt::from(rng.gen_biguint_below(&BigUint::from(q))))
+            .collect();
+        // The edges: exact on the fast path; the generic one has its floating-point blind
+        // spot within about 2^-53 q of q / 2 (see `BaseConverter::convert`).
+        let fast = b.moduli().iter().all(|p| q < 2 * p.value());
+        assert_eq!(fast, from_bits != 55, "the cases cover both paths");
+        let edges = if fast {
+            [0, q / 2, q / 2 + 1, q - 1]
+        } else {
+            [0, 1, 2, q - 1]
+        };
+        xs.extend(edges.map(BigInt::from));
+        let half = BigInt::from(q / 2);
+        let centered: Vec<BigInt> = xs
+            .iter()
+            .map(|x| {
+                if x > &half {
+                    x - BigInt::from(q)
+                } else {
+                    x.clone()
+                }
+            })
+            .collect();
+        let input = residues(&xs, &c);
+        let conv = BaseConverter::new(&c, &b);
+        let mut out = vec![0u64; b.len() * n];
+        let mut scratch = vec![0u64; 2 * n];
+        conv.convert(&input, &mut out, n, &mut scratch);
+        assert_eq!(
+            out,
+            residues(&centered, &b),
+            "from {from_bits} bits to {to_bits:?}"
+        );
+        // A range of targets (the hybrid ModUp writes three).
+        let mut part = vec![0u64; n];
+        conv.convert_range(&input, &mut part, 1, n, &mut scratch);
+        assert_eq!(part, out[n..2 * n]);
+    }
+}

@@ -30,6 +30,13 @@ impl Ciphertext {
         self.parts.len() - 1
     }
 
+    /// The parts' form: NTT for fresh ciphertexts and BGV, coefficient for BFV products
+    /// and what follows them (seed 001 Table II: BFV's key switches then enter and leave
+    /// the engines without transforms). Every operation takes either form.
+    pub fn form(&self) -> Form {
+        self.parts[0].form()
+    }
+
     /// The parts `c_0, c_1, ...` (NTT form).
     pub fn parts(&self) -> &[Poly] {
         &self.parts
@@ -58,7 +65,7 @@ impl Ciphertext {
     }
 
     /// Assembles a ciphertext from parts (for deserialization and advanced use), checked
-    /// against `ctx`: two or three parts of `ctx`'s ring in NTT form over the same `Q_ℓ`
+    /// against `ctx`: two or three parts of `ctx`'s ring in one form over the same `Q_ℓ`
     /// (no special limbs, every residue reduced), a factor in `[1, t)` invertible mod
     /// `t`, and a `seed` only with two parts. The noise estimate is set to `noise_log2`.
     pub fn from_parts(
@@ -89,8 +96,8 @@ impl Ciphertext {
                 self.parts.len()
             ));
         }
-        if self.seed.is_some() && self.parts.len() != 2 {
-            return bad("a seed-compressed ciphertext has exactly two parts".into());
+        if self.seed.is_some() && (self.parts.len() != 2 || self.parts[0].form() != Form::Ntt) {
+            return bad("a seed-compressed ciphertext has exactly two parts, in NTT form".into());
         }
         let tm = ctx.plaintext_modulus().modulus();
         if self.factor == 0 || self.factor >= tm.value() || tm.inv(self.factor).is_none() {
@@ -110,10 +117,10 @@ impl Ciphertext {
         let l = self.parts[0].q_limbs();
         for (i, p) in self.parts.iter().enumerate() {
             ring.check_poly(p, &format!("ciphertext part {i}"))?;
-            if p.form() != Form::Ntt || p.p_limbs() != 0 || p.q_limbs() != l || l == 0 {
+            if p.form() != self.parts[0].form() || p.p_limbs() != 0 || p.q_limbs() != l || l == 0 {
                 return bad(format!(
-                    "ciphertext part {i}: NTT form over {} chain limbs and no special limbs \
-                     expected",
+                    "ciphertext part {i}: one form for every part, {} chain limbs and no \
+                     special limbs expected",
                     l.max(1)
                 ));
             }

@@ -346,9 +346,7 @@ impl IntegerContext {
     /// The fingerprint objects of this context carry: the ring's, mixed with `t` (a
     /// ciphertext mod `t` is meaningless under another plaintext modulus).
     pub fn fingerprint(&self) -> u64 {
-        let mut bytes = self.ring().fingerprint().to_le_bytes().to_vec();
-        bytes.extend_from_slice(&self.t().to_le_bytes());
-        fnv1a64(&bytes)
+        integer_fingerprint(self.ring().fingerprint(), self.t())
     }
 
     /// Refuses an object made under another context (ring or `t`).
@@ -368,7 +366,16 @@ impl IntegerContext {
     }
 }
 
-fn gcd(mut a: u64, mut b: u64) -> u64 {
+/// [`fnv1a64`] of the little-endian `u64`s of the ring fingerprint and `t`: the
+/// fingerprint of an [`IntegerContext`] (also computed from a parameter body before the
+/// context is built).
+pub(crate) fn integer_fingerprint(ring_fingerprint: u64, t: u64) -> u64 {
+    let mut bytes = ring_fingerprint.to_le_bytes().to_vec();
+    bytes.extend_from_slice(&t.to_le_bytes());
+    fnv1a64(&bytes)
+}
+
+pub(crate) fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         (a, b) = (b, a % b);
     }

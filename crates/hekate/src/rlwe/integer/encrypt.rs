@@ -120,10 +120,16 @@ impl IntegerContext {
         self.plaintext_modulus().decode_coefficients(pt)
     }
 
-    /// `m` lifted into `Q_ℓ` (`q_limbs = ℓ + 1`) in NTT form, times `[t^-1 w]_{q_i}` when
+    /// `m` lifted into `Q_ℓ` (`q_limbs = ℓ + 1`) in `form`, times `[t^-1 w]_{q_i}` when
     /// `scaled` is `Some(w)` (additions: the message at factor `w`), or as the centered `m`
     /// itself when `None` (products).
-    pub(crate) fn lift(&self, pt: &Plaintext, q_limbs: usize, scaled: Option<u64>) -> Poly {
+    pub(crate) fn lift(
+        &self,
+        pt: &Plaintext,
+        q_limbs: usize,
+        scaled: Option<u64>,
+        form: Form,
+    ) -> Poly {
         let ring = self.ring();
         let mut p = ring.from_signed(&pt.centered(), q_limbs, 0);
         if let Some(w) = scaled {
@@ -135,7 +141,9 @@ impl IntegerContext {
                 .collect();
             p.mul_scalar_assign(&c, ring);
         }
-        p.ntt(ring);
+        if form == Form::Ntt {
+            p.ntt(ring);
+        }
         p
     }
 
@@ -167,7 +175,7 @@ impl IntegerContext {
         self.check_ring_id(pk.ring_id, "public key")?;
         let ql = self.max_level() + 1;
         let [mut c0, c1] = encrypt_zero_pk(self.ring(), pk, ql, rng);
-        c0.add_assign(&self.lift(pt, ql, Some(1)), self.ring());
+        c0.add_assign(&self.lift(pt, ql, Some(1), Form::Ntt), self.ring());
         Ok(Ciphertext {
             id: self.fingerprint(),
             parts: vec![c0, c1],
@@ -196,7 +204,7 @@ impl IntegerContext {
         rng.fill_bytes(&mut seed);
         let ql = self.max_level() + 1;
         let [mut c0, c1] = encrypt_zero_sk(self.ring(), sk, ql, 0, &seed, 0, rng);
-        c0.add_assign(&self.lift(pt, ql, Some(1)), self.ring());
+        c0.add_assign(&self.lift(pt, ql, Some(1), Form::Ntt), self.ring());
         Ok(Ciphertext {
             id: self.fingerprint(),
             parts: vec![c0, c1],
@@ -214,13 +222,30 @@ impl IntegerContext {
         let ring = self.ring();
         let ql = ct.level() + 1;
         let s = sk.ntt_at(ql, 0);
-        // Horner: ((c_d s + c_{d-1}) s + ...) + c_0.
-        let mut acc: Poly = ct.parts[ct.parts.len() - 1].clone();
-        for part in ct.parts[..ct.parts.len() - 1].iter().rev() {
+        let coeff = ct.form() == Form::Coeff;
+        let ntt = |p: &Poly| {
+            let mut c = p.clone();
+            if coeff {
+                c.ntt(ring);
+            }
+            c
+        };
+        // Horner: ((c_d s + c_{d-1}) s + ...) + c_0, with c_0 added in coefficient form
+        // when the parts are (BFV's products).
+        let d = ct.parts.len() - 1;
+        let mut acc = ntt(&ct.parts[d]);
+        for part in ct.parts[1..d].iter().rev() {
             acc.mul_assign(&s, ring);
-            acc.add_assign(part, ring);
+            acc.add_assign(&ntt(part), ring);
         }
-        acc.intt(ring);
+        acc.mul_assign(&s, ring);
+        if coeff {
+            acc.intt(ring);
+            acc.add_assign(&ct.parts[0], ring);
+        } else {
+            acc.add_assign(&ct.parts[0], ring);
+            acc.intt(ring);
+        }
         acc.mul_scalar_assign(&self.t_mod_q()[..ql], ring);
         debug_assert_eq!(acc.form(), Form::Coeff);
         Ok(acc)

@@ -10,8 +10,8 @@
 use super::ciphertext::Ciphertext;
 use super::context::{IntegerContext, ModSwitching, Scheme};
 use super::noise::{
-    bfv_tensor_variance, bgv_tensor_variance, key_switch_variance, log2_std, message_variance,
-    rounding_variance, var,
+    bfv_tensor_log_variance, bfv_tensor_log_variance_of, bgv_tensor_variance, key_switch_variance,
+    log2_add, log2_std, message_variance, rounding_variance, var,
 };
 use super::plaintext::Plaintext;
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
@@ -22,6 +22,8 @@ use crate::{Error, Result};
 use std::borrow::Cow;
 use std::sync::Arc;
 
+mod leveled;
+
 const NO_RELIN_KEY: &str = "no relinearization key: build the Evaluator with \
                             generate_relinearization_key";
 
@@ -31,6 +33,8 @@ const NO_RELIN_KEY: &str = "no relinearization key: build the Evaluator with \
 pub struct Evaluator {
     ctx: Arc<IntegerContext>,
     core: RlweEvaluator,
+    /// BFV products drop the primes their noise allows first (see [`leveled`]).
+    leveled: bool,
 }
 
 impl Evaluator {
@@ -46,7 +50,11 @@ impl Evaluator {
     /// An evaluator over a shared key set (no copy of the keys).
     pub fn with_key_set(ctx: Arc<IntegerContext>, keys: Arc<EvaluationKeySet>) -> Self {
         let core = RlweEvaluator::new(ctx.rlwe().clone(), keys);
-        Evaluator { ctx, core }
+        Evaluator {
+            ctx,
+            core,
+            leveled: false,
+        }
     }
 
     /// The context.
@@ -92,6 +100,21 @@ impl Evaluator {
         Cow::Owned(Self::result(ct, parts, ct.factor, ct.noise))
     }
 
+    /// `ct` with its parts in `form` (a copy transformed when it is in the other one).
+    fn in_form<'a>(&self, ct: Cow<'a, Ciphertext>, form: Form) -> Cow<'a, Ciphertext> {
+        if ct.form() == form {
+            return ct;
+        }
+        let mut ct = ct.into_owned();
+        for p in &mut ct.parts {
+            match form {
+                Form::Ntt => p.ntt(self.ring()),
+                Form::Coeff => p.intt(self.ring()),
+            }
+        }
+        Cow::Owned(ct)
+    }
+
     /// Multiplies every part by the integer `k` (centered mod `t` first): the message times
     /// `k`, the noise times `|k|`.
     fn scale_parts(&self, ct: &mut Ciphertext, k: u64) {
@@ -108,7 +131,7 @@ impl Evaluator {
     }
 
     /// `a` and `b` at their common level, `b` brought to `a`'s factor (multiplied by
-    /// `α_a α_b^-1 mod t`, centered).
+    /// `α_a α_b^-1 mod t`, centered) and form.
     fn aligned<'a>(
         &self,
         a: &'a Ciphertext,
@@ -126,6 +149,7 @@ impl Evaluator {
             self.scale_parts(b, r);
             b.factor = a.factor;
         }
+        let b = self.in_form(b, a.form());
         Ok((a, b))
     }
 
@@ -172,7 +196,9 @@ impl Evaluator {
     fn add_sub_plain(&self, ct: &Ciphertext, pt: &Plaintext, sub: bool) -> Result<Ciphertext> {
         self.ctx.check_ciphertext(ct)?;
         self.ctx.check_plaintext(pt)?;
-        let m = self.ctx.lift(pt, ct.level() + 1, Some(ct.factor));
+        let m = self
+            .ctx
+            .lift(pt, ct.level() + 1, Some(ct.factor), ct.form());
         let mut parts = ct.parts.clone();
         if sub {
             parts[0].sub_assign(&m, self.ring());
@@ -194,12 +220,15 @@ impl Evaluator {
     }
 
     /// `ct · pt` (slot-wise with batching; the polynomial product with coefficient
-    /// encoding).
+    /// encoding), in NTT form.
     pub fn mul_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         self.ctx.check_ciphertext(ct)?;
         self.ctx.check_plaintext(pt)?;
-        let m = self.ctx.lift(pt, ct.level() + 1, None);
-        let mut parts = ct.parts.clone();
+        let m = self.ctx.lift(pt, ct.level() + 1, None, Form::Ntt);
+        let mut parts = self
+            .in_form(Cow::Borrowed(ct), Form::Ntt)
+            .into_owned()
+            .parts;
         parts.iter_mut().for_each(|p| p.mul_assign(&m, self.ring()));
         self.ring().recycle(m);
         let vm = message_variance(&self.ctx);
@@ -215,8 +244,10 @@ impl Evaluator {
         Ok(out)
     }
 
-    /// The degree-2 product, unrelinearized: BGV's tensor times `t` (factor `α_a α_b`), or
-    /// BFV's scale-invariant tensor (factor `κ_ℓ α_a α_b`).
+    /// The degree-2 product, unrelinearized: BGV's tensor times `t` (factor `α_a α_b`, NTT
+    /// form), or BFV's scale-invariant tensor (factor `κ_ℓ α_a α_b`, coefficient form: the
+    /// scale-and-round ends there, and the key switches after it need no transforms to
+    /// enter and leave the linear and KLSS engines).
     pub fn mul_no_relin(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.ctx.check_ciphertext(a)?;
         self.ctx.check_ciphertext(b)?;
@@ -232,6 +263,10 @@ impl Evaluator {
         let (va, vb) = (var(a.noise), var(b.noise));
         let (parts, factor, noise) = match self.ctx.scheme() {
             Scheme::Bgv => {
+                let (a, b) = (
+                    self.in_form(Cow::Borrowed(&*a), Form::Ntt),
+                    self.in_form(Cow::Borrowed(&*b), Form::Ntt),
+                );
                 let ring = self.ring();
                 let ql = level + 1;
                 let [mut d0, mut d1, mut d2] =
@@ -260,16 +295,24 @@ impl Evaluator {
                 let tensor = self.ctx.tensor(level)?;
                 let variant = self.ctx.mul_variant();
                 let parts = if square {
-                    tensor.square(self.ring(), &a.parts, variant)
+                    tensor.square(self.ring(), &a.parts, variant, Form::Coeff)
                 } else {
-                    tensor.tensor(self.ring(), &a.parts, &b.parts, variant)
+                    tensor.tensor(self.ring(), &a.parts, &b.parts, variant, Form::Coeff)
                 };
-                let noise = log2_std(bfv_tensor_variance(&self.ctx, va, vb, square));
+                let noise =
+                    0.5 * self.bfv_tensor_log_variance(2.0 * a.noise, 2.0 * b.noise, square);
                 let factor = t.mul(self.ctx.kappa(level), t.mul(a.factor, b.factor));
                 (parts, factor, noise)
             }
         };
         Ok(Self::result(&a, parts, factor, noise))
+    }
+
+    /// `log2` of the variance of BFV's scale-invariant tensor of operands of variances
+    /// `2^lva`, `2^lvb` (the noise table of [`noise`](super::noise)), in the log domain
+    /// so that long chains do not overflow.
+    pub(super) fn bfv_tensor_log_variance(&self, lva: f64, lvb: f64, square: bool) -> f64 {
+        bfv_tensor_log_variance(&self.ctx, lva, lvb, square)
     }
 
     fn relin_key(&self) -> Result<&RelinearizationKey> {
@@ -293,14 +336,23 @@ impl Evaluator {
 
     /// The noise of `ct` after one key switch.
     fn key_switched_noise(&self, ct: &Ciphertext) -> f64 {
+        0.5 * self.key_switched_log_variance(2.0 * ct.noise, ct.level())
+    }
+
+    /// `log2` of the variance after one key switch at `level` of a ciphertext of variance
+    /// `2^lv`.
+    pub(super) fn key_switched_log_variance(&self, lv: f64, level: usize) -> f64 {
         let tf = self.ctx.t() as f64;
-        log2_std(var(ct.noise) + tf * tf * key_switch_variance(&self.ctx, ct.level()))
+        log2_add(lv, (tf * tf * key_switch_variance(&self.ctx, level)).log2())
     }
 
     /// `a · b`, relinearized; BGV with [`ModSwitching::Auto`] then switches moduli down
     /// as the noise requires (one prime per product for small `t`).
     pub fn mul(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.relin_key()?;
+        if let Some(out) = self.leveled_mul(a, b)? {
+            return Ok(out);
+        }
         let out = self.relinearize(&self.mul_no_relin(a, b)?)?;
         self.auto_mod_switch(out)
     }

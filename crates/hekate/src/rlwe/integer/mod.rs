@@ -55,6 +55,7 @@ pub mod noise;
 #[cfg(test)]
 mod noise_tests;
 mod plaintext;
+pub(crate) mod serialize;
 pub(crate) mod tensor;
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,7 @@
 //! `t/2 + z σ` with `z` the tail factor of the largest of `N` Gaussians
 //! ([`tail_factor`]). Tensors multiply polynomials that depend on the same `s`, which
 //! the heuristic misses: their rules carry the secret correlation factor `C`
-//! ([`bfv_tensor_variance`], [`bgv_tensor_variance`]). The rules, with `V_s` the variance of a secret coefficient
+//! ([`bfv_tensor_log_variance`], [`bgv_tensor_variance`]). The rules, with `V_s` the variance of a secret coefficient
 //! and `V_m = t^2 / 12` that of a uniform message coefficient:
 //!
 //! | operation | `σ^2` of the result |
@@ -24,7 +24,7 @@
 //! | scalar `k` | `k^2 σ^2` (k centered mod t) |
 //! | plaintext product | `N V_m σ^2` |
 //! | BGV tensor | `N (C σ_a^2 σ_b^2 + V_m (σ_a^2 + σ_b^2) + V_m^2)` (`2N` for a square), `C` the secret correlation factor of the noises' degrees ([`bgv_tensor_variance`]) |
-//! | BFV tensor | `N W (C_a (σ_a^2 + V_m) + C_b (σ_b^2 + V_m))` (`4 N W C_a (σ_a^2 + V_m)` for a square), `W = t^2 (1 + N V_s) / 12`, `C = 1.2 min(d + 1, ln(N/2) + 0.58)` the secret correlation factor of noise of degree `d` in `s` ([`bfv_tensor_variance`]), + rounding `t^2 (1 + N V_s + 2 N^2 V_s^2) / 12` |
+//! | BFV tensor | `N W (C_a (σ_a^2 + V_m) + C_b (σ_b^2 + V_m))` (`4 N W C_a (σ_a^2 + V_m)` for a square), `W = t^2 (1 + N V_s) / 12`, `C = 1.2 min(d + 1, ln(N/2) + 0.58)` the secret correlation factor of noise of degree `d` in `s` ([`bfv_tensor_log_variance`]), + rounding `t^2 (1 + N V_s + 2 N^2 V_s^2) / 12` |
 //! | key switch | `+ t^2 σ_ks^2` ([`key_switch_variance`]) |
 //! | modulus switch by `q` | `σ^2 / q^2 + t^2 (1 + N V_s) / 12` |
 
@@ -58,19 +58,18 @@ pub(crate) fn message_variance(ctx: &IntegerContext) -> f64 {
     t * t / 12.0
 }
 
-/// `d`, the degree in `s` of noise of variance `v`: fresh public-key noise and the
+/// `d`, the degree in `s` of noise of variance `v = 2^log2_v`: fresh public-key noise and the
 /// rounding floor `t (r_0 + r_1 s)` (variance `V_r`, [`rounding_variance`]) have degree 1
 /// (secret-key noise, degree 0, is counted as 1), and a product adding the degrees
 /// `d_a + d_b` multiplies variances to at least `N^{d-1} V_r^d` (BFV's tensor multiplies
-/// by `N W` with `W = V_r`, see [`bfv_tensor_variance`]; BGV's by the other operand's
+/// by `N W` with `W = V_r`, see [`bfv_tensor_log_variance`]; BGV's by the other operand's
 /// `N σ_b^2`), so `d = 1 + floor(log(v / V_r) / log(N V_r))`. Plaintext products (noise
 /// not correlated with `s`) may be counted as products, which only makes the estimate
 /// more pessimistic.
-fn secret_degree(ctx: &IntegerContext, v: f64) -> f64 {
-    let floor = rounding_variance(ctx);
+fn secret_degree(ctx: &IntegerContext, log2_v: f64) -> f64 {
+    let floor = rounding_variance(ctx).log2();
     // (Capped: beyond it the factor is H^min(a, b) anyway, and v may be infinite.)
-    1.0 + (v / floor)
-        .log(ctx.n() as f64 * floor)
+    1.0 + ((log2_v - floor) / ((ctx.n() as f64).log2() + floor))
         .floor()
         .clamp(0.0, MAX_DEGREE)
 }
@@ -80,7 +79,7 @@ const MAX_DEGREE: f64 = 64.0;
 
 /// `C = κ min(binom(a + b, a), H_{N/2}^{min(a, b)})`: the secret correlation factor of
 /// the product of two noises of degrees `a` and `b` in `s` (BFV: `b = 1`, `C = κ min(a +
-/// 1, H_{N/2})`, see [`bfv_tensor_variance`]; BGV: [`bgv_tensor_variance`]).
+/// 1, H_{N/2})`, see [`bfv_tensor_log_variance`]; BGV: [`bgv_tensor_variance`]).
 ///
 /// The product of `P_a s^a` and `P_b s^b` is the term `P_a P_b s^{a+b}`, whose variance is
 /// `‖s^{a+b}‖^2 / (‖s^a‖^2 ‖s^b‖^2 / N)` times the figure for independent coefficients.
@@ -107,7 +106,7 @@ fn secret_correlation(ctx: &IntegerContext, a: f64, b: f64) -> f64 {
 
 /// `κ`, the margin per product over the expected variance.
 ///
-/// [`bfv_tensor_variance`] is the mean square of `y` averaged over the randomness of the
+/// [`bfv_tensor_log_variance`] is the mean square of `y` averaged over the randomness of the
 /// ciphertexts; one ciphertext's own mean square fluctuates around it, and more so with
 /// depth: at each root `ζ` every product multiplies `y(ζ)` by an independent `w(ζ)`, so
 /// `|y(ζ)|^2` carries a product of `d` independent exponential weights, and the few roots
@@ -118,8 +117,8 @@ fn secret_correlation(ctx: &IntegerContext, a: f64, b: f64) -> f64 {
 /// (`noise_tests`).
 const FLUCTUATION_MARGIN: f64 = 1.2;
 
-/// The variance of `t e` after BFV's scale-invariant tensor of operands with variances
-/// `va`, `vb` (a square when `square`).
+/// `log2` of the variance of `t e` after BFV's scale-invariant tensor of operands with
+/// variances `2^lva`, `2^lvb` (a square when `square`).
 ///
 /// For each operand, over the integers `t (c̃_0 + c̃_1 s) = y + Q w` with `y = α m + t e`
 /// and `w ≈ t c(s) / Q`, whose coefficients have variance `W = t^2 (1 + N V_s) / 12`
@@ -141,20 +140,40 @@ const FLUCTUATION_MARGIN: f64 = 1.2;
 /// ```
 ///
 /// and `4 N W C_d (σ^2 + V_m)` for a square (`2 y_a w_a`).
-pub(crate) fn bfv_tensor_variance(ctx: &IntegerContext, va: f64, vb: f64, square: bool) -> f64 {
+pub(crate) fn bfv_tensor_log_variance(
+    ctx: &IntegerContext,
+    lva: f64,
+    lvb: f64,
+    square: bool,
+) -> f64 {
+    bfv_tensor_log_variance_of(ctx, (lva, lva), (lvb, lvb), square)
+}
+
+/// [`bfv_tensor_log_variance`] of operands `(log2 variance, log2 variance that sets the
+/// degree in s)`: an operand rounded down by `Q_d` (leveled products) keeps the degree of
+/// its noise before the division, which its magnitude no longer shows.
+pub(crate) fn bfv_tensor_log_variance_of(
+    ctx: &IntegerContext,
+    (lva, da): (f64, f64),
+    (lvb, db): (f64, f64),
+    square: bool,
+) -> f64 {
     let n = ctx.n() as f64;
     let t = ctx.t() as f64;
     let vs = secret_variance(ctx);
-    let vm = message_variance(ctx);
-    let w = t * t * (1.0 + n * vs) / 12.0;
-    let c = |v: f64| secret_correlation(ctx, secret_degree(ctx, v), 1.0);
+    let lvm = message_variance(ctx).log2();
+    let lnw = (n * t * t * (1.0 + n * vs) / 12.0).log2();
+    // log2(C_d (σ^2 + V_m)), in the log domain: deep chains overflow f64 variances.
+    let term = |lv: f64, ld: f64| {
+        secret_correlation(ctx, secret_degree(ctx, ld), 1.0).log2() + log2_add(lv, lvm)
+    };
     let main = if square {
-        4.0 * n * w * c(va) * (va + vm)
+        2.0 + lnw + term(lva, da)
     } else {
-        n * w * (c(va) * (va + vm) + c(vb) * (vb + vm))
+        lnw + log2_add(term(lva, da), term(lvb, db))
     };
     let rounding = t * t * (1.0 + n * vs + 2.0 * n * n * vs * vs) / 12.0;
-    main + rounding
+    log2_add(main, rounding.log2())
 }
 
 /// The variance of `t e` after BGV's tensor (times `t`) of operands with variances `va`,
@@ -170,7 +189,8 @@ pub(crate) fn bfv_tensor_variance(ctx: &IntegerContext, va: f64, vb: f64, square
 pub(crate) fn bgv_tensor_variance(ctx: &IntegerContext, va: f64, vb: f64, square: bool) -> f64 {
     let n = ctx.n() as f64 * if square { 2.0 } else { 1.0 };
     let vm = message_variance(ctx);
-    let c = secret_correlation(ctx, secret_degree(ctx, va), secret_degree(ctx, vb));
+    let degree = |v: f64| secret_degree(ctx, v.log2());
+    let c = secret_correlation(ctx, degree(va), degree(vb));
     n * (c * va * vb + vm * (va + vb) + vm * vm)
 }
 
@@ -224,4 +244,14 @@ pub(crate) fn log2_std(v: f64) -> f64 {
 /// `2^(2 x)`: the variance of a tracked `log2 σ`.
 pub(crate) fn var(log2_sigma: f64) -> f64 {
     (2.0 * log2_sigma).exp2()
+}
+
+/// `log2(2^a + 2^b)` without leaving `f64`'s range: variances of deep BFV products
+/// (`σ` above `2^511` on long chains) overflow as numbers but not as logarithms.
+pub(crate) fn log2_add(a: f64, b: f64) -> f64 {
+    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+    if lo == f64::NEG_INFINITY {
+        return hi;
+    }
+    hi + (lo - hi).exp2().ln_1p() / std::f64::consts::LN_2
 }

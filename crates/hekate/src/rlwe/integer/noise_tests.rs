@@ -44,6 +44,8 @@ struct Case {
     /// Depth `D` the parameters must carry with a budget above 1 bit.
     depth: usize,
     seed: u64,
+    /// BFV's leveled products ([`Evaluator::with_leveled_products`]).
+    leveled: bool,
 }
 
 /// `(measured, estimated)` budgets per (operation, depth).
@@ -87,7 +89,8 @@ fn mul_mod2(a: &[u64], b: &[u64]) -> Vec<u64> {
 
 impl Runner {
     fn new(case: &Case) -> Self {
-        let f = fixture(case.params.clone(), &[1, -7], case.seed);
+        let mut f = fixture(case.params.clone(), &[1, -7], case.seed);
+        f.eval = f.eval.clone().with_leveled_products(case.leveled);
         let t = f.ctx.t();
         let batch = f.ctx.plaintext_modulus().supports_batching();
         Runner {
@@ -407,6 +410,18 @@ fn bfv_t65537() {
         params: params(Scheme::Bfv, 11, 65537, &[60; 4], &[61, 61]),
         depth: 5,
         seed: 190,
+        leveled: false,
+    });
+}
+
+#[test]
+fn bfv_t65537_leveled() {
+    run(Case {
+        name: "BFV N=2^11 t=65537 leveled",
+        params: params(Scheme::Bfv, 11, 65537, &[60; 5], &[61, 61]),
+        depth: 5,
+        seed: 198,
+        leveled: true,
     });
 }
 
@@ -423,6 +438,7 @@ fn bgv_t65537() {
         ),
         depth: 5,
         seed: 191,
+        leveled: false,
     });
 }
 
@@ -433,6 +449,7 @@ fn bfv_t2_coefficients() {
         params: params(Scheme::Bfv, 11, 2, &[60, 60], &[61]),
         depth: 6,
         seed: 192,
+        leveled: false,
     });
 }
 
@@ -449,6 +466,7 @@ fn bgv_t2_coefficients() {
         ),
         depth: 6,
         seed: 193,
+        leveled: false,
     });
 }
 
@@ -459,6 +477,7 @@ fn bfv_t30_bits() {
         params: params(Scheme::Bfv, 11, T30, &[60; 5], &[61, 61]),
         depth: 4,
         seed: 194,
+        leveled: false,
     });
 }
 
@@ -469,6 +488,7 @@ fn bgv_t30_bits() {
         params: params(Scheme::Bgv, 11, T30, &[61; 9], &[61, 61]),
         depth: 4,
         seed: 195,
+        leveled: false,
     });
 }
 
@@ -482,6 +502,7 @@ fn depth_10() {
         params: params(Scheme::Bfv, 13, 65537, &[60; 7], &[61, 61, 61]),
         depth: 10,
         seed: 196,
+        leveled: false,
     });
     let mut q = vec![58];
     q.extend([40; 11]);
@@ -490,5 +511,6 @@ fn depth_10() {
         params: params(Scheme::Bgv, 13, 65537, &q, &[60, 60]),
         depth: 10,
         seed: 197,
+        leveled: false,
     });
 }

@@ -220,38 +220,54 @@ impl ScaleInvariantTensor {
         self.aux.q().moduli().iter().map(Modulus::value).collect()
     }
 
-    /// `[d_0, d_1, d_2]`, `d_k = round(t/Q · Σ_{i+j=k} ã_i b̃_j) mod Q`, in NTT form. `a` and
-    /// `b` hold two polynomials each, in NTT form over `q_limbs` chain limbs.
+    /// `[d_0, d_1, d_2]`, `d_k = round(t/Q · Σ_{i+j=k} ã_i b̃_j) mod Q`, in form `out`.
+    /// `a` and `b` hold two polynomials each over `q_limbs` chain limbs, in either form
+    /// (the same transforms either way: an NTT-form input is inverse-transformed for its
+    /// conversion to `R`, a coefficient-form one forward-transformed for the products over
+    /// `Q`). A coefficient-form output skips the last `3 ℓ` forward transforms (BFV's
+    /// storage form).
     pub(crate) fn tensor(
         &self,
         ring: &RingContext,
         a: &[Poly],
         b: &[Poly],
         variant: MulVariant,
+        out: Form,
     ) -> Vec<Poly> {
         self.check_inputs(a);
         self.check_inputs(b);
         let a_r: Vec<Poly> = a.iter().map(|p| self.extend_to_r(ring, p)).collect();
         let b_r: Vec<Poly> = b.iter().map(|p| self.extend_to_r(ring, p)).collect();
-        let dq = tensor3(ring, a, b);
+        let (a_q, b_q) = (ntt_form(ring, a), ntt_form(ring, b));
+        let dq = tensor3(ring, &a_q, &b_q);
+        recycle_owned(ring, a_q);
+        recycle_owned(ring, b_q);
         let dr = tensor3(&self.aux, &a_r, &b_r);
         for p in a_r.into_iter().chain(b_r) {
             self.aux.recycle(p);
         }
-        self.scale_round(ring, dq, dr, variant)
+        self.scale_round(ring, dq, dr, variant, out)
     }
 
     /// [`tensor`](Self::tensor) of `a` with itself, with one product fewer
     /// (`d_1 = 2 a_0 a_1`); the same words.
-    pub(crate) fn square(&self, ring: &RingContext, a: &[Poly], variant: MulVariant) -> Vec<Poly> {
+    pub(crate) fn square(
+        &self,
+        ring: &RingContext,
+        a: &[Poly],
+        variant: MulVariant,
+        out: Form,
+    ) -> Vec<Poly> {
         self.check_inputs(a);
         let a_r: Vec<Poly> = a.iter().map(|p| self.extend_to_r(ring, p)).collect();
-        let dq = square3(ring, a);
+        let a_q = ntt_form(ring, a);
+        let dq = square3(ring, &a_q);
+        recycle_owned(ring, a_q);
         let dr = square3(&self.aux, &a_r);
         for p in a_r {
             self.aux.recycle(p);
         }
-        self.scale_round(ring, dq, dr, variant)
+        self.scale_round(ring, dq, dr, variant, out)
     }
 
     fn check_inputs(&self, a: &[Poly]) {
@@ -262,34 +278,40 @@ impl ScaleInvariantTensor {
         );
         for p in a {
             assert!(
-                p.q_limbs() == self.q_limbs && p.p_limbs() == 0 && p.form() == Form::Ntt,
-                "tensor inputs must be in NTT form over the tensor's level"
+                p.q_limbs() == self.q_limbs && p.p_limbs() == 0 && p.form() == a[0].form(),
+                "tensor inputs must be in one form over the tensor's level"
             );
         }
     }
 
-    /// Step 1: the exact centered lift of `p` (NTT form over `Q`) to `R`, in NTT form.
+    /// Step 1: the exact centered lift of `p` (over `Q`, either form) to `R`, in NTT form.
     fn extend_to_r(&self, ring: &RingContext, p: &Poly) -> Poly {
         let (n, l) = (ring.n(), self.q_limbs);
-        let mut coeff = ring.scratch_poly(l, 0, Form::Ntt);
-        coeff.data_mut().copy_from_slice(p.data());
-        coeff.intt(ring);
         let mut out = self.aux.scratch_poly(self.aux.q_len(), 0, Form::Coeff);
-        self.lift
-            .convert(ring, &self.ext, coeff.data(), out.data_mut(), n);
-        ring.recycle(coeff);
+        if p.form() == Form::Coeff {
+            self.lift
+                .convert(ring, &self.ext, p.data(), out.data_mut(), n);
+        } else {
+            let mut coeff = ring.scratch_poly(l, 0, Form::Ntt);
+            coeff.data_mut().copy_from_slice(p.data());
+            coeff.intt(ring);
+            self.lift
+                .convert(ring, &self.ext, coeff.data(), out.data_mut(), n);
+            ring.recycle(coeff);
+        }
         out.ntt(&self.aux);
         out
     }
 
     /// Steps 3 and 4: `round(t x / Q)` from `x` over `Q` (`dq`) and `R` (`dr`), both in NTT
-    /// form, to NTT form over `Q`.
+    /// form, to form `form` over `Q`.
     fn scale_round(
         &self,
         ring: &RingContext,
         dq: Vec<Poly>,
         dr: Vec<Poly>,
         variant: MulVariant,
+        form: Form,
     ) -> Vec<Poly> {
         let (n, k) = (ring.n(), self.aux.q_len());
         // The Exact variant's conversion `Q → R` (`k n` words), then the conversion `R → Q`.
@@ -320,12 +342,38 @@ impl ScaleInvariantTensor {
             self.ext
                 .c_to_b()
                 .convert(xr.data(), xq.data_mut(), n, &mut scratch);
-            xq.ntt(ring);
+            if form == Form::Ntt {
+                xq.ntt(ring);
+            }
             self.aux.recycle(xr);
             out.push(xq);
         }
         ring.pool().recycle(scratch);
         out
+    }
+}
+
+/// The parts in NTT form: borrowed as they are, or transformed copies.
+fn ntt_form<'a>(ring: &RingContext, parts: &'a [Poly]) -> std::borrow::Cow<'a, [Poly]> {
+    if parts.iter().all(|p| p.form() == Form::Ntt) {
+        return std::borrow::Cow::Borrowed(parts);
+    }
+    let owned = parts
+        .iter()
+        .map(|p| {
+            let mut c = ring.scratch_poly(p.q_limbs(), 0, Form::Coeff);
+            c.data_mut().copy_from_slice(p.data());
+            c.ntt(ring);
+            c
+        })
+        .collect();
+    std::borrow::Cow::Owned(owned)
+}
+
+/// Gives transformed copies of [`ntt_form`] back to the pool.
+fn recycle_owned(ring: &RingContext, parts: std::borrow::Cow<'_, [Poly]>) {
+    if let std::borrow::Cow::Owned(v) = parts {
+        v.into_iter().for_each(|p| ring.recycle(p));
     }
 }
 

@@ -228,12 +228,18 @@ fn tensor_matches_big_integer_oracle() {
                 random_poly(&ring, count, &mut rng),
             ];
             let want = oracle.tensor(&ring, &a, &b, t);
-            let exact = coeff_words(&ring, &sit.tensor(&ring, &a, &b, MulVariant::Exact));
+            let exact = coeff_words(
+                &ring,
+                &sit.tensor(&ring, &a, &b, MulVariant::Exact, Form::Ntt),
+            );
             assert_eq!(
                 exact, want,
                 "Exact, N = {n}, {count} x {bits} bits, t = {t}"
             );
-            let hps = coeff_words(&ring, &sit.tensor(&ring, &a, &b, MulVariant::Hps));
+            let hps = coeff_words(
+                &ring,
+                &sit.tensor(&ring, &a, &b, MulVariant::Hps, Form::Ntt),
+            );
             for k in 0..3 {
                 for c in 0..n {
                     total += 1;
@@ -245,10 +251,36 @@ fn tensor_matches_big_integer_oracle() {
                     );
                 }
             }
+            // Coefficient-form inputs and output (BFV's storage form): the same words.
+            let to_coeff = |x: &[Poly]| -> Vec<Poly> {
+                x.iter()
+                    .map(|p| {
+                        let mut c = p.clone();
+                        c.intt(&ring);
+                        c
+                    })
+                    .collect()
+            };
+            let (ac, bc) = (to_coeff(&a), to_coeff(&b));
+            for v in [MulVariant::Exact, MulVariant::Hps] {
+                let got: Vec<Vec<u64>> = sit
+                    .tensor(&ring, &ac, &bc, v, Form::Coeff)
+                    .iter()
+                    .map(|p| p.data().to_vec())
+                    .collect();
+                let ntt = coeff_words(&ring, &sit.tensor(&ring, &a, &b, v, Form::Ntt));
+                assert_eq!(got, ntt, "coefficient form, {v:?}");
+                let sq: Vec<Vec<u64>> = sit
+                    .square(&ring, &ac, v, Form::Coeff)
+                    .iter()
+                    .map(|p| p.data().to_vec())
+                    .collect();
+                assert_eq!(sq, coeff_words(&ring, &sit.square(&ring, &a, v, Form::Ntt)));
+            }
             // square(a) == tensor(a, a), both variants.
             for v in [MulVariant::Exact, MulVariant::Hps] {
-                let sq = sit.square(&ring, &a, v);
-                let tt = sit.tensor(&ring, &a, &a, v);
+                let sq = sit.square(&ring, &a, v, Form::Ntt);
+                let tt = sit.tensor(&ring, &a, &a, v, Form::Ntt);
                 for (x, y) in sq.iter().zip(&tt) {
                     assert_eq!(x.data(), y.data(), "square != tensor(a, a), {v:?}");
                 }
@@ -316,9 +348,15 @@ fn near_half_integers_round_exactly() {
                 one.ntt(&ring);
                 let b = [one, random_poly(&ring, count, &mut rng)];
                 let want = oracle.tensor(&ring, &a, &b, t);
-                let exact = coeff_words(&ring, &sit.tensor(&ring, &a, &b, MulVariant::Exact));
+                let exact = coeff_words(
+                    &ring,
+                    &sit.tensor(&ring, &a, &b, MulVariant::Exact, Form::Ntt),
+                );
                 assert_eq!(exact, want, "Exact, 2^-{d}, {count} x {bits}, t = {t}");
-                let hps = coeff_words(&ring, &sit.tensor(&ring, &a, &b, MulVariant::Hps));
+                let hps = coeff_words(
+                    &ring,
+                    &sit.tensor(&ring, &a, &b, MulVariant::Hps, Form::Ntt),
+                );
                 if d == d_hps {
                     assert_eq!(hps, want, "Hps, 2^-{d}, {count} x {bits}, t = {t}");
                 } else {
@@ -377,16 +415,25 @@ fn closest_to_half_integers_round_exactly() {
             one.ntt(&ring);
             let b = [one, random_poly(&ring, count, &mut rng)];
             let want = oracle.tensor(&ring, &a, &b, t);
-            let exact = coeff_words(&ring, &sit.tensor(&ring, &a, &b, MulVariant::Exact));
+            let exact = coeff_words(
+                &ring,
+                &sit.tensor(&ring, &a, &b, MulVariant::Exact, Form::Ntt),
+            );
             assert_eq!(exact, want, "Exact, {count} x {bits}, t = {t}");
-            let hps = coeff_words(&ring, &sit.tensor(&ring, &a, &b, MulVariant::Hps));
+            let hps = coeff_words(
+                &ring,
+                &sit.tensor(&ring, &a, &b, MulVariant::Hps, Form::Ntt),
+            );
             for k in 0..3 {
                 for c in 0..n {
                     assert!(within_one(&hps[k], &want[k], &q, n, c), "Hps off by > 1");
                 }
             }
             for v in [MulVariant::Exact, MulVariant::Hps] {
-                let (sq, tt) = (sit.square(&ring, &a, v), sit.tensor(&ring, &a, &a, v));
+                let (sq, tt) = (
+                    sit.square(&ring, &a, v, Form::Ntt),
+                    sit.tensor(&ring, &a, &a, v, Form::Ntt),
+                );
                 assert!(
                     sq.iter().zip(&tt).all(|(x, y)| x.data() == y.data()),
                     "{v:?}"
@@ -426,7 +473,10 @@ fn tensor_matches_oracle_on_the_parallel_paths() {
         random_poly(&ring, count, &mut rng),
         random_poly(&ring, count, &mut rng),
     ];
-    let exact = coeff_words(&ring, &sit.tensor(&ring, &a, &b, MulVariant::Exact));
+    let exact = coeff_words(
+        &ring,
+        &sit.tensor(&ring, &a, &b, MulVariant::Exact, Form::Ntt),
+    );
     let at: Vec<usize> = (0..n).step_by(97).chain([n - 1]).collect();
     let want = oracle.tensor_at(&ring, &a, &b, t, &at);
     for (k, w) in want.iter().enumerate() {
@@ -440,7 +490,10 @@ fn tensor_matches_oracle_on_the_parallel_paths() {
             }
         }
     }
-    let hps = coeff_words(&ring, &sit.tensor(&ring, &a, &b, MulVariant::Hps));
+    let hps = coeff_words(
+        &ring,
+        &sit.tensor(&ring, &a, &b, MulVariant::Hps, Form::Ntt),
+    );
     for k in 0..3 {
         for c in 0..n {
             assert!(within_one(&hps[k], &exact[k], &q, n, c), "Hps off by > 1");
@@ -468,7 +521,10 @@ fn tensor_full_size() {
             random_poly(&ring, count, &mut rng),
             random_poly(&ring, count, &mut rng),
         ];
-        let exact = coeff_words(&ring, &sit.tensor(&ring, &a, &b, MulVariant::Exact));
+        let exact = coeff_words(
+            &ring,
+            &sit.tensor(&ring, &a, &b, MulVariant::Exact, Form::Ntt),
+        );
         let at = [0, 1, n / 2, n - 1];
         let want = oracle.tensor_at(&ring, &a, &b, t, &at);
         for (k, w) in want.iter().enumerate() {
@@ -478,7 +534,10 @@ fn tensor_full_size() {
                 }
             }
         }
-        let hps = coeff_words(&ring, &sit.tensor(&ring, &a, &b, MulVariant::Hps));
+        let hps = coeff_words(
+            &ring,
+            &sit.tensor(&ring, &a, &b, MulVariant::Hps, Form::Ntt),
+        );
         let mut equal = 0;
         for k in 0..3 {
             for c in 0..n {
@@ -492,7 +551,10 @@ fn tensor_full_size() {
             3 * n
         );
         for v in [MulVariant::Exact, MulVariant::Hps] {
-            let (sq, tt) = (sit.square(&ring, &a, v), sit.tensor(&ring, &a, &a, v));
+            let (sq, tt) = (
+                sit.square(&ring, &a, v, Form::Ntt),
+                sit.tensor(&ring, &a, &a, v, Form::Ntt),
+            );
             assert!(
                 sq.iter().zip(&tt).all(|(x, y)| x.data() == y.data()),
                 "{v:?}"

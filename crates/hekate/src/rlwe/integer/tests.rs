@@ -384,3 +384,161 @@ fn bfv_product_trees_and_large_t() {
         }
     }
 }
+
+/// BFV products are in coefficient form (BGV's in NTT form), and every operation takes
+/// either form and mixes them: sums of a product and a fresh ciphertext, plaintext ops,
+/// rotations (plain and hoisted: the same words), the row swap, a product of a product
+/// with a fresh ciphertext, a modulus switch; all decrypt to the plaintext results on the
+/// three engines, whose outputs are the same words.
+#[test]
+fn bfv_coefficient_form_mixes_with_ntt_form() {
+    let t = 65537;
+    let steps = [1i64, -2];
+    let mut outputs: Vec<Vec<Ciphertext>> = Vec::new();
+    for method in engines() {
+        let params = IntegerParameters::new(Scheme::Bfv, 11)
+            .plaintext_modulus(t)
+            .log_q(&[60, 60, 60])
+            .log_p(&[61, 61])
+            .key_switching(method);
+        let mut f = fixture(params, &steps, 13);
+        let (n, half) = (f.ctx.n(), f.ctx.n() / 2);
+        let tm = crate::math::modulus::Modulus::new(t);
+        let x = random_values(&mut f.rng, n, t);
+        let y = random_values(&mut f.rng, n, t);
+        let (px, py) = (f.ctx.encode(&x).unwrap(), f.ctx.encode(&y).unwrap());
+        let cx = f.ctx.encrypt_with(&px, &f.pk, &mut f.rng).unwrap();
+        let cy = f
+            .ctx
+            .encrypt_symmetric_with(&py, &f.sk, &mut f.rng)
+            .unwrap();
+        assert_eq!(cx.form(), crate::ring::Form::Ntt);
+        let xy = f.eval.mul(&cx, &cy).unwrap();
+        assert_eq!(xy.form(), crate::ring::Form::Coeff, "BFV products");
+        let prod: Vec<u64> = (0..n).map(|i| tm.mul(x[i], y[i])).collect();
+        let check = |ct: &Ciphertext, want: &[u64], what: &str| {
+            assert_eq!(
+                f.ctx.decrypt_decode(ct, &f.sk).unwrap(),
+                want,
+                "{what}, {}",
+                method.name()
+            );
+        };
+        check(&xy, &prod, "x y");
+        let sum = f.eval.add(&xy, &cx).unwrap();
+        let want: Vec<u64> = (0..n).map(|i| tm.add(prod[i], x[i])).collect();
+        check(&sum, &want, "x y + x");
+        let diff = f.eval.sub(&cx, &xy).unwrap();
+        let want: Vec<u64> = (0..n).map(|i| tm.sub(x[i], prod[i])).collect();
+        check(&diff, &want, "x - x y");
+        let plus = f.eval.add_plain(&xy, &px).unwrap();
+        assert_eq!(plus.form(), crate::ring::Form::Coeff);
+        check(
+            &plus,
+            &(0..n).map(|i| tm.add(prod[i], x[i])).collect::<Vec<_>>(),
+            "+ pt",
+        );
+        let times = f.eval.mul_plain(&xy, &py).unwrap();
+        check(
+            &times,
+            &(0..n).map(|i| tm.mul(prod[i], y[i])).collect::<Vec<_>>(),
+            "· pt",
+        );
+        let cube = f.eval.mul(&xy, &cx).unwrap();
+        check(
+            &cube,
+            &(0..n).map(|i| tm.mul(prod[i], x[i])).collect::<Vec<_>>(),
+            "x^2 y",
+        );
+        let hoisted = f.eval.rotate_rows_hoisted(&xy, &steps).unwrap();
+        let mut outs = vec![xy.clone(), cube];
+        for (&k, h) in steps.iter().zip(&hoisted) {
+            let r = f.eval.rotate_rows(&xy, k).unwrap();
+            assert_eq!(r.form(), crate::ring::Form::Coeff);
+            assert_eq!(&r, h, "hoisted = plain (coefficient form)");
+            let want: Vec<u64> = (0..n)
+                .map(|i| {
+                    let (row, j) = (i / half, i % half);
+                    prod[row * half + (j as i64 + k).rem_euclid(half as i64) as usize]
+                })
+                .collect();
+            check(&r, &want, "rotate");
+            outs.push(r);
+        }
+        let sw = f.eval.rotate_columns(&xy).unwrap();
+        let want: Vec<u64> = (0..n).map(|i| prod[(i + half) % n]).collect();
+        check(&sw, &want, "swap");
+        outs.push(sw);
+        let down = f.eval.mod_switch(&xy).unwrap();
+        check(&down, &prod, "mod switch");
+        assert!(f.ctx.noise_budget(&xy, &f.sk).unwrap() > 1.0);
+        outputs.push(outs);
+    }
+    for o in &outputs[1..] {
+        assert_eq!(o, &outputs[0], "engines give the same words");
+    }
+}
+
+/// Leveled BFV products: a squaring chain of depth 7 over eight 40-bit primes, leveled
+/// and plain from the same fresh ciphertext, on every engine. Both decrypt to `x^(2^d)`
+/// at every depth, the leveled one stays at the top level, drops primes once the noise
+/// allows (none for fresh operands) and loses at most a bit of measured budget; a product
+/// of a deep ciphertext with a fresh one (unequal noise) is right too.
+#[test]
+fn bfv_leveled_products_drop_primes_and_stay_exact() {
+    let t = 65537;
+    for method in engines() {
+        let params = IntegerParameters::new(Scheme::Bfv, 11)
+            .plaintext_modulus(t)
+            .log_q(&[40; 8])
+            .log_p(&[61, 61])
+            .key_switching(method);
+        let mut f = fixture(params, &[], 31);
+        let leveled = f.eval.clone().with_leveled_products(true);
+        assert!(leveled.leveled_products() && !f.eval.leveled_products());
+        let x = random_values(&mut f.rng, f.ctx.n(), t);
+        let fresh = f
+            .ctx
+            .encrypt_with(&f.ctx.encode(&x).unwrap(), &f.pk, &mut f.rng)
+            .unwrap();
+        assert_eq!(leveled.leveled_primes(&fresh, &fresh), 0, "fresh: nothing");
+        let (mut plain, mut lev) = (fresh.clone(), fresh.clone());
+        let mut dropped = Vec::new();
+        for d in 1..=7u32 {
+            dropped.push(leveled.leveled_primes(&lev, &lev));
+            plain = f.eval.square(&plain).unwrap();
+            lev = leveled.square(&lev).unwrap();
+            assert_eq!(lev.level(), 7, "back to the top level");
+            let want: Vec<u64> = x.iter().map(|&v| pow_mod(v, 1 << d, t)).collect();
+            for (ct, what) in [(&plain, "plain"), (&lev, "leveled")] {
+                assert_eq!(
+                    f.ctx.decrypt_decode(ct, &f.sk).unwrap(),
+                    want,
+                    "{what} d {d} {}",
+                    method.name()
+                );
+            }
+            let (bp, bl) = (
+                f.ctx.noise_budget(&plain, &f.sk).unwrap(),
+                f.ctx.noise_budget(&lev, &f.sk).unwrap(),
+            );
+            let el = f.ctx.estimated_noise_budget(&lev);
+            assert!(
+                bl > 1.0 && bl >= bp - 1.0,
+                "d {d}: leveled {bl:.1} plain {bp:.1}"
+            );
+            assert!(
+                el <= bl + 1.0,
+                "d {d}: estimate {el:.1} over measured {bl:.1}"
+            );
+        }
+        assert!(
+            dropped.iter().any(|&k| k > 0) && dropped[0] == 0,
+            "primes dropped per depth: {dropped:?}"
+        );
+        eprintln!("{}: primes dropped per depth {dropped:?}", method.name());
+        let mixed = leveled.mul(&lev, &fresh).unwrap();
+        let want: Vec<u64> = x.iter().map(|&v| pow_mod(v, (1 << 7) + 1, t)).collect();
+        assert_eq!(f.ctx.decrypt_decode(&mixed, &f.sk).unwrap(), want, "x^129");
+    }
+}

@@ -7,7 +7,7 @@ use super::{
     HybridDecomposition, HybridKey, HybridKeySwitcher, KeyStorage, KeySwitcher, KlssAccumulator,
     KlssBound, KlssConfig, KlssDecomposition, KlssKey, KlssKeySwitcher, LevelSet, MixedKeySwitcher,
 };
-use crate::ring::{Poly, RingContext};
+use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::keys::SecretKey;
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
@@ -417,12 +417,14 @@ impl KeySwitcher for KeySwitchEngine {
         }
     }
 
-    fn mod_down(&self, acc: EngineAccumulator) -> [Poly; 2] {
+    fn mod_down_to(&self, acc: EngineAccumulator, form: Form) -> [Poly; 2] {
         match (self, acc) {
-            (KeySwitchEngine::Hybrid(e), EngineAccumulator::Hybrid(a)) => e.mod_down(a),
-            (KeySwitchEngine::Klss(e), EngineAccumulator::Klss(a)) => e.mod_down(a),
-            (KeySwitchEngine::Mixed(e), EngineAccumulator::Hybrid(a)) => e.hybrid.mod_down(a),
-            (KeySwitchEngine::Mixed(e), EngineAccumulator::Klss(a)) => e.klss.mod_down(a),
+            (KeySwitchEngine::Hybrid(e), EngineAccumulator::Hybrid(a)) => e.mod_down_to(a, form),
+            (KeySwitchEngine::Klss(e), EngineAccumulator::Klss(a)) => e.mod_down_to(a, form),
+            (KeySwitchEngine::Mixed(e), EngineAccumulator::Hybrid(a)) => {
+                e.hybrid.mod_down_to(a, form)
+            }
+            (KeySwitchEngine::Mixed(e), EngineAccumulator::Klss(a)) => e.klss.mod_down_to(a, form),
             _ => panic!("{MISMATCH}"),
         }
     }

@@ -257,17 +257,32 @@ impl HybridKeySwitcher {
         c: &B::Poly,
         q_limbs: usize,
     ) -> Vec<B::Poly> {
-        let ql = q_limbs;
-        let k = self.ctx.p_len();
-        let mut coeff = backend.alloc(ql, 0, Form::Ntt);
+        let mut coeff = backend.alloc(q_limbs, 0, Form::Ntt);
         backend.copy(c, &mut coeff);
         backend.inverse_ntt(&mut coeff);
+        let digits = self.decompose_both_on(backend, c, &coeff, q_limbs);
+        backend.recycle(coeff);
+        digits
+    }
+
+    /// Step 1 from both forms of `c` (over `Q_l`): `c` in NTT form (the digits' own
+    /// limbs) and `coeff` in coefficient form (the base conversions). An input in either
+    /// form costs `l + 1` transforms to make the other.
+    pub fn decompose_both_on<B: Backend>(
+        &self,
+        backend: &B,
+        c: &B::Poly,
+        coeff: &B::Poly,
+        q_limbs: usize,
+    ) -> Vec<B::Poly> {
+        let ql = q_limbs;
+        let k = self.ctx.p_len();
         let build = |j: usize| {
             let start = j * self.alpha;
             let end = ((j + 1) * self.alpha).min(ql);
             let conv = &self.converters[j][end - start - 1];
             let mut d = backend.alloc(ql, k, Form::Ntt);
-            backend.mod_up(c, &coeff, start..end, conv, &mut d);
+            backend.mod_up(c, coeff, start..end, conv, &mut d);
             d
         };
         let beta = self.digits_at(ql);
@@ -278,7 +293,6 @@ impl HybridKeySwitcher {
         };
         #[cfg(not(feature = "parallel"))]
         let digits = (0..beta).map(build).collect();
-        backend.recycle(coeff);
         digits
     }
 
@@ -342,10 +356,22 @@ impl KeySwitcher for HybridKeySwitcher {
     }
 
     fn decompose(&self, c: &Poly) -> HybridDecomposition {
-        debug_assert!(c.form() == Form::Ntt && c.p_limbs() == 0);
-        HybridDecomposition {
-            digits: self.decompose_on(&*self.ctx, c, c.q_limbs()),
-        }
+        debug_assert!(c.p_limbs() == 0);
+        let ctx = &*self.ctx;
+        let digits = match c.form() {
+            Form::Ntt => self.decompose_on(ctx, c, c.q_limbs()),
+            Form::Coeff => {
+                // The digits' own limbs are NTT-form limbs of c: l + 1 forward transforms
+                // instead of the inverse ones of an NTT-form input.
+                let mut ntt = ctx.scratch_poly(c.q_limbs(), 0, Form::Coeff);
+                ntt.data_mut().copy_from_slice(c.data());
+                ntt.ntt(ctx);
+                let digits = self.decompose_both_on(ctx, &ntt, c, c.q_limbs());
+                ctx.recycle(ntt);
+                digits
+            }
+        };
+        HybridDecomposition { digits }
     }
 
     fn zero_accumulator(&self, q_limbs: usize) -> [Poly; 2] {
@@ -372,8 +398,16 @@ impl KeySwitcher for HybridKeySwitcher {
         self.multiply_on(&*self.ctx, &d.digits, &key.digits, acc, true);
     }
 
-    fn mod_down(&self, acc: [Poly; 2]) -> [Poly; 2] {
-        self.mod_down_on(&*self.ctx, acc)
+    fn mod_down_to(&self, acc: [Poly; 2], form: Form) -> [Poly; 2] {
+        match form {
+            Form::Ntt => self.mod_down_on(&*self.ctx, acc),
+            // The accumulator's inverse transforms (l + 1 + k) replace the special limbs'
+            // inverse and the chain limbs' forward ones (k + l + 1) of the NTT-form exit.
+            Form::Coeff => super::map_pair(acc, |mut a| {
+                a.intt(&self.ctx);
+                a.mod_down_by_p(&self.ctx)
+            }),
+        }
     }
 
     fn mod_down_second(&self, acc: &mut [Poly; 2]) -> Poly {

@@ -30,7 +30,7 @@ pub use klss::{
 };
 pub use mixed::{LevelSet, MixedKeySwitcher};
 
-use crate::ring::{for_each_limb, Poly, RingContext};
+use crate::ring::{for_each_limb, Form, Poly, RingContext};
 use crate::rlwe::keys::SecretKey;
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 
@@ -51,7 +51,10 @@ pub trait KeySwitcher: Send + Sync {
         rng: &mut R,
     ) -> Self::Key;
 
-    /// Step 1: decomposition of `c` (NTT form over `Q_l`).
+    /// Step 1: decomposition of `c` over `Q_l`, in either form. An engine working in
+    /// coefficient form (KLSS and linear key switching) skips its first `l + 1` inverse
+    /// transforms on a coefficient-form input (seed 001 Alg. 5: BFV's `c' <- c_2`); the
+    /// hybrid engine needs both forms and pays `l + 1` transforms either way.
     fn decompose(&self, c: &Poly) -> Self::Decomposition;
 
     /// A zero accumulator for inputs with `q_limbs` chain limbs.
@@ -73,7 +76,15 @@ pub trait KeySwitcher: Send + Sync {
     fn multiply_add(&self, d: &Self::Decomposition, key: &Self::Key, acc: &mut Self::Accumulator);
 
     /// Step 3: `(u0, u1)` over `Q_l` in NTT form.
-    fn mod_down(&self, acc: Self::Accumulator) -> [Poly; 2];
+    fn mod_down(&self, acc: Self::Accumulator) -> [Poly; 2] {
+        self.mod_down_to(acc, Form::Ntt)
+    }
+
+    /// Step 3 into `form`: `(u0, u1)` over `Q_l`. KLSS and linear key switching recombine
+    /// in coefficient form, so a coefficient-form exit saves their last `2 (l + 1)`
+    /// forward transforms (seed 001 Table II: `6ℓ + 4` against `8ℓ + 4`); the hybrid
+    /// engine costs the same either way.
+    fn mod_down_to(&self, acc: Self::Accumulator, form: Form) -> [Poly; 2];
 
     /// Step 3 for the second half only: `u1` over `Q_l` in NTT form, that half of `acc`
     /// cleared and the first left as it was, so that more products can be added to `acc`
@@ -89,12 +100,12 @@ pub trait KeySwitcher: Send + Sync {
     /// Applies the automorphism `X -> X^k` to an accumulator (NTT form: a permutation).
     fn permute(&self, acc: &Self::Accumulator, k: usize) -> Self::Accumulator;
 
-    /// The whole key switch of `c`.
+    /// The whole key switch of `c`, in `c`'s form.
     fn switch(&self, c: &Poly, key: &Self::Key) -> [Poly; 2] {
         let d = self.decompose(c);
         let acc = self.multiply(&d, key, c.q_limbs());
         self.recycle(d);
-        self.mod_down(acc)
+        self.mod_down_to(acc, c.form())
     }
 }
 

@@ -482,3 +482,36 @@ fn isa_child() {
         crate::math::kernels::Isa::detect()
     );
 }
+
+/// A coefficient-form input gives the NTT-form switch in coefficient form, word for word,
+/// on every engine (the KLSS and linear ones skip their input and output transforms).
+#[test]
+fn coefficient_form_switch_equals_the_ntt_form_one() {
+    let ctx = mixed_ring(1 << 10);
+    let (mut rng, sk, other) = rng_and_secrets(&ctx, 5);
+    let dnum = 3;
+    let hybrid = HybridKeySwitcher::new(ctx.clone(), dnum);
+    let key = hybrid.generate_key(other.ntt(), &sk, &mut rng);
+    let linear = KlssKeySwitcher::new(ctx.clone(), dnum, KlssConfig::linear()).unwrap();
+    let klss = KlssKeySwitcher::new(ctx.clone(), dnum, KlssConfig::klss(2)).unwrap();
+    let (ek_lin, ek_klss) = (
+        linear.expand(&key, KeyStorage::ExpandedOnly).unwrap(),
+        klss.expand(&key, KeyStorage::ExpandedOnly).unwrap(),
+    );
+    for ql in [6usize, 3, 1] {
+        let c = random_ntt(&ctx, ql, &mut rng);
+        let mut c_coeff = c.clone();
+        c_coeff.intt(&ctx);
+        let want = hybrid.switch(&c, &key).map(|mut u| {
+            u.intt(&ctx);
+            u
+        });
+        assert!(want.iter().all(|u| u.form() == Form::Coeff));
+        assert!(hybrid.switch(&c_coeff, &key) == want, "hybrid, {ql} limbs");
+        assert!(
+            linear.switch(&c_coeff, &ek_lin) == want,
+            "linear, {ql} limbs"
+        );
+        assert!(klss.switch(&c_coeff, &ek_klss) == want, "KLSS, {ql} limbs");
+    }
+}

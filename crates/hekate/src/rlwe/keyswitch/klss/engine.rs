@@ -339,14 +339,16 @@ impl KeySwitcher for KlssKeySwitcher {
     fn decompose(&self, c: &Poly) -> KlssDecomposition {
         let ctx = &*self.ctx;
         let (ql, n, rp) = (c.q_limbs(), ctx.n(), self.r_prime);
-        debug_assert!(c.form() == Form::Ntt && c.p_limbs() == 0);
+        debug_assert!(c.p_limbs() == 0);
         let alpha = self.hybrid.alpha();
         let digits = ql.div_ceil(alpha);
         let pool = ctx.pool();
-        let coeff = super::super::inverse_ntt_copy(ctx, c);
+        // A coefficient-form input is used as it is (no inverse transforms).
+        let owned = (c.form() == Form::Ntt).then(|| super::super::inverse_ntt_copy(ctx, c));
+        let coeff: &[u64] = owned.as_deref().unwrap_or(c.data());
         let mut data = pool.take(digits * rp * n);
         let aux = &*self.aux;
-        let coeff_ref = &coeff;
+        let coeff_ref = coeff;
         let lift = |j: usize, out: &mut [u64]| {
             let start = j * alpha;
             let end = ((j + 1) * alpha).min(ql);
@@ -387,7 +389,9 @@ impl KeySwitcher for KlssKeySwitcher {
         data.chunks_mut(rp * n)
             .enumerate()
             .for_each(|(j, out)| lift(j, out));
-        pool.recycle(coeff);
+        if let Some(coeff) = owned {
+            pool.recycle(coeff);
+        }
         KlssDecomposition {
             q_limbs: ql,
             digits,
@@ -463,7 +467,7 @@ impl KeySwitcher for KlssKeySwitcher {
         acc.count += 1;
     }
 
-    fn mod_down(&self, mut acc: KlssAccumulator) -> [Poly; 2] {
+    fn mod_down_to(&self, mut acc: KlssAccumulator, form: Form) -> [Poly; 2] {
         let ctx = &*self.ctx;
         if acc.count > 0 || acc.recombined.is_none() {
             self.recombine_into(&mut acc);
@@ -472,7 +476,9 @@ impl KeySwitcher for KlssKeySwitcher {
         let recombined = acc.recombined.take().expect("recombined above");
         super::super::map_pair(recombined, |a| {
             let mut u = a.mod_down_by_p(ctx);
-            u.ntt(ctx);
+            if form == Form::Ntt {
+                u.ntt(ctx);
+            }
             u
         })
     }

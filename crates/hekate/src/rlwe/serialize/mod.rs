@@ -1,7 +1,22 @@
 //! The encodings of the ring- and RLWE-level types: [`Poly`], [`SecretKey`],
 //! [`PublicKey`] and [`HybridKey`] (tags 1–4; layouts in the module documentation of
 //! [`crate::serialize`]), and the shared pieces other schemes' codecs build on (residue
-//! widths, secret coefficients, the ring-identity check).
+//! widths, secret coefficients, the ring-identity check; the chain fields of parameter
+//! bodies in `chain`; the ciphertext parts in `ciphertext`; the evaluation-key bodies in
+//! `keys`).
+
+pub(crate) mod chain;
+mod ciphertext;
+mod keys;
+
+pub(crate) use ciphertext::{
+    read_ct_head, read_ct_parts, read_message_poly, write_ct_head, write_ct_parts,
+};
+pub(crate) use keys::{
+    check_galois_keys_writable, check_key_writable, check_relinearization_key_writable,
+    read_galois_keys, read_relinearization_key, read_switching_key, write_galois_keys,
+    write_switching_key,
+};
 
 use crate::math::sample::Seed;
 use crate::ring::{Form, Poly, RingContext};
