@@ -236,7 +236,11 @@ impl IntegerContext {
         let mut acc = ntt(&ct.parts[d]);
         for part in ct.parts[1..d].iter().rev() {
             acc.mul_assign(&s, ring);
-            acc.add_assign(&ntt(part), ring);
+            if coeff {
+                acc.add_assign(&ntt(part), ring);
+            } else {
+                acc.add_assign(part, ring);
+            }
         }
         acc.mul_assign(&s, ring);
         if coeff {

@@ -78,7 +78,7 @@ impl Evaluator {
     /// `2^lb`, switched down by `Q_d = 2^log_qd` to `low`, relinearized there and
     /// switched back up (`log_qd = 0`: the plain product at `low`).
     fn leveled_log_variance(&self, la: f64, lb: f64, square: bool, low: usize, log_qd: f64) -> f64 {
-        let rho = (rounding_variance(&self.ctx) + message_variance(&self.ctx)).log2();
+        let rho = self.switch_log_variance();
         let down = |lv: f64| {
             if log_qd == 0.0 {
                 lv
@@ -93,6 +93,12 @@ impl Evaluator {
         } else {
             2.0 * log_qd + log2_add(relin, rho)
         }
+    }
+
+    /// `log2 ρ`: the variance one BFV switch (down or up) adds, a rounding plus the
+    /// message's fractional term (module documentation).
+    fn switch_log_variance(&self) -> f64 {
+        (rounding_variance(&self.ctx) + message_variance(&self.ctx)).log2()
     }
 
     /// The leveled product, when leveling is on and drops at least one prime.
@@ -145,7 +151,7 @@ impl Evaluator {
             .iter()
             .map(|q| (q.value() as f64).log2())
             .sum();
-        let rho = (rounding_variance(&self.ctx) + message_variance(&self.ctx)).log2();
+        let rho = self.switch_log_variance();
         let noise = 0.5 * log2_add(2.0 * ct.noise - 2.0 * log_qd, rho);
         Self::result(ct, parts, factor, noise)
     }
@@ -179,7 +185,7 @@ impl Evaluator {
         let kappa_inv = t.inv(self.ctx.kappa(level)).expect("κ is a unit mod t");
         let factor = t.mul(t.mul(kappa_inv, self.ctx.kappa(low)), ct.factor);
         let log_qd: f64 = q[lo1..l1].iter().map(|q| (q.value() as f64).log2()).sum();
-        let rho = (rounding_variance(&self.ctx) + message_variance(&self.ctx)).log2();
+        let rho = self.switch_log_variance();
         let noise = 0.5 * (2.0 * log_qd + log2_add(2.0 * ct.noise, rho));
         Self::result(ct, parts, factor, noise)
     }
