@@ -27,9 +27,29 @@ pub struct RingContext {
     rescale: Vec<Vec<(u64, u64)>>,
     /// ModDown by P onto prefixes of Q (absent when P is empty).
     extender: Option<BasisExtender>,
+    /// ModDown by the encryption prefix `P' = p_0 .. p_{k'-1}` of P (see
+    /// [`RingContext::encryption_p_len`]); absent when P is empty.
+    encryption_extender: Option<BasisExtender>,
     crt: CrtReconstructor,
     fingerprint: u64,
     permutations: Mutex<HashMap<usize, Arc<NttPermutation>>>,
+}
+
+/// The product, in bits, that the special primes of public-key encryption must reach
+/// ([`RingContext::encryption_p_len`]).
+pub const ENCRYPTION_P_BITS: u32 = 40;
+
+/// Length of the shortest prefix of `p` whose product reaches `2^ENCRYPTION_P_BITS` (all of
+/// `p` if it never does).
+fn encryption_prefix_len(p: &[crate::math::Modulus]) -> usize {
+    let mut bits = 0.0;
+    for (j, m) in p.iter().enumerate() {
+        bits += (m.value() as f64).log2();
+        if bits >= ENCRYPTION_P_BITS as f64 {
+            return j + 1;
+        }
+    }
+    p.len()
 }
 
 /// 64-bit FNV-1a (offset basis `0xcbf29ce484222325`, prime `0x100000001b3`).
@@ -84,6 +104,8 @@ impl RingContext {
             })
             .collect();
         let extender = (!p.is_empty()).then(|| BasisExtender::new(&qb, &pb));
+        let encryption_extender = (!p.is_empty())
+            .then(|| BasisExtender::new(&qb, &pb.slice(0..encryption_prefix_len(pb.moduli()))));
         let fingerprint = ring_fingerprint(n, q, p);
         Ok(Arc::new(RingContext {
             fingerprint,
@@ -96,6 +118,7 @@ impl RingContext {
             ntt_p,
             rescale,
             extender,
+            encryption_extender,
             permutations: Mutex::new(HashMap::new()),
         }))
     }
@@ -237,6 +260,42 @@ impl RingContext {
     /// The basis extender between `Q` and `P` (ModDown), if `P` is not empty.
     pub fn extender(&self) -> Option<&BasisExtender> {
         self.extender.as_ref()
+    }
+
+    /// The number `k'` of special primes public-key encryption works over: the shortest
+    /// prefix `P' = p_0 .. p_{k'-1}` of `P` with `P' >= 2^ENCRYPTION_P_BITS` (all of `P` if
+    /// its product is smaller; 0 without special primes). Encryption computes `u pk + e`
+    /// over `Q ∪ P'` and divides by `P'` with rounding (Lattigo's `levelP = 0`): what the
+    /// division leaves of `u e_pk + e_0 + e_1 s` (below `2^23` even at `N = 2^17`) is
+    /// under `2^-17`, so the fresh noise is the rounding's, as over all of `P`, for
+    /// `3 (l + k')` transforms instead of `3 (l + k)` and a conversion from `k'` primes
+    /// instead of `k` (a select for `k' = 1`).
+    pub fn encryption_p_len(&self) -> usize {
+        self.encryption_extender
+            .as_ref()
+            .map_or(0, |e| e.b_to_c().from_len())
+    }
+
+    /// The basis extender between `Q` and the encryption prefix `P'`
+    /// ([`RingContext::encryption_p_len`]), if `P` is not empty.
+    pub fn encryption_extender(&self) -> Option<&BasisExtender> {
+        self.encryption_extender.as_ref()
+    }
+
+    /// The extender that divides by the first `p_limbs` special primes: all of `P`, or the
+    /// encryption prefix `P'`.
+    ///
+    /// # Panics
+    /// For any other count (no other ModDown is precomputed).
+    pub(crate) fn extender_for(&self, p_limbs: usize) -> &BasisExtender {
+        let ext = if p_limbs == self.p_len() {
+            self.extender()
+        } else if p_limbs == self.encryption_p_len() {
+            self.encryption_extender()
+        } else {
+            None
+        };
+        ext.unwrap_or_else(|| panic!("no ModDown by {p_limbs} of {} special primes", self.p_len()))
     }
 
     /// CRT reconstruction over `Q`.

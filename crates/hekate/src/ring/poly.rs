@@ -479,7 +479,9 @@ impl Poly {
     }
 
     /// ModDown: divides a polynomial over `Q_l ∪ P` by `P` with rounding, leaving it over
-    /// `Q_l` (either form; in NTT form `k` inverse and `l + 1` forward NTTs).
+    /// `Q_l` (either form; in NTT form `k` inverse and `l + 1` forward NTTs). A polynomial
+    /// over `Q_l ∪ P'`, the encryption prefix of `P`
+    /// ([`RingContext::encryption_p_len`]), is divided by `P'` instead.
     pub fn mod_down_by_p(self, ctx: &RingContext) -> Poly {
         self.mod_down_by_p_adding(None, ctx)
     }
@@ -491,9 +493,9 @@ impl Poly {
     /// `x - (Conv(..) - e)`), so `e` costs no NTT at all instead of one per limb. The words
     /// are those of `(self + NTT(e)).mod_down_by_p()`.
     pub fn mod_down_by_p_adding(mut self, e: Option<&[i64]>, ctx: &RingContext) -> Poly {
-        let ext = ctx.extender().expect("ModDown needs special primes");
         let (ql, k, n) = (self.q_limbs, self.p_limbs, self.n);
-        assert_eq!(k, ctx.p_len(), "ModDown needs all special limbs");
+        assert!(k > 0, "ModDown needs special limbs");
+        let ext = ctx.extender_for(k);
         let pool = ctx.pool();
         // The P limbs are consumed: bring them to coefficient form in place.
         let form = self.form;

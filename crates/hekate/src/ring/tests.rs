@@ -2,7 +2,7 @@
 
 use super::automorphism::{galois_element_for_rotation, galois_inverse};
 use super::*;
-use crate::math::PrimeGenerator;
+use crate::math::{Modulus, PrimeGenerator};
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
@@ -150,6 +150,75 @@ fn extending_to_p_then_mod_down_multiplies_by_p_inverse_exactly() {
     let mut e_ntt = a_ntt.extend_to_p(&ctx);
     e_ntt.intt(&ctx);
     assert_eq!(e_ntt, ext);
+}
+
+/// ModDown by the encryption prefix `P'` of `P` (public-key encryption) is the rounded
+/// division by `P'` of the centered CRT value, against a big-integer oracle: `P'` is
+/// `p_0` alone when `p_0 >= 2^40`, two primes when `p_0` is smaller, all of `P` when even
+/// that does not reach `2^40`; the noise `e` goes in as in the full ModDown.
+#[test]
+fn mod_down_by_the_encryption_prefix_matches_the_oracle() {
+    for (p_bits, want_len) in [
+        (&[55u32, 50][..], 1usize),
+        (&[30, 30, 30][..], 2),
+        (&[20, 20][..], 2),
+    ] {
+        let ctx = ring(16, &[50, 45, 40], p_bits);
+        assert_eq!(ctx.encryption_p_len(), want_len, "{p_bits:?}");
+        let (ql, kp) = (3, want_len);
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let mut x = ctx.zero(ql, kp, Form::Coeff);
+        for (i, limb) in x.limbs_mut().enumerate() {
+            let m = ctx.modulus(i, ql).value();
+            limb.iter_mut().for_each(|v| *v = rng.next_u64() % m);
+        }
+        let e: Vec<i64> = (0..16).map(|_| (rng.next_u64() % 41) as i64 - 20).collect();
+        let moduli: Vec<u64> = (0..ql + kp).map(|i| ctx.modulus(i, ql).value()).collect();
+        let big: Vec<BigInt> = moduli.iter().map(|&m| BigInt::from(m)).collect();
+        let all: BigInt = big.iter().product();
+        let p_prime: BigInt = big[ql..].iter().product();
+        let want: Vec<BigInt> = (0..16)
+            .map(|k| {
+                let mut v = BigInt::from(0);
+                for (i, m) in big.iter().enumerate() {
+                    let hat = &all / m;
+                    let inv = Modulus::new(moduli[i])
+                        .inv((&hat % m).to_u64().unwrap())
+                        .unwrap();
+                    v += BigInt::from(x.limb(i)[k]) * inv * hat;
+                }
+                let v = (v + e[k]) % &all;
+                let v = if &v * 2 > all { v - &all } else { v };
+                // Rounded division of the centered value: floor((2v + P') / 2P').
+                let num = v * 2 + &p_prime;
+                let den = &p_prime * 2;
+                let q = &num / &den;
+                if (&num % &den) < BigInt::from(0) {
+                    q - 1
+                } else {
+                    q
+                }
+            })
+            .collect();
+        for form in [Form::Coeff, Form::Ntt] {
+            let mut a = x.clone();
+            if form == Form::Ntt {
+                a.ntt(&ctx);
+            }
+            let mut got = a.mod_down_by_p_adding(Some(&e), &ctx);
+            got.intt(&ctx);
+            for (i, m) in big.iter().take(ql).enumerate() {
+                for (k, w) in want.iter().enumerate() {
+                    let w = ((w % m) + m) % m;
+                    assert_eq!(
+                        got.limb(i)[k],
+                        w.to_u64().unwrap(),
+                        "{p_bits:?} {form:?} limb {i}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]

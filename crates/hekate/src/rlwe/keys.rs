@@ -126,10 +126,12 @@ impl SecretKey {
 /// An RLWE encryption of zero `(b, a) = (-a s + e, a)` over all of `Q ∪ P`, whose uniform
 /// `a` is expanded from a 32-byte seed.
 ///
-/// Public-key encryption works over `Q_l ∪ P` and divides by `P` at the end (ModDown), so
-/// the large noise `u e + e_0 + e_1 s` shrinks by `P` and a fresh ciphertext carries only
-/// the rounding noise `r_0 + r_1 s` (variance `(1 + 2N/3)/12` per coefficient instead of
-/// `σ^2 (1 + 4N/3)`: about 4 bits of precision).
+/// Public-key encryption works over `Q_l ∪ P'` (`P'` the shortest prefix of `P` reaching
+/// `2^40`, usually `p_0` alone: [`RingContext::encryption_p_len`]) and divides by `P'` at
+/// the end (ModDown), so the large noise `u e + e_0 + e_1 s` shrinks by `P'` and a fresh
+/// ciphertext carries only the rounding noise `r_0 + r_1 s` (variance `(1 + 2N/3)/12` per
+/// coefficient instead of `σ^2 (1 + 4N/3)`: about 4 bits of precision). The key is an
+/// RLWE sample over `QP`, so its residues modulo the divisor `Q P'` are one too.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PublicKey {
     /// The [fingerprint](RingContext::fingerprint) of the ring the key belongs to.
@@ -245,14 +247,19 @@ pub fn encrypt_zero_sk_with<R: RngCore + CryptoRng>(
 }
 
 /// A public-key encryption of zero at `q_limbs` chain primes: `(u b + e0, u a + e1)` with
-/// ternary `u` over `Q_l ∪ P`, then divided by `P` (NTT form over `Q_l`; see [`PublicKey`]).
+/// ternary `u` over `Q_l ∪ P'`, then divided by `P'` with rounding, `P'` the encryption
+/// prefix of the special primes ([`RingContext::encryption_p_len`]; NTT form over `Q_l`;
+/// see [`PublicKey`]).
 pub fn encrypt_zero_pk<R: RngCore + CryptoRng>(
     ctx: &RingContext,
     pk: &PublicKey,
     q_limbs: usize,
     rng: &mut R,
 ) -> [Poly; 2] {
-    let k = ctx.p_len();
+    // Over Q ∪ P' (the shortest prefix of P reaching 2^40, usually p_0 alone): the
+    // division by P' removes `u e_pk + e_0 + e_1 s` as all of P would
+    // (`RingContext::encryption_p_len`).
+    let k = ctx.encryption_p_len();
     // The ephemeral `u` decrypts the ciphertext: wiped, never pooled.
     let mut u_coeffs = sample::ternary(rng, ctx.n());
     let mut u = ctx.from_signed(&u_coeffs, q_limbs, k);

@@ -19,7 +19,7 @@
 //! | operation | `σ^2` of the result |
 //! |---|---|
 //! | secret-key encryption | `t^2 σ_e^2` |
-//! | public-key encryption (`u` ternary, ModDown by `P`) | `t^2 (1 + N V_s) / 12` (rounding; `P` absorbs `u e`) |
+//! | public-key encryption (`u` ternary, ModDown by the encryption prefix `P'` of `P`) | `t^2 (1 + N V_s) / 12` (rounding; `P' >= 2^40` absorbs `u e`) |
 //! | add / sub | `σ_a^2 + σ_b^2` |
 //! | scalar `k` | `k^2 σ^2` (k centered mod t) |
 //! | plaintext product | `N V_m σ^2` |
