@@ -66,31 +66,55 @@ pub fn mul_add_assign(acc: &mut [u64], a: &[u64], b: &[u64], q: &Modulus) {
     }
 }
 
+/// Coefficients per block of the scalar inner products: their 128-bit accumulators (8 KiB)
+/// stay in L1 while every term streams through them.
+const INNER_BLOCK: usize = 512;
+
 /// `acc[k] = acc[k] + sum_j a[j][k] * b[j][k] mod q`, with one reduction per output: the
 /// products (below `2^122` for hekate's primes, at most 61 bits) are summed in 128 bits,
 /// so up to 63 terms are exact.
 #[inline]
 pub fn inner_product_add_assign(acc: &mut [u64], a: &[&[u64]], b: &[&[u64]], q: &Modulus) {
-    debug_assert!(a.len() == b.len() && a.len() < 64);
-    for (k, o) in acc.iter_mut().enumerate() {
-        let mut s = *o as u128;
-        for (x, y) in a.iter().zip(b) {
-            s += x[k] as u128 * y[k] as u128;
-        }
-        *o = q.reduce_u128(s);
-    }
+    inner_product_blocks::<true>(acc, a, b, q)
 }
 
 /// `out[k] = sum_j a[j][k] * b[j][k] mod q` (overwrites `out`), summed in 128 bits.
 #[inline]
 pub fn inner_product(out: &mut [u64], a: &[&[u64]], b: &[&[u64]], q: &Modulus) {
+    inner_product_blocks::<false>(out, a, b, q)
+}
+
+/// Both inner products, block by block and term by term: each term is one pass of
+/// zipped slices over the block's accumulators (no bounds checks, independent
+/// multiply-adds), then one reduction per output.
+#[inline]
+fn inner_product_blocks<const ACC: bool>(out: &mut [u64], a: &[&[u64]], b: &[&[u64]], q: &Modulus) {
     debug_assert!(a.len() == b.len() && a.len() < 64);
-    for (k, o) in out.iter_mut().enumerate() {
-        let mut s = 0u128;
-        for (x, y) in a.iter().zip(b) {
-            s += x[k] as u128 * y[k] as u128;
+    let n = out.len();
+    assert!(
+        a.iter().chain(b).all(|x| x.len() >= n),
+        "short inner-product operand"
+    );
+    let mut sums = [0u128; INNER_BLOCK];
+    for (blk, o) in out.chunks_mut(INNER_BLOCK).enumerate() {
+        let k0 = blk * INNER_BLOCK;
+        let sums = &mut sums[..o.len()];
+        if ACC {
+            for (s, &x) in sums.iter_mut().zip(o.iter()) {
+                *s = x as u128;
+            }
+        } else {
+            sums.fill(0);
         }
-        *o = q.reduce_u128(s);
+        for (x, y) in a.iter().zip(b) {
+            let (x, y) = (&x[k0..k0 + o.len()], &y[k0..k0 + o.len()]);
+            for ((s, &x), &y) in sums.iter_mut().zip(x).zip(y) {
+                *s += x as u128 * y as u128;
+            }
+        }
+        for (o, &s) in o.iter_mut().zip(sums.iter()) {
+            *o = q.reduce_u128(s);
+        }
     }
 }
 
