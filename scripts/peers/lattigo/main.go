@@ -3,6 +3,7 @@
 //	go run . ckks -logn 16 -limbs 16,24,32 -dnum 3 -reps 7
 //	go run . boot -set dense0 -reps 3
 //	go run . boot -set hekate-quick-dense -reps 3 -warmup 0
+//	go run . prims -logn 16 -alpha 6 -limbs 16 -p 7 -reps 31
 //	go run . bgv -logn 14,15 -scheme bgv,bfv -t 65537 -depth 10 -reps 7 [-set default|example14] [-warmup 1]
 //
 // bgv times Lattigo's integer scheme (schemes/bgv) as BGV (Mul + Rescale) and
@@ -128,6 +129,8 @@ func main() {
 		runBoot(os.Args[2:])
 	case "bgv":
 		runBGV(os.Args[2:])
+	case "prims":
+		runPrims(os.Args[2:])
 	default:
 		fmt.Println("unknown subcommand", os.Args[1])
 		os.Exit(2)
