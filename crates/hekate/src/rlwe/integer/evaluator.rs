@@ -171,7 +171,8 @@ impl Evaluator {
                 (None, _, _) => {}
             }
         }
-        let noise = log2_std(var(a.noise) + var(b.noise));
+        // In the log domain: deep BFV chains carry σ beyond f64's range.
+        let noise = 0.5 * log2_add(2.0 * a.noise, 2.0 * b.noise);
         Ok(Self::result(&a, parts, a.factor, noise))
     }
 
@@ -232,7 +233,7 @@ impl Evaluator {
         parts.iter_mut().for_each(|p| p.mul_assign(&m, self.ring()));
         self.ring().recycle(m);
         let vm = message_variance(&self.ctx);
-        let noise = log2_std(self.ctx.n() as f64 * vm * (var(ct.noise) + vm));
+        let noise = 0.5 * ((self.ctx.n() as f64 * vm).log2() + log2_add(2.0 * ct.noise, vm.log2()));
         Ok(Self::result(ct, parts, ct.factor, noise))
     }
 

@@ -231,8 +231,13 @@ impl IntegerContext {
     /// The estimated noise budget of `ct` (no key): `log2(Q_ℓ/2) - log2(t/2 + z σ)` with
     /// the tracked `σ` ([module documentation](self)).
     pub fn estimated_noise_budget(&self, ct: &Ciphertext) -> f64 {
-        let bound = self.t() as f64 / 2.0 + tail_factor(self.n()) * ct.noise.exp2();
-        (self.log_q_at(ct.level()) - 1.0 - bound.log2()).max(0.0)
+        // log2(t/2 + z σ), in the log domain (σ can exceed f64's range on deep BFV chains,
+        // where the budget is then 0, not NaN or a wrapped value).
+        let log_bound = log2_add(
+            (self.t() as f64 / 2.0).log2(),
+            tail_factor(self.n()).log2() + ct.noise,
+        );
+        (self.log_q_at(ct.level()) - 1.0 - log_bound).max(0.0)
     }
 }
 

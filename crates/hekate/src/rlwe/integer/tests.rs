@@ -542,3 +542,38 @@ fn bfv_leveled_products_drop_primes_and_stay_exact() {
         assert_eq!(f.ctx.decrypt_decode(&mixed, &f.sk).unwrap(), want, "x^129");
     }
 }
+
+/// The noise rules stay in the log domain: a ciphertext whose tracked `σ` is `2^1500`
+/// (beyond `f64`, as deep BFV chains at N = 2^16 reach) adds, multiplies by a plaintext and
+/// reports a budget of exactly 0, never NaN or infinity; a fresh one's budget is unchanged
+/// by the log-domain sum (`t/2 + z σ` as before).
+#[test]
+fn noise_rules_do_not_overflow_on_huge_sigma() {
+    let params = IntegerParameters::new(Scheme::Bfv, 10)
+        .plaintext_modulus(65537)
+        .log_q(&[60, 60])
+        .log_p(&[61]);
+    let mut f = fixture(params, &[], 5);
+    let x = random_values(&mut f.rng, f.ctx.n(), 65537);
+    let pt = f.ctx.encode(&x).unwrap();
+    let fresh = f.ctx.encrypt(&pt, &f.pk).unwrap();
+    let fresh_budget = f.ctx.estimated_noise_budget(&fresh);
+    let want = f.ctx.log_q_at(fresh.level())
+        - 1.0
+        - (65537.0 / 2.0 + super::noise::tail_factor(f.ctx.n()) * fresh.noise.exp2()).log2();
+    assert!(
+        (fresh_budget - want).abs() < 1e-9,
+        "{fresh_budget} vs {want}"
+    );
+    let mut huge = fresh.clone();
+    huge.noise = 1500.0;
+    assert_eq!(f.ctx.estimated_noise_budget(&huge), 0.0);
+    let sum = f.eval.add(&huge, &huge).unwrap();
+    assert!((sum.noise - 1500.5).abs() < 1e-9, "{}", sum.noise);
+    let prod = f.eval.mul_plain(&huge, &pt).unwrap();
+    assert!(
+        prod.noise.is_finite() && prod.noise > 1500.0,
+        "{}",
+        prod.noise
+    );
+}
