@@ -147,13 +147,16 @@ fn execute(cfg: &Config, progress: bool) -> Result<Report, Box<dyn Error>> {
                 if progress {
                     eprintln!(
                         "calibrated unit costs at N = 2^{} in {:.2} s: NTT {:.1} µs (< 50-bit) / \
-                         {:.1} µs (wide), inner-product term {:.1} µs, conversion pair {:.1} µs",
+                         {:.1} µs (wide), inner-product term {:.1} / {:.1} µs, conversion pair \
+                         {:.1} / {:.1} µs",
                         s.log_n,
                         t.as_secs_f64(),
                         c.ntt_narrow * 1e6,
                         c.ntt_wide * 1e6,
                         c.hadamard * 1e6,
-                        c.conversion * 1e6
+                        c.hadamard_wide * 1e6,
+                        c.conversion * 1e6,
+                        c.conversion_wide * 1e6
                     );
                 }
                 slot.insert(c);

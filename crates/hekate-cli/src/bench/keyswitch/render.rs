@@ -57,11 +57,14 @@ pub(super) fn render(
         if let Some(c) = costs.get(&log_n) {
             out.push_str(&format!(
                 "- unit costs calibrated at N = 2^{log_n}: NTT {:.1} µs (prime < 2^50) / {:.1} µs \
-                 (wider), inner-product term {:.1} µs, conversion limb pair {:.1} µs.\n",
+                 (wider), inner-product term {:.1} / {:.1} µs, conversion limb pair {:.1} / \
+                 {:.1} µs (prime < 2^50 / wider).\n",
                 c.ntt_narrow * 1e6,
                 c.ntt_wide * 1e6,
                 c.hadamard * 1e6,
-                c.conversion * 1e6
+                c.hadamard_wide * 1e6,
+                c.conversion * 1e6,
+                c.conversion_wide * 1e6
             ));
         }
     }

@@ -11,9 +11,15 @@
 //! | hybrid | `(l+1) + Σ_j (l+1+k-s_j) + 2k + 2(l+1)` | `2 d_l (l+1+k)` | `Σ_j s_j (l+1+k-s_j) + 2k(l+1)` |
 //! | KLSS | `(l+1) + d_l r' + 2 d̃_l r' + 2(l+1)` | `2 d_l d̃_l r'` | `Σ_j s_j r'` (0 for copy lifts) `+ 2 r' (k+l+1) + 2k(l+1)` |
 //!
-//! An NTT costs [`UnitCosts::ntt_narrow`] for primes below `2^50` (the IFMA lanes) and
-//! [`UnitCosts::ntt_wide`] above. The inner product streams the key from memory, so its
-//! unit cost is measured on buffers far larger than the caches.
+//! An NTT costs [`UnitCosts::ntt_narrow`] for primes below `2^50` (the IFMA lanes, and
+//! AVX2's exact `f64` arithmetic) and [`UnitCosts::ntt_wide`] above; so do inner-product
+//! terms (by the prime of their output limb) and conversion pairs (wide when the input
+//! basis or the output prime has a prime of `2^50` or more: the SIMD conversions take
+//! their narrow arithmetic only when every prime involved is narrow). On AVX2 the wide
+//! inner products and conversions cost about twice the narrow ones, so KLSS with 61-bit
+//! `B'` primes is dearer there than its narrow NTT-free counts suggest. The inner product
+//! streams the key from memory, so its unit cost is measured on buffers far larger than
+//! the caches.
 
 use super::klss::key_digit_primes;
 use super::{KeySwitchMethod, KlssConfig, LevelSet};
@@ -58,10 +64,16 @@ pub struct UnitCosts {
     pub ntt_narrow: f64,
     /// One forward NTT, prime of 50 bits or more.
     pub ntt_wide: f64,
-    /// One term of an inner product streamed from memory (`N` multiply-adds).
+    /// One term of an inner product streamed from memory (`N` multiply-adds), prime
+    /// below `2^50`.
     pub hadamard: f64,
-    /// One (input limb, output limb) pair of a fast base conversion.
+    /// One inner-product term, prime of 50 bits or more.
+    pub hadamard_wide: f64,
+    /// One (input limb, output limb) pair of a fast base conversion, every prime below
+    /// `2^50`.
     pub conversion: f64,
+    /// One conversion pair with a prime of 50 bits or more among the inputs or the output.
+    pub conversion_wide: f64,
 }
 
 impl UnitCosts {
@@ -102,39 +114,49 @@ impl UnitCosts {
         let ntt_narrow = time_ntt(narrow);
         let ntt_wide = time_ntt(wide);
         // Inner products: 8 terms from a 64 MiB "key" walked once, as a key switch does.
-        let m = Modulus::new(wide);
-        let terms = 8;
-        let key_words = (64usize << 20) / 8;
-        let windows = (key_words / (terms * n)).max(1);
-        let key: Vec<u64> = (0..windows * terms * n).map(|i| i as u64 % wide).collect();
-        let digits: Vec<u64> = (0..terms * n).map(|i| i as u64 * 3 % wide).collect();
-        let mut out = vec![0u64; n];
-        let a: Vec<&[u64]> = digits.chunks(n).collect();
-        let start = Instant::now();
-        for w in 0..windows {
-            let b: Vec<&[u64]> = key[w * terms * n..(w + 1) * terms * n].chunks(n).collect();
-            kernels::inner_product(&mut out, &a, &b, &m);
-        }
-        let hadamard = start.elapsed().as_secs_f64() / (windows * terms) as f64;
+        let time_hadamard = |p: u64| {
+            let m = Modulus::new(p);
+            let terms = 8;
+            let key_words = (64usize << 20) / 8;
+            let windows = (key_words / (terms * n)).max(1);
+            let key: Vec<u64> = (0..windows * terms * n).map(|i| i as u64 % p).collect();
+            let digits: Vec<u64> = (0..terms * n).map(|i| i as u64 * 3 % p).collect();
+            let mut out = vec![0u64; n];
+            let a: Vec<&[u64]> = digits.chunks(n).collect();
+            let start = Instant::now();
+            for w in 0..windows {
+                let b: Vec<&[u64]> = key[w * terms * n..(w + 1) * terms * n].chunks(n).collect();
+                kernels::inner_product(&mut out, &a, &b, &m);
+            }
+            start.elapsed().as_secs_f64() / (windows * terms) as f64
+        };
+        let hadamard = time_hadamard(narrow);
+        let hadamard_wide = time_hadamard(wide);
         // Conversion: 4 primes to 8.
-        let from: Vec<u64> = (0..4).map(|_| g.next_prime(49).expect("prime")).collect();
-        let to: Vec<u64> = (0..8).map(|_| g.next_prime(49).expect("prime")).collect();
-        let conv = BaseConverter::new(
-            &RnsBasis::new(&from).expect("distinct"),
-            &RnsBasis::new(&to).expect("distinct"),
-        );
-        let input: Vec<u64> = (0..4 * n).map(|i| i as u64 % from[0]).collect();
-        let mut output = vec![0u64; 8 * n];
-        let mut scratch = vec![0u64; 5 * n];
-        let conversion = best_of(3, || {
-            conv.convert(black_box(&input), &mut output, n, &mut scratch)
-        }) / 32.0;
+        let mut time_conversion = |bits: u32| {
+            let from: Vec<u64> = (0..4).map(|_| g.next_prime(bits).expect("prime")).collect();
+            let to: Vec<u64> = (0..8).map(|_| g.next_prime(bits).expect("prime")).collect();
+            let conv = BaseConverter::new(
+                &RnsBasis::new(&from).expect("distinct"),
+                &RnsBasis::new(&to).expect("distinct"),
+            );
+            let input: Vec<u64> = (0..4 * n).map(|i| i as u64 % from[0]).collect();
+            let mut output = vec![0u64; 8 * n];
+            let mut scratch = vec![0u64; 5 * n];
+            best_of(3, || {
+                conv.convert(black_box(&input), &mut output, n, &mut scratch)
+            }) / 32.0
+        };
+        let conversion = time_conversion(49);
+        let conversion_wide = time_conversion(61);
         UnitCosts {
             n,
             ntt_narrow,
             ntt_wide,
             hadamard,
+            hadamard_wide,
             conversion,
+            conversion_wide,
         }
     }
 }
@@ -150,6 +172,36 @@ fn best_of(reps: usize, mut f: impl FnMut()) -> f64 {
         .fold(f64::MAX, f64::min)
 }
 
+/// Adds `times` inner-product terms per output prime, by width (`true`: `2^50` or more).
+pub(crate) fn hadamards(wide: impl IntoIterator<Item = bool>, times: f64, c: &mut OpCounts) {
+    for w in wide {
+        if w {
+            c.hadamard_wide += times;
+        } else {
+            c.hadamard += times;
+        }
+    }
+}
+
+/// Adds `times` conversions from `from_len` primes (any of them wide: `from_wide`) to each
+/// output prime, by width: `from_len` pairs per output, wide where the input basis or that
+/// output has a prime of `2^50` or more.
+pub(crate) fn conversions(
+    from_len: usize,
+    from_wide: bool,
+    to_wide: impl IntoIterator<Item = bool>,
+    times: f64,
+    c: &mut OpCounts,
+) {
+    for w in to_wide {
+        if from_wide || w {
+            c.conversion_wide += times * from_len as f64;
+        } else {
+            c.conversion += times * from_len as f64;
+        }
+    }
+}
+
 /// Operation counts of one key switch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct OpCounts {
@@ -157,10 +209,14 @@ pub struct OpCounts {
     pub ntt_narrow: f64,
     /// NTTs over wider primes.
     pub ntt_wide: f64,
-    /// Inner-product terms (unit Hadamard products).
+    /// Inner-product terms (unit Hadamard products) over primes below `2^50`.
     pub hadamard: f64,
-    /// Base-conversion (input, output) limb pairs.
+    /// Inner-product terms over wider primes.
+    pub hadamard_wide: f64,
+    /// Base-conversion (input, output) limb pairs, every prime below `2^50`.
     pub conversion: f64,
+    /// Base-conversion pairs with a wider prime among the inputs or the output.
+    pub conversion_wide: f64,
 }
 
 impl OpCounts {
@@ -169,7 +225,19 @@ impl OpCounts {
         self.ntt_narrow * c.ntt_narrow
             + self.ntt_wide * c.ntt_wide
             + self.hadamard * c.hadamard
+            + self.hadamard_wide * c.hadamard_wide
             + self.conversion * c.conversion
+            + self.conversion_wide * c.conversion_wide
+    }
+
+    /// All inner-product terms.
+    pub fn hadamards(&self) -> f64 {
+        self.hadamard + self.hadamard_wide
+    }
+
+    /// All conversion pairs.
+    pub fn conversions(&self) -> f64 {
+        self.conversion + self.conversion_wide
     }
 
     /// All NTTs.
@@ -203,14 +271,14 @@ impl<'a> CostModel<'a> {
         CostModel { ctx, dnum, costs }
     }
 
-    fn wide(m: &Modulus) -> bool {
+    pub(crate) fn wide(m: &Modulus) -> bool {
         m.value() >= 1 << 50
     }
 
     /// Counts for `method` at `q_limbs` chain limbs (`Auto` is refused).
     pub fn counts(&self, method: &KeySwitchMethod, q_limbs: usize) -> Result<OpCounts> {
         let ctx = self.ctx;
-        let (l1, k) = (ctx.q_len(), ctx.p_len());
+        let l1 = ctx.q_len();
         let ql = q_limbs.clamp(1, l1);
         let alpha = l1.div_ceil(self.dnum);
         let q = &ctx.q().moduli()[..ql];
@@ -229,7 +297,6 @@ impl<'a> CostModel<'a> {
         };
         let mut c = OpCounts::default();
         count(q, 3.0, &mut c); // input INTT, output NTTs of both halves
-        let (qf, kf) = (ql as f64, k as f64);
         let dl = sizes.len() as f64;
         match method {
             KeySwitchMethod::Hybrid => {
@@ -242,11 +309,14 @@ impl<'a> CostModel<'a> {
                         .copied()
                         .collect();
                     count(&outside, 1.0, &mut c);
-                    c.conversion += (s * (ql + k - s)) as f64;
+                    let digit = &q[j * alpha..j * alpha + s];
+                    let digit_wide = digit.iter().any(Self::wide);
+                    conversions(s, digit_wide, outside.iter().map(Self::wide), 1.0, &mut c);
                 }
                 count(p, 2.0, &mut c);
-                c.hadamard += 2.0 * dl * (qf + kf);
-                c.conversion += 2.0 * kf * qf;
+                hadamards(q.iter().chain(p).map(Self::wide), 2.0 * dl, &mut c);
+                let p_wide = p.iter().any(Self::wide);
+                conversions(p.len(), p_wide, q.iter().map(Self::wide), 2.0, &mut c);
             }
             KeySwitchMethod::Klss(cfg) => self.klss_counts(cfg, ql, &sizes, &mut c)?,
             KeySwitchMethod::Linear(bound) => {
@@ -292,9 +362,6 @@ impl<'a> CostModel<'a> {
         let dtl = used.div_ceil(cfg.r_tilde);
         // Σ r'_i over the key digits in use, and Σ r'_i |D̃_i| (the recombination).
         let sum_rp: f64 = r_primes[..dtl].iter().map(|&r| r as f64).sum();
-        let sum_rp_primes: f64 = (0..dtl)
-            .map(|i| (r_primes[i] * key_digit_primes(i, cfg.r_tilde, used).len()) as f64)
-            .sum();
         let dl = sizes.len() as f64;
         let rpf = rp as f64;
         // A ν-bit prime is below 2^ν: the IFMA lanes take ν <= 50.
@@ -305,12 +372,27 @@ impl<'a> CostModel<'a> {
         } else {
             c.ntt_narrow += b_ntts;
         }
-        c.hadamard += 2.0 * dl * sum_rp;
+        hadamards([b_wide], 2.0 * dl * sum_rp, c);
+        let q = &ctx.q().moduli()[..ql];
+        let p = ctx.p().moduli();
         let copy_lift = sizes.iter().all(|&s| s == 1);
         if !copy_lift {
-            c.conversion += sizes.iter().map(|&s| (s * rp) as f64).sum::<f64>();
+            // Each digit's primes into the rp B' primes.
+            let alpha = ctx.q_len().div_ceil(self.dnum);
+            for (j, &s) in sizes.iter().enumerate() {
+                let digit_wide = q[j * alpha..j * alpha + s].iter().any(Self::wide);
+                conversions(s, digit_wide, std::iter::repeat_n(b_wide, rp), 1.0, c);
+            }
         }
-        c.conversion += 2.0 * sum_rp_primes + 2.0 * (k * ql) as f64;
+        // Recombination, both halves: the r'_i B' primes of key digit i into its primes
+        // of P ∪ Q (in that order).
+        let pq: Vec<Modulus> = p.iter().chain(q).copied().collect();
+        for (i, &r) in r_primes[..dtl].iter().enumerate() {
+            let outputs = pq[key_digit_primes(i, cfg.r_tilde, used)].iter();
+            conversions(r, b_wide, outputs.map(Self::wide), 2.0, c);
+        }
+        let p_wide = p.iter().any(Self::wide);
+        conversions(p.len(), p_wide, q.iter().map(Self::wide), 2.0, c);
         Ok(())
     }
 

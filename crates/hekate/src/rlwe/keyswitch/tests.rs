@@ -515,3 +515,45 @@ fn coefficient_form_switch_equals_the_ntt_form_one() {
         assert!(klss.switch(&c_coeff, &ek_klss) == want, "KLSS, {ql} limbs");
     }
 }
+
+/// The cost model splits inner-product terms and conversion pairs by prime width, and the
+/// split adds up to the module table's totals. On `mixed_ring` (q = 55, 40 x 5; P = 58 x 2)
+/// at dnum 3 (digits {55, 40}, {40, 40}, {40, 40}): the hybrid switch's terms are wide on
+/// q_0 and P (2 d (1 + 2) of 2 d (6 + 2)); ModUp pairs are wide from the digit holding q_0
+/// (2 x 6) and into q_0 and P from the other two (2 x 3 each), narrow otherwise (2 x 3
+/// each), and the ModDown's pairs are all wide (from P); KLSS's B' terms take the width
+/// of B'.
+#[test]
+fn cost_model_splits_products_by_prime_width() {
+    use super::cost::{CostModel, UnitCosts};
+    let ctx = mixed_ring(1 << 10);
+    let costs = UnitCosts::calibrate(1 << 10);
+    let model = CostModel::new(&ctx, 3, &costs);
+    let (l1, k) = (ctx.q_len() as f64, ctx.p_len() as f64);
+    let h = model.counts(&KeySwitchMethod::Hybrid, ctx.q_len()).unwrap();
+    let d = 3.0;
+    assert_eq!(h.hadamards(), 2.0 * d * (l1 + k));
+    assert_eq!(h.hadamard_wide, 2.0 * d * (1.0 + k));
+    // Σ s_j (l + 1 + k - s_j) + 2 k (l + 1) with s_j = 2.
+    assert_eq!(h.conversions(), 3.0 * 2.0 * (l1 + k - 2.0) + 2.0 * k * l1);
+    assert_eq!(h.conversion, 2.0 * (2.0 * 3.0));
+    assert_eq!(
+        h.conversion_wide,
+        2.0 * 6.0 + 2.0 * (2.0 * 3.0) + 2.0 * k * l1
+    );
+    for (bits, wide) in [(61, true), (50, false)] {
+        let cfg = KlssConfig {
+            b_prime_bits: bits,
+            ..KlssConfig::klss(2)
+        };
+        let c = model
+            .counts(&KeySwitchMethod::Klss(cfg), ctx.q_len())
+            .unwrap();
+        let (b_terms, other) = if wide {
+            (c.hadamard_wide, c.hadamard)
+        } else {
+            (c.hadamard, c.hadamard_wide)
+        };
+        assert!(b_terms > 0.0 && other == 0.0, "{bits}-bit B': {c:?}");
+    }
+}

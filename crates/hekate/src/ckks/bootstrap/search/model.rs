@@ -2,6 +2,7 @@
 //! and precision (see the [parent documentation](super)).
 
 use super::*;
+use crate::rlwe::keyswitch::cost::{conversions, hadamards};
 
 /// The diagonal indices of each DFT factor (application order), as [`super::dft`]
 /// builds them: a factor grouping the butterfly stages of half-lengths `h` has the
@@ -120,7 +121,9 @@ pub fn scale_costs(costs: &UnitCosts, ring_degree: usize) -> UnitCosts {
         ntt_narrow: costs.ntt_narrow * g,
         ntt_wide: costs.ntt_wide * g,
         hadamard: costs.hadamard * f,
+        hadamard_wide: costs.hadamard_wide * f,
         conversion: costs.conversion * f,
+        conversion_wide: costs.conversion_wide * f,
     }
 }
 
@@ -150,7 +153,9 @@ pub(super) fn add(a: OpCounts, b: OpCounts, times: f64) -> OpCounts {
         ntt_narrow: a.ntt_narrow + times * b.ntt_narrow,
         ntt_wide: a.ntt_wide + times * b.ntt_wide,
         hadamard: a.hadamard + times * b.hadamard,
+        hadamard_wide: a.hadamard_wide + times * b.hadamard_wide,
         conversion: a.conversion + times * b.conversion,
+        conversion_wide: a.conversion_wide + times * b.conversion_wide,
     }
 }
 
@@ -198,12 +203,22 @@ impl Chain {
                 .copied()
                 .collect();
             ntts(&outside, 1.0, &mut parts.decompose);
-            parts.decompose.conversion += (s * (ql + k - s)) as f64;
+            let digit_wide = q[j * alpha..j * alpha + s].iter().any(|&b| b > 50);
+            let outside_wide = outside.iter().map(|&b| b > 50);
+            conversions(s, digit_wide, outside_wide, 1.0, &mut parts.decompose);
         }
-        parts.inner.hadamard = 2.0 * digits as f64 * (ql + k) as f64;
+        let widths = q.iter().chain(p).map(|&b| b > 50);
+        hadamards(widths, 2.0 * digits as f64, &mut parts.inner);
         ntts(p, 1.0, &mut parts.half_mod_down);
         ntts(q, 1.0, &mut parts.half_mod_down);
-        parts.half_mod_down.conversion = (k * ql) as f64;
+        let p_wide = p.iter().any(|&b| b > 50);
+        conversions(
+            k,
+            p_wide,
+            q.iter().map(|&b| b > 50),
+            1.0,
+            &mut parts.half_mod_down,
+        );
         parts
     }
 

@@ -18,7 +18,9 @@ fn costs() -> UnitCosts {
         ntt_narrow: 10e-6,
         ntt_wide: 14e-6,
         hadamard: 3e-6,
+        hadamard_wide: 3e-6,
         conversion: 2e-6,
+        conversion_wide: 2e-6,
     }
 }
 
