@@ -64,14 +64,42 @@ impl CrtReconstructor {
     /// Coefficients that fail it go through Garner's mixed-radix reconstruction, `O(l^2)`.
     ///
     /// Accuracy: the result is the exact integer rounded once per Horner step (relative
-    /// error below `l * 2^-53`), whatever the size of `Q`.
+    /// error below `l * 2^-53`), whatever the size of `Q`; values beyond `f64`'s range
+    /// (`Q > 2^1024`) come out infinite: [`centered_log2_abs`](Self::centered_log2_abs)
+    /// measures those.
     pub fn centered_f64(&self, residues: &[u64], digits: &mut [u64], n: usize, out: &mut [f64]) {
+        self.centered_each(residues, digits, n, |k, v| out[k] = v.to_f64());
+    }
+
+    /// `log2 |v|` of the centered representatives `v` (`-inf` for 0), for any size of `Q`
+    /// (the noise of a ciphertext over a 1800-bit chain is far beyond `f64`); same
+    /// arguments and accuracy as [`centered_f64`](Self::centered_f64).
+    pub fn centered_log2_abs(
+        &self,
+        residues: &[u64],
+        digits: &mut [u64],
+        n: usize,
+        out: &mut [f64],
+    ) {
+        self.centered_each(residues, digits, n, |k, v| out[k] = v.log2_abs());
+    }
+
+    /// The centered value of each coefficient `k`, handed to `emit(k, value)`: the fast
+    /// `i128` path where it applies, Garner's digits otherwise (see
+    /// [`centered_f64`](Self::centered_f64)).
+    fn centered_each(
+        &self,
+        residues: &[u64],
+        digits: &mut [u64],
+        n: usize,
+        mut emit: impl FnMut(usize, Scaled),
+    ) {
         let limbs = residues.len() / n;
         // (The slow path below uses 2 * limbs words of `digits`: n >= 2 guarantees them.)
         if limbs < 3 || n < 2 {
             self.mixed_radix(residues, digits, n);
-            for (k, o) in out.iter_mut().enumerate().take(n) {
-                *o = self.centered_from_digits(digits, n, limbs, k);
+            for k in 0..n {
+                emit(k, self.centered_from_digits(digits, n, limbs, k));
             }
             return;
         }
@@ -106,19 +134,25 @@ impl CrtReconstructor {
         let (column, col_digits) = digits[..2 * limbs].split_at_mut(limbs);
         for k in 0..n {
             if fast_ok[k] {
-                out[k] = v[k] as f64;
+                emit(
+                    k,
+                    Scaled {
+                        m: v[k] as f64,
+                        e: 0,
+                    },
+                );
             } else {
                 for i in 0..limbs {
                     column[i] = residues[i * n + k];
                 }
                 self.mixed_radix(column, col_digits, 1);
-                out[k] = self.centered_from_digits(col_digits, 1, limbs, 0);
+                emit(k, self.centered_from_digits(col_digits, 1, limbs, 0));
             }
         }
     }
 
     /// The centered value of coefficient `k` from its mixed-radix digits.
-    fn centered_from_digits(&self, digits: &[u64], n: usize, limbs: usize, k: usize) -> f64 {
+    fn centered_from_digits(&self, digits: &[u64], n: usize, limbs: usize, k: usize) -> Scaled {
         // (Q-1)/2 has mixed-radix digits (q_i - 1)/2: compare from the top digit.
         let mut negative = false;
         for i in (0..limbs).rev() {
@@ -129,8 +163,12 @@ impl CrtReconstructor {
                 break;
             }
         }
-        // Q - x has digits (q_i - 1 - a_i) plus one.
-        let mut acc = 0.0f64;
+        // Q - x has digits (q_i - 1 - a_i) plus one. Horner in `m 2^e`: `m` is scaled down
+        // by 2^-RESCALE whenever it passes 2^RESCALE_AT, the digits added with the same
+        // scale, so no step leaves f64's range.
+        const RESCALE_AT: f64 = 1e280; // about 2^930, with room for one more q_i < 2^62
+        const RESCALE: i32 = 900;
+        let mut acc = Scaled { m: 0.0, e: 0 };
         for i in (0..limbs).rev() {
             let a = digits[i * n + k];
             let d = if negative {
@@ -138,12 +176,38 @@ impl CrtReconstructor {
             } else {
                 a
             };
-            acc = acc * self.moduli[i].value() as f64 + d as f64;
+            acc.m = acc.m * self.moduli[i].value() as f64 + d as f64 * (-acc.e as f64).exp2();
+            if acc.m > RESCALE_AT {
+                acc.m *= (-RESCALE as f64).exp2();
+                acc.e += RESCALE;
+            }
         }
         if negative {
-            -(acc + 1.0)
-        } else {
-            acc
+            acc.m = -(acc.m + (-acc.e as f64).exp2());
         }
+        acc
+    }
+}
+
+/// A real number `m 2^e` (`e >= 0`): Garner's Horner evaluation beyond `f64`'s range.
+#[derive(Clone, Copy, Debug)]
+struct Scaled {
+    m: f64,
+    e: i32,
+}
+
+impl Scaled {
+    /// As an `f64` (infinite beyond its range).
+    fn to_f64(self) -> f64 {
+        if self.e == 0 {
+            self.m
+        } else {
+            self.m * (self.e as f64).exp2()
+        }
+    }
+
+    /// `log2 |m 2^e|` (`-inf` for 0).
+    fn log2_abs(self) -> f64 {
+        self.m.abs().log2() + self.e as f64
     }
 }

@@ -309,6 +309,71 @@ fn crt_reconstruction_matches_bigint() {
     }
 }
 
+/// `log2 |v|` of the centered values for chains far beyond `f64` (30 primes of 60 bits:
+/// `Q ~ 2^1800`), against big integers: values near `±Q/2`, around `2^1024`, small ones
+/// and zero; `centered_f64` agrees where the values fit.
+#[test]
+fn crt_log2_magnitudes_match_bigint_beyond_f64() {
+    let mut rng = ChaCha8Rng::seed_from_u64(10);
+    let n = 64;
+    let (c, _) = bases(&[60; 30], &[]);
+    let crt = CrtReconstructor::new(&c);
+    for limbs in [2usize, 3, 17, 30] {
+        let sub = c.slice(0..limbs);
+        let q = BigInt::from(product(&sub));
+        let mut xs = random_centered(&product(&sub), n - 10, &mut rng);
+        let half: BigInt = &q / BigInt::from(2);
+        xs.extend([
+            half.clone(),
+            -half.clone(),
+            &half - 1,
+            BigInt::from(1) << 1023usize,
+            -(BigInt::from(1) << 1030usize),
+            BigInt::from(3),
+            BigInt::from(-1),
+            BigInt::from(1u64 << 62),
+            BigInt::from(0),
+            (BigInt::from(1) << 1500usize) + 12345,
+        ]);
+        let xs: Vec<BigInt> = xs.into_iter().map(|x| x % &q).collect();
+        let res = residues(&xs, &sub);
+        let mut digits = vec![0u64; res.len()];
+        let (mut logs, mut vals) = (vec![0.0; n], vec![0.0; n]);
+        crt.centered_log2_abs(&res, &mut digits, n, &mut logs);
+        crt.centered_f64(&res, &mut digits, n, &mut vals);
+        for ((x, &l), &v) in xs.iter().zip(&logs).zip(&vals) {
+            // The centered representative of x mod Q.
+            let x = if x * 2 > q {
+                x - &q
+            } else if x * 2 < -&q {
+                x + &q
+            } else {
+                x.clone()
+            };
+            if x.is_zero() {
+                assert_eq!(l, f64::NEG_INFINITY);
+                continue;
+            }
+            let bits = x.bits();
+            // log2|x| from its top 64 bits.
+            let top = (x.magnitude() >> bits.saturating_sub(64) as usize)
+                .to_f64()
+                .unwrap();
+            let want = top.log2() + bits.saturating_sub(64) as f64;
+            assert!((l - want).abs() < 1e-9, "limbs {limbs}: {l} vs {want}");
+            let f = x.to_f64().unwrap();
+            if f.is_finite() {
+                assert!(
+                    (v - f).abs() <= f.abs() * 1e-13,
+                    "limbs {limbs}: {v} vs {f}"
+                );
+            } else {
+                assert!(v.is_infinite() && v.signum() == f.signum());
+            }
+        }
+    }
+}
+
 #[cfg(feature = "parallel")]
 #[test]
 fn parallel_split_over_output_limbs_gives_the_same_words() {

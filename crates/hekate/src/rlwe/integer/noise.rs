@@ -222,10 +222,13 @@ impl IntegerContext {
         let n = self.n();
         let mut digits = vec![0u64; y.data().len()];
         let mut out = vec![0f64; n];
-        ring.crt().centered_f64(y.data(), &mut digits, n, &mut out);
+        // log2 of the magnitudes: over chains beyond 2^1024 (30 limbs of 60 bits) the noise
+        // itself is beyond f64.
+        ring.crt()
+            .centered_log2_abs(y.data(), &mut digits, n, &mut out);
         ring.recycle(y);
-        let max = out.iter().fold(0f64, |m, &x| m.max(x.abs())).max(1.0);
-        Ok((self.log_q_at(ct.level()) - 1.0 - max.log2()).max(0.0))
+        let max = out.iter().fold(0f64, |m, &x| m.max(x));
+        Ok((self.log_q_at(ct.level()) - 1.0 - max).max(0.0))
     }
 
     /// The estimated noise budget of `ct` (no key): `log2(Q_ℓ/2) - log2(t/2 + z σ)` with
