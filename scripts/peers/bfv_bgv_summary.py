@@ -5,10 +5,12 @@ those ratios over the rounds. Prints a markdown table.
   python3 scripts/peers/bfv_bgv_summary.py /tmp/hekate-bfvbgv-HHMMSS
 """
 import glob
-import json
 import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peers_common import load_jsonl  # noqa: E402
 
 # hekate key -> (OpenFHE op, Lattigo op prefix)
 OPS = {
@@ -23,24 +25,14 @@ OPS = {
 }
 
 
-def load(path):
-    out = []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line:
-                out.append(json.loads(line))
-    return out
-
-
 def main(d):
     rounds = sorted({int(os.path.basename(p).split("-")[1].split(".")[0])
                      for p in glob.glob(os.path.join(d, "hekate-*.jsonl"))})
     ratios = {}
     for r in rounds:
-        hk = load(os.path.join(d, f"hekate-{r}.jsonl"))
-        of = load(os.path.join(d, f"openfhe-{r}.jsonl")) if os.path.exists(os.path.join(d, f"openfhe-{r}.jsonl")) else []
-        lt = load(os.path.join(d, f"lattigo-{r}.jsonl")) if os.path.exists(os.path.join(d, f"lattigo-{r}.jsonl")) else []
+        hk = load_jsonl(os.path.join(d, f"hekate-{r}.jsonl"))
+        of = load_jsonl(os.path.join(d, f"openfhe-{r}.jsonl"))
+        lt = load_jsonl(os.path.join(d, f"lattigo-{r}.jsonl"))
         for h in hk:
             if h.get("variant") not in ("Exact", None):
                 continue

@@ -5,11 +5,13 @@ round, then the median and range of those ratios over the rounds. Prints a markd
   python3 scripts/peers/compare_summary.py /tmp/hekate-peers-HHMMSS
 """
 import glob
-import json
 import os
 import re
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peers_common import load_jsonl  # noqa: E402
 
 # hekate column -> (OpenFHE op, Lattigo op)
 OPS = {
@@ -19,13 +21,6 @@ OPS = {
     "rescale": ("rescale(ModReduce)", "rescale"),
     "rotate": ("rotate(1)", "rotate(1)"),
 }
-
-
-def load_jsonl(path):
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def load_hekate(path):
