@@ -28,7 +28,8 @@ pub struct RingContext {
     /// ModDown by P onto prefixes of Q (absent when P is empty).
     extender: Option<BasisExtender>,
     /// ModDown by the encryption prefix `P' = p_0 .. p_{k'-1}` of P (see
-    /// [`RingContext::encryption_p_len`]); absent when P is empty.
+    /// [`RingContext::encryption_p_len`]), only where `P'` is shorter than P (otherwise
+    /// `extender` serves).
     encryption_extender: Option<BasisExtender>,
     crt: CrtReconstructor,
     fingerprint: u64,
@@ -104,8 +105,9 @@ impl RingContext {
             })
             .collect();
         let extender = (!p.is_empty()).then(|| BasisExtender::new(&qb, &pb));
-        let encryption_extender = (!p.is_empty())
-            .then(|| BasisExtender::new(&qb, &pb.slice(0..encryption_prefix_len(pb.moduli()))));
+        let k_enc = encryption_prefix_len(pb.moduli());
+        let encryption_extender =
+            (k_enc < p.len()).then(|| BasisExtender::new(&qb, &pb.slice(0..k_enc)));
         let fingerprint = ring_fingerprint(n, q, p);
         Ok(Arc::new(RingContext {
             fingerprint,
@@ -271,15 +273,15 @@ impl RingContext {
     /// `3 (l + k')` transforms instead of `3 (l + k)` and a conversion from `k'` primes
     /// instead of `k` (a select for `k' = 1`).
     pub fn encryption_p_len(&self) -> usize {
-        self.encryption_extender
-            .as_ref()
+        self.encryption_extender()
             .map_or(0, |e| e.b_to_c().from_len())
     }
 
     /// The basis extender between `Q` and the encryption prefix `P'`
-    /// ([`RingContext::encryption_p_len`]), if `P` is not empty.
+    /// ([`RingContext::encryption_p_len`]; [`RingContext::extender`] itself when `P'` is
+    /// all of `P`), if `P` is not empty.
     pub fn encryption_extender(&self) -> Option<&BasisExtender> {
-        self.encryption_extender.as_ref()
+        self.encryption_extender.as_ref().or(self.extender.as_ref())
     }
 
     /// The extender that divides by the first `p_limbs` special primes: all of `P`, or the

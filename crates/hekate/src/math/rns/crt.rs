@@ -164,11 +164,13 @@ impl CrtReconstructor {
             }
         }
         // Q - x has digits (q_i - 1 - a_i) plus one. Horner in `m 2^e`: `m` is scaled down
-        // by 2^-RESCALE whenever it passes 2^RESCALE_AT, the digits added with the same
-        // scale, so no step leaves f64's range.
+        // by 2^-RESCALE whenever it passes RESCALE_AT, and the digits are added times
+        // `unit = 2^-e`, so no step leaves f64's range (and values within it, e = 0, are
+        // computed exactly as a plain Horner evaluation).
         const RESCALE_AT: f64 = 1e280; // about 2^930, with room for one more q_i < 2^62
         const RESCALE: i32 = 900;
         let mut acc = Scaled { m: 0.0, e: 0 };
+        let mut unit = 1.0f64;
         for i in (0..limbs).rev() {
             let a = digits[i * n + k];
             let d = if negative {
@@ -176,14 +178,16 @@ impl CrtReconstructor {
             } else {
                 a
             };
-            acc.m = acc.m * self.moduli[i].value() as f64 + d as f64 * (-acc.e as f64).exp2();
+            acc.m = acc.m * self.moduli[i].value() as f64 + d as f64 * unit;
             if acc.m > RESCALE_AT {
-                acc.m *= (-RESCALE as f64).exp2();
+                let down = (-RESCALE as f64).exp2();
+                acc.m *= down;
+                unit *= down;
                 acc.e += RESCALE;
             }
         }
         if negative {
-            acc.m = -(acc.m + (-acc.e as f64).exp2());
+            acc.m = -(acc.m + unit);
         }
         acc
     }

@@ -80,7 +80,7 @@ impl UnitCosts {
     /// The unit costs at degree `n` for this process: measured once per degree
     /// ([`UnitCosts::calibrate`]) and reused, so that every context with the same
     /// parameters built by one process picks the same engine (and only the first pays the
-    /// 0.1 s and 64 MiB of the measurement). Callers that want a choice independent of the
+    /// 0.2 s and 64 MiB of the measurement). Callers that want a choice independent of the
     /// machine's load pass their own (saved) costs to the engine instead.
     pub fn for_process(n: usize) -> UnitCosts {
         use std::collections::HashMap;
@@ -91,7 +91,8 @@ impl UnitCosts {
         *map.entry(n).or_insert_with(|| UnitCosts::calibrate(n))
     }
 
-    /// Times each unit operation at degree `n` (about 0.1 s at `2^16`).
+    /// Times each unit operation at degree `n`, on narrow and wide primes (about 0.2 s at
+    /// `2^16`).
     pub fn calibrate(n: usize) -> UnitCosts {
         let mut g = PrimeGenerator::new(n).expect("power-of-two degree");
         let narrow = g.next_prime(49).expect("prime");
@@ -271,7 +272,7 @@ impl<'a> CostModel<'a> {
         CostModel { ctx, dnum, costs }
     }
 
-    pub(crate) fn wide(m: &Modulus) -> bool {
+    fn wide(m: &Modulus) -> bool {
         m.value() >= 1 << 50
     }
 
@@ -295,8 +296,16 @@ impl<'a> CostModel<'a> {
                 }
             }
         };
+        let digits_wide: Vec<bool> = sizes
+            .iter()
+            .enumerate()
+            .map(|(j, &s)| q[j * alpha..j * alpha + s].iter().any(Self::wide))
+            .collect();
         let mut c = OpCounts::default();
         count(q, 3.0, &mut c); // input INTT, output NTTs of both halves
+                               // Both engines end in the same ModDown of both halves: P into Q_l.
+        let p_wide = p.iter().any(Self::wide);
+        conversions(p.len(), p_wide, q.iter().map(Self::wide), 2.0, &mut c);
         let dl = sizes.len() as f64;
         match method {
             KeySwitchMethod::Hybrid => {
@@ -309,18 +318,18 @@ impl<'a> CostModel<'a> {
                         .copied()
                         .collect();
                     count(&outside, 1.0, &mut c);
-                    let digit = &q[j * alpha..j * alpha + s];
-                    let digit_wide = digit.iter().any(Self::wide);
-                    conversions(s, digit_wide, outside.iter().map(Self::wide), 1.0, &mut c);
+                    let outside_wide = outside.iter().map(Self::wide);
+                    conversions(s, digits_wide[j], outside_wide, 1.0, &mut c);
                 }
                 count(p, 2.0, &mut c);
                 hadamards(q.iter().chain(p).map(Self::wide), 2.0 * dl, &mut c);
-                let p_wide = p.iter().any(Self::wide);
-                conversions(p.len(), p_wide, q.iter().map(Self::wide), 2.0, &mut c);
             }
-            KeySwitchMethod::Klss(cfg) => self.klss_counts(cfg, ql, &sizes, &mut c)?,
+            KeySwitchMethod::Klss(cfg) => {
+                self.klss_counts(cfg, ql, &sizes, &digits_wide, &mut c)?
+            }
             KeySwitchMethod::Linear(bound) => {
-                self.klss_counts(&KlssConfig::linear().with_bound(*bound), ql, &sizes, &mut c)?
+                let cfg = KlssConfig::linear().with_bound(*bound);
+                self.klss_counts(&cfg, ql, &sizes, &digits_wide, &mut c)?
             }
             KeySwitchMethod::Mixed { klss, levels } => {
                 let m = if levels.contains(ql) {
@@ -344,6 +353,7 @@ impl<'a> CostModel<'a> {
         cfg: &KlssConfig,
         ql: usize,
         sizes: &[usize],
+        digits_wide: &[bool],
         c: &mut OpCounts,
     ) -> Result<()> {
         let ctx = self.ctx;
@@ -360,7 +370,7 @@ impl<'a> CostModel<'a> {
         let rp = r_primes.iter().copied().max().unwrap_or(1);
         let used = k + ql;
         let dtl = used.div_ceil(cfg.r_tilde);
-        // Σ r'_i over the key digits in use, and Σ r'_i |D̃_i| (the recombination).
+        // Σ r'_i over the key digits in use.
         let sum_rp: f64 = r_primes[..dtl].iter().map(|&r| r as f64).sum();
         let dl = sizes.len() as f64;
         let rpf = rp as f64;
@@ -378,10 +388,8 @@ impl<'a> CostModel<'a> {
         let copy_lift = sizes.iter().all(|&s| s == 1);
         if !copy_lift {
             // Each digit's primes into the rp B' primes.
-            let alpha = ctx.q_len().div_ceil(self.dnum);
-            for (j, &s) in sizes.iter().enumerate() {
-                let digit_wide = q[j * alpha..j * alpha + s].iter().any(Self::wide);
-                conversions(s, digit_wide, std::iter::repeat_n(b_wide, rp), 1.0, c);
+            for (&s, &wide) in sizes.iter().zip(digits_wide) {
+                conversions(s, wide, std::iter::repeat_n(b_wide, rp), 1.0, c);
             }
         }
         // Recombination, both halves: the r'_i B' primes of key digit i into its primes
@@ -391,8 +399,6 @@ impl<'a> CostModel<'a> {
             let outputs = pq[key_digit_primes(i, cfg.r_tilde, used)].iter();
             conversions(r, b_wide, outputs.map(Self::wide), 2.0, c);
         }
-        let p_wide = p.iter().any(Self::wide);
-        conversions(p.len(), p_wide, q.iter().map(Self::wide), 2.0, c);
         Ok(())
     }
 

@@ -134,13 +134,21 @@ pub(super) struct Chain {
     pub(super) dnum: usize,
 }
 
+/// Whether a prime of `bits` bits is wide (`2^50` or more: a `b`-bit prime is below
+/// `2^b`), as [`CostModel`] sorts NTTs, inner-product terms and conversion pairs.
+///
+/// [`CostModel`]: crate::rlwe::keyswitch::cost::CostModel
+fn wide(bits: &u32) -> bool {
+    *bits > 50
+}
+
 /// Adds `times` NTTs over primes of `bits` to `c` (wide from `2^50` on, as [`CostModel`]
 /// counts them).
 ///
 /// [`CostModel`]: crate::rlwe::keyswitch::cost::CostModel
 pub(super) fn ntts(bits: &[u32], times: f64, c: &mut OpCounts) {
-    for &b in bits {
-        if b > 50 {
+    for b in bits {
+        if wide(b) {
             c.ntt_wide += times;
         } else {
             c.ntt_narrow += times;
@@ -203,22 +211,19 @@ impl Chain {
                 .copied()
                 .collect();
             ntts(&outside, 1.0, &mut parts.decompose);
-            let digit_wide = q[j * alpha..j * alpha + s].iter().any(|&b| b > 50);
-            let outside_wide = outside.iter().map(|&b| b > 50);
+            let digit_wide = q[j * alpha..j * alpha + s].iter().any(wide);
+            let outside_wide = outside.iter().map(wide);
             conversions(s, digit_wide, outside_wide, 1.0, &mut parts.decompose);
         }
-        let widths = q.iter().chain(p).map(|&b| b > 50);
-        hadamards(widths, 2.0 * digits as f64, &mut parts.inner);
+        hadamards(
+            q.iter().chain(p).map(wide),
+            2.0 * digits as f64,
+            &mut parts.inner,
+        );
         ntts(p, 1.0, &mut parts.half_mod_down);
         ntts(q, 1.0, &mut parts.half_mod_down);
-        let p_wide = p.iter().any(|&b| b > 50);
-        conversions(
-            k,
-            p_wide,
-            q.iter().map(|&b| b > 50),
-            1.0,
-            &mut parts.half_mod_down,
-        );
+        let p_wide = p.iter().any(wide);
+        conversions(k, p_wide, q.iter().map(wide), 1.0, &mut parts.half_mod_down);
         parts
     }
 
