@@ -20,6 +20,8 @@
 //! * [`ckks`]: the CKKS scheme on that core: encoder, exact scales, rescaling, evaluation.
 //! * [`bfv`], [`bgv`]: exact arithmetic mod `t` on that core (one shared implementation,
 //!   [`rlwe::integer`]; BFV multiplies scale-invariantly, BGV switches moduli).
+//! * [`mlwe`]: CKKS over module lattices (seed 004): ModHE and DPad-HE relinearization on
+//!   the hybrid engine generalised to module secrets, with CKKS's encoder at degree `n`.
 //! * [`fhew`]: FHEW gate bootstrapping with AP, GINX and automorphism-based (LMKCDEY)
 //!   blind rotation.
 //!
@@ -34,6 +36,7 @@ pub mod ckks;
 mod error;
 pub mod fhew;
 pub mod math;
+pub mod mlwe;
 pub mod params;
 pub mod prelude;
 pub mod ring;
@@ -97,4 +100,10 @@ const _: fn() = || {
     shared::<fhew::LweKeySwitchKey>();
     shared::<fhew::FhewEvaluator>();
     shared::<fhew::ThresholdContext>();
+    shared::<mlwe::MlweContext>();
+    shared::<mlwe::SecretKey>();
+    shared::<mlwe::PublicKey>();
+    shared::<mlwe::RelinearizationKey>();
+    shared::<mlwe::Ciphertext>();
+    shared::<mlwe::Evaluator>();
 };

@@ -18,7 +18,7 @@
 use super::ciphertext::{Ciphertext, Plaintext};
 use super::params::CkksContext;
 use super::scale::Scale;
-use crate::ring::{Form, Poly};
+use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::evaluation_keys::{EvaluationKeySet, GaloisKeys, RelinearizationKey};
 use crate::rlwe::Evaluator as RlweEvaluator;
 use crate::{Error, Result};
@@ -27,6 +27,22 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 mod switching;
+/// The residues of `round(x)` over the first `q_limbs` chain primes of `ring`, or an error
+/// if `|round(x)|` does not fit in `(-Q_l/2, Q_l/2)` (the constants of CKKS and MLWE-CKKS).
+pub(crate) fn constant_residues(ring: &RingContext, x: f64, q_limbs: usize) -> Result<Vec<u64>> {
+    let r = x.round();
+    let log_q = ring.q().slice(0..q_limbs).log_product();
+    if !r.is_finite() || (r != 0.0 && r.abs().log2() >= log_q - 1.0) {
+        return Err(Error::InvalidMessage(format!(
+            "constant scaled to {x:e} does not fit modulo Q = 2^{log_q:.1}; use a smaller \
+             constant or a lower scale"
+        )));
+    }
+    Ok((0..q_limbs)
+        .map(|i| ring.modulus(i, q_limbs).reduce_f64(r))
+        .collect())
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -402,20 +418,8 @@ impl Evaluator {
         Ok(())
     }
 
-    /// The residues of `round(x)` over the first `q_limbs` chain primes, or an error if
-    /// `|round(x)|` does not fit in `(-Q_l/2, Q_l/2)`.
     fn constant_residues(&self, x: f64, q_limbs: usize) -> Result<Vec<u64>> {
-        let r = x.round();
-        let log_q = self.ring().q().slice(0..q_limbs).log_product();
-        if !r.is_finite() || (r != 0.0 && r.abs().log2() >= log_q - 1.0) {
-            return Err(Error::InvalidMessage(format!(
-                "constant scaled to {x:e} does not fit modulo Q = 2^{log_q:.1}; use a smaller \
-                 constant or a lower scale"
-            )));
-        }
-        Ok((0..q_limbs)
-            .map(|i| self.ring().modulus(i, q_limbs).reduce_f64(r))
-            .collect())
+        constant_residues(self.ring(), x, q_limbs)
     }
 
     /// A copy of `ct`, then `op` on it.

@@ -246,6 +246,37 @@ pub fn encrypt_zero_sk_with<R: RngCore + CryptoRng>(
     [b, a]
 }
 
+/// A module (MLWE) encryption of zero under the rank-`r` secret `s = (s_1 .. s_r)`:
+/// `(b, a_1 .. a_r)` with `b = -<a, s> + e`, each `a_t` expanded from `(seed, stream + t)`,
+/// over `q_limbs` chain and `p_limbs` special primes in NTT form (seed 004 §2; rank 1 is
+/// [`encrypt_zero_sk`] with stream `stream`, word for word).
+pub fn encrypt_zero_module_sk<R: RngCore + CryptoRng>(
+    ctx: &RingContext,
+    s: &[&SecretKey],
+    q_limbs: usize,
+    p_limbs: usize,
+    seed: &Seed,
+    stream: u64,
+    rng: &mut R,
+) -> Vec<Poly> {
+    let g = DiscreteGaussian::new(NOISE_SIGMA, NOISE_TAIL).expect("valid constants");
+    let a: Vec<Poly> = (0..s.len())
+        .map(|t| expand_uniform(ctx, seed, stream + t as u64, q_limbs, p_limbs))
+        .collect();
+    let mut b = sample_noise_with(ctx, q_limbs, p_limbs, &g, rng);
+    for (a_t, s_t) in a.iter().zip(s) {
+        // `a_t·s_t` gives `s_t` away: wiped, never pooled.
+        let mut as_ = a_t.clone();
+        as_.mul_assign(&s_t.ntt_at(q_limbs, p_limbs), ctx);
+        b.sub_assign(&as_, ctx);
+        as_.discard_secret();
+    }
+    let mut out = Vec::with_capacity(1 + a.len());
+    out.push(b);
+    out.extend(a);
+    out
+}
+
 /// A public-key encryption of zero at `q_limbs` chain primes: `(u b + e0, u a + e1)` with
 /// ternary `u` over `Q_l ∪ P'`, then divided by `P'` with rounding, `P'` the encryption
 /// prefix of the special primes ([`RingContext::encryption_p_len`]; NTT form over `Q_l`;
@@ -298,6 +329,41 @@ mod tests {
     use crate::math::PrimeGenerator;
     use rand_chacha::rand_core::SeedableRng;
     use rand_chacha::ChaCha20Rng;
+
+    /// A rank-1 module encryption of zero is the RLWE one, word for word.
+    #[test]
+    fn rank_one_module_encryption_is_rlwe() {
+        let n = 1 << 8;
+        let mut g = PrimeGenerator::new(n).unwrap();
+        let q: Vec<u64> = (0..2).map(|_| g.next_prime(50).unwrap()).collect();
+        let ctx = RingContext::new(n, &q, &[g.next_prime(55).unwrap()]).unwrap();
+        let sk = SecretKey::generate(
+            &ctx,
+            SecretDistribution::Ternary,
+            &mut ChaCha20Rng::seed_from_u64(1),
+        )
+        .unwrap();
+        let seed = [9u8; 32];
+        let rlwe = encrypt_zero_sk(
+            &ctx,
+            &sk,
+            2,
+            1,
+            &seed,
+            4,
+            &mut ChaCha20Rng::seed_from_u64(2),
+        );
+        let module = encrypt_zero_module_sk(
+            &ctx,
+            &[&sk],
+            2,
+            1,
+            &seed,
+            4,
+            &mut ChaCha20Rng::seed_from_u64(2),
+        );
+        assert_eq!(module, rlwe.to_vec());
+    }
 
     /// `a·s` (which gives `s` away: divide by the public `a`) is wiped and never reaches the
     /// shared pool, where any later `take` would hand it out.

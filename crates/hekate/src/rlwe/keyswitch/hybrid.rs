@@ -123,6 +123,30 @@ fn key_digits(l1: usize, dnum: usize, q_limbs: usize) -> usize {
     }
 }
 
+/// `b += P g_j s'` over `Q_{q_limbs-1}`: `[P]_{q_i} s'` on the primes of digit `j` (`α`
+/// consecutive primes, those below `q_limbs`), zero elsewhere and modulo every special
+/// prime. `s'` is in NTT form over at least `q_limbs` chain primes (its limb `i` is read
+/// as modulo `q_i`).
+pub(super) fn add_gadget_term(
+    ctx: &RingContext,
+    b: &mut Poly,
+    s_from: &Poly,
+    j: usize,
+    alpha: usize,
+    q_limbs: usize,
+) {
+    let n = ctx.n();
+    for i in j * alpha..((j + 1) * alpha).min(q_limbs) {
+        let qi = ctx.modulus(i, q_limbs);
+        let p_mod = ctx.p().product_mod(qi);
+        let ps = qi.shoup(p_mod);
+        let src = &s_from.data()[i * n..(i + 1) * n];
+        for (x, &s) in b.limb_mut(i).iter_mut().zip(src) {
+            *x = qi.add(*x, qi.mul_shoup(s, p_mod, ps));
+        }
+    }
+}
+
 /// The hybrid key-switching engine for one ring and one `dnum`.
 #[derive(Debug)]
 pub struct HybridKeySwitcher {
@@ -167,6 +191,11 @@ impl HybridKeySwitcher {
             alpha,
             converters,
         }
+    }
+
+    /// The ring (chain and special primes) the engine works over.
+    pub fn ring(&self) -> &Arc<RingContext> {
+        &self.ctx
     }
 
     /// The number of digits `dnum` (β).
@@ -222,22 +251,13 @@ impl HybridKeySwitcher {
     ) -> Result<HybridKey> {
         self.check_width(q_limbs)?;
         let ctx = &*self.ctx;
-        let (k, n) = (ctx.p_len(), ctx.n());
+        let k = ctx.p_len();
         let mut seed = [0u8; 32];
         rng.fill_bytes(&mut seed);
         let digits = (0..self.key_digits(q_limbs))
             .map(|j| {
                 let [mut b, a] = encrypt_zero_sk(ctx, sk, q_limbs, k, &seed, j as u64, rng);
-                // + P g_j s' on the digit's primes below q_limbs (zero elsewhere).
-                for i in j * self.alpha..((j + 1) * self.alpha).min(q_limbs) {
-                    let qi = ctx.modulus(i, q_limbs);
-                    let p_mod = ctx.p().product_mod(qi);
-                    let ps = qi.shoup(p_mod);
-                    let src = &s_from.data()[i * n..(i + 1) * n];
-                    for (x, &s) in b.limb_mut(i).iter_mut().zip(src) {
-                        *x = qi.add(*x, qi.mul_shoup(s, p_mod, ps));
-                    }
-                }
+                add_gadget_term(ctx, &mut b, s_from, j, self.alpha, q_limbs);
                 [b, a]
             })
             .collect();

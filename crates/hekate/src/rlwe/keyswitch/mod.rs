@@ -20,6 +20,7 @@ mod engine;
 mod hybrid;
 mod klss;
 mod mixed;
+mod module;
 
 pub use engine::{
     EngineAccumulator, EngineDecomposition, KeySwitchEngine, KeySwitchMethod, SwitchingKey,
@@ -29,6 +30,7 @@ pub use klss::{
     KeyStorage, KlssAccumulator, KlssBound, KlssConfig, KlssDecomposition, KlssKey, KlssKeySwitcher,
 };
 pub use mixed::{LevelSet, MixedKeySwitcher};
+pub use module::ModuleKey;
 
 use crate::ring::{for_each_limb, Form, Poly, RingContext};
 use crate::rlwe::keys::SecretKey;

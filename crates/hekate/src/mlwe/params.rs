@@ -1,0 +1,403 @@
+//! MLWE-CKKS parameters: the builder and the context of precomputations.
+
+use crate::ckks::{Encoder, Scale};
+use crate::math::PrimeGenerator;
+use crate::params::security::{self, SecurityLevel};
+use crate::ring::RingContext;
+use crate::rlwe::keys::NOISE_SIGMA;
+use crate::rlwe::{HybridKeySwitcher, SecretDistribution};
+use crate::{Error, Result};
+use std::sync::Arc;
+
+/// The largest module rank accepted (seed 004 evaluates `r <= 8`; ModHE's keys grow as
+/// `r^3`).
+pub const MAX_RANK: usize = 16;
+
+/// An MLWE-CKKS parameter set (seed 004), before precomputation: the small ring degree
+/// `n = 2^log_n`, the rank `r` (the LWE dimension is `N = r·n`), the chain `Q`, the
+/// special modulus `P` and `d` digits of the ModHE key switch, and optionally DPad-HE's
+/// second special modulus `P̂`, temporary rank `r̂` and `μ` digits.
+///
+/// ```
+/// use hekate::mlwe::MlweParameters;
+/// use hekate::params::SecurityLevel;
+/// let ctx = MlweParameters::new(10, 2)        // n = 2^10, rank 2 (N = 2^11)
+///     .log_q(&[50, 40, 40]).log_p(&[60]).log_scale(40)
+///     .dpad(3, &[60, 55], None)               // r̂ = 3, P̂ of 115 bits, μ chosen
+///     .security(SecurityLevel::NotChecked)    // toy size
+///     .build()?;
+/// assert_eq!((ctx.rank(), ctx.rank_hat(), ctx.n()), (2, Some(3), 1024));
+/// # Ok::<(), hekate::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct MlweParameters {
+    log_n: u32,
+    rank: usize,
+    log_q: Vec<u32>,
+    log_p: Vec<u32>,
+    dnum: Option<usize>,
+    dpad: Option<(usize, Vec<u32>, Option<usize>)>,
+    scale: f64,
+    secret: SecretDistribution,
+    security: SecurityLevel,
+}
+
+impl MlweParameters {
+    /// Ring degree `n = 2^log_n` and module rank `r >= 1`, with defaults: one 60-bit special
+    /// prime (seed 004's `k = 1`), the smallest `d` whose digits it covers, a dense ternary
+    /// secret per component, 128-bit security at `N = r·n`, no DPad-HE.
+    pub fn new(log_n: u32, rank: usize) -> Self {
+        MlweParameters {
+            log_n,
+            rank,
+            log_q: Vec::new(),
+            log_p: vec![60],
+            dnum: None,
+            dpad: None,
+            scale: 0.0,
+            secret: SecretDistribution::Ternary,
+            security: SecurityLevel::Bits128,
+        }
+    }
+
+    /// Bit sizes of the chain primes `q_0 .. q_L` (each in `[20, 61]`).
+    pub fn log_q(mut self, bits: &[u32]) -> Self {
+        self.log_q = bits.to_vec();
+        self
+    }
+
+    /// Bit sizes of the special primes `P` of the ModHE key switch (`KeySwitch_d`).
+    pub fn log_p(mut self, bits: &[u32]) -> Self {
+        self.log_p = bits.to_vec();
+        self
+    }
+
+    /// The number of digits `d` of `KeySwitch_d` (default: the smallest `d` whose digits
+    /// `P` covers; `L + 1` with one 60-bit `P` and 40-bit primes, as in seed 004).
+    pub fn dnum(mut self, d: usize) -> Self {
+        self.dnum = Some(d);
+        self
+    }
+
+    /// DPad-HE (seed 004 Alg. 1): the temporary rank `r̂` (`r < r̂ <= 2r`), the bit sizes
+    /// of the second special modulus `P̂` (larger than `P`), and the digit count `μ` of
+    /// `KeySwitch_μ` (`None`: the smallest `μ` whose digits `P̂` covers).
+    pub fn dpad(mut self, rank_hat: usize, log_p_hat: &[u32], mu: Option<usize>) -> Self {
+        self.dpad = Some((rank_hat, log_p_hat.to_vec(), mu));
+        self
+    }
+
+    /// The default encoding scale `2^bits` (default: the size of `q_1`, else 2^40).
+    pub fn log_scale(mut self, bits: u32) -> Self {
+        self.scale = 2f64.powi(bits as i32);
+        self
+    }
+
+    /// The distribution of each secret component `s_i` (default dense ternary).
+    pub fn secret(mut self, secret: SecretDistribution) -> Self {
+        self.secret = secret;
+        self
+    }
+
+    /// The security level checked at `N = r·n` (and `r̂·n` with `P̂Q` for DPad-HE)
+    /// against the HomomorphicEncryption.org table interpolated between its ring degrees
+    /// (default 128 bits); [`SecurityLevel::NotChecked`] opts out.
+    pub fn security(mut self, level: SecurityLevel) -> Self {
+        self.security = level;
+        self
+    }
+
+    /// Validates the parameters, generates the primes and builds the precomputations.
+    pub fn build(self) -> Result<Arc<MlweContext>> {
+        MlweContext::new(self)
+    }
+}
+
+fn check_bits(what: &str, bits: &[u32]) -> Result<()> {
+    if bits.is_empty() {
+        return Err(Error::InvalidParameters(format!("no {what} primes given")));
+    }
+    if let Some(b) = bits.iter().find(|&&b| !(20..=61).contains(&b)) {
+        return Err(Error::InvalidParameters(format!(
+            "{what} prime size {b} bits is outside [20, 61]"
+        )));
+    }
+    Ok(())
+}
+
+fn log2_sum(primes: &[u64]) -> f64 {
+    primes.iter().map(|&x| (x as f64).log2()).sum()
+}
+
+/// Bits a digit may exceed the special modulus by: seed 004's sets pair a 60-bit `q_0`
+/// with a 60-bit `P`, and a digit up to twice `P` adds key-switching noise of a few
+/// `σ sqrt(d n)` (the digits over `P` times the key noise), far below any scale.
+const DIGIT_SLACK_BITS: f64 = 1.0;
+
+/// The smallest digit count whose largest digit (`ceil(L+1 / d)` consecutive primes) `P`
+/// covers (up to [`DIGIT_SLACK_BITS`]); or the given one, checked.
+fn digit_count(q: &[u64], log_p: f64, given: Option<usize>, what: &str) -> Result<usize> {
+    let l1 = q.len();
+    let max_digit = |d: usize| q.chunks(l1.div_ceil(d)).map(log2_sum).fold(0.0, f64::max);
+    let d = match given {
+        Some(d) if d == 0 || d > l1 => {
+            return Err(Error::InvalidParameters(format!(
+                "{what} = {d} must be in [1, L + 1 = {l1}]"
+            )))
+        }
+        Some(d) => d,
+        None => (1..=l1)
+            .find(|&d| max_digit(d) <= log_p + DIGIT_SLACK_BITS)
+            .unwrap_or(l1),
+    };
+    if max_digit(d) > log_p + DIGIT_SLACK_BITS {
+        return Err(Error::InvalidParameters(format!(
+            "with {what} = {d} the largest digit has {:.1} bits, more than the special \
+             modulus ({log_p:.1} bits): key switching would add noise larger than the \
+             message; raise {what} or the special modulus",
+            max_digit(d)
+        )));
+    }
+    Ok(d)
+}
+
+/// DPad-HE's second key-switching context (seed 004 Alg. 1): the ring over `Q ∪ P̂`
+/// sharing `Q` with the main one, the temporary rank `r̂` and `KeySwitch_μ`.
+#[derive(Debug)]
+pub struct DpadContext {
+    pub(crate) rank_hat: usize,
+    pub(crate) ks: HybridKeySwitcher,
+}
+
+impl DpadContext {
+    /// The temporary rank `r̂`.
+    pub fn rank_hat(&self) -> usize {
+        self.rank_hat
+    }
+    /// The ring over `Q ∪ P̂`.
+    pub fn ring(&self) -> &Arc<RingContext> {
+        self.ks.ring()
+    }
+    /// `μ`, the digits of `KeySwitch_μ`.
+    pub fn mu(&self) -> usize {
+        self.ks.dnum()
+    }
+    /// The engine of `KeySwitch_μ` over `Q ∪ P̂`.
+    pub fn keyswitcher(&self) -> &HybridKeySwitcher {
+        &self.ks
+    }
+}
+
+/// A validated MLWE-CKKS parameter set with its precomputations: the ring over `Q ∪ P`
+/// at degree `n`, the rank, `KeySwitch_d`, DPad-HE's context if enabled, the encoder
+/// (`n/2` slots) and the default scale. Shared (`Arc`) by keys, ciphertexts and
+/// evaluators.
+#[derive(Debug)]
+pub struct MlweContext {
+    pub(crate) rank: usize,
+    pub(crate) ks: HybridKeySwitcher,
+    pub(crate) dpad: Option<DpadContext>,
+    pub(crate) encoder: Encoder,
+    pub(crate) default_scale: Scale,
+    pub(crate) secret: SecretDistribution,
+    pub(crate) security: SecurityLevel,
+}
+
+impl MlweContext {
+    fn new(p: MlweParameters) -> Result<Arc<Self>> {
+        if !(1..=16).contains(&p.log_n) {
+            return Err(Error::InvalidParameters(format!(
+                "log n = {} is outside [1, 16]",
+                p.log_n
+            )));
+        }
+        if !(1..=MAX_RANK).contains(&p.rank) {
+            return Err(Error::InvalidParameters(format!(
+                "module rank r = {} is outside [1, {MAX_RANK}]",
+                p.rank
+            )));
+        }
+        check_bits("chain", &p.log_q)?;
+        check_bits("special", &p.log_p)?;
+        let n = 1usize << p.log_n;
+        // Primes 1 mod 2N' for the RLWE ring N' = r'·n of MLWE <-> RLWE conversion (r'
+        // the rank rounded up to a power of two, N' at most 2^17): the same Q serves both.
+        let n_conv = (n * p.rank.next_power_of_two()).min(1 << 17).max(n);
+        let mut gen = PrimeGenerator::new(n_conv)?;
+        let q: Vec<u64> = p
+            .log_q
+            .iter()
+            .map(|&b| gen.next_prime(b))
+            .collect::<Result<_>>()?;
+        let pp: Vec<u64> = p
+            .log_p
+            .iter()
+            .map(|&b| gen.next_prime(b))
+            .collect::<Result<_>>()?;
+        let d = digit_count(&q, log2_sum(&pp), p.dnum, "dnum (d)")?;
+        let (log_q, log_p) = (log2_sum(&q), log2_sum(&pp));
+        check_security(p.rank * n, log_q + log_p, p.security, "r·n", "QP")?;
+        let ring = RingContext::new(n, &q, &pp)?;
+        let dpad = match &p.dpad {
+            None => None,
+            Some((rank_hat, log_p_hat, mu)) => {
+                let rank_hat = *rank_hat;
+                if rank_hat <= p.rank || rank_hat > 2 * p.rank {
+                    return Err(Error::InvalidParameters(format!(
+                        "DPad-HE's temporary rank r̂ = {rank_hat} must be in (r, 2r] = ({}, {}]",
+                        p.rank,
+                        2 * p.rank
+                    )));
+                }
+                check_bits("DPad-HE special (P̂)", log_p_hat)?;
+                let p_hat: Vec<u64> = log_p_hat
+                    .iter()
+                    .map(|&b| gen.next_prime(b))
+                    .collect::<Result<_>>()?;
+                let log_p_hat = log2_sum(&p_hat);
+                if log_p_hat <= log_p {
+                    return Err(Error::InvalidParameters(format!(
+                        "DPad-HE needs P̂ ({log_p_hat:.1} bits) larger than P ({log_p:.1} bits)"
+                    )));
+                }
+                let mu = digit_count(&q, log_p_hat, *mu, "μ")?;
+                check_security(rank_hat * n, log_q + log_p_hat, p.security, "r̂·n", "QP̂")?;
+                let ring_hat = RingContext::new(n, &q, &p_hat)?;
+                Some(DpadContext {
+                    rank_hat,
+                    ks: HybridKeySwitcher::new(ring_hat, mu),
+                })
+            }
+        };
+        if let SecretDistribution::HammingWeight(h) = p.secret {
+            if h == 0 || h > n {
+                return Err(Error::InvalidParameters(format!(
+                    "Hamming weight h = {h} must be in [1, n = {n}]"
+                )));
+            }
+            if p.security != SecurityLevel::NotChecked {
+                return Err(Error::Insecure(
+                    "the HomomorphicEncryption.org table covers uniform ternary and Gaussian \
+                     secrets only: use SecretDistribution::Ternary, or opt in with \
+                     SecurityLevel::NotChecked"
+                        .into(),
+                ));
+            }
+        }
+        let default_scale = if p.scale > 0.0 {
+            Scale::from_f64(p.scale).ok_or_else(|| {
+                Error::InvalidParameters(format!("scale {} must be positive and finite", p.scale))
+            })?
+        } else {
+            Scale::from_bits(q.get(1).map_or(40, |&x| 63 - x.leading_zeros()))
+        };
+        Ok(Arc::new(MlweContext {
+            rank: p.rank,
+            ks: HybridKeySwitcher::new(ring.clone(), d),
+            dpad,
+            encoder: Encoder::new(ring),
+            default_scale,
+            secret: p.secret,
+            security: p.security,
+        }))
+    }
+
+    /// The ring over `Q ∪ P` at degree `n`.
+    pub fn ring(&self) -> &Arc<RingContext> {
+        self.ks.ring()
+    }
+    /// The small ring degree `n`.
+    pub fn n(&self) -> usize {
+        self.ring().n()
+    }
+    /// The module rank `r` of fresh ciphertexts.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+    /// The LWE dimension `N = r·n`.
+    pub fn lwe_dimension(&self) -> usize {
+        self.rank * self.n()
+    }
+    /// DPad-HE's temporary rank `r̂`, if enabled.
+    pub fn rank_hat(&self) -> Option<usize> {
+        self.dpad.as_ref().map(|d| d.rank_hat)
+    }
+    /// DPad-HE's context, if enabled.
+    pub fn dpad(&self) -> Option<&DpadContext> {
+        self.dpad.as_ref()
+    }
+    /// The engine of `KeySwitch_d` over `Q ∪ P`.
+    pub fn keyswitcher(&self) -> &HybridKeySwitcher {
+        &self.ks
+    }
+    /// `d`, the digits of `KeySwitch_d`.
+    pub fn dnum(&self) -> usize {
+        self.ks.dnum()
+    }
+    /// The top level `L`.
+    pub fn max_level(&self) -> usize {
+        self.ring().q_len() - 1
+    }
+    /// The largest number of slots, `n/2`.
+    pub fn max_slots(&self) -> usize {
+        self.n() / 2
+    }
+    /// The default encoding scale.
+    pub fn default_scale(&self) -> &Scale {
+        &self.default_scale
+    }
+    /// The encoder (degree `n`).
+    pub fn encoder(&self) -> &Encoder {
+        &self.encoder
+    }
+    /// The distribution of each secret component.
+    pub fn secret_distribution(&self) -> SecretDistribution {
+        self.secret
+    }
+    /// The security level the parameters were checked against.
+    pub fn security(&self) -> SecurityLevel {
+        self.security
+    }
+    /// `log2 Q` (all chain primes).
+    pub fn log_q(&self) -> f64 {
+        self.ring().q().log_product()
+    }
+    /// `log2 P`.
+    pub fn log_p(&self) -> f64 {
+        self.ring().p().log_product()
+    }
+    /// `log2 P̂` (DPad-HE), if enabled.
+    pub fn log_p_hat(&self) -> Option<f64> {
+        self.dpad.as_ref().map(|d| d.ring().p().log_product())
+    }
+}
+
+/// Checks `log2(modulus)` against the table interpolated at dimension `dim` (not a power
+/// of two in general: `r·n`).
+fn check_security(
+    dim: usize,
+    log_qp: f64,
+    level: SecurityLevel,
+    dim_name: &str,
+    m: &str,
+) -> Result<()> {
+    let Some(bound) = security::interpolated_max_log_q(dim, level) else {
+        return Ok(());
+    };
+    if dim < 1024 {
+        return Err(Error::Insecure(format!(
+            "{dim_name} = {dim} is below the smallest dimension of the HomomorphicEncryption.org \
+             table (1024) and cannot reach {level}; use a larger n or rank, or \
+             SecurityLevel::NotChecked for experiments"
+        )));
+    }
+    if log_qp > bound + 1e-9 {
+        return Err(Error::Insecure(format!(
+            "{dim_name} = {dim} with log2({m}) = {log_qp:.1} exceeds the {level} bound of \
+             {bound:.1} bits (HomomorphicEncryption.org table interpolated at {dim}, σ = \
+             {NOISE_SIGMA}); use fewer or smaller primes, a larger rank, or \
+             SecurityLevel::NotChecked for experiments"
+        )));
+    }
+    Ok(())
+}
