@@ -19,25 +19,47 @@
 //! **Rescale** divides every part by the last prime, as in CKKS.
 
 use super::ciphertext::Ciphertext;
-use super::keys::{quadratic_terms, RelinMethod, RelinearizationKey};
+use super::keys::{quadratic_terms, RankReductionKey, RelinMethod, RelinearizationKey};
 use super::params::MlweContext;
 use crate::ckks::{constant_residues, Plaintext};
 use crate::ring::{Form, Poly, RingContext};
 use crate::{Error, Result};
 use std::sync::Arc;
 
-/// Evaluates MLWE-CKKS operations, with an optional relinearization key.
+/// Evaluates MLWE-CKKS operations with the keys it holds: relinearization keys (one per
+/// rank in use) and rank-reduction keys.
 #[derive(Debug)]
 pub struct Evaluator {
     ctx: Arc<MlweContext>,
-    relin: Option<RelinearizationKey>,
+    relin: Vec<RelinearizationKey>,
+    rank_keys: Vec<RankReductionKey>,
 }
 
 impl Evaluator {
     /// An evaluator for `ctx` holding `relin` (needed by [`Evaluator::mul`] and
-    /// [`Evaluator::relinearize`]).
+    /// [`Evaluator::relinearize`] at the key's rank).
     pub fn new(ctx: Arc<MlweContext>, relin: Option<RelinearizationKey>) -> Self {
-        Evaluator { ctx, relin }
+        Evaluator {
+            ctx,
+            relin: relin.into_iter().collect(),
+            rank_keys: Vec::new(),
+        }
+    }
+
+    /// Adds a relinearization key (for another rank, after rank reduction; a key for a
+    /// rank already held replaces it).
+    pub fn with_relinearization_key(mut self, key: RelinearizationKey) -> Self {
+        self.relin.retain(|k| k.rank() != key.rank());
+        self.relin.push(key);
+        self
+    }
+
+    /// Adds a rank-reduction key (a key for the same ranks replaces it).
+    pub fn with_rank_reduction_key(mut self, key: RankReductionKey) -> Self {
+        self.rank_keys
+            .retain(|k| (k.from, k.to) != (key.from, key.to));
+        self.rank_keys.push(key);
+        self
     }
 
     /// The context.
@@ -45,9 +67,13 @@ impl Evaluator {
         &self.ctx
     }
 
-    /// The relinearization key's method, if it has one.
+    /// The method of the relinearization key for rank `r`, if it has one.
     pub fn relin_method(&self) -> Option<RelinMethod> {
-        self.relin.as_ref().map(|k| k.method())
+        self.relin_key(self.ctx.rank).map(|k| k.method())
+    }
+
+    fn relin_key(&self, rank: usize) -> Option<&RelinearizationKey> {
+        self.relin.iter().find(|k| k.rank() == rank)
     }
 
     fn ring(&self) -> &RingContext {
@@ -230,17 +256,13 @@ impl Evaluator {
         if !ct.is_quadratic() {
             return Ok(ct.clone());
         }
-        let key = self.relin.as_ref().ok_or_else(|| {
-            Error::MissingKey(
-                "relinearization needs a relinearization key: build the evaluator with one".into(),
-            )
+        let key = self.relin_key(ct.rank).ok_or_else(|| {
+            Error::MissingKey(format!(
+                "relinearizing a rank-{} ciphertext needs a relinearization key for rank {}: \
+                 add one to the evaluator",
+                ct.rank, ct.rank
+            ))
         })?;
-        if ct.rank != self.ctx.rank {
-            return Err(Error::ParameterMismatch(format!(
-                "the relinearization key is for rank {}, the ciphertext has rank {}",
-                self.ctx.rank, ct.rank
-            )));
-        }
         let ring = self.ring();
         let r = ct.rank;
         let quad: Vec<&Poly> = ct.parts[1 + r..].iter().collect();
@@ -277,6 +299,67 @@ impl Evaluator {
     /// `a · b`, relinearized (scales multiply; rescale afterwards).
     pub fn mul(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.relinearize(&self.tensor(a, b)?)
+    }
+
+    /// `RankReduce` (seed 004 §2.4): `(b, a[..to]) + KeySwitch_d(a[to..], rdk)`, a rank-`to`
+    /// ciphertext of the same message under `s[..to]`, with the evaluator's key from the
+    /// ciphertext's rank to `to`. Errors without that key, or above the key's level (the
+    /// lower rank is secure only there).
+    ///
+    /// The key switch adds its noise (the digits' over `P`, and the ModDown rounding of
+    /// about `sqrt(to·n/18)` per coefficient) at the ciphertext's scale: on a product
+    /// before its rescale (scale `Δ^2`), the rescale divides it away and the precision is
+    /// unchanged (tested within 0.5 bit); on a ciphertext at scale `Δ` it costs about as
+    /// much as a fresh encryption's noise.
+    pub fn rank_reduce(&self, ct: &Ciphertext, to: usize) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        if ct.is_quadratic() {
+            return Err(Error::ParameterMismatch(
+                "rank reduction takes a relinearized ciphertext".into(),
+            ));
+        }
+        let key = self
+            .rank_keys
+            .iter()
+            .find(|k| (k.from, k.to) == (ct.rank, to))
+            .ok_or_else(|| {
+                Error::MissingKey(format!(
+                    "no rank-reduction key from rank {} to {to} in the evaluator",
+                    ct.rank
+                ))
+            })?;
+        let ring = self.ring();
+        let inputs: Vec<&Poly> = ct.parts[1 + to..].iter().collect();
+        let u = self.ctx.ks.switch_module(&inputs, &key.key, Form::Ntt)?;
+        let mut parts: Vec<Poly> = ct.parts[..=to].to_vec();
+        for (p, u) in parts.iter_mut().zip(&u) {
+            p.add_assign(u, ring);
+        }
+        Ok(Ciphertext {
+            ring_id: ct.ring_id,
+            rank: to,
+            parts,
+            scale: ct.scale.clone(),
+            slots: ct.slots,
+        })
+    }
+
+    /// Reduces the rank as far as the evaluator's keys and the security schedule allow at
+    /// the ciphertext's level (seed 004 RQ4: "one rank is dropped whenever the current
+    /// modulus keeps the reduced rank secure"): the lowest rank reachable through a held
+    /// key whose level covers the ciphertext. Returns the ciphertext unchanged if none.
+    pub fn reduce_rank_if_secure(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        let mut cur = ct.clone();
+        while let Some(key) = self
+            .rank_keys
+            .iter()
+            .filter(|k| k.from == cur.rank && k.max_level() >= cur.level())
+            .min_by_key(|k| k.to)
+        {
+            cur = self.rank_reduce(&cur, key.to)?;
+        }
+        Ok(cur)
     }
 
     /// Divides by the last prime `q_l`: one level down, the scale divided by `q_l`.

@@ -88,6 +88,22 @@ impl RelinearizationKey {
         }
     }
 
+    /// The rank `r` of the ciphertexts it relinearizes.
+    pub fn rank(&self) -> usize {
+        match self {
+            RelinearizationKey::ModHe(k) => k.width() - 1,
+            RelinearizationKey::DPad { rdk, .. } => rdk.width() - 1,
+        }
+    }
+
+    /// The chain limbs the key covers (it serves levels below this).
+    pub fn q_limbs(&self) -> usize {
+        match self {
+            RelinearizationKey::ModHe(k) => k.q_limbs(),
+            RelinearizationKey::DPad { crk, rdk } => crk.q_limbs().min(rdk.q_limbs()),
+        }
+    }
+
     /// Size in bytes in memory (seed 004 §3.3.2: ModHE `r(r+1)^2 d n / 2` words of
     /// `PQ`; DPad-HE `r(r+1)(r̂+1) μ n / 2` of `P̂Q` plus `(r̂-r)(r+1) d n` of `PQ`).
     pub fn size_bytes(&self) -> usize {
@@ -95,6 +111,31 @@ impl RelinearizationKey {
             RelinearizationKey::ModHe(k) => k.size_bytes(),
             RelinearizationKey::DPad { crk, rdk } => crk.size_bytes() + rdk.size_bytes(),
         }
+    }
+}
+
+/// A rank-reduction key `rdk = KSGen(s[to..from], s[..to], g)` (seed 004 §2.4,
+/// `RankReduce`): it takes a rank-`from` ciphertext to rank `to` under the first `to`
+/// components of the secret, at levels up to the one it was generated for (footnote 2:
+/// keys only over `Q_{L'}`, where the lower rank is secure).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RankReductionKey {
+    /// The rank of the input ciphertexts.
+    pub from: usize,
+    /// The rank of the output.
+    pub to: usize,
+    /// `KSGen(s[to..from], s[..to], g)`: `from - to` inputs, `1 + to` columns.
+    pub key: ModuleKey,
+}
+
+impl RankReductionKey {
+    /// The highest level it serves.
+    pub fn max_level(&self) -> usize {
+        self.key.q_limbs() - 1
+    }
+    /// Size in bytes in memory.
+    pub fn size_bytes(&self) -> usize {
+        self.key.size_bytes()
     }
 }
 
@@ -205,21 +246,41 @@ impl MlweContext {
         self.generate_relinearization_key_with(sk, method, &mut sample::os_rng())
     }
 
-    /// A relinearization key for `sk` by `method`, from `rng`. DPad-HE needs a context
-    /// built with [`MlweParameters::dpad`](super::MlweParameters::dpad).
+    /// A relinearization key for `sk` by `method`, from `rng`, for rank `r` at every
+    /// level. DPad-HE needs a context built with
+    /// [`MlweParameters::dpad`](super::MlweParameters::dpad).
     pub fn generate_relinearization_key_with<R: RngCore + CryptoRng>(
         &self,
         sk: &SecretKey,
         method: RelinMethod,
         rng: &mut R,
     ) -> Result<RelinearizationKey> {
+        self.generate_relinearization_key_at_with(sk, method, self.rank, self.max_level(), rng)
+    }
+
+    /// A relinearization key for rank-`rank` ciphertexts (under `s[..rank]`, after rank
+    /// reduction) at levels up to `level`, its polynomials only over `Q_level`. DPad-HE
+    /// at a reduced rank `r' < r` pads with the same extra components `s'`: the temporary
+    /// rank is `r' + (r̂ - r)`. Errors where `rank` is not in `[1, r]`, `level > L`, or the
+    /// key's (rank, modulus) pairs fail the security check
+    /// ([`MlweContext::max_level_for_rank`]).
+    pub fn generate_relinearization_key_at_with<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        method: RelinMethod,
+        rank: usize,
+        level: usize,
+        rng: &mut R,
+    ) -> Result<RelinearizationKey> {
         self.check_secret(sk)?;
-        let r = self.rank;
-        let top = self.ring().q_len();
+        self.check_rank_at(rank, level, method == RelinMethod::DPad)?;
+        let width = level + 1;
         match method {
             RelinMethod::ModHe => {
-                let ss = tensor_square(&sk.parts, r, self.ring());
-                let key = self.ks.generate_module_key(&ss, &sk.prefix(r), top, rng)?;
+                let ss = tensor_square(&sk.parts, rank, self.ring());
+                let key = self
+                    .ks
+                    .generate_module_key(&ss, &sk.prefix(rank), width, rng)?;
                 Ok(RelinearizationKey::ModHe(key))
             }
             RelinMethod::DPad => {
@@ -236,20 +297,67 @@ impl MlweContext {
                             .into(),
                     ));
                 }
-                let ss = tensor_square(&sk.parts_hat, r, d.ring());
-                let to: Vec<&RingSecret> = sk.parts_hat.iter().collect();
-                let crk = d.ks.generate_module_key(&ss, &to, top, rng)?;
+                let extra = self.rank..d.rank_hat;
+                let ss = tensor_square(&sk.parts_hat, rank, d.ring());
+                let to: Vec<&RingSecret> = sk.parts_hat[..rank]
+                    .iter()
+                    .chain(&sk.parts_hat[extra.clone()])
+                    .collect();
+                let crk = d.ks.generate_module_key(&ss, &to, width, rng)?;
                 let s_extra = Zeroizing::new(
-                    sk.parts[r..d.rank_hat]
+                    sk.parts[extra]
                         .iter()
                         .map(|s| s.ntt().clone())
                         .collect::<Vec<_>>(),
                 );
                 let rdk = self
                     .ks
-                    .generate_module_key(&s_extra, &sk.prefix(r), top, rng)?;
+                    .generate_module_key(&s_extra, &sk.prefix(rank), width, rng)?;
                 Ok(RelinearizationKey::DPad { crk, rdk })
             }
         }
+    }
+
+    /// A rank-reduction key from rank `from` to `to` (`1 <= to < from <= r`) at levels up
+    /// to `level` (OS randomness).
+    pub fn generate_rank_reduction_key(
+        &self,
+        sk: &SecretKey,
+        from: usize,
+        to: usize,
+        level: usize,
+    ) -> Result<RankReductionKey> {
+        self.generate_rank_reduction_key_with(sk, from, to, level, &mut sample::os_rng())
+    }
+
+    /// [`MlweContext::generate_rank_reduction_key`] from `rng`. Errors where the ranks or
+    /// the level are out of range, or rank `to` is not secure at `level`
+    /// ([`MlweContext::max_level_for_rank`]; the key is an encryption under `s[..to]`).
+    pub fn generate_rank_reduction_key_with<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        from: usize,
+        to: usize,
+        level: usize,
+        rng: &mut R,
+    ) -> Result<RankReductionKey> {
+        self.check_secret(sk)?;
+        if !(1 <= to && to < from && from <= self.rank) {
+            return Err(Error::InvalidParameters(format!(
+                "rank reduction from {from} to {to}: need 1 <= to < from <= r = {}",
+                self.rank
+            )));
+        }
+        self.check_rank_at(to, level, false)?;
+        let s_from = Zeroizing::new(
+            sk.parts[to..from]
+                .iter()
+                .map(|s| s.ntt().clone())
+                .collect::<Vec<_>>(),
+        );
+        let key = self
+            .ks
+            .generate_module_key(&s_from, &sk.prefix(to), level + 1, rng)?;
+        Ok(RankReductionKey { from, to, key })
     }
 }

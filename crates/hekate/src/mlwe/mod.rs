@@ -47,7 +47,9 @@ mod params;
 
 pub use ciphertext::Ciphertext;
 pub use evaluator::Evaluator;
-pub use keys::{quadratic_terms, PublicKey, RelinMethod, RelinearizationKey, SecretKey};
+pub use keys::{
+    quadratic_terms, PublicKey, RankReductionKey, RelinMethod, RelinearizationKey, SecretKey,
+};
 pub use params::{DpadContext, MlweContext, MlweParameters, MAX_RANK};
 
 #[cfg(test)]

@@ -366,9 +366,80 @@ impl MlweContext {
     pub fn log_p(&self) -> f64 {
         self.ring().p().log_product()
     }
+    /// The highest level at which rank `rank` (`1..=r`) is secure at the context's
+    /// security level: the largest `l` with `log2(Q_l P)` within the table's bound at
+    /// `rank·n` (and, where `dpad`, `log2(Q_l P̂)` within it at `(rank + r̂ - r)·n`, for
+    /// DPad-HE's keys at that rank). `None` if no level is, or `rank` is out of range.
+    /// Rank `r` at the top level was checked when the context was built; lower ranks
+    /// become secure as the modulus shrinks (seed 004 §2.4: rank reduction).
+    pub fn max_level_for_rank(&self, rank: usize, dpad: bool) -> Option<usize> {
+        if rank == 0 || rank > self.rank || (dpad && self.dpad.is_none()) {
+            return None;
+        }
+        let q = self.ring().q();
+        let fits = |l: usize| {
+            let log_q = q.slice(0..l + 1).log_product();
+            let main = security_fits(rank * self.n(), log_q + self.log_p(), self.security);
+            let hat = match (&self.dpad, dpad) {
+                (Some(d), true) => security_fits(
+                    (rank + d.rank_hat - self.rank) * self.n(),
+                    log_q + d.ring().p().log_product(),
+                    self.security,
+                ),
+                _ => true,
+            };
+            main && hat
+        };
+        (0..=self.max_level()).rev().find(|&l| fits(l))
+    }
+
+    /// The rank schedule: for each rank from `r` down to 1, the highest level where it is
+    /// secure ([`MlweContext::max_level_for_rank`], ModHE keys), skipping ranks secure at
+    /// no level. A ciphertext at level `l` may be reduced to any rank listed with a level
+    /// `>= l`.
+    pub fn rank_schedule(&self) -> Vec<(usize, usize)> {
+        (1..=self.rank)
+            .rev()
+            .filter_map(|r| self.max_level_for_rank(r, false).map(|l| (r, l)))
+            .collect()
+    }
+
+    /// Refuses keys for `rank` at `level` that the schedule does not allow.
+    pub(crate) fn check_rank_at(&self, rank: usize, level: usize, dpad: bool) -> Result<()> {
+        if rank == 0 || rank > self.rank || level > self.max_level() {
+            return Err(Error::InvalidParameters(format!(
+                "rank {rank} at level {level}: ranks are 1 to r = {}, levels 0 to L = {}",
+                self.rank,
+                self.max_level()
+            )));
+        }
+        match self.max_level_for_rank(rank, dpad) {
+            Some(top) if top >= level => Ok(()),
+            top => Err(Error::Insecure(format!(
+                "rank {rank} is not {} secure at level {level} ({}): keys there would \
+                 expose the secret; generate them at a lower level, or build the context \
+                 with SecurityLevel::NotChecked",
+                self.security,
+                match top {
+                    Some(t) => format!("it is up to level {t}"),
+                    None => "at no level".into(),
+                }
+            ))),
+        }
+    }
+
     /// `log2 P̂` (DPad-HE), if enabled.
     pub fn log_p_hat(&self) -> Option<f64> {
         self.dpad.as_ref().map(|d| d.ring().p().log_product())
+    }
+}
+
+/// Whether `log2(modulus)` meets `level` at dimension `dim` (interpolated; below the
+/// table's smallest dimension, never).
+fn security_fits(dim: usize, log_qp: f64, level: SecurityLevel) -> bool {
+    match security::interpolated_max_log_q(dim, level) {
+        None => true,
+        Some(bound) => dim >= 1024 && log_qp <= bound + 1e-9,
     }
 }
 

@@ -217,3 +217,86 @@ fn validates_parameters() {
     // (the 60-bit q_0 and a 40-bit one reach 100).
     assert_eq!((ctx.dnum(), ctx.dpad().unwrap().mu()), (4, 2));
 }
+
+/// The rank schedule follows the table interpolated at `rank·n` (n = 2^11, r = 4,
+/// `Q` = 45 + 4·30 bits, `P` = 45 bits, 128-bit check): rank 4 at every level, rank 3 up
+/// to level 2 (`Q_2 P` = 150 <= 163.5 at 6144), rank 2 at level 0 only (90 <= 109 at
+/// 4096), rank 1 never. Rank reduction 4 -> 3 -> 2 keeps the message within 0.5 bit of
+/// precision, and a product at the reduced rank (with that rank's key) decrypts; keys
+/// where the lower rank is insecure are refused.
+#[test]
+fn rank_reduction_follows_the_security_schedule() {
+    let ctx = MlweParameters::new(11, 4)
+        .log_q(&[45, 30, 30, 30, 30])
+        .log_p(&[45])
+        .log_scale(30)
+        .build()
+        .unwrap();
+    assert_eq!(ctx.rank_schedule(), vec![(4, 4), (3, 2), (2, 0)]);
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    let sk = ctx.generate_secret_key_with(&mut rng).unwrap();
+    assert!(matches!(
+        ctx.generate_rank_reduction_key_with(&sk, 4, 3, 3, &mut rng),
+        Err(crate::Error::Insecure(_))
+    ));
+    assert!(ctx
+        .generate_relinearization_key_at_with(&sk, RelinMethod::ModHe, 2, 1, &mut rng)
+        .is_err());
+    let eval = Evaluator::new(ctx.clone(), None)
+        .with_rank_reduction_key(
+            ctx.generate_rank_reduction_key_with(&sk, 4, 3, 2, &mut rng)
+                .unwrap(),
+        )
+        .with_rank_reduction_key(
+            ctx.generate_rank_reduction_key_with(&sk, 3, 2, 0, &mut rng)
+                .unwrap(),
+        )
+        .with_relinearization_key(
+            ctx.generate_relinearization_key_at_with(&sk, RelinMethod::ModHe, 3, 2, &mut rng)
+                .unwrap(),
+        );
+    let z = values(ctx.max_slots(), 30);
+    let want: Vec<Complex64> = z.iter().map(|x| x * x).collect();
+    let ct = ctx
+        .encrypt_symmetric_with(&ctx.encode(&z).unwrap(), &sk, &mut rng)
+        .unwrap();
+    // Level 4: nothing is secure below rank 4 yet.
+    assert_eq!(eval.reduce_rank_if_secure(&ct).unwrap().rank(), 4);
+    // A rank-4 product at level 2 (its relinearization key only that wide), reduced to
+    // rank 3 before the rescale, which divides the reduction's noise away.
+    let eval = eval.with_relinearization_key(
+        ctx.generate_relinearization_key_at_with(&sk, RelinMethod::ModHe, 4, 2, &mut rng)
+            .unwrap(),
+    );
+    let low = eval.drop_level(&ct, 2).unwrap();
+    let prod = eval.mul(&low, &low).unwrap();
+    let plain = precision(
+        &ctx.decrypt_decode(&eval.rescale(&prod).unwrap(), &sk)
+            .unwrap(),
+        &want,
+    );
+    let r3 = eval.reduce_rank_if_secure(&prod).unwrap();
+    assert_eq!((r3.rank(), r3.parts().len(), r3.level()), (3, 4, 2));
+    let r3 = eval.rescale(&r3).unwrap();
+    let reduced = precision(&ctx.decrypt_decode(&r3, &sk).unwrap(), &want);
+    assert!(
+        reduced > plain - 0.5,
+        "rank 4 -> 3: {plain:.2} -> {reduced:.2} bits"
+    );
+    // A product at rank 3 (level 1 -> 0), then rank 2 at level 0.
+    let quad: Vec<Complex64> = want.iter().map(|x| x * x).collect();
+    let sq = eval.rescale(&eval.mul(&r3, &r3).unwrap()).unwrap();
+    let p = precision(&ctx.decrypt_decode(&sq, &sk).unwrap(), &quad);
+    assert!(p > 10.0, "product at rank 3: {p:.1} bits");
+    let r2 = eval.reduce_rank_if_secure(&sq).unwrap();
+    assert_eq!(r2.rank(), 2);
+    let p2 = precision(&ctx.decrypt_decode(&r2, &sk).unwrap(), &quad);
+    assert!(
+        p2 > p - 3.0,
+        "rank 3 -> 2 at scale 2^30, level 0: {p:.2} -> {p2:.2} bits"
+    );
+    assert!(matches!(
+        eval.rank_reduce(&r2, 1),
+        Err(crate::Error::MissingKey(_))
+    ));
+}
