@@ -40,12 +40,14 @@
 //! ```
 
 mod ciphertext;
+mod cost;
 mod encrypt;
 mod evaluator;
 mod keys;
 mod params;
 
 pub use ciphertext::Ciphertext;
+pub use cost::OpCount;
 pub use evaluator::Evaluator;
 pub use keys::{
     quadratic_terms, PublicKey, RankReductionKey, RelinMethod, RelinearizationKey, SecretKey,
