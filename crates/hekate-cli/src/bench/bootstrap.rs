@@ -5,7 +5,7 @@
 //! Every preset bootstraps a secret-key encryption of `a + bi` (`a`, `b` uniform in
 //! `[-1, 1)`, fixed seed) at level 1, nothing left to multiply, at the default scale.
 
-use super::{fmt_mib, fmt_ms, header, init_threads, time_once, Stats, Table};
+use super::{fmt_mib, fmt_ms, header, init_threads, peak_rss_bytes, time_once, Stats, Table};
 use crate::rng::SplitMix64;
 use crate::Outcome;
 use clap::Args;
@@ -119,14 +119,6 @@ pub(crate) fn precision(got: &[Complex64], want: &[Complex64]) -> Precision {
         median: bits(errs[errs.len() / 2]),
         min: bits(*errs.last().expect("at least one slot")),
     }
-}
-
-/// Peak resident memory of the process so far (`VmHWM`), in bytes, where Linux reports it.
-fn peak_rss_bytes() -> Option<usize> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
 }
 
 /// Overwrites the progress line on stderr.

@@ -12,6 +12,7 @@ pub mod fhew;
 pub mod fhew_peer;
 pub mod integer;
 pub mod keyswitch;
+pub mod mlwe;
 
 use crate::Outcome;
 use clap::Subcommand;
@@ -50,6 +51,11 @@ pub enum BenchArea {
     /// (scripts/peers/lattigo, `boot -set hekate-<preset>`), round by round: per-round
     /// times, precision and ratios, their median and the per-stage ratios.
     BootstrapPeer(bootstrap_peer::BootstrapPeerArgs),
+    /// MLWE-CKKS (seed 004): HMult + Rescale of RNS-CKKS, ModHE and DPad-HE interleaved
+    /// on the paper's sets (Tables 4, 6, 7), with ratios, key sizes, precision and
+    /// operation counts beside the paper's. The default run takes minutes and up to
+    /// --max-key-gib of keys; try --quick first.
+    Mlwe(mlwe::MlweArgs),
 }
 
 /// Runs one benchmark area.
@@ -63,6 +69,7 @@ pub fn run(area: BenchArea) -> Result<Outcome, Box<dyn Error>> {
         BenchArea::FhewPeer(args) => fhew_peer::run(args),
         BenchArea::Bootstrap(args) => bootstrap::run(args),
         BenchArea::BootstrapPeer(args) => bootstrap_peer::run(args),
+        BenchArea::Mlwe(args) => mlwe::run(args),
     }
 }
 
@@ -254,6 +261,20 @@ impl Table {
         }
         out
     }
+}
+
+/// Peak resident memory of this process (`VmHWM` of `/proc/self/status`), in bytes,
+/// where Linux reports it.
+pub fn peak_rss_bytes() -> Option<usize> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Resets the peak resident memory to the current one (Linux `clear_refs` value 5).
+pub fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
 /// The CPU model name from `/proc/cpuinfo`, and whether it advertises AVX-512 IFMA.

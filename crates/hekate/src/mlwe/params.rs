@@ -224,13 +224,15 @@ impl MlweContext {
         // the rank rounded up to a power of two, N' at most 2^17): the same Q serves both.
         let n_conv = (n * p.rank.next_power_of_two()).min(1 << 17).max(n);
         let mut gen = PrimeGenerator::new(n_conv)?;
-        let q: Vec<u64> = p
-            .log_q
+        // P first: of two primes of one size it gets the larger, so that a digit of one
+        // prime of P's size (seed 004's 60-bit q_0 and P) stays below P.
+        let pp: Vec<u64> = p
+            .log_p
             .iter()
             .map(|&b| gen.next_prime(b))
             .collect::<Result<_>>()?;
-        let pp: Vec<u64> = p
-            .log_p
+        let q: Vec<u64> = p
+            .log_q
             .iter()
             .map(|&b| gen.next_prime(b))
             .collect::<Result<_>>()?;
@@ -357,6 +359,15 @@ impl MlweContext {
     /// The security level the parameters were checked against.
     pub fn security(&self) -> SecurityLevel {
         self.security
+    }
+    /// The chain primes `q_0 .. q_L` (each `1 mod 2N'` for the RLWE ring `N' = r'·n` of
+    /// MLWE <-> RLWE conversion, `r'` the rank rounded up to a power of two).
+    pub fn q_primes(&self) -> Vec<u64> {
+        self.ring().q().moduli().iter().map(|m| m.value()).collect()
+    }
+    /// The special primes `P`.
+    pub fn p_primes(&self) -> Vec<u64> {
+        self.ring().p().moduli().iter().map(|m| m.value()).collect()
     }
     /// `log2 Q` (all chain primes).
     pub fn log_q(&self) -> f64 {

@@ -27,7 +27,7 @@ mod tests;
 
 pub use args::{KeyswitchArgs, PaperTable};
 
-use super::{fmt_mib, init_threads, time_once};
+use super::{fmt_mib, init_threads, peak_rss_bytes, reset_peak_rss, time_once};
 use crate::Outcome;
 use args::Config;
 use grid::{grid, label, run_cell, CellResult, CellSpec};
@@ -41,19 +41,6 @@ use std::time::Instant;
 // Memory.
 // ---------------------------------------------------------------------------------------
 
-/// Peak resident memory of this process (`VmHWM` of `/proc/self/status`), in bytes.
-fn peak_rss() -> Option<usize> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-/// Resets the peak resident memory to the current one (Linux `clear_refs` value 5).
-fn reset_peak_rss() -> bool {
-    std::fs::write("/proc/self/clear_refs", "5").is_ok()
-}
-
 /// Resident memory now (`VmRSS`), in bytes.
 fn current_rss() -> Option<usize> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -65,7 +52,7 @@ fn current_rss() -> Option<usize> {
 /// The note line about peak memory after a table (`reset`: whether the peak was reset at
 /// the table's start, `at_start`: resident memory then).
 fn memory_note(reset: bool, at_start: Option<usize>) -> String {
-    match peak_rss() {
+    match peak_rss_bytes() {
         Some(b) => {
             let scope = if reset {
                 "during"

@@ -1,0 +1,394 @@
+//! `hekate bench mlwe`: seed 004's CPU experiments in one run (Tables 4, 6 and 7):
+//! HMult + Rescale of RNS-CKKS (hekate's CKKS at `N = r·n` with the paper's `k = 1`,
+//! `dnum = L + 1`), ModHE and DPad-HE on the same primitives, interleaved repetition by
+//! repetition; their ratios beside the paper's; relinearization key sizes (in memory, and
+//! at `log2(PQ)` bits per coefficient as the paper counts them) beside Tables 4 and 7;
+//! precision; transforms per product counted against Table 1 / §3.3.1; peak memory.
+
+use super::{fmt_mib, header, init_threads, peak_rss_bytes, reset_peak_rss, Table};
+use crate::Outcome;
+use clap::Args;
+use hekate::ckks::{CkksParameters, Evaluator as CkksEvaluator};
+use hekate::math::transform_count;
+use hekate::mlwe::{quadratic_terms, Evaluator, MlweContext, RelinMethod};
+use hekate::params::mlwe::{by_name, paper_rlwe, MlwePreset, TABLE3, TABLE5};
+use hekate::params::SecurityLevel;
+use hekate::rand_chacha::ChaCha20Rng;
+use hekate::rand_core::{RngCore, SeedableRng};
+use num_complex::Complex64;
+use std::error::Error;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Options of `hekate bench mlwe`.
+#[derive(Debug, Args)]
+pub struct MlweArgs {
+    /// Parameter sets, comma separated: names (T3-r2 .. T3-r8, Set-II, Set-III, Set-V,
+    /// Set-VI), `table4` (all of Table 3) or `table6` (Sets II, III, V, VI)
+    #[arg(long, value_delimiter = ',', default_value = "table4,table6")]
+    sets: Vec<String>,
+    /// Timed repetitions per method after one warm-up, interleaved (the median is shown)
+    #[arg(long, default_value_t = 3)]
+    reps: usize,
+    /// Skip a method whose relinearization key would take more memory than this (GiB)
+    #[arg(long, default_value_t = 10.0)]
+    max_key_gib: f64,
+    /// Threads of the global rayon pool
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// A fast smoke run: T3-r2, T3-r3 and Set-III, 2 reps
+    #[arg(long)]
+    quick: bool,
+}
+
+fn expand(names: &[String]) -> Result<Vec<MlwePreset>, String> {
+    let mut out = Vec::new();
+    for n in names {
+        match n.to_ascii_lowercase().as_str() {
+            "table4" | "table3" => out.extend(TABLE3),
+            "table6" | "table5" => out.extend(TABLE5.iter().filter(|p| p.rank > 1)),
+            _ => out.push(by_name(n).ok_or_else(|| {
+                format!("unknown MLWE set {n:?}: use T3-r2 .. T3-r8, Set-II, Set-III, Set-V, Set-VI, table4 or table6")
+            })?),
+        }
+    }
+    out.retain(|p| p.rank > 1);
+    Ok(out)
+}
+
+/// `-log2` of the mean absolute error over the slots (seed 004: "mean of -log2 of the
+/// error", at 33.9 / 33.4 bits for N = 2^15 / 2^16).
+fn precision(got: &[Complex64], want: &[Complex64]) -> f64 {
+    let bits: f64 = got
+        .iter()
+        .zip(want)
+        .map(|(g, w)| -((g - w).norm().max(1e-300)).log2())
+        .sum();
+    bits / got.len() as f64
+}
+
+fn values(n: usize, seed: u64) -> Vec<Complex64> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut u = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+    (0..n).map(|_| Complex64::new(u(), u())).collect()
+}
+
+/// Key bytes at `log2(modulus)` bits per coefficient, as the paper counts them, in MB
+/// (MiB): `polys` polynomials of `n` coefficients.
+fn paper_mb(polys: usize, n: usize, log_mod: f64) -> f64 {
+    polys as f64 * n as f64 * log_mod / 8.0 / (1u64 << 20) as f64
+}
+
+fn progress(msg: std::fmt::Arguments) {
+    eprint!("\r\x1b[2K  {msg}");
+    let _ = std::io::stderr().flush();
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Runs `hekate bench mlwe`.
+pub fn run(mut args: MlweArgs) -> Result<Outcome, Box<dyn Error>> {
+    init_threads(args.threads)?;
+    if args.quick {
+        args.sets = vec!["T3-r2".into(), "T3-r3".into(), "Set-III".into()];
+        args.reps = args.reps.min(2);
+    }
+    let sets = expand(&args.sets)?;
+    let mut table = Table::new(
+        [
+            "set",
+            "N",
+            "n",
+            "r",
+            "r̂",
+            "L",
+            "K",
+            "μ",
+            "log QP",
+            "log P̂Q",
+            "margin (λ, λ̂)",
+            "RLWE s",
+            "ModHE s",
+            "DPad s",
+            "ModHE/DPad (paper)",
+            "RLWE/DPad (paper)",
+            "key MB RLWE",
+            "key MB ModHE (paper)",
+            "key MB DPad (paper)",
+            "key MiB in memory M/D",
+            "bits RLWE/M/D",
+            "NTT M counted (paper)",
+            "NTT D counted (paper)",
+            "Hadamard M (paper)",
+            "Hadamard D (paper)",
+            "peak RSS",
+        ],
+        2,
+    );
+    let mut failed = Vec::new();
+    for p in &sets {
+        reset_peak_rss();
+        let row = bench_set(p, &args)?;
+        if row.iter().any(|c| c.contains("LOW")) {
+            failed.push(p.name.to_string());
+        }
+        table.push(row);
+        eprintln!();
+    }
+    println!("{}\n", header("mlwe", args.threads));
+    print!("{}", table.to_markdown());
+    println!(
+        "\nseconds of HMult + Rescale, median of {} interleaved repetitions after a warm-up; \
+         ratios are speedups (slower / faster), the paper's from its Tables 4 and 6 (its CPU: \
+         Xeon Silver 4410Y, SEAL-based code); key MB at log2(PQ) bits per coefficient as \
+         the paper counts (in memory: 64-bit words); margin: bits below the 128-bit \
+         HomomorphicEncryption.org bound interpolated at r·n and r̂·n (negative: above it); \
+         bits: mean of -log2 of the slot error; NTT / Hadamard: limb operations per product \
+         (tensor + relinearization), counted (NTT) or hekate's model (Hadamard), against \
+         seed 004's Table 1 / §3.3.1 formulas; '—': skipped (key above --max-key-gib {}) or \
+         not applicable.",
+        args.reps, args.max_key_gib
+    );
+    if failed.is_empty() {
+        Ok(Outcome::Success)
+    } else {
+        Ok(Outcome::CheckFailed(format!(
+            "precision below 20 bits for {}",
+            failed.join(", ")
+        )))
+    }
+}
+
+struct Method {
+    name: &'static str,
+    eval: Evaluator,
+}
+
+fn bench_set(p: &MlwePreset, args: &MlweArgs) -> Result<Vec<String>, Box<dyn Error>> {
+    let t0 = Instant::now();
+    let name = p.name;
+    progress(format_args!("{name}: building the context"));
+    let ctx: Arc<MlweContext> = p.parameters().build()?;
+    let (r, n, l) = (p.rank, ctx.n(), ctx.max_level());
+    let big_n = r * n;
+    let dp = ctx.dpad().expect("the sets benchmarked have DPad-HE");
+    let (rh, mu, d) = (dp.rank_hat(), dp.mu(), ctx.dnum());
+    let kh = dp.ring().p_len();
+    let k = ctx.ring().p_len();
+    let gib = |b: usize| b as f64 / (1u64 << 30) as f64;
+    let modhe_bytes = quadratic_terms(r) * d * (r + 1) * (l + 1 + k) * n * 8;
+    let dpad_bytes = quadratic_terms(r) * mu * (rh + 1) * (l + 1 + kh) * n * 8
+        + (rh - r) * d * (r + 1) * (l + 1 + k) * n * 8;
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    let sk = ctx.generate_secret_key_with(&mut rng)?;
+    let mut methods = Vec::new();
+    for (method, bytes, label) in [
+        (RelinMethod::ModHe, modhe_bytes, "ModHE"),
+        (RelinMethod::DPad, dpad_bytes, "DPad"),
+    ] {
+        if gib(bytes) > args.max_key_gib {
+            eprintln!(
+                "\n  {name}: {label} skipped, its relinearization key needs {:.1} GiB \
+                 (--max-key-gib {})",
+                gib(bytes),
+                args.max_key_gib
+            );
+            continue;
+        }
+        progress(format_args!(
+            "{name}: generating the {label} key ({:.2} GiB)",
+            gib(bytes)
+        ));
+        let rlk = ctx.generate_relinearization_key_with(&sk, method, &mut rng)?;
+        methods.push(Method {
+            name: label,
+            eval: Evaluator::new(ctx.clone(), Some(rlk)),
+        });
+    }
+    let z1 = values(ctx.max_slots(), 1);
+    let z2 = values(ctx.max_slots(), 2);
+    let want: Vec<Complex64> = z1.iter().zip(&z2).map(|(a, b)| a * b).collect();
+    let a = ctx.encrypt_symmetric_with(&ctx.encode(&z1)?, &sk, &mut rng)?;
+    let b = ctx.encrypt_symmetric_with(&ctx.encode(&z2)?, &sk, &mut rng)?;
+    // The RNS-CKKS baseline at N = r·n (power-of-two r), same Q and P, dnum = L + 1.
+    let rlwe = if r.is_power_of_two() && big_n <= 1 << 17 {
+        let rlwe_bytes = (l + 1) * 2 * (l + 1 + k) * big_n * 8;
+        if gib(rlwe_bytes) > args.max_key_gib {
+            None
+        } else {
+            progress(format_args!("{name}: the RNS-CKKS baseline at N = {big_n}"));
+            let c = CkksParameters::new(big_n.trailing_zeros())
+                .q_primes(&ctx.q_primes())
+                .p_primes(&ctx.p_primes())
+                .dnum(l + 1)
+                .log_scale(40)
+                .security(SecurityLevel::NotChecked)
+                .build()?;
+            let csk = c.generate_secret_key_with(&mut rng);
+            let ev = CkksEvaluator::new(
+                c.clone(),
+                Some(c.generate_relinearization_key_with(&csk, &mut rng)),
+                Default::default(),
+            );
+            let slots = c.max_slots();
+            let (w1, w2) = (values(slots, 3), values(slots, 4));
+            let wp: Vec<Complex64> = w1.iter().zip(&w2).map(|(a, b)| a * b).collect();
+            let x = c.encrypt_symmetric_with(&c.encode(&w1)?, &csk, &mut rng)?;
+            let y = c.encrypt_symmetric_with(&c.encode(&w2)?, &csk, &mut rng)?;
+            Some((c, csk, ev, x, y, wp, rlwe_bytes))
+        }
+    } else {
+        None
+    };
+    // Interleaved repetitions: RLWE, then each MLWE method, one product each per round.
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); 1 + methods.len()];
+    let mut outs: Vec<Option<Vec<Complex64>>> = vec![None; 1 + methods.len()];
+    for rep in 0..=args.reps {
+        progress(format_args!("{name}: round {rep} of {}", args.reps));
+        if let Some((c, csk, ev, x, y, wp, _)) = &rlwe {
+            let t = Instant::now();
+            let out = ev.rescale(&ev.mul(x, y)?)?;
+            let dt = t.elapsed().as_secs_f64();
+            if rep > 0 {
+                times[0].push(dt);
+            } else {
+                let got = c.decrypt_decode(&out, csk)?;
+                outs[0] = Some(vec![Complex64::new(precision(&got, wp), 0.0)]);
+            }
+        }
+        for (i, m) in methods.iter().enumerate() {
+            let t = Instant::now();
+            let out = m.eval.rescale(&m.eval.mul(&a, &b)?)?;
+            let dt = t.elapsed().as_secs_f64();
+            if rep > 0 {
+                times[1 + i].push(dt);
+            } else {
+                let got = ctx.decrypt_decode(&out, &sk)?;
+                outs[1 + i] = Some(vec![Complex64::new(precision(&got, &want), 0.0)]);
+            }
+        }
+    }
+    // Transforms per product (tensor + relinearization), counted on one more product.
+    let mut counted = Vec::new();
+    for m in &methods {
+        let before = transform_count();
+        let _ = m.eval.mul(&a, &b)?;
+        counted.push((transform_count() - before).total());
+    }
+    let secs = |i: usize| (!times[i].is_empty()).then(|| median(times[i].clone()));
+    let t_rlwe = secs(0);
+    let t_of = |label: &str| {
+        methods
+            .iter()
+            .position(|m| m.name == label)
+            .and_then(|i| secs(1 + i))
+    };
+    let (t_m, t_d) = (t_of("ModHE"), t_of("DPad"));
+    let bits_of = |i: usize| outs[i].as_ref().map(|v| v[0].re);
+    let bits_m = methods
+        .iter()
+        .position(|m| m.name == "ModHE")
+        .and_then(|i| bits_of(1 + i));
+    let bits_d = methods
+        .iter()
+        .position(|m| m.name == "DPad")
+        .and_then(|i| bits_of(1 + i));
+    let low = [bits_m, bits_d].iter().flatten().any(|&b| b < 20.0);
+    let f2 = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.3}"));
+    let f1 = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1}"));
+    let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => format!("{:.2}x", a / b),
+        _ => "—".into(),
+    };
+    let paper = p.paper_seconds;
+    let paper_rl = paper_rlwe(big_n.trailing_zeros());
+    let log_q = ctx.log_q();
+    let log_pq = log_q + ctx.log_p();
+    let log_phq = log_q + ctx.log_p_hat().unwrap_or(0.0);
+    let quad = quadratic_terms(r);
+    let mb_m = paper_mb(quad * d * (r + 1), n, log_pq);
+    let mb_d =
+        paper_mb(quad * mu * (rh + 1), n, log_phq) + paper_mb((rh - r) * d * (r + 1), n, log_pq);
+    let mb_rlwe = paper_mb((l + 1) * 2, big_n, log_pq);
+    let (pm, pd) = match p.paper_key_mb {
+        Some((m, d)) => (format!(" ({m})"), format!(" ({d})")),
+        None => (String::new(), String::new()),
+    };
+    let (margin, margin_hat) = p.security_margin();
+    let cost_m = ctx.relin_cost(RelinMethod::ModHe, l);
+    let cost_d = ctx.relin_cost(RelinMethod::DPad, l);
+    let paper_m = ctx.paper_relin_cost(RelinMethod::ModHe, l);
+    let paper_d = ctx.paper_relin_cost(RelinMethod::DPad, l);
+    let counted_of = |label: &str| {
+        methods
+            .iter()
+            .position(|m| m.name == label)
+            .map_or("—".to_string(), |i| counted[i].to_string())
+    };
+    let row = vec![
+        name.to_string(),
+        format!("2^{}", big_n.trailing_zeros()),
+        format!("2^{}", n.trailing_zeros()),
+        r.to_string(),
+        rh.to_string(),
+        l.to_string(),
+        p.k_hat.to_string(),
+        mu.to_string(),
+        format!("{log_pq:.0}"),
+        format!("{log_phq:.0}"),
+        format!(
+            "{margin:+.0}, {} (λ {}, {})",
+            margin_hat.map_or("—".into(), |m| format!("{m:+.0}")),
+            p.lambda.0,
+            p.lambda.1.map_or("—".into(), |x| x.to_string())
+        ),
+        f2(t_rlwe),
+        f2(t_m),
+        f2(t_d),
+        format!(
+            "{}{}",
+            ratio(t_m, t_d),
+            paper.map_or(String::new(), |(m, d)| format!(" ({:.2}x)", m / d))
+        ),
+        format!(
+            "{}{}",
+            ratio(t_rlwe, t_d),
+            match (paper_rl, paper) {
+                (Some((rl, _)), Some((_, d))) => format!(" ({:.2}x)", rl / d),
+                _ => String::new(),
+            }
+        ),
+        if rlwe.is_some() {
+            format!(
+                "{mb_rlwe:.1}{}",
+                paper_rl.map_or(String::new(), |(_, mb)| format!(" ({mb})"))
+            )
+        } else {
+            "—".into()
+        },
+        format!("{mb_m:.1}{pm}"),
+        format!("{mb_d:.1}{pd}"),
+        format!("{} / {}", fmt_mib(modhe_bytes), fmt_mib(dpad_bytes)),
+        format!(
+            "{} / {} / {}{}",
+            f1(bits_of(0)),
+            f1(bits_m),
+            f1(bits_d),
+            if low { " LOW" } else { "" }
+        ),
+        format!("{} ({})", counted_of("ModHE"), paper_m.transforms),
+        format!("{} ({})", counted_of("DPad"), paper_d.transforms),
+        format!("{} ({})", cost_m.hadamards, paper_m.hadamards),
+        format!("{} ({})", cost_d.hadamards, paper_d.hadamards),
+        peak_rss_bytes().map_or("—".into(), fmt_mib),
+    ];
+    progress(format_args!(
+        "{name}: done in {:.1} s",
+        t0.elapsed().as_secs_f64()
+    ));
+    Ok(row)
+}
