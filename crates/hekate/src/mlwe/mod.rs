@@ -13,7 +13,9 @@
 //!   (`KSGen(s⊗s, s)`) or DPad-HE (a cross-relinearization key to a temporary rank
 //!   `r̂` over `P̂Q` with `μ` digits, then a rank-down key back to `r`; Alg. 1).
 //! * [`Evaluator`]: additions, plaintext and constant operations, the tensor product,
-//!   relinearization and rescaling.
+//!   relinearization (ModHE, DPad-HE), rescaling and rank reduction.
+//! * [`RlweBridge`]: MLWE <-> RLWE conversion with CKKS at `N = r·n` (Embed / Extract in
+//!   NTT form, the trace that turns an embedded ciphertext into sparse slots).
 //!
 //! Messages are encoded by CKKS's encoder at degree `n` into a [`crate::ckks::Plaintext`],
 //! and scales are [`crate::ckks::Scale`]s: MLWE-CKKS is CKKS over module lattices, so it
@@ -40,6 +42,7 @@
 //! ```
 
 mod ciphertext;
+mod convert;
 mod cost;
 mod encrypt;
 mod evaluator;
@@ -47,6 +50,7 @@ mod keys;
 mod params;
 
 pub use ciphertext::Ciphertext;
+pub use convert::RlweBridge;
 pub use cost::OpCount;
 pub use evaluator::Evaluator;
 pub use keys::{

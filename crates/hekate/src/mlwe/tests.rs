@@ -300,3 +300,159 @@ fn rank_reduction_follows_the_security_schedule() {
         Err(crate::Error::MissingKey(_))
     ));
 }
+
+mod conversion {
+    use super::*;
+    use crate::ckks::Evaluator as CkksEvaluator;
+    use crate::ring::{Form, Poly};
+    use crate::rlwe::keys::expand_uniform;
+
+    /// `q_0` well below `P`: the trace's key switches then add only their rounding.
+    fn bridge(log_n: u32, r: usize) -> RlweBridge {
+        let ctx = MlweParameters::new(log_n, r)
+            .log_q(&[50, 40, 40])
+            .log_p(&[60])
+            .log_scale(40)
+            .security(SecurityLevel::NotChecked)
+            .build()
+            .unwrap();
+        RlweBridge::new(ctx).unwrap()
+    }
+
+    /// `Embed` and `Extract`'s `π` in NTT form equal the coefficient-form definitions
+    /// (`ι`, `π^{-1}`, `ε`, `π`) word for word, at r = 2, 4, 8.
+    #[test]
+    fn ntt_form_maps_equal_the_coefficient_definitions() {
+        for r in [2usize, 4, 8] {
+            let br = bridge(8, r);
+            let (small, big) = (br.mlwe().ring().clone(), br.ckks().ring().clone());
+            let ql = 3;
+            let parts: Vec<Poly> = (0..=r)
+                .map(|j| expand_uniform(&small, &[j as u8 + 1; 32], 0, ql, 0))
+                .collect();
+            let ct = br
+                .mlwe()
+                .ciphertext_from_parts(r, parts.clone(), br.mlwe().default_scale().clone(), 4)
+                .unwrap();
+            let emb = br.embed(&ct).unwrap();
+            let coeff: Vec<Poly> = parts
+                .iter()
+                .map(|p| {
+                    let mut c = p.clone();
+                    c.intt(&small);
+                    c
+                })
+                .collect();
+            let (mut b, mut a) =
+                super::super::convert::embed_coeff(&coeff[0], &coeff[1..], big.n());
+            b.ntt(&big);
+            a.ntt(&big);
+            assert_eq!(emb.parts()[0], b, "ι at r = {r}");
+            assert_eq!(emb.parts()[1], a, "π^-1 at r = {r}");
+            // Extract of a uniform RLWE pair: ε(b') and π(a') by their definitions.
+            let rb = expand_uniform(&big, &[40; 32], 0, ql, 0);
+            let ra = expand_uniform(&big, &[41; 32], 0, ql, 0);
+            let rct = crate::ckks::Ciphertext::from_parts(
+                br.ckks(),
+                vec![rb.clone(), ra.clone()],
+                br.ckks().default_scale().clone(),
+                br.mlwe().max_slots(),
+                None,
+            )
+            .unwrap();
+            let ext = br.rlwe_to_mlwe(&rct).unwrap();
+            let (mut cb, mut ca) = (rb, ra);
+            cb.intt(&big);
+            ca.intt(&big);
+            let n = small.n();
+            let mut want_b = Poly::zero(n, ql, 0, Form::Coeff);
+            let mut want_a: Vec<Poly> = (0..r).map(|_| Poly::zero(n, ql, 0, Form::Coeff)).collect();
+            for i in 0..ql {
+                for k in 0..n {
+                    want_b.limb_mut(i)[k] = cb.limb(i)[r * k];
+                    for (j, w) in want_a.iter_mut().enumerate() {
+                        w.limb_mut(i)[k] = ca.limb(i)[r * k + j];
+                    }
+                }
+            }
+            want_b.ntt(&small);
+            assert_eq!(ext.parts()[0], want_b, "ε at r = {r}");
+            for (j, mut w) in want_a.into_iter().enumerate() {
+                w.ntt(&small);
+                assert_eq!(ext.parts()[1 + j], w, "π component {j} at r = {r}");
+            }
+        }
+    }
+
+    /// MLWE -> RLWE then RLWE decryption gives the MLWE slots within 1 bit of the direct
+    /// MLWE decryption (at scale r·Δ), for a product (tensor, relinearization, rescale),
+    /// and RLWE -> MLWE -> RLWE round-trips, at r = 2, 4. (A fresh secret-key encryption
+    /// carries less noise, `σ` per coefficient, than the trace's key switches add, about
+    /// the rounding `sqrt(N/18)`: converting one loses 0.6-1 bit at this size, more at
+    /// larger `N`; after a product the rescale's rounding is of that size already.)
+    #[test]
+    fn conversions_round_trip() {
+        let mut rng = ChaCha20Rng::seed_from_u64(9);
+        for r in [2usize, 4] {
+            let br = bridge(9, r);
+            let (m, c) = (br.mlwe().clone(), br.ckks().clone());
+            let sk = m.generate_secret_key_with(&mut rng).unwrap();
+            let rsk = br.rlwe_secret_key(&sk).unwrap();
+            let eval =
+                CkksEvaluator::new(c.clone(), None, br.generate_trace_keys_with(&rsk, &mut rng));
+            let mev = Evaluator::new(
+                m.clone(),
+                Some(
+                    m.generate_relinearization_key_with(&sk, RelinMethod::ModHe, &mut rng)
+                        .unwrap(),
+                ),
+            );
+            let z = values(m.max_slots(), 50 + r as u64);
+            let zz: Vec<Complex64> = z.iter().map(|x| x * x).collect();
+            let x = m
+                .encrypt_symmetric_with(&m.encode(&z).unwrap(), &sk, &mut rng)
+                .unwrap();
+            let ct = mev.rescale(&mev.mul(&x, &x).unwrap()).unwrap();
+            let direct = precision(&m.decrypt_decode(&ct, &sk).unwrap(), &zz);
+            let rl = br.mlwe_to_rlwe(&ct, &eval).unwrap();
+            assert_eq!((rl.slots(), rl.level()), (m.max_slots(), ct.level()));
+            assert_eq!(rl.scale(), &ct.scale().mul_integer(r as u64));
+            let via = precision(&c.decrypt_decode(&rl, &rsk).unwrap(), &zz);
+            assert!(
+                via > direct - 1.0,
+                "r = {r}: M->R {via:.2} bits against {direct:.2}"
+            );
+            // A fresh ciphertext converts too (with the trace's noise).
+            let fresh = br.mlwe_to_rlwe(&x, &eval).unwrap();
+            let pf = precision(&c.decrypt_decode(&fresh, &rsk).unwrap(), &z);
+            assert!(pf > 30.0, "r = {r}: fresh M->R {pf:.2} bits");
+            // RLWE -> MLWE -> RLWE.
+            let w = values(m.max_slots(), 60 + r as u64);
+            let pt = c
+                .encode_at(&w, m.max_slots(), c.max_level(), c.default_scale())
+                .unwrap();
+            let rct = c.encrypt_symmetric_with(&pt, &rsk, &mut rng).unwrap();
+            let back = br.rlwe_to_mlwe(&rct).unwrap();
+            let p1 = precision(&m.decrypt_decode(&back, &sk).unwrap(), &w);
+            assert!(p1 > 25.0, "r = {r}: R->M {p1:.2} bits");
+            let again = br.mlwe_to_rlwe(&back, &eval).unwrap();
+            let p2 = precision(&c.decrypt_decode(&again, &rsk).unwrap(), &w);
+            assert!(p2 > 25.0, "r = {r}: R->M->R {p2:.2} bits");
+            // Full slots do not convert.
+            let full = c
+                .encrypt_symmetric_with(
+                    &c.encode(&values(c.max_slots(), 1)).unwrap(),
+                    &rsk,
+                    &mut rng,
+                )
+                .unwrap();
+            assert!(br.rlwe_to_mlwe(&full).is_err());
+        }
+        let odd = MlweParameters::new(8, 3)
+            .log_q(&[50])
+            .security(SecurityLevel::NotChecked)
+            .build()
+            .unwrap();
+        assert!(RlweBridge::new(odd).is_err());
+    }
+}
