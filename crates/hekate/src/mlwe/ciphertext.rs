@@ -71,9 +71,10 @@ impl MlweContext {
             ));
         }
         let r = ct.rank;
-        if r == 0 || r > self.rank {
+        let top = self.rank_hat().unwrap_or(self.rank);
+        if r == 0 || r > top {
             return bad(format!(
-                "rank {r}; this context's ranks are 1 to {}",
+                "rank {r}; this context's ranks are 1 to {} (r̂ = {top} while rank-hoisted)",
                 self.rank
             ));
         }

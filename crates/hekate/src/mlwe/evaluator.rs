@@ -33,6 +33,7 @@ pub struct Evaluator {
     ctx: Arc<MlweContext>,
     relin: Vec<RelinearizationKey>,
     rank_keys: Vec<RankReductionKey>,
+    pub(crate) rotations: super::rotate::RotationKeySet,
 }
 
 impl Evaluator {
@@ -43,6 +44,7 @@ impl Evaluator {
             ctx,
             relin: relin.into_iter().collect(),
             rank_keys: Vec::new(),
+            rotations: Default::default(),
         }
     }
 
@@ -72,7 +74,7 @@ impl Evaluator {
         self.relin_key(self.ctx.rank).map(|k| k.method())
     }
 
-    fn relin_key(&self, rank: usize) -> Option<&RelinearizationKey> {
+    pub(crate) fn relin_key(&self, rank: usize) -> Option<&RelinearizationKey> {
         self.relin.iter().find(|k| k.rank() == rank)
     }
 

@@ -48,6 +48,7 @@ mod encrypt;
 mod evaluator;
 mod keys;
 mod params;
+mod rotate;
 
 pub use ciphertext::Ciphertext;
 pub use convert::RlweBridge;
@@ -57,6 +58,7 @@ pub use keys::{
     quadratic_terms, PublicKey, RankReductionKey, RelinMethod, RelinearizationKey, SecretKey,
 };
 pub use params::{DpadContext, MlweContext, MlweParameters, MAX_RANK};
+pub use rotate::{naf, HoistedRotationKeys, RotationKey};
 
 #[cfg(test)]
 mod tests;

@@ -456,3 +456,82 @@ mod conversion {
         assert!(RlweBridge::new(odd).is_err());
     }
 }
+
+/// The non-adjacent form sums to its input and has no two adjacent non-zero terms.
+#[test]
+fn naf_is_non_adjacent() {
+    for g in -300i64..300 {
+        let t = naf(g);
+        assert_eq!(t.iter().sum::<i64>(), g);
+        let mut bits: Vec<u32> = t
+            .iter()
+            .map(|x| x.unsigned_abs().trailing_zeros())
+            .collect();
+        bits.sort_unstable();
+        assert!(bits.windows(2).all(|w| w[1] >= w[0] + 2), "{g}: {t:?}");
+    }
+    assert_eq!(naf(7), vec![-1, 8]);
+}
+
+/// Plain rotations and rank-hoisted chains (lift, NAF power-of-two keys at rank r̂, one
+/// rank-down) rotate the slots, at r = 2 and 3; the hoisted chain of steps 1, 2, 3 equals
+/// the plain chain within noise.
+#[test]
+fn rotations_plain_and_rank_hoisted() {
+    let mut rng = ChaCha20Rng::seed_from_u64(12);
+    for r in [2usize, 3] {
+        let ctx = context(9, r, 2);
+        let sk = ctx.generate_secret_key_with(&mut rng).unwrap();
+        let steps = [1i64, 2, 3];
+        let eval = Evaluator::new(ctx.clone(), None)
+            .with_rotation_keys(
+                ctx.generate_rotation_keys_with(&sk, &steps, &mut rng)
+                    .unwrap(),
+            )
+            .with_hoisted_rotation_keys(
+                ctx.generate_hoisted_rotation_keys_with(&sk, &steps, &mut rng)
+                    .unwrap(),
+            );
+        let z = values(ctx.max_slots(), 70);
+        let slots = z.len();
+        let rot = |k: usize| -> Vec<Complex64> { (0..slots).map(|i| z[(i + k) % slots]).collect() };
+        let ct = ctx
+            .encrypt_symmetric_with(&ctx.encode(&z).unwrap(), &sk, &mut rng)
+            .unwrap();
+        let fresh = precision(&ctx.decrypt_decode(&ct, &sk).unwrap(), &z);
+        let mut plain = ct.clone();
+        let mut total = 0;
+        for &s in &steps {
+            let one = eval.rotate(&ct, s).unwrap();
+            let p = precision(&ctx.decrypt_decode(&one, &sk).unwrap(), &rot(s as usize));
+            // A key switch's noise (q_0 as large as P here) against a fresh encryption's.
+            assert!(
+                p > 28.0,
+                "r {r}: rotate {s}: {p:.1} bits (fresh {fresh:.1})"
+            );
+            plain = eval.rotate(&plain, s).unwrap();
+            total += s as usize;
+        }
+        let want = rot(total);
+        let hoisted = eval.rotate_chain_hoisted(&ct, &steps).unwrap();
+        assert_eq!((hoisted.rank(), hoisted.parts().len()), (r, 1 + r));
+        let ph = precision(&ctx.decrypt_decode(&hoisted, &sk).unwrap(), &want);
+        let pp = precision(&ctx.decrypt_decode(&plain, &sk).unwrap(), &want);
+        assert!(
+            ph > 27.0 && pp > 27.0,
+            "r {r}: hoisted {ph:.1}, plain {pp:.1}"
+        );
+        // A lifted ciphertext decrypts under s‖s' too, and adds at rank r̂.
+        let lifted = eval
+            .rotate_lifted(&eval.lift_rank(&ct).unwrap(), 2)
+            .unwrap();
+        assert_eq!(lifted.rank(), r + 1);
+        let sum = eval.add(&lifted, &lifted).unwrap();
+        let two: Vec<Complex64> = rot(2).iter().map(|x| x * 2.0).collect();
+        assert!(precision(&ctx.decrypt_decode(&sum, &sk).unwrap(), &two) > 27.0);
+        assert!(matches!(
+            eval.rotate(&ct, 5),
+            Err(crate::Error::MissingKey(_))
+        ));
+    }
+}

@@ -144,8 +144,8 @@ impl HybridKeySwitcher {
     }
 
     /// `Ok` if `key` is a module key of this engine (ring, digit count at its width, all
-    /// special limbs, NTT form) with `inputs` inputs serving `q_limbs` chain limbs;
-    /// otherwise the reason.
+    /// special limbs, NTT form) with at least `inputs` inputs serving `q_limbs` chain
+    /// limbs; otherwise the reason.
     pub fn check_module_key(&self, key: &ModuleKey, inputs: usize, q_limbs: usize) -> Result<()> {
         let ctx = self.ring();
         let bad = |m: String| {
@@ -160,7 +160,7 @@ impl HybridKeySwitcher {
                 ctx.fingerprint()
             ));
         }
-        if key.inputs() != inputs {
+        if key.inputs() < inputs {
             return bad(format!(
                 "it has {} inputs, {inputs} are given",
                 key.inputs()
@@ -212,8 +212,10 @@ impl HybridKeySwitcher {
 
     /// `KeySwitch_d(inputs, key)`: the rank-`r2` ciphertext `(u_0, u_1 .. u_{r2})` over
     /// `Q_l` in `form` with `u_0 + <u, s_to> ≈ sum_j inputs_j s_from_j`. The inputs are
-    /// over the same `Q_l` (either form, no special limbs). Errors on a key of another
-    /// ring or shape, or too narrow for the inputs' level.
+    /// over the same `Q_l` (either form, no special limbs); fewer inputs than the key has
+    /// use its first rows (the missing inputs are zero: seed 004's lifted ciphertexts
+    /// `(b, a‖0)`). Errors on a key of another ring or shape, or too narrow for the
+    /// inputs' level.
     pub fn switch_module(
         &self,
         inputs: &[&Poly],
@@ -432,6 +434,7 @@ mod tests {
             Err(Error::LevelMismatch(_))
         ));
         assert!(ks.switch_module(&[&c2, &c2], &key, Form::Ntt).is_err());
+        assert!(ks.switch_module(&[], &key, Form::Ntt).is_err());
         assert!(ks.switch_module(&[&c2], &key, Form::Ntt).is_ok());
         let other = ring(n, &[50, 40, 40], &[56]);
         let ks_other = HybridKeySwitcher::new(other, 3);
