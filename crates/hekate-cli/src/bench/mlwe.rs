@@ -37,6 +37,11 @@ pub struct MlweArgs {
     /// Threads of the global rayon pool
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Sets for the rotation (Fig. 4: 1..8 consecutive rotations, plain against
+    /// rank-hoisted) and conversion (Table 9: MLWE <-> RLWE in RLWE key switches)
+    /// tables; empty to skip them
+    #[arg(long, value_delimiter = ',', default_value = "Set-III")]
+    extras: Vec<String>,
     /// A fast smoke run: T3-r2, T3-r3 and Set-III, 2 reps
     #[arg(long)]
     quick: bool,
@@ -153,6 +158,54 @@ pub fn run(mut args: MlweArgs) -> Result<Outcome, Box<dyn Error>> {
          not applicable.",
         args.reps, args.max_key_gib
     );
+    let extras = expand(&args.extras)?;
+    if !extras.is_empty() {
+        let mut rot = Table::new(
+            ["set", "rotations", "plain s", "hoisted s", "plain/hoisted"],
+            1,
+        );
+        let mut conv = Table::new(
+            [
+                "set",
+                "N",
+                "r",
+                "RLWE key switch s",
+                "Embed s",
+                "M→R s",
+                "R→M s",
+                "Embed / KS",
+                "M→R / KS (paper)",
+                "R→M / KS (paper)",
+                "M→R bits (direct)",
+            ],
+            1,
+        );
+        for p in &extras {
+            reset_peak_rss();
+            let (rows, c) = bench_extras(p, &args)?;
+            rows.into_iter().for_each(|r| rot.push(r));
+            if let Some(c) = c {
+                conv.push(c);
+            }
+            eprintln!();
+        }
+        println!("\n{}", rot.to_markdown());
+        println!(
+            "\nk consecutive rotations by one slot: plain (k KeySwitch_d of r components) \
+             against rank-hoisted (lift, k KeySwitch_μ at rank r̂ with the power-of-two key, \
+             one rank-down); seconds, median of {} interleaved repetitions.",
+            args.reps
+        );
+        if !conv.is_empty() {
+            println!("\n{}", conv.to_markdown());
+            println!(
+                "\nMLWE -> RLWE (Embed in NTT form, then log2 r rotations) and RLWE -> MLWE \
+                 (Extract) against one RLWE key switch (a rotation at N = r·n) of the same \
+                 run; the paper's Table 9 ratios in parentheses; bits: precision of a \
+                 converted product against its direct MLWE decryption."
+            );
+        }
+    }
     if failed.is_empty() {
         Ok(Outcome::Success)
     } else {
@@ -391,4 +444,139 @@ fn bench_set(p: &MlwePreset, args: &MlweArgs) -> Result<Vec<String>, Box<dyn Err
         t0.elapsed().as_secs_f64()
     ));
     Ok(row)
+}
+
+/// One table row.
+type Row = Vec<String>;
+
+/// Fig. 4 and Table 9 for one set: rows of the rotation table, and the conversion row
+/// (power-of-two ranks only).
+fn bench_extras(
+    p: &MlwePreset,
+    args: &MlweArgs,
+) -> Result<(Vec<Row>, Option<Row>), Box<dyn Error>> {
+    let name = p.name;
+    progress(format_args!("{name}: rotation and conversion keys"));
+    let ctx: Arc<MlweContext> = p.parameters().build()?;
+    let mut rng = ChaCha20Rng::seed_from_u64(5);
+    let sk = ctx.generate_secret_key_with(&mut rng)?;
+    let eval = Evaluator::new(ctx.clone(), None)
+        .with_rotation_keys(ctx.generate_rotation_keys_with(&sk, &[1], &mut rng)?)
+        .with_hoisted_rotation_keys(ctx.generate_hoisted_rotation_keys_with(
+            &sk,
+            &[1],
+            &mut rng,
+        )?);
+    let z = values(ctx.max_slots(), 9);
+    let ct = ctx.encrypt_symmetric_with(&ctx.encode(&z)?, &sk, &mut rng)?;
+    let mut rows = Vec::new();
+    for k in 1..=8usize {
+        progress(format_args!("{name}: {k} consecutive rotations"));
+        let (mut tp, mut th) = (Vec::new(), Vec::new());
+        for rep in 0..=args.reps {
+            let t = Instant::now();
+            let mut c = ct.clone();
+            for _ in 0..k {
+                c = eval.rotate(&c, 1)?;
+            }
+            let a = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let h = eval.rotate_chain_hoisted(&ct, &vec![1; k])?;
+            let b = t.elapsed().as_secs_f64();
+            if rep == 0 {
+                let want: Vec<Complex64> = (0..z.len()).map(|i| z[(i + k) % z.len()]).collect();
+                for (what, x) in [("plain", &c), ("hoisted", &h)] {
+                    let bits = precision(&ctx.decrypt_decode(x, &sk)?, &want);
+                    if bits < 20.0 {
+                        return Err(format!("{name}: {k} {what} rotations: {bits:.1} bits").into());
+                    }
+                }
+            } else {
+                tp.push(a);
+                th.push(b);
+            }
+        }
+        let (a, b) = (median(tp), median(th));
+        rows.push(vec![
+            name.to_string(),
+            k.to_string(),
+            format!("{a:.3}"),
+            format!("{b:.3}"),
+            format!("{:.2}x", a / b),
+        ]);
+    }
+    drop(eval);
+    let r = ctx.rank();
+    if !r.is_power_of_two() {
+        return Ok((rows, None));
+    }
+    progress(format_args!(
+        "{name}: the RLWE bridge at N = {}",
+        r * ctx.n()
+    ));
+    let bridge = hekate::mlwe::RlweBridge::new(ctx.clone())?;
+    let c = bridge.ckks().clone();
+    let rsk = bridge.rlwe_secret_key(&sk)?;
+    let ceval = CkksEvaluator::new(
+        c.clone(),
+        None,
+        bridge.generate_trace_keys_with(&rsk, &mut rng),
+    );
+    let relin = ctx.generate_relinearization_key_with(&sk, RelinMethod::DPad, &mut rng)?;
+    let meval = Evaluator::new(ctx.clone(), Some(relin));
+    let prod = meval.rescale(&meval.mul(&ct, &ct)?)?;
+    let zz: Vec<Complex64> = z.iter().map(|x| x * x).collect();
+    let direct = precision(&ctx.decrypt_decode(&prod, &sk)?, &zz);
+    let step = bridge.trace_rotations()[0];
+    let rl = bridge.mlwe_to_rlwe(&prod, &ceval)?;
+    let via = precision(&c.decrypt_decode(&rl, &rsk)?, &zz);
+    let (mut ks, mut emb, mut m2r, mut r2m) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for rep in 0..=args.reps {
+        progress(format_args!(
+            "{name}: conversions, round {rep} of {}",
+            args.reps
+        ));
+        let e = bridge.embed(&prod)?;
+        let t = Instant::now();
+        let _ = ceval.rotate(&e, step)?;
+        let a = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let _ = bridge.embed(&prod)?;
+        let b = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let back = bridge.mlwe_to_rlwe(&prod, &ceval)?;
+        let cc = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let _ = bridge.rlwe_to_mlwe(&back)?;
+        let d = t.elapsed().as_secs_f64();
+        if rep > 0 {
+            ks.push(a);
+            emb.push(b);
+            m2r.push(cc);
+            r2m.push(d);
+        }
+    }
+    let (ks, emb, m2r, r2m) = (median(ks), median(emb), median(m2r), median(r2m));
+    let paper = match (p.log_n + r.trailing_zeros(), r) {
+        (15, 2) => Some((1.03, 0.06)),
+        (15, 4) => Some((2.11, 0.06)),
+        (16, 2) => Some((1.02, 0.03)),
+        (16, 4) => Some((1.99, 0.02)),
+        _ => None,
+    };
+    let pm = |x: Option<f64>| x.map_or(String::new(), |v| format!(" ({v:.2}x)"));
+    let conv = vec![
+        name.to_string(),
+        format!("2^{}", (r * ctx.n()).trailing_zeros()),
+        r.to_string(),
+        format!("{ks:.3}"),
+        format!("{emb:.4}"),
+        format!("{m2r:.3}"),
+        format!("{r2m:.4}"),
+        format!("{:.3}x", emb / ks),
+        format!("{:.2}x{}", m2r / ks, pm(paper.map(|p| p.0))),
+        format!("{:.3}x{}", r2m / ks, pm(paper.map(|p| p.1))),
+        format!("{via:.1} ({direct:.1})"),
+    ];
+    Ok((rows, Some(conv)))
 }

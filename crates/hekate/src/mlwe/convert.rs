@@ -22,9 +22,14 @@
 //! (Horner, `r - 1` products per point); inversely, with `K_0 .. K_{r-1}` the `r` points
 //! over `k`, `π(a')~_{j,k} = r^{-1} sum_v a'~_{K_v} x_{K_v}^{-j}` (the inverse of the
 //! Vandermonde matrix of the `r` roots `x_{K_v}`). The paper's Algorithms 3-4 are these with
-//! the natural order's `σ`, evaluated by `r`-point NTTs; for `r <= 8` the direct `O(rN)`
-//! products cost about as much and need no second transform. `ε` has no NTT-form
-//! algorithm (the paper's either): `INTT_N`, a gather, `NTT_n`.
+//! the natural order's `σ`, evaluated by `r`-point NTTs; here likewise, with each fibre
+//! ordered by powers of a primitive `r`-th root `ω` (`x_{K_e} = x_{K_0} ω^e`) and stored
+//! in bit-reversed order, so that `π^{-1}` is a twist by `x_{K_0}^j` and an `r`-point DFT
+//! by decimation in frequency, and `π` a DFT by decimation in time and a twist by
+//! `r^{-1} x_{K_0}^{-j}` (`(r/2) log2 r` butterflies per fibre, Shoup products). **`ε` in NTT form**, which seed 004 says it could not
+//! find: `ε(b') = π(b')_0` (the coefficients at multiples of `r` are the first
+//! component of `π`), so `ε(b')~_k = r^{-1} sum_e b'~_{K_e}`, one sum per fibre — no
+//! transform at all.
 //!
 //! **Slots.** `ι∘ε` is the trace over `X -> X^{1 + 2nt}` (`t < r`) divided by `r`: those
 //! automorphisms are the rotations by multiples of `n/2` slots, so `log2 r` rotations of
@@ -39,23 +44,85 @@ use super::params::MlweContext;
 use crate::ckks::{
     Ciphertext as CkksCiphertext, CkksContext, CkksParameters, Evaluator as CkksEvaluator,
 };
-#[cfg(test)]
-use crate::ring::Poly;
-use crate::ring::{Form, RingContext};
+use crate::math::primes::primitive_root_of_unity;
+use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::{GaloisKeys, SecretKey as RingSecret};
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 use std::sync::Arc;
 
-/// Per chain prime: the `N`-point evaluation points `x_K`, their inverses, `σ(K)`, and
-/// for each `n`-point position `k` the `r` positions `K` over it.
+/// Per chain prime: for each `n`-point position `k` its fibre, the `r` positions `K_e`
+/// of the `N`-point transform with `x_{K_e}^r = y_k`, ordered so that
+/// `x_{K_e} = x_{K_0} ω^e` for a fixed primitive `r`-th root `ω` and stored at
+/// `bitrev(e)`; the twists `x_{K_0}^j` (Embed) and `r^{-1} x_{K_0}^{-j}` (Extract); the
+/// powers of `ω` and `ω^{-1}` (the butterflies' twiddles). Constants carry their Shoup
+/// companions.
 #[derive(Debug)]
 struct PrimeTable {
-    x: Vec<u64>,
-    x_inv: Vec<u64>,
-    sigma: Vec<u32>,
     fibre: Vec<u32>,
-    r_inv: u64,
+    up: Vec<u64>,
+    up_shoup: Vec<u64>,
+    down: Vec<u64>,
+    down_shoup: Vec<u64>,
+    omega: Vec<u64>,
+    omega_shoup: Vec<u64>,
+    omega_inv: Vec<u64>,
+    omega_inv_shoup: Vec<u64>,
+}
+
+/// `r`-point DFT `X_e = sum_j a_j w^{je}` in place by decimation in frequency: natural
+/// input, bit-reversed output (`a[bitrev(e)] = X_e`); `w[t]`, `ws[t]`: powers of the root.
+fn dft_dif(a: &mut [u64], w: &[u64], ws: &[u64], q: &crate::math::Modulus) {
+    let r = a.len();
+    let mut m = r;
+    while m >= 2 {
+        let half = m / 2;
+        let stride = r / m;
+        for s in (0..r).step_by(m) {
+            for t in 0..half {
+                let (u, v) = (a[s + t], a[s + t + half]);
+                a[s + t] = q.add(u, v);
+                let d = q.sub(u, v);
+                a[s + t + half] = if t == 0 {
+                    d
+                } else {
+                    q.mul_shoup(d, w[t * stride], ws[t * stride])
+                };
+            }
+        }
+        m = half;
+    }
+}
+
+/// `r`-point DFT by decimation in time: bit-reversed input, natural output.
+fn dft_dit(a: &mut [u64], w: &[u64], ws: &[u64], q: &crate::math::Modulus) {
+    let r = a.len();
+    let mut m = 2;
+    while m <= r {
+        let half = m / 2;
+        let stride = r / m;
+        for s in (0..r).step_by(m) {
+            for t in 0..half {
+                let u = a[s + t];
+                let v = if t == 0 {
+                    a[s + t + half]
+                } else {
+                    q.mul_shoup(a[s + t + half], w[t * stride], ws[t * stride])
+                };
+                a[s + t] = q.add(u, v);
+                a[s + t + half] = q.sub(u, v);
+            }
+        }
+        m *= 2;
+    }
+}
+
+fn bitrev(e: usize, log_r: u32) -> usize {
+    if log_r == 0 {
+        0
+    } else {
+        e.reverse_bits() >> (usize::BITS - log_r)
+    }
 }
 
 /// The bridge between an MLWE-CKKS context (degree `n`, rank `r` a power of two) and the
@@ -164,23 +231,29 @@ impl RlweBridge {
         }
         let ring = self.ckks.ring();
         let (r, big_n, ql) = (self.rank(), ring.n(), ct.level() + 1);
+        let small_n = self.mlwe.n();
         let mut b = ring.zero(ql, 0, Form::Ntt);
         let mut a = ring.zero(ql, 0, Form::Ntt);
+        let mut buf = vec![0u64; r];
         for i in 0..ql {
             let t = &self.tables[i];
             let q = ring.modulus(i, ql);
             let src_b = ct.parts[0].limb(i);
             let src_a: Vec<&[u64]> = (0..r).map(|j| ct.parts[1 + j].limb(i)).collect();
             let (ob, oa) = (b.limb_mut(i), &mut a.data_mut()[i * big_n..(i + 1) * big_n]);
-            for kk in 0..big_n {
-                let s = t.sigma[kk] as usize;
-                ob[kk] = src_b[s];
-                let x = t.x[kk];
-                let mut acc = src_a[r - 1][s];
-                for j in (0..r - 1).rev() {
-                    acc = q.add(q.mul(acc, x), src_a[j][s]);
+            for k in 0..small_n {
+                let fib = &t.fibre[k * r..(k + 1) * r];
+                let (up, ups) = (&t.up[k * r..(k + 1) * r], &t.up_shoup[k * r..(k + 1) * r]);
+                // π^{-1}: twist a_{j,k} by x_{K_0}^j, then the r-point DFT over the fibre.
+                buf[0] = src_a[0][k];
+                for j in 1..r {
+                    buf[j] = q.mul_shoup(src_a[j][k], up[j], ups[j]);
                 }
-                oa[kk] = acc;
+                dft_dif(&mut buf, &t.omega, &t.omega_shoup, q);
+                for (&kk, &v) in fib.iter().zip(&buf) {
+                    ob[kk as usize] = src_b[k];
+                    oa[kk as usize] = v;
+                }
             }
         }
         Ok(CkksCiphertext {
@@ -227,34 +300,31 @@ impl RlweBridge {
         }
         let small = self.mlwe.ring();
         let (r, n, ql) = (self.rank(), small.n(), ct.parts[0].q_limbs());
-        // ε(b'): INTT_N, the coefficients at multiples of r, NTT_n.
-        let mut bc = ct.parts[0].clone();
-        bc.intt(ring);
-        let mut b = small.zero(ql, 0, Form::Coeff);
-        for i in 0..ql {
-            let src = bc.limb(i);
-            for (k, o) in b.limb_mut(i).iter_mut().enumerate() {
-                *o = src[r * k];
-            }
-        }
-        b.ntt(small);
-        let mut parts = vec![b];
-        parts.extend((0..r).map(|_| small.zero(ql, 0, Form::Ntt)));
+        // ε(b') = π(b')_0 and π(a'), both per fibre: with the fibre of k ordered as
+        // x_{K_e} = x_{K_0} ω^e, π(a')~_{j,k} = r^{-1} x_{K_0}^{-j} sum_e a'~_{K_e} ω^{-je}.
+        let mut parts: Vec<Poly> = (0..=r).map(|_| small.zero(ql, 0, Form::Ntt)).collect();
+        let mut buf = vec![0u64; r];
         for i in 0..ql {
             let t = &self.tables[i];
             let q = small.modulus(i, ql);
-            let src = ct.parts[1].limb(i);
+            let (src_b, src_a) = (ct.parts[0].limb(i), ct.parts[1].limb(i));
+            let mut outs: Vec<&mut [u64]> = parts.iter_mut().map(|p| p.limb_mut(i)).collect();
+            let (out_b, out_a) = outs.split_first_mut().expect("r + 1 parts");
             for k in 0..n {
                 let fib = &t.fibre[k * r..(k + 1) * r];
-                // pow[v] = x_{K_v}^{-j}, advanced one j at a time.
-                let mut pow: Vec<u64> = vec![1; r];
-                for j in 0..r {
-                    let mut acc = 0u64;
-                    for (v, &kk) in fib.iter().enumerate() {
-                        acc = q.add(acc, q.mul(src[kk as usize], pow[v]));
-                        pow[v] = q.mul(pow[v], t.x_inv[kk as usize]);
-                    }
-                    parts[1 + j].limb_mut(i)[k] = q.mul(acc, t.r_inv);
+                let (dn, dns) = (
+                    &t.down[k * r..(k + 1) * r],
+                    &t.down_shoup[k * r..(k + 1) * r],
+                );
+                let mut sum_b = 0u64;
+                for (g, &kk) in buf.iter_mut().zip(fib) {
+                    sum_b = q.add(sum_b, src_b[kk as usize]);
+                    *g = src_a[kk as usize];
+                }
+                out_b[k] = q.mul_shoup(sum_b, dn[0], dns[0]);
+                dft_dit(&mut buf, &t.omega_inv, &t.omega_inv_shoup, q);
+                for (j, out) in out_a.iter_mut().enumerate() {
+                    out[k] = q.mul_shoup(buf[j], dn[j], dns[j]);
                 }
             }
         }
@@ -269,7 +339,8 @@ impl RlweBridge {
 }
 
 /// The tables of chain prime `i`: `x_K` from the `N`-point transform of `X`, `σ(K)` by
-/// matching `x_K^r` with the `n`-point transform of `X`.
+/// matching `x_K^r` with the `n`-point transform of `X`, each fibre ordered by the
+/// discrete logarithm base `ω` of `x_K / x_{K_0}`.
 fn prime_table(small: &RingContext, big: &RingContext, i: usize, r: usize) -> PrimeTable {
     let ql = small.q_len();
     let q = small.modulus(i, ql);
@@ -292,21 +363,48 @@ fn prime_table(small: &RingContext, big: &RingContext, i: usize, r: usize) -> Pr
                 .expect("x_K^r is an n-point evaluation point")
         })
         .collect();
-    let mut fibre = vec![0u32; big_n];
-    let mut fill = vec![0usize; n];
+    let omega = primitive_root_of_unity(q.value(), r as u64).expect("r divides q - 1");
+    let omega_inv = q.inv(omega).expect("a unit");
+    let pows = |w: u64| (0..r as u64).map(|e| q.pow(w, e)).collect::<Vec<_>>();
+    let (omega_pows, omega_inv_pows) = (pows(omega), pows(omega_inv));
+    let log_r = r.trailing_zeros();
+    let mut first: Vec<Option<u32>> = vec![None; n];
+    let mut fibre = vec![u32::MAX; big_n];
     for (kk, &s) in sigma.iter().enumerate() {
         let s = s as usize;
-        fibre[s * r + fill[s]] = kk as u32;
-        fill[s] += 1;
+        let k0 = *first[s].get_or_insert(kk as u32);
+        let ratio = q.mul(x[kk], q.inv(x[k0 as usize]).expect("a unit"));
+        let e = omega_pows
+            .iter()
+            .position(|&w| w == ratio)
+            .expect("x_K / x_{K_0} is an r-th root of unity");
+        fibre[s * r + bitrev(e, log_r)] = kk as u32;
     }
-    debug_assert!(fill.iter().all(|&f| f == r));
-    let x_inv = x.iter().map(|&v| q.inv(v).expect("a unit")).collect();
+    debug_assert!(fibre.iter().all(|&f| f != u32::MAX));
+    let r_inv = q.inv(r as u64 % q.value()).expect("r < q");
+    let (mut up, mut down) = (vec![0u64; big_n], vec![0u64; big_n]);
+    for k in 0..n {
+        let x0 = x[fibre[k * r] as usize];
+        let x0_inv = q.inv(x0).expect("a unit");
+        let (mut u, mut d) = (1u64, r_inv);
+        for j in 0..r {
+            up[k * r + j] = u;
+            down[k * r + j] = d;
+            u = q.mul(u, x0);
+            d = q.mul(d, x0_inv);
+        }
+    }
+    let shoup = |v: &[u64]| v.iter().map(|&w| q.shoup(w)).collect::<Vec<_>>();
     PrimeTable {
-        x,
-        x_inv,
-        sigma,
         fibre,
-        r_inv: q.inv(r as u64 % q.value()).expect("r < q"),
+        up_shoup: shoup(&up),
+        down_shoup: shoup(&down),
+        omega_shoup: shoup(&omega_pows),
+        omega_inv_shoup: shoup(&omega_inv_pows),
+        up,
+        down,
+        omega: omega_pows,
+        omega_inv: omega_inv_pows,
     }
 }
 
