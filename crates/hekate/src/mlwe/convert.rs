@@ -70,15 +70,15 @@ struct PrimeTable {
     omega_inv_shoup: Vec<u64>,
 }
 
-/// `r`-point DFT `X_e = sum_j a_j w^{je}` in place by decimation in frequency: natural
+/// `R`-point DFT `X_e = sum_j a_j w^{je}` in place by decimation in frequency: natural
 /// input, bit-reversed output (`a[bitrev(e)] = X_e`); `w[t]`, `ws[t]`: powers of the root.
-fn dft_dif(a: &mut [u64], w: &[u64], ws: &[u64], q: &crate::math::Modulus) {
-    let r = a.len();
-    let mut m = r;
+#[inline(always)]
+fn dft_dif<const R: usize>(a: &mut [u64; R], w: &[u64], ws: &[u64], q: &crate::math::Modulus) {
+    let mut m = R;
     while m >= 2 {
         let half = m / 2;
-        let stride = r / m;
-        for s in (0..r).step_by(m) {
+        let stride = R / m;
+        for s in (0..R).step_by(m) {
             for t in 0..half {
                 let (u, v) = (a[s + t], a[s + t + half]);
                 a[s + t] = q.add(u, v);
@@ -94,14 +94,14 @@ fn dft_dif(a: &mut [u64], w: &[u64], ws: &[u64], q: &crate::math::Modulus) {
     }
 }
 
-/// `r`-point DFT by decimation in time: bit-reversed input, natural output.
-fn dft_dit(a: &mut [u64], w: &[u64], ws: &[u64], q: &crate::math::Modulus) {
-    let r = a.len();
+/// `R`-point DFT by decimation in time: bit-reversed input, natural output.
+#[inline(always)]
+fn dft_dit<const R: usize>(a: &mut [u64; R], w: &[u64], ws: &[u64], q: &crate::math::Modulus) {
     let mut m = 2;
-    while m <= r {
+    while m <= R {
         let half = m / 2;
-        let stride = r / m;
-        for s in (0..r).step_by(m) {
+        let stride = R / m;
+        for s in (0..R).step_by(m) {
             for t in 0..half {
                 let u = a[s + t];
                 let v = if t == 0 {
@@ -115,6 +115,76 @@ fn dft_dit(a: &mut [u64], w: &[u64], ws: &[u64], q: &crate::math::Modulus) {
         }
         m *= 2;
     }
+}
+
+/// One limb of `Embed`: `ob[K] = b~_{σ(K)}`, `oa = π^{-1}(a)~` (`R` = the rank).
+fn embed_limb<const R: usize>(
+    t: &PrimeTable,
+    q: &crate::math::Modulus,
+    src_b: &[u64],
+    src_a: &[&[u64]],
+    ob: &mut [u64],
+    oa: &mut [u64],
+) {
+    let n = src_b.len();
+    for k in 0..n {
+        let fib = &t.fibre[k * R..(k + 1) * R];
+        let (up, ups) = (&t.up[k * R..(k + 1) * R], &t.up_shoup[k * R..(k + 1) * R]);
+        // Twist a_{j,k} by x_{K_0}^j, then the R-point DFT over the fibre.
+        let mut buf = [0u64; R];
+        buf[0] = src_a[0][k];
+        for j in 1..R {
+            buf[j] = q.mul_shoup(src_a[j][k], up[j], ups[j]);
+        }
+        dft_dif(&mut buf, &t.omega, &t.omega_shoup, q);
+        for (&kk, &v) in fib.iter().zip(&buf) {
+            ob[kk as usize] = src_b[k];
+            oa[kk as usize] = v;
+        }
+    }
+}
+
+/// One limb of `Extract`: `out_b = ε(b')~`, `out_a[j] = π(a')~_j`.
+fn extract_limb<const R: usize>(
+    t: &PrimeTable,
+    q: &crate::math::Modulus,
+    src_b: &[u64],
+    src_a: &[u64],
+    out_b: &mut [u64],
+    out_a: &mut [&mut [u64]],
+) {
+    for (k, ob) in out_b.iter_mut().enumerate() {
+        let fib = &t.fibre[k * R..(k + 1) * R];
+        let (dn, dns) = (
+            &t.down[k * R..(k + 1) * R],
+            &t.down_shoup[k * R..(k + 1) * R],
+        );
+        let mut buf = [0u64; R];
+        let mut sum_b = 0u64;
+        for (g, &kk) in buf.iter_mut().zip(fib) {
+            sum_b = q.add(sum_b, src_b[kk as usize]);
+            *g = src_a[kk as usize];
+        }
+        *ob = q.mul_shoup(sum_b, dn[0], dns[0]);
+        dft_dit(&mut buf, &t.omega_inv, &t.omega_inv_shoup, q);
+        for (j, out) in out_a.iter_mut().enumerate() {
+            out[k] = q.mul_shoup(buf[j], dn[j], dns[j]);
+        }
+    }
+}
+
+/// Runs `$f::<R>` for the rank `$r` (a power of two up to 16).
+macro_rules! by_rank {
+    ($r:expr, $f:ident, $($arg:expr),*) => {
+        match $r {
+            1 => $f::<1>($($arg),*),
+            2 => $f::<2>($($arg),*),
+            4 => $f::<4>($($arg),*),
+            8 => $f::<8>($($arg),*),
+            16 => $f::<16>($($arg),*),
+            _ => unreachable!("the bridge takes power-of-two ranks up to MAX_RANK"),
+        }
+    };
 }
 
 fn bitrev(e: usize, log_r: u32) -> usize {
@@ -231,30 +301,22 @@ impl RlweBridge {
         }
         let ring = self.ckks.ring();
         let (r, big_n, ql) = (self.rank(), ring.n(), ct.level() + 1);
-        let small_n = self.mlwe.n();
-        let mut b = ring.zero(ql, 0, Form::Ntt);
-        let mut a = ring.zero(ql, 0, Form::Ntt);
-        let mut buf = vec![0u64; r];
+        let mut b = ring.scratch_poly(ql, 0, Form::Ntt); // every word is written below
+        let mut a = ring.scratch_poly(ql, 0, Form::Ntt);
         for i in 0..ql {
-            let t = &self.tables[i];
             let q = ring.modulus(i, ql);
-            let src_b = ct.parts[0].limb(i);
             let src_a: Vec<&[u64]> = (0..r).map(|j| ct.parts[1 + j].limb(i)).collect();
             let (ob, oa) = (b.limb_mut(i), &mut a.data_mut()[i * big_n..(i + 1) * big_n]);
-            for k in 0..small_n {
-                let fib = &t.fibre[k * r..(k + 1) * r];
-                let (up, ups) = (&t.up[k * r..(k + 1) * r], &t.up_shoup[k * r..(k + 1) * r]);
-                // π^{-1}: twist a_{j,k} by x_{K_0}^j, then the r-point DFT over the fibre.
-                buf[0] = src_a[0][k];
-                for j in 1..r {
-                    buf[j] = q.mul_shoup(src_a[j][k], up[j], ups[j]);
-                }
-                dft_dif(&mut buf, &t.omega, &t.omega_shoup, q);
-                for (&kk, &v) in fib.iter().zip(&buf) {
-                    ob[kk as usize] = src_b[k];
-                    oa[kk as usize] = v;
-                }
-            }
+            by_rank!(
+                r,
+                embed_limb,
+                &self.tables[i],
+                q,
+                ct.parts[0].limb(i),
+                &src_a,
+                ob,
+                oa
+            );
         }
         Ok(CkksCiphertext {
             ring_id: ring.fingerprint(),
@@ -299,34 +361,27 @@ impl RlweBridge {
             )));
         }
         let small = self.mlwe.ring();
-        let (r, n, ql) = (self.rank(), small.n(), ct.parts[0].q_limbs());
+        let (r, ql) = (self.rank(), ct.parts[0].q_limbs());
         // ε(b') = π(b')_0 and π(a'), both per fibre: with the fibre of k ordered as
         // x_{K_e} = x_{K_0} ω^e, π(a')~_{j,k} = r^{-1} x_{K_0}^{-j} sum_e a'~_{K_e} ω^{-je}.
-        let mut parts: Vec<Poly> = (0..=r).map(|_| small.zero(ql, 0, Form::Ntt)).collect();
-        let mut buf = vec![0u64; r];
+        let mut parts: Vec<Poly> = (0..=r)
+            .map(|_| small.scratch_poly(ql, 0, Form::Ntt)) // every word is written below
+            .collect();
         for i in 0..ql {
-            let t = &self.tables[i];
             let q = small.modulus(i, ql);
             let (src_b, src_a) = (ct.parts[0].limb(i), ct.parts[1].limb(i));
             let mut outs: Vec<&mut [u64]> = parts.iter_mut().map(|p| p.limb_mut(i)).collect();
             let (out_b, out_a) = outs.split_first_mut().expect("r + 1 parts");
-            for k in 0..n {
-                let fib = &t.fibre[k * r..(k + 1) * r];
-                let (dn, dns) = (
-                    &t.down[k * r..(k + 1) * r],
-                    &t.down_shoup[k * r..(k + 1) * r],
-                );
-                let mut sum_b = 0u64;
-                for (g, &kk) in buf.iter_mut().zip(fib) {
-                    sum_b = q.add(sum_b, src_b[kk as usize]);
-                    *g = src_a[kk as usize];
-                }
-                out_b[k] = q.mul_shoup(sum_b, dn[0], dns[0]);
-                dft_dit(&mut buf, &t.omega_inv, &t.omega_inv_shoup, q);
-                for (j, out) in out_a.iter_mut().enumerate() {
-                    out[k] = q.mul_shoup(buf[j], dn[j], dns[j]);
-                }
-            }
+            by_rank!(
+                r,
+                extract_limb,
+                &self.tables[i],
+                q,
+                src_b,
+                src_a,
+                out_b,
+                out_a
+            );
         }
         Ok(Ciphertext {
             ring_id: small.fingerprint(),

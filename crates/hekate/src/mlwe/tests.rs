@@ -535,3 +535,108 @@ fn rotations_plain_and_rank_hoisted() {
         ));
     }
 }
+
+/// The relinearization error against seed 004's bounds, 1000 of 1000 trials each at
+/// n = 2^10, r = 2 (`r̂ = 3`, `d = 4` one-prime digits, `μ = 2`): ModHE's
+/// `‖e‖^can <= 4dσr(r+1)n/(√3P) max Q'_i + √(3n) + 8√2 rn/3` and DPad-HE's Lemma 3.2
+/// `4μσr(r+1)n/(√3P̂) max Q''_i + 8dσ(r̂-r)n/(√3P) max Q'_i + 2√(3n) + 8√2(r̂+r)n/3`,
+/// measured as the largest slot of the error `relin(c) - (c_0 + <c, s> + sum c_jk s_j s_k)`
+/// over the canonical embedding. DPad-HE's error is also the smaller one on average
+/// (`d > μ`: its `KeySwitch_μ` digits divide by the larger `P̂`).
+#[test]
+fn relinearization_noise_within_the_lemmas() {
+    use crate::ring::Form;
+    use crate::rlwe::keys::expand_uniform;
+    let r = 2usize;
+    let ctx = context(10, r, 3);
+    let mut rng = ChaCha20Rng::seed_from_u64(21);
+    let sk = ctx.generate_secret_key_with(&mut rng).unwrap();
+    let ring = ctx.ring().clone();
+    let n = ctx.n() as f64;
+    let sigma = crate::rlwe::keys::NOISE_SIGMA;
+    let log_p = ctx.log_p();
+    let q: Vec<f64> = ctx.q_primes().iter().map(|&x| (x as f64).log2()).collect();
+    let d = ctx.dnum() as f64;
+    let dp = ctx.dpad().unwrap();
+    let mu = dp.mu() as f64;
+    let rh = dp.rank_hat() as f64;
+    let alpha_hat = q.len().div_ceil(dp.mu());
+    let max_digit_hat: f64 = q
+        .chunks(alpha_hat)
+        .map(|c| c.iter().sum::<f64>())
+        .fold(0.0, f64::max);
+    let max_digit = q.iter().cloned().fold(0.0, f64::max);
+    let rf = r as f64;
+    let modhe_bound = 4.0 * d * sigma * rf * (rf + 1.0) * n / 3f64.sqrt()
+        * 2f64.powf(max_digit - log_p)
+        + (3.0 * n).sqrt()
+        + 8.0 * 2f64.sqrt() * rf * n / 3.0;
+    let dpad_bound = 4.0 * mu * sigma * rf * (rf + 1.0) * n / 3f64.sqrt()
+        * 2f64.powf(max_digit_hat - ctx.log_p_hat().unwrap())
+        + 8.0 * d * sigma * (rh - rf) * n / 3f64.sqrt() * 2f64.powf(max_digit - log_p)
+        + 2.0 * (3.0 * n).sqrt()
+        + 8.0 * 2f64.sqrt() * (rh + rf) * n / 3.0;
+    let ql = ctx.max_level() + 1;
+    let mut worst = [0.0f64; 2];
+    let mut mean = [0.0f64; 2];
+    let trials = 1000;
+    for (m, method) in [RelinMethod::ModHe, RelinMethod::DPad]
+        .into_iter()
+        .enumerate()
+    {
+        let eval = Evaluator::new(
+            ctx.clone(),
+            Some(
+                ctx.generate_relinearization_key_with(&sk, method, &mut rng)
+                    .unwrap(),
+            ),
+        );
+        for t in 0..trials {
+            // A quadratic ciphertext with uniform parts.
+            let parts: Vec<_> = (0..1 + r + quadratic_terms(r))
+                .map(|j| expand_uniform(&ring, &[(t % 251) as u8; 32], (t * 8 + j) as u64, ql, 0))
+                .collect();
+            let ct = ctx
+                .ciphertext_from_parts(r, parts, ctx.default_scale().clone(), ctx.max_slots())
+                .unwrap();
+            let want = ctx.decrypt(&ct, &sk).unwrap();
+            let got = ctx.decrypt(&eval.relinearize(&ct).unwrap(), &sk).unwrap();
+            let mut e = got.poly().clone();
+            e.sub_assign(want.poly(), &ring);
+            assert_eq!(e.form(), Form::Ntt);
+            let slots = ctx
+                .encoder()
+                .decode(&e, ctx.max_slots(), &crate::ckks::Scale::from_bits(0))
+                .unwrap();
+            let norm = slots.iter().map(|z| z.norm()).fold(0.0, f64::max);
+            worst[m] = worst[m].max(norm);
+            mean[m] += norm / trials as f64;
+        }
+    }
+    eprintln!(
+        "‖e‖^can over {trials} trials: ModHE worst {:.0} mean {:.0} (bound {modhe_bound:.0}), \
+         DPad-HE worst {:.0} mean {:.0} (bound {dpad_bound:.0})",
+        worst[0], mean[0], worst[1], mean[1]
+    );
+    assert!(
+        worst[0] <= modhe_bound,
+        "ModHE: {:.0} > bound {modhe_bound:.0}",
+        worst[0]
+    );
+    assert!(
+        worst[1] <= dpad_bound,
+        "DPad-HE: {:.0} > bound {dpad_bound:.0}",
+        worst[1]
+    );
+    assert!(
+        mean[1] <= mean[0],
+        "DPad-HE's mean error {:.0} above ModHE's {:.0}",
+        mean[1],
+        mean[0]
+    );
+    // The bounds are not vacuous: the worst trial is within a factor 50 of them.
+    assert!(
+        worst[0] > modhe_bound / 50.0 && worst[1] > dpad_bound / 50.0,
+        "worst {worst:?} against bounds {modhe_bound:.0} / {dpad_bound:.0}"
+    );
+}
