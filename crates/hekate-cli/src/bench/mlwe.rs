@@ -39,7 +39,7 @@ pub struct MlweArgs {
     threads: usize,
     /// Sets for the rotation (Fig. 4: 1..8 consecutive rotations, plain against
     /// rank-hoisted) and conversion (Table 9: MLWE <-> RLWE in RLWE key switches)
-    /// tables; empty to skip them
+    /// tables; `--extras ""` skips them
     #[arg(long, value_delimiter = ',', default_value = "Set-III")]
     extras: Vec<String>,
     /// A fast smoke run: T3-r2, T3-r3 and Set-III, 2 reps
@@ -49,7 +49,7 @@ pub struct MlweArgs {
 
 fn expand(names: &[String]) -> Result<Vec<MlwePreset>, String> {
     let mut out = Vec::new();
-    for n in names {
+    for n in names.iter().filter(|n| !n.is_empty()) {
         match n.to_ascii_lowercase().as_str() {
             "table4" | "table3" => out.extend(TABLE3),
             "table6" | "table5" => out.extend(TABLE5.iter().filter(|p| p.rank > 1)),
