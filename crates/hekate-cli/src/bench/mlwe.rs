@@ -42,6 +42,11 @@ pub struct MlweArgs {
     /// tables; `--extras ""` skips them
     #[arg(long, value_delimiter = ',', default_value = "Set-III")]
     extras: Vec<String>,
+    /// Sets for the repeated-squaring table (Fig. 3, RQ4: squarings through every level,
+    /// one rank dropped whenever the modulus keeps the lower rank as secure as the set's
+    /// top; ModHE, DPad-HE and RNS-CKKS); `--squaring ""` skips it
+    #[arg(long, value_delimiter = ',', default_value = "Set-II,Set-III")]
+    squaring: Vec<String>,
     /// A fast smoke run: T3-r2, T3-r3 and Set-III, 2 reps
     #[arg(long)]
     quick: bool,
@@ -100,6 +105,7 @@ pub fn run(mut args: MlweArgs) -> Result<Outcome, Box<dyn Error>> {
     init_threads(args.threads)?;
     if args.quick {
         args.sets = vec!["T3-r2".into(), "T3-r3".into(), "Set-III".into()];
+        args.squaring = vec!["Set-III".into()];
         args.reps = args.reps.min(2);
     }
     let sets = expand(&args.sets)?;
@@ -205,6 +211,39 @@ pub fn run(mut args: MlweArgs) -> Result<Outcome, Box<dyn Error>> {
                  converted product against its direct MLWE decryption."
             );
         }
+    }
+    let squaring = expand(&args.squaring)?;
+    if !squaring.is_empty() {
+        let mut sq = Table::new(
+            [
+                "set",
+                "ranks (level)",
+                "RLWE s",
+                "ModHE s",
+                "DPad s",
+                "DPad / ModHE",
+                "DPad / RLWE",
+                "ModHE no-reduce s",
+            ],
+            2,
+        );
+        for p in &squaring {
+            reset_peak_rss();
+            sq.push(bench_squaring(p)?);
+            eprintln!();
+        }
+        println!("\n{}", sq.to_markdown());
+        println!(
+            "\nrepeated squaring x -> x^2 (mult, relin, rescale) from the top level to level 0, \
+             cumulative seconds; the rank drops (by RankReduce on the product before its \
+             rescale) at the first level where the lower rank's margin below the table's \
+             128-bit bound, interpolated at rank·n, is at least the set's own at the top (the \
+             paper: \"whenever the current modulus keeps the reduced rank secure\"); seed 004 \
+             Fig. 3 at 2^15: DPad takes 76% (r = 2) and 49% (r = 4) of ModHE's time, \
+             \"close to RNS-CKKS\". The scale is reset to Δ after each rescale (the exact \
+             rational Δ^(2^k)/q.. would grow to millions of bits), so this table times and \
+             does not measure precision."
+        );
     }
     if failed.is_empty() {
         Ok(Outcome::Success)
@@ -579,4 +618,129 @@ fn bench_extras(
         format!("{via:.1} ({direct:.1})"),
     ];
     Ok((rows, Some(conv)))
+}
+
+/// The rank schedule of a set for Fig. 3: `(rank, first level it is used at)`, ranks
+/// `r, r-1, ..` while some level keeps the lower rank's margin below the interpolated
+/// 128-bit bound at least the set's own at the top.
+fn squaring_schedule(ctx: &MlweContext) -> Vec<(usize, usize)> {
+    use hekate::params::security::interpolated_max_log_q;
+    let bound = |dim: usize| interpolated_max_log_q(dim, SecurityLevel::Bits128).unwrap_or(0.0);
+    let (r, n, l) = (ctx.rank(), ctx.n(), ctx.max_level());
+    let q: Vec<f64> = ctx.q_primes().iter().map(|&x| (x as f64).log2()).collect();
+    let log_q = |lv: usize| q[..=lv].iter().sum::<f64>();
+    let top = bound(r * n) - (log_q(l) + ctx.log_p());
+    let mut out = vec![(r, l)];
+    for rank in (1..r).rev() {
+        match (0..=l)
+            .rev()
+            .find(|&lv| bound(rank * n) - (log_q(lv) + ctx.log_p()) >= top)
+        {
+            Some(lv) if lv >= 1 => out.push((rank, lv)),
+            _ => break,
+        }
+    }
+    out
+}
+
+/// Fig. 3 for one set: cumulative repeated squaring with rank reduction.
+fn bench_squaring(p: &MlwePreset) -> Result<Row, Box<dyn Error>> {
+    let name = p.name;
+    let ctx: Arc<MlweContext> = p.parameters().build()?;
+    let schedule = squaring_schedule(&ctx);
+    let l = ctx.max_level();
+    let mut rng = ChaCha20Rng::seed_from_u64(6);
+    let sk = ctx.generate_secret_key_with(&mut rng)?;
+    let z: Vec<Complex64> = values(ctx.max_slots(), 11)
+        .into_iter()
+        .map(|v| Complex64::new(0.9 + 0.1 * v.re, 0.0))
+        .collect();
+    let ct = ctx.encrypt_symmetric_with(&ctx.encode(&z)?, &sk, &mut rng)?;
+    let delta = ctx.default_scale().clone();
+    let mut times = Vec::new();
+    for (method, label, reduce) in [
+        (RelinMethod::ModHe, "ModHE", true),
+        (RelinMethod::DPad, "DPad", true),
+        (RelinMethod::ModHe, "ModHE without reduction", false),
+    ] {
+        progress(format_args!("{name}: squaring keys for {label}"));
+        let mut eval = Evaluator::new(
+            ctx.clone(),
+            Some(ctx.generate_relinearization_key_with(&sk, method, &mut rng)?),
+        );
+        if reduce {
+            for w in schedule.windows(2) {
+                let ((from, _), (to, lv)) = (w[0], w[1]);
+                eval = eval
+                    .with_rank_reduction_key(
+                        ctx.generate_rank_reduction_key_with(&sk, from, to, lv, &mut rng)?,
+                    )
+                    .with_relinearization_key(ctx.generate_relinearization_key_at_with(
+                        &sk,
+                        method,
+                        to,
+                        lv - 1,
+                        &mut rng,
+                    )?);
+            }
+        }
+        progress(format_args!("{name}: squaring with {label}"));
+        let t = Instant::now();
+        let mut c = ct.clone();
+        while c.level() > 0 {
+            let mut prod = eval.mul(&c, &c)?;
+            if reduce {
+                prod = eval.reduce_rank_if_secure(&prod)?;
+            }
+            c = eval.rescale(&prod)?;
+            c.set_scale(delta.clone());
+        }
+        times.push(t.elapsed().as_secs_f64());
+    }
+    // RNS-CKKS at N = r·n (power-of-two ranks).
+    let r = ctx.rank();
+    let rlwe = if r.is_power_of_two() {
+        progress(format_args!("{name}: squaring with RNS-CKKS"));
+        let c = CkksParameters::new((r * ctx.n()).trailing_zeros())
+            .q_primes(&ctx.q_primes())
+            .p_primes(&ctx.p_primes())
+            .dnum(l + 1)
+            .log_scale(40)
+            .security(SecurityLevel::NotChecked)
+            .build()?;
+        let csk = c.generate_secret_key_with(&mut rng);
+        let ev = CkksEvaluator::new(
+            c.clone(),
+            Some(c.generate_relinearization_key_with(&csk, &mut rng)),
+            Default::default(),
+        );
+        let w: Vec<Complex64> = values(c.max_slots(), 12)
+            .into_iter()
+            .map(|v| Complex64::new(0.9 + 0.1 * v.re, 0.0))
+            .collect();
+        let mut x = c.encrypt_symmetric_with(&c.encode(&w)?, &csk, &mut rng)?;
+        let t = Instant::now();
+        while x.level() > 0 {
+            x = ev.rescale(&ev.mul(&x, &x)?)?;
+            x.set_scale(c.default_scale().clone());
+        }
+        Some(t.elapsed().as_secs_f64())
+    } else {
+        None
+    };
+    let sched = schedule
+        .iter()
+        .map(|(r, lv)| format!("{r} ({lv})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok(vec![
+        name.to_string(),
+        sched,
+        rlwe.map_or("—".into(), |t| format!("{t:.2}")),
+        format!("{:.2}", times[0]),
+        format!("{:.2}", times[1]),
+        format!("{:.0}%", 100.0 * times[1] / times[0]),
+        rlwe.map_or("—".into(), |t| format!("{:.0}%", 100.0 * times[1] / t)),
+        format!("{:.2}", times[2]),
+    ])
 }
