@@ -313,19 +313,7 @@ fn bench_set(p: &MlwePreset, args: &MlweArgs) -> Result<Vec<String>, Box<dyn Err
             None
         } else {
             progress(format_args!("{name}: the RNS-CKKS baseline at N = {big_n}"));
-            let c = CkksParameters::new(big_n.trailing_zeros())
-                .q_primes(&ctx.q_primes())
-                .p_primes(&ctx.p_primes())
-                .dnum(l + 1)
-                .log_scale(40)
-                .security(SecurityLevel::NotChecked)
-                .build()?;
-            let csk = c.generate_secret_key_with(&mut rng);
-            let ev = CkksEvaluator::new(
-                c.clone(),
-                Some(c.generate_relinearization_key_with(&csk, &mut rng)),
-                Default::default(),
-            );
+            let (c, csk, ev) = rlwe_baseline(&ctx, &mut rng)?;
             let slots = c.max_slots();
             let (w1, w2) = (values(slots, 3), values(slots, 4));
             let wp: Vec<Complex64> = w1.iter().zip(&w2).map(|(a, b)| a * b).collect();
@@ -648,7 +636,6 @@ fn bench_squaring(p: &MlwePreset) -> Result<Row, Box<dyn Error>> {
     let name = p.name;
     let ctx: Arc<MlweContext> = p.parameters().build()?;
     let schedule = squaring_schedule(&ctx);
-    let l = ctx.max_level();
     let mut rng = ChaCha20Rng::seed_from_u64(6);
     let sk = ctx.generate_secret_key_with(&mut rng)?;
     let z: Vec<Complex64> = values(ctx.max_slots(), 11)
@@ -701,19 +688,7 @@ fn bench_squaring(p: &MlwePreset) -> Result<Row, Box<dyn Error>> {
     let r = ctx.rank();
     let rlwe = if r.is_power_of_two() {
         progress(format_args!("{name}: squaring with RNS-CKKS"));
-        let c = CkksParameters::new((r * ctx.n()).trailing_zeros())
-            .q_primes(&ctx.q_primes())
-            .p_primes(&ctx.p_primes())
-            .dnum(l + 1)
-            .log_scale(40)
-            .security(SecurityLevel::NotChecked)
-            .build()?;
-        let csk = c.generate_secret_key_with(&mut rng);
-        let ev = CkksEvaluator::new(
-            c.clone(),
-            Some(c.generate_relinearization_key_with(&csk, &mut rng)),
-            Default::default(),
-        );
+        let (c, csk, ev) = rlwe_baseline(&ctx, &mut rng)?;
         let w: Vec<Complex64> = values(c.max_slots(), 12)
             .into_iter()
             .map(|v| Complex64::new(0.9 + 0.1 * v.re, 0.0))
@@ -743,4 +718,34 @@ fn bench_squaring(p: &MlwePreset) -> Result<Row, Box<dyn Error>> {
         rlwe.map_or("—".into(), |t| format!("{:.0}%", 100.0 * times[1] / t)),
         format!("{:.2}", times[2]),
     ])
+}
+
+/// The RNS-CKKS baseline of a set: hekate's CKKS at `N = r·n` over the same `Q` and `P`
+/// with the paper's `k = 1` (`dnum = L + 1`), scale 2^40, its secret key and an evaluator
+/// with a relinearization key.
+fn rlwe_baseline(
+    ctx: &MlweContext,
+    rng: &mut ChaCha20Rng,
+) -> Result<
+    (
+        Arc<hekate::ckks::CkksContext>,
+        hekate::rlwe::SecretKey,
+        CkksEvaluator,
+    ),
+    Box<dyn Error>,
+> {
+    let c = CkksParameters::new((ctx.rank() * ctx.n()).trailing_zeros())
+        .q_primes(&ctx.q_primes())
+        .p_primes(&ctx.p_primes())
+        .dnum(ctx.max_level() + 1)
+        .log_scale(40)
+        .security(SecurityLevel::NotChecked)
+        .build()?;
+    let csk = c.generate_secret_key_with(rng);
+    let ev = CkksEvaluator::new(
+        c.clone(),
+        Some(c.generate_relinearization_key_with(&csk, rng)),
+        Default::default(),
+    );
+    Ok((c, csk, ev))
 }
