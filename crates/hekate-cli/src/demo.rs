@@ -6,6 +6,7 @@
 //! if the precision falls below [`MIN_PRECISION_BITS`].
 
 use crate::bench::time_once;
+use crate::progress::Bar;
 use crate::rng::{precision_bits, SplitMix64};
 use crate::Outcome;
 use hekate::ckks::{Ciphertext, CkksContext, CkksParameters, Evaluator};
@@ -73,7 +74,17 @@ pub fn run() -> Result<Outcome, Box<dyn Error>> {
     let (rlk, t) = time_once(|| ctx.generate_relinearization_key(&sk));
     let rlk_mib = rlk.0.size_bytes() as f64 / (1 << 20) as f64;
     println!("  {} relinearization key ({rlk_mib:.1} MiB)", ms(t));
-    let (gks, t) = time_once(|| ctx.generate_galois_keys(&sk, &[1, -1], false));
+    let bar = Bar::new(0, "keys");
+    let (gks, t) = time_once(|| {
+        ctx.generate_galois_keys_with_progress(
+            &sk,
+            &[1, -1],
+            false,
+            &mut hekate::math::sample::os_rng(),
+            &bar,
+        )
+    });
+    drop(bar);
     let gk_mib = gks.size_bytes() as f64 / (1 << 20) as f64;
     println!(
         "  {} Galois keys for rotations by +1 and -1 ({gk_mib:.1} MiB)",

@@ -3,6 +3,7 @@
 //! set.
 
 use crate::bench::time_once;
+use crate::progress::Bar;
 use crate::Outcome;
 use hekate::fhew::params::{self, Method, MethodConfig};
 use hekate::fhew::{FhewContext, FhewEvaluator, Gate, LweCiphertext};
@@ -21,9 +22,16 @@ pub fn run() -> Result<Outcome, Box<dyn Error>> {
     let mut rng = hekate::math::sample::os_rng();
     let ctx = FhewContext::new(p)?;
     let sk = ctx.generate_secret_key_with(&mut rng)?;
+    let bar = Bar::new(0, "keys");
     let (key, t) = time_once(|| {
-        ctx.generate_bootstrap_key_with(&sk, MethodConfig::new(Method::LmkcdeyAux), &mut rng)
+        ctx.generate_bootstrap_key_with_progress(
+            &sk,
+            MethodConfig::new(Method::LmkcdeyAux),
+            &mut rng,
+            &bar,
+        )
     });
+    drop(bar);
     let key = key?;
     println!(
         "  {:.2} s bootstrapping keys ({:.1} MiB seed-compressed blind-rotation keys)",

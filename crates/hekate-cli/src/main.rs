@@ -1,4 +1,5 @@
-//! The `hekate` command-line tool: a guided CKKS demo and benchmarks.
+//! The `hekate` command-line tool: a guided CKKS demo, benchmarks, parameter tables,
+//! object inspection and shell completions.
 //!
 //! ```text
 //! hekate demo                      # walk-through of CKKS and FHEW gates, a smoke test
@@ -10,27 +11,60 @@
 //! hekate bench keyswitch --quick   # the same at N = 2^12 with small chains (seconds)
 //! hekate bench bootstrap           # CKKS bootstrapping, N = 2^16 full packing (minutes)
 //! hekate bench bootstrap --quick   # the same at N = 2^12, dense and sparse (seconds)
+//! hekate bench fhew --quick --format jsonl
+//!                                  # any bench's tables as JSON lines (also json, csv)
 //! hekate params bootstrap --log-n 12 --precision 16 --security none --verify
 //!                                  # bootstrapping parameters (seed 003 Alg. 8), checked
+//! hekate params list               # every CKKS and FHEW preset, with its security
+//! hekate params ckks --log-n 16 --limbs 16 --dnum 3
+//!                                  # a CKKS chain: primes, log QP, security, sizes
+//! hekate params fhew --preset OPENFHE_STD128_LMKCDEY --method Alg4
+//!                                  # an FHEW set: security, noise, failure, key size
+//! hekate inspect ct.bin --params ctx.bin
+//!                                  # what a serialized object is, and whether it parses
+//! hekate completions bash          # the shell completion script
 //! ```
+//!
+//! `--quiet` (any command) hides the progress bars and progress lines on stderr; bars are
+//! drawn only when stderr is a terminal ([`progress`]). Exit codes: 0 success, 1 error
+//! (bad arguments, unreadable or invalid input, a failed computation), 2 a check failed
+//! (the demo's or a bench's check, or insecure parameters in `params ckks`/`params fhew`
+//! without `--allow-insecure`).
 
 mod bench;
 mod demo;
 mod demo_fhew;
+/// `hekate inspect`.
+mod inspect;
 mod params;
+/// Progress bars and lines on stderr, `--quiet`.
+mod progress;
 mod rng;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
+
+/// The exit codes, as `--help` prints them.
+pub const EXIT_CODES: &str = "Exit codes:
+  0  success
+  1  error: bad arguments (usage), an unreadable or invalid input, a failed computation
+  2  a check failed: the demo's or a bench's check, or insecure parameters in
+     `params ckks` / `params fhew` without --allow-insecure";
 
 /// The command line.
 #[derive(Debug, Parser)]
 #[command(
     name = "hekate",
     version,
-    about = "hekate: lattice homomorphic encryption (CKKS, FHEW) — demo and benchmarks"
+    about = "hekate: lattice homomorphic encryption (CKKS, BFV/BGV, FHEW) — demo, \
+             benchmarks, parameters, inspection",
+    after_help = EXIT_CODES
 )]
 struct Cli {
+    /// No progress bars or progress lines on stderr (errors still print). Bars are drawn
+    /// only when stderr is a terminal.
+    #[arg(long, short, global = true)]
+    quiet: bool,
     /// What to run.
     #[command(subcommand)]
     command: Command,
@@ -43,17 +77,38 @@ enum Command {
     /// decryption and precision) and FHEW gates (an encrypted 4-bit adder on a 128-bit
     /// set). Exits non-zero if a result is wrong or the precision too low.
     Demo,
-    /// Benchmarks, by area. Prints a markdown table.
+    /// Benchmarks, by area. Prints markdown tables, or JSON / JSON lines / CSV records
+    /// with --format.
+    #[command(after_help = EXIT_CODES)]
     Bench {
+        /// The tables' format: markdown (with the prose, on stdout), json (one array of
+        /// row records at the end), jsonl (a record per row as it completes), csv. In
+        /// the last three the prose goes to stderr. Records carry the commit, SIMD ISA,
+        /// threads, timestamp and units.
+        #[arg(long, global = true, value_enum, default_value_t = bench::Format::Markdown)]
+        format: bench::Format,
         /// The area to benchmark.
         #[command(subcommand)]
         area: bench::BenchArea,
     },
-    /// Parameter selection, by area. Prints a markdown table, Rust code and JSON.
+    /// Parameters: list the presets, describe a CKKS chain or an FHEW set (security,
+    /// sizes, noise), or search CKKS bootstrapping parameters.
+    #[command(after_help = EXIT_CODES)]
     Params {
         /// The area to choose parameters for.
         #[command(subcommand)]
         area: params::ParamsArea,
+    },
+    /// Describes a serialized hekate object: its header (no key needed), and with
+    /// --params a validated parse under those parameters.
+    #[command(after_help = EXIT_CODES)]
+    Inspect(inspect::InspectArgs),
+    /// Prints the completion script of a shell, e.g.
+    /// `hekate completions bash > ~/.local/share/bash-completion/completions/hekate`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
 }
 
@@ -65,12 +120,28 @@ pub enum Outcome {
     CheckFailed(String),
 }
 
+/// Parses the command line, runs the command and maps its outcome to the exit code.
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Usage errors exit with 1 like every other error (clap's own code would be 2, the
+    // code of a failed check); help and version print and exit 0.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::FAILURE;
+        }
+    };
+    progress::set_quiet(cli.quiet);
     let result = match cli.command {
         Command::Demo => demo::run(),
-        Command::Bench { area } => bench::run(area),
+        Command::Bench { format, area } => bench::run(area, format),
         Command::Params { area } => params::run(area),
+        Command::Inspect(args) => inspect::run(args),
+        Command::Completions { shell } => {
+            completions(shell);
+            Ok(Outcome::Success)
+        }
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
@@ -85,10 +156,25 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes `text` to stdout. A closed pipe (`hekate params list | head`) is not an error:
+/// the rest of the output is dropped.
+pub fn stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// Writes the completion script of `shell` to stdout.
+fn completions(shell: clap_complete::Shell) {
+    let mut cmd = Cli::command();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "hekate", &mut script);
+    stdout(&String::from_utf8_lossy(&script));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn cli_is_well_formed() {
@@ -104,7 +190,8 @@ mod tests {
         assert!(matches!(
             cli.command,
             Command::Bench {
-                area: bench::BenchArea::Ckks(_)
+                area: bench::BenchArea::Ckks(_),
+                ..
             }
         ));
         assert!(Cli::try_parse_from(["hekate", "bench", "ckks", "--dnum", "zero"]).is_err());
@@ -122,7 +209,8 @@ mod tests {
         assert!(matches!(
             cli.command,
             Command::Bench {
-                area: bench::BenchArea::Keyswitch(_)
+                area: bench::BenchArea::Keyswitch(_),
+                ..
             }
         ));
         assert!(Cli::try_parse_from(["hekate", "bench", "keyswitch", "--table", "t9"]).is_err());
@@ -140,7 +228,8 @@ mod tests {
         assert!(matches!(
             cli.command,
             Command::Bench {
-                area: bench::BenchArea::Bootstrap(_)
+                area: bench::BenchArea::Bootstrap(_),
+                ..
             }
         ));
         assert!(Cli::try_parse_from(["hekate", "bench", "bootstrap", "--reps", "x"]).is_err());

@@ -1,29 +1,81 @@
-//! `hekate params`: parameter selection. `hekate params bootstrap` runs seed 003's
-//! Algorithm 8 ([`hekate::ckks::bootstrap::search`]) and prints the chosen configuration
-//! and the runner-ups as a markdown table, the pick as Rust code and as JSON; `--verify`
-//! builds the pick, generates its keys and runs one bootstrap, printing measured against
-//! predicted precision, time and key memory. Predictions come from the search's models
-//! (operation counts times measured unit costs, a noise model), not from a run.
+//! `hekate params`: parameter tables and selection.
+//!
+//! * `hekate params list` ([`list`]): every CKKS and FHEW preset, with its security.
+//! * `hekate params ckks` ([`ckks`]): one CKKS chain — primes, `log QP`, the
+//!   HomomorphicEncryption.org verdict at 128/192/256 bits, slots, levels, engine, key and
+//!   ciphertext sizes.
+//! * `hekate params fhew` ([`fhew`]): one FHEW set and method — moduli, gadgets, security,
+//!   predicted noise and failure, key sizes.
+//! * `hekate params bootstrap` runs seed 003's Algorithm 8
+//!   ([`hekate::ckks::bootstrap::search`]) and prints the chosen configuration and the
+//!   runner-ups as a markdown table, the pick as Rust code and as JSON; `--verify` builds
+//!   the pick, generates its keys and runs one bootstrap, printing measured against
+//!   predicted precision, time and key memory. Predictions come from the search's models
+//!   (operation counts times measured unit costs, a noise model), not from a run.
+//!
+//! `list`, `ckks` and `fhew` take `--format markdown|json`; `ckks` and `fhew` exit with
+//! code 2 on parameters below `--security` unless `--allow-insecure`.
+
+/// `hekate params ckks`.
+pub mod ckks;
+/// `hekate params fhew`.
+pub mod fhew;
+/// `hekate params list`.
+pub mod list;
 
 use crate::bench::bootstrap::{precision, time_stages};
 use crate::bench::{fmt_mib, init_threads, time_once, Table};
+use crate::progress::Bar;
 use crate::rng::SplitMix64;
 use crate::Outcome;
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 use hekate::ckks::bootstrap::search::{scale_costs, search, Candidate, SearchInputs, Security};
 use hekate::ckks::bootstrap::{generate_keys_with, Bootstrapper};
+use hekate::params::SecurityLevel;
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
 use hekate::rlwe::keyswitch::cost::UnitCosts;
 use hekate::rlwe::SecretDistribution;
 use std::error::Error;
-use std::io::Write;
 use std::ops::RangeInclusive;
 use std::time::Duration;
+
+/// The output format of `params list|ckks|fhew` and `inspect`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Markdown tables.
+    #[default]
+    Markdown,
+    /// One JSON object.
+    Json,
+}
+
+/// A `--security` level: 128, 192, 256 or none.
+pub fn parse_level(s: &str) -> Result<SecurityLevel, String> {
+    match s {
+        "128" => Ok(SecurityLevel::Bits128),
+        "192" => Ok(SecurityLevel::Bits192),
+        "256" => Ok(SecurityLevel::Bits256),
+        "none" => Ok(SecurityLevel::NotChecked),
+        _ => Err(format!("{s:?}: use 128, 192, 256 or none")),
+    }
+}
 
 /// The areas of `hekate params`.
 #[derive(Debug, Subcommand)]
 pub enum ParamsArea {
+    /// Every CKKS preset and every FHEW preset, with its security.
+    List(list::ListArgs),
+    /// One CKKS chain: N, primes, log QP, the HomomorphicEncryption.org verdict at
+    /// 128/192/256 bits, slots, max level, key-switching engine, estimated key and
+    /// ciphertext MiB. Exits 2 below --security unless --allow-insecure.
+    #[command(after_help = crate::EXIT_CODES)]
+    Ckks(ckks::CkksArgs),
+    /// One FHEW preset and blind-rotation method: n, N, Q, gadget bases and digits, the
+    /// library's security estimate, predicted σ_acc² and gate failure, key MiB (of a key
+    /// generated here). Exits 2 below --security unless --allow-insecure.
+    #[command(after_help = crate::EXIT_CODES)]
+    Fhew(fhew::FhewArgs),
     /// CKKS bootstrapping parameters (seed 003 Algorithm 8, automated): searches the
     /// message ratio, EvalMod, the DFT depths, the prime sizes, dnum and P for the fastest
     /// predicted bootstrap meeting the precision, failure, security and key-memory targets.
@@ -114,6 +166,9 @@ fn parse_range(s: &str) -> Result<RangeInclusive<usize>, String> {
 /// Runs one `hekate params` area.
 pub fn run(area: ParamsArea) -> Result<Outcome, Box<dyn Error>> {
     match area {
+        ParamsArea::List(args) => list::run(args),
+        ParamsArea::Ckks(args) => ckks::run(args),
+        ParamsArea::Fhew(args) => fhew::run(args),
         ParamsArea::Bootstrap(args) => bootstrap(args),
     }
 }
@@ -213,18 +268,6 @@ fn table(found: &[Candidate]) -> Table {
     t
 }
 
-/// A progress bar on stderr, overwritten in place.
-fn bar(label: &str, done: usize, total: usize) {
-    const WIDTH: usize = 30;
-    let filled = (done * WIDTH).checked_div(total).unwrap_or(WIDTH);
-    eprint!(
-        "\r  {label:<10} [{}{}] {done}/{total}",
-        "#".repeat(filled),
-        "-".repeat(WIDTH - filled)
-    );
-    let _ = std::io::stderr().flush();
-}
-
 fn bootstrap(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
     let inputs = args.inputs()?;
     if args.verify {
@@ -294,24 +337,27 @@ fn verify(inputs: &SearchInputs, pick: &Candidate) -> Result<(), Box<dyn Error>>
     let ctx = pick.parameters(inputs).build()?;
     let mut rng = ChaCha20Rng::seed_from_u64(0x5041_5241_4D53);
     let sk = ctx.generate_secret_key_with(&mut rng);
-    eprintln!();
+    let bar = Bar::new(0, "keys");
     let (keys, keygen) = time_once(|| {
         generate_keys_with(&ctx, &config, &sk, &mut rng, |done, total| {
-            bar("keys", done, total)
+            bar.set(done, total)
         })
     });
+    drop(bar);
     let keys = keys?;
-    eprintln!(" ({:.1} s)", keygen.as_secs_f64());
+    crate::progress::note(format!("  keys generated in {:.1} s", keygen.as_secs_f64()));
     let key_bytes = keys.size_bytes();
     let boot = Bootstrapper::new(ctx.clone(), config, keys)?;
     let z = SplitMix64::new(0x4845_4B41_5445).complexes(inputs.slots);
     let pt = ctx.encode_at(&z, inputs.slots, 1, ctx.default_scale())?;
     let ct = ctx.encrypt_symmetric_with(&pt, &sk, &mut rng)?;
-    let (times, out) = time_stages(&boot, &ct, |i| bar("bootstrap", i, 5))?;
+    let bar = Bar::new(5, "bootstrap");
+    let (times, out) = time_stages(&boot, &ct, |i| bar.set(i, 5))?;
+    drop(bar);
     // ScaleDown to SubSum as one stage, as the model predicts it.
     let stage = [times[0] + times[1], times[2], times[3], times[4]];
     let total: Duration = stage.iter().sum();
-    eprintln!(" ({:.2} s)", total.as_secs_f64());
+    crate::progress::note(format!("  bootstrapped in {:.2} s", total.as_secs_f64()));
     let prec = precision(&ctx.decrypt_decode(&out, &sk)?, &z);
     let mut t = Table::new(["", "predicted (model)", "measured"], 1);
     let names = [

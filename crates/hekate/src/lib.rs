@@ -25,6 +25,8 @@
 //! * [`fhew`]: FHEW gate bootstrapping with AP, GINX and automorphism-based (LMKCDEY)
 //!   blind rotation.
 //!
+//! [`progress`] is the hook long calls (key generation) report their progress through.
+//!
 //! Start with [`ckks`]; `crates/hekate-cli/src/demo.rs` is a complete walk-through.
 
 #![warn(missing_docs)]
@@ -39,6 +41,7 @@ pub mod math;
 pub mod mlwe;
 pub mod params;
 pub mod prelude;
+pub mod progress;
 pub mod ring;
 pub mod rlwe;
 pub mod serialize;

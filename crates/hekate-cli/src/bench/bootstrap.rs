@@ -6,8 +6,9 @@
 //! `[-1, 1)`, fixed seed) at level 1, nothing left to multiply, at the default scale.
 
 use super::{fmt_mib, fmt_ms, header, init_threads, peak_rss_bytes, time_once, Stats, Table};
+use crate::progress::Bar;
 use crate::rng::SplitMix64;
-use crate::Outcome;
+use crate::{say, Outcome};
 use clap::Args;
 use hekate::circuits::lintrans::{BsgsTies, GiantSteps};
 use hekate::ckks::bootstrap::presets::{self, BootstrapPreset, PresetSecurity};
@@ -19,7 +20,6 @@ use hekate::rand_core::SeedableRng;
 use hekate::rlwe::{SecretDistribution, SecretKey};
 use num_complex::Complex64;
 use std::error::Error;
-use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -123,8 +123,7 @@ pub(crate) fn precision(got: &[Complex64], want: &[Complex64]) -> Precision {
 
 /// Overwrites the progress line on stderr.
 fn progress(msg: std::fmt::Arguments) {
-    eprint!("\r  {msg}");
-    let _ = std::io::stderr().flush();
+    crate::progress::line_replace(format!("  {msg}"));
 }
 
 /// The figures of one preset.
@@ -250,18 +249,27 @@ pub(crate) fn prepare(p: &Preset, plans: DftPlans) -> Result<Prepared, Box<dyn E
     let mut rng = ChaCha20Rng::seed_from_u64(0x426F_6F74 ^ u64::from(p.log_n) ^ p.slots as u64);
     let sk = ctx.generate_secret_key_with(&mut rng);
 
+    let bar = Bar::new(0, "keys");
     let (keys, keygen) = time_once(|| {
         generate_keys_with(&ctx, &config, &sk, &mut rng, |done, total| {
-            progress(format_args!("{}: keys {done}/{total}", p.name))
+            if crate::progress::bars() {
+                bar.set(done, total);
+            } else {
+                progress(format_args!("{}: keys {done}/{total}", p.name));
+            }
         })
     });
+    drop(bar);
     let keys = keys?;
-    eprintln!(" ({:.1} s)", keygen.as_secs_f64());
+    if crate::progress::bars() {
+        progress(format_args!("{}: keys", p.name));
+    }
+    crate::progress::line_end(format!(" ({:.1} s)", keygen.as_secs_f64()));
     let galois_keys = keys.evaluation.galois_keys().len();
     let key_bytes = keys.size_bytes();
     let (boot, setup) = time_once(|| Bootstrapper::new(ctx.clone(), config.clone(), keys));
     let boot = boot?;
-    eprintln!("  {}: setup {:.1} s", p.name, setup.as_secs_f64());
+    crate::progress::note(format!("  {}: setup {:.1} s", p.name, setup.as_secs_f64()));
 
     let mut inputs = SplitMix64::new(0x4845_4B41_5445 ^ p.slots as u64);
     let z = inputs.complexes(p.slots);
@@ -315,7 +323,7 @@ pub(crate) fn time_bootstraps(prep: &Prepared, reps: usize) -> Result<Timing, Bo
     }
     let out = out.expect("at least one repetition");
     let total = Stats::of(totals);
-    eprintln!(" (median {} ms)", fmt_ms(total.ms()));
+    crate::progress::line_end(format!(" (median {} ms)", fmt_ms(total.ms())));
     let precision = precision(&prep.ctx.decrypt_decode(&out, &prep.sk)?, &prep.z);
     Ok(Timing {
         stages: stages.map(Stats::of),
@@ -377,7 +385,7 @@ fn run_preset(
             ));
             again = prep.boot.bootstrap(&again)?;
         }
-        eprintln!();
+        crate::progress::line_end("");
         Some(precision(
             &prep.ctx.decrypt_decode(&again, &prep.sk)?,
             &prep.z,
@@ -442,6 +450,14 @@ fn table(rows: &[Row], successive: usize) -> Table {
     }
     let mut t = Table::new(headers, 1);
     for r in rows {
+        t.push(cells(r));
+    }
+    t
+}
+
+/// The cells of one preset's row.
+fn cells(r: &Row) -> Vec<String> {
+    {
         let p = &r.preset;
         let c = &r.config;
         let mut cells = vec![
@@ -487,9 +503,8 @@ fn table(rows: &[Row], successive: usize) -> Table {
         if let Some(s) = r.successive {
             cells.push(format!("{:.1}/{:.1}", s.mean, s.min));
         }
-        t.push(cells);
+        cells
     }
-    t
 }
 
 /// Runs `hekate bench bootstrap`.
@@ -509,28 +524,35 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
         return Err("--reps must be at least 1".into());
     }
     init_threads(args.threads)?;
-    eprintln!(
+    crate::progress::note(format!(
         "hekate bench bootstrap: {} preset(s), {} rep(s), {} thread(s)",
         presets.len(),
         args.reps,
         args.threads
-    );
+    ));
     let start = Instant::now();
     let mut rows = Vec::with_capacity(presets.len());
+    // Rows go into the table as their presets finish (`--format jsonl` writes them then).
+    let mut t = table(&[], args.successive);
+    let bar = Bar::new(presets.len() as u64, "presets");
     for p in &presets {
         let plans = DftPlans {
             giant_steps: args.giant_steps,
             bsgs_ties: args.bsgs_ties,
         };
-        rows.push(run_preset(p, plans, args.reps, args.successive)?);
+        let row = run_preset(p, plans, args.reps, args.successive)?;
+        t.push(cells(&row));
+        rows.push(row);
+        bar.inc(1);
     }
+    drop(bar);
 
-    println!("{}", header("bootstrap", args.threads));
-    println!();
+    say!("{}", header("bootstrap", args.threads));
+    say!();
     for r in &rows {
         let p = &r.preset;
         let chain = &r.chain;
-        println!(
+        say!(
             "- {}: log Q bits {:?}, log P bits {:?} (dnum {}), scale 2^{}; DFT factors per \
              prime CtS {:?}, StC {:?}; message ratio 2^{}, arcsine degree {}; {}",
             p.name,
@@ -548,11 +570,11 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
             }
         );
     }
-    println!();
-    print!("{}", table(&rows, args.successive).to_markdown());
-    println!();
-    print!("{NOTES}");
-    println!(
+    say!();
+    t.print();
+    say!();
+    say!("{}", NOTES.trim_end());
+    say!(
         "- Times: medians of {} rep(s), no warm-up.{}",
         args.reps,
         if args.successive > 0 {
@@ -561,7 +583,7 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
             ""
         }
     );
-    println!("- total run time: {:.1} s", start.elapsed().as_secs_f64());
+    say!("- total run time: {:.1} s", start.elapsed().as_secs_f64());
 
     if let Some(r) = rows.iter().find(|r| r.precision.min < MIN_PRECISION_BITS) {
         return Ok(Outcome::CheckFailed(format!(

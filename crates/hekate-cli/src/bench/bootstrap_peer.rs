@@ -17,7 +17,8 @@ use super::bootstrap::{
     config_of, prepare, preset, secret_label, time_bootstraps, DftPlans, Prepared, Preset, Timing,
 };
 use super::{header, init_threads, Table};
-use crate::Outcome;
+use crate::progress::Bar;
+use crate::{say, Outcome};
 use clap::Args;
 use hekate::ckks::bootstrap::BootstrapConfig;
 use std::error::Error;
@@ -202,6 +203,7 @@ fn hekate_child(
     let exe = std::env::current_exe()?;
     let out = std::process::Command::new(exe)
         .args(["bench", "bootstrap", "--presets", name])
+        .args(crate::progress::quiet().then_some("--quiet"))
         .args([
             "--reps",
             &reps.to_string(),
@@ -342,11 +344,11 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     let p = preset(&args.preset)?;
     let set = format!("hekate-{}", p.name);
     init_threads(args.threads)?;
-    eprintln!(
+    crate::progress::note(format!(
         "hekate bench bootstrap-peer: {} against `{} -set {set}`, {} round(s) of {} rep(s), \
          {} thread(s)",
         p.name, args.peer, args.rounds, args.reps, args.threads
-    );
+    ));
     // At N >= 2^15 (or asked), hekate runs in a child process per round: its keys leave
     // memory before the peer's arrive.
     let rebuild = args.rebuild_keys || p.log_n >= 15;
@@ -367,11 +369,13 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
             "Lattigo prec mean/min",
         ],
         1,
-    );
+    )
+    .titled("rounds");
     let mut ratios = Vec::with_capacity(args.rounds);
     let mut stage_ratios = vec![Vec::new(); STAGES.len()];
     let mut stage_secs = vec![(Vec::new(), Vec::new()); STAGES.len()];
     let mut first = None;
+    let bar = Bar::new(args.rounds as u64, "rounds");
     for round in 1..=args.rounds {
         let ours = match &kept {
             Some(prep) => Round::of(&time_bootstraps(prep, args.reps)?),
@@ -381,7 +385,7 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
                 r
             }
         };
-        eprintln!("  round {round}: peer {set}");
+        crate::progress::note(format!("  round {round}: peer {set}"));
         let theirs = run_peer(&args.peer, &set, args.reps, args.threads)?;
         let mine = ours.total_s;
         let ratio = mine / theirs.median_s;
@@ -403,16 +407,18 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
             format!("{:.1}/{:.1}", theirs.prec_mean, theirs.prec_min),
         ]);
         first.get_or_insert(theirs);
+        bar.inc(1);
     }
+    drop(bar);
     let first = first.expect("at least one round");
     let prep = summary.expect("at least one round");
 
-    println!("{}", header("bootstrap-peer", args.threads));
-    println!();
+    say!("{}", header("bootstrap-peer", args.threads));
+    say!();
     for line in describe(&prep, &set, &first) {
-        println!("{line}");
+        say!("{line}");
     }
-    println!(
+    say!(
         "- hekate keygen {:.2} s, setup {:.2} s ({}); the peer keys and sets up in every \
          round. Times: the median of {} bootstrap(s) per library and round, no warm-up; \
          ratio: hekate / Lattigo. prec: -log2 of the mean and of the largest absolute error \
@@ -426,20 +432,21 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         },
         args.reps
     );
-    println!();
-    print!("{}", table.to_markdown());
-    println!();
-    println!(
+    say!();
+    table.print();
+    say!();
+    say!(
         "median ratio hekate / Lattigo over {} round(s): {:.3}",
         ratios.len(),
         median(&ratios)
     );
     if stage_ratios[0].len() == args.rounds {
-        println!();
+        say!();
         let mut stages = Table::new(
             ["stage", "hekate s", "Lattigo s", "ratio (median per round)"],
             1,
-        );
+        )
+        .titled("stages");
         for (i, name) in STAGES.iter().enumerate() {
             stages.push(vec![
                 name.to_string(),
@@ -448,9 +455,9 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
                 format!("{:.3}", median(&stage_ratios[i])),
             ]);
         }
-        print!("{}", stages.to_markdown());
-        println!();
-        println!(
+        stages.print();
+        say!();
+        say!(
             "Stages: hekate's, timed after each rep (medians over reps, then over rounds); \
              Lattigo's, once per round after its timed bootstraps (medians over rounds)."
         );

@@ -7,8 +7,9 @@
 //! every operation at the top level with all `L` limbs active.
 
 use super::{fmt_mib, fmt_ms, header, init_threads, measure, time_once, try_measure, Stats, Table};
+use crate::progress::{self, Bar};
 use crate::rng::{precision_bits, SplitMix64};
-use crate::Outcome;
+use crate::{say, Outcome};
 use clap::Args;
 use hekate::ckks::{CkksParameters, Evaluator};
 use hekate::params::security;
@@ -196,55 +197,59 @@ pub fn run(args: CkksArgs) -> Result<Outcome, Box<dyn Error>> {
     }
 
     let n = 1usize << cfg.log_n;
-    eprintln!(
+    progress::note(format!(
         "hekate bench ckks: N = 2^{}, {} cells, {} reps after 1 warm-up, {} thread(s)",
         cfg.log_n,
         grid.len(),
         cfg.reps,
         cfg.threads
-    );
+    ));
     let start = Instant::now();
-    let mut cells = Vec::with_capacity(grid.len());
+    // Rows go into the table as their cells finish (`--format jsonl` writes them then).
+    let mut table = table();
+    let bar = Bar::new(grid.len() as u64, "cells");
     for (i, &(l, d, m)) in grid.iter().enumerate() {
-        eprint!(
+        progress::line_start(format!(
             "  [{}/{}] L = {l:>2}, dnum = {d:>2}, {} ... ",
             i + 1,
             grid.len(),
             m.name()
-        );
+        ));
         let t = Instant::now();
         // Everything of the cell (context, keys, ciphertexts) is dropped when it returns.
         let cell = run_cell(cfg.log_n, l, d, m, cfg.reps)?;
-        eprintln!(
+        progress::line_end(format!(
             "{:.1} s (mul+relin {} ms, rotate {} ms, precision {:.1} bits)",
             t.elapsed().as_secs_f64(),
             fmt_ms(cell.mul_relin.ms()),
             fmt_ms(cell.rotate.ms()),
             cell.precision
-        );
-        cells.push(cell);
+        ));
+        table.push(row(&cell));
+        bar.inc(1);
     }
+    drop(bar);
     let total = start.elapsed().as_secs_f64();
 
-    println!("{}", header("ckks", cfg.threads));
-    println!();
-    println!(
+    say!("{}", header("ckks", cfg.threads));
+    say!();
+    say!(
         "N = 2^{} ({n}), chain = one 60-bit prime + (L-1) 50-bit primes, scale 2^50, dense \
          ternary secret, key switching as in the first column (auto: the cost model's pick), special primes of 50 bits (the library default: \
          IFMA-friendly); every op at the top \
          level. Times are medians of {} reps after 1 warm-up, in ms unless noted.",
         cfg.log_n, cfg.reps
     );
-    println!();
-    print!("{}", table(&cells).to_markdown());
-    println!();
-    println!("Notes:");
-    println!(
+    say!();
+    table.print();
+    say!();
+    say!("Notes:");
+    say!(
         "- #P: special primes of 50 bits, as many as cover the largest digit (Lattigo's \
          harness uses ceil(L/3) 61-bit ones at dnum = 3, OpenFHE picks its own ~60-bit ones). dnum = L ('max') is one chain prime \
          per digit; dnum = 1 is a single digit covering all of Q."
     );
-    println!(
+    say!(
         "- 128b: whether log QP is within the HomomorphicEncryption.org 128-bit bound for \
          this N ({}). Cells are built with SecurityLevel::NotChecked so that speed can be \
          measured per limb count; a 'no' cell is NOT secure.",
@@ -252,36 +257,36 @@ pub fn run(args: CkksArgs) -> Result<Outcome, Box<dyn Error>> {
             .map(|b| format!("log QP <= {b}"))
             .unwrap_or_else(|| "no table entry".into())
     );
-    println!(
+    say!(
         "- NTT: one forward NTT of one limb, in microseconds. encrypt: public-key \
          encryption. mul+relin: tensor and relinearization, no rescale. rotate: by one \
          slot, key switching included."
     );
-    println!(
+    say!(
         "- hoisted: per-rotation time of {HOISTED} rotations from one decomposition \
          (Evaluator::rotate_hoisted). Only ONE Galois key (step 1) is generated and the \
          call is rotate_hoisted(&ct, &[1; {HOISTED}]): the cost is identical to {HOISTED} \
          distinct steps, and at dnum = max a Galois key is huge (about 2.3 GB at L = 47, N = \
          2^16)."
     );
-    println!(
+    say!(
         "- keygen: one relinearization key / one Galois key, timed once (no reps). Sizes \
          are in memory (MiB), uncompressed; ct is a fresh ciphertext at the top level."
     );
-    println!(
+    say!(
         "- prec: -log2 of the largest slot error of one mult+relin+rescale of two vectors \
          with real and imaginary parts uniform in [-1, 1)."
     );
     for s in &skipped {
-        println!("- skipped: {s}");
+        say!("- skipped: {s}");
     }
-    println!("- total run time: {total:.1} s");
+    say!("- total run time: {total:.1} s");
     Ok(Outcome::Success)
 }
 
-/// The results table, one row per cell.
-fn table(cells: &[Cell]) -> Table {
-    let mut t = Table::new(
+/// The results table, without rows ([`row`] makes them).
+fn table() -> Table {
+    Table::new(
         [
             "key switching",
             "L",
@@ -306,33 +311,49 @@ fn table(cells: &[Cell]) -> Table {
             "prec (bits)",
         ],
         1,
-    );
-    for c in cells {
-        t.push(vec![
-            c.method.clone(),
-            c.limbs.to_string(),
-            c.dnum.to_string(),
-            c.special.to_string(),
-            format!("{:.0}", c.log_qp),
-            if c.secure128 { "yes" } else { "no" }.into(),
-            format!("{:.1}", c.ntt.us()),
-            fmt_ms(c.encode.ms()),
-            fmt_ms(c.encrypt.ms()),
-            fmt_ms(c.decrypt.ms()),
-            fmt_ms(c.add.ms()),
-            fmt_ms(c.mul_relin.ms()),
-            fmt_ms(c.rescale.ms()),
-            fmt_ms(c.rotate.ms()),
-            fmt_ms(c.hoisted.ms()),
-            fmt_ms(c.keygen_rlk_ms),
-            fmt_ms(c.keygen_gk_ms),
-            fmt_mib(c.rlk_bytes),
-            fmt_mib(c.gk_bytes),
-            fmt_mib(c.ct_bytes),
-            format!("{:.1}", c.precision),
-        ]);
-    }
-    t
+    )
+    .unit(
+        &[
+            "encode",
+            "encrypt",
+            "decrypt+decode",
+            "add",
+            "mul+relin",
+            "rescale",
+            "rotate",
+            "hoisted/rot",
+            "keygen rlk",
+            "keygen gk",
+        ],
+        "ms",
+    )
+}
+
+/// The row of one cell.
+fn row(c: &Cell) -> Vec<String> {
+    vec![
+        c.method.clone(),
+        c.limbs.to_string(),
+        c.dnum.to_string(),
+        c.special.to_string(),
+        format!("{:.0}", c.log_qp),
+        if c.secure128 { "yes" } else { "no" }.into(),
+        format!("{:.1}", c.ntt.us()),
+        fmt_ms(c.encode.ms()),
+        fmt_ms(c.encrypt.ms()),
+        fmt_ms(c.decrypt.ms()),
+        fmt_ms(c.add.ms()),
+        fmt_ms(c.mul_relin.ms()),
+        fmt_ms(c.rescale.ms()),
+        fmt_ms(c.rotate.ms()),
+        fmt_ms(c.hoisted.ms()),
+        fmt_ms(c.keygen_rlk_ms),
+        fmt_ms(c.keygen_gk_ms),
+        fmt_mib(c.rlk_bytes),
+        fmt_mib(c.gk_bytes),
+        fmt_mib(c.ct_bytes),
+        format!("{:.1}", c.precision),
+    ]
 }
 
 /// Builds the parameters of one cell, times every operation and drops it all.
@@ -451,6 +472,8 @@ mod tests {
         assert_eq!((cell.limbs, cell.dnum, cell.special), (3, 1, 4));
         assert!(cell.precision > 20.0, "precision {}", cell.precision);
         assert!(cell.rlk_bytes > 0 && cell.gk_bytes == cell.rlk_bytes);
-        assert_eq!(table(&[cell]).to_markdown().lines().count(), 3);
+        let mut t = table();
+        t.push(row(&cell));
+        assert_eq!(t.to_markdown().lines().count(), 3);
     }
 }

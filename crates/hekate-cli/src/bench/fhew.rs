@@ -8,9 +8,10 @@
 //! products.
 
 use super::{fmt_mib, fmt_ms, header, init_threads, measure, time_once, Table};
-use crate::Outcome;
+use crate::progress::{self, Bar};
+use crate::{say, Outcome};
 use clap::{Args, ValueEnum};
-use hekate::fhew::params::{FhewParams, Method, MethodConfig};
+use hekate::fhew::params::{FhewParams, Method, MethodConfig, TOY};
 use hekate::fhew::{
     test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, GadgetDecomposition,
     Gate, LweCiphertext, RotationArithmetic, StepOrder,
@@ -140,8 +141,17 @@ pub(super) fn products_label(ev: &FhewEvaluator) -> String {
     }
 }
 
+/// A preset by name: [`FhewParams::by_name`]'s, and the insecure test set `TOY` (which
+/// the library's list leaves out).
+pub(crate) fn preset(name: &str) -> Result<&'static FhewParams, Box<dyn Error>> {
+    if name.eq_ignore_ascii_case(TOY.name) {
+        return Ok(&TOY);
+    }
+    Ok(FhewParams::by_name(name)?)
+}
+
 /// A method by name (`LMKCDEY-aux`, `Alg4`, `GINX+ALTMULT`, ...).
-pub(super) fn parse_method(s: &str) -> Result<MethodConfig, Box<dyn Error>> {
+pub(crate) fn parse_method(s: &str) -> Result<MethodConfig, Box<dyn Error>> {
     let (name, alt) = match s.split_once('+') {
         Some((n, "ALTMULT")) => (n, true),
         None => (s, false),
@@ -165,11 +175,26 @@ pub fn run(mut args: FhewArgs) -> Result<Outcome, Box<dyn Error>> {
         .iter()
         .map(|s| parse_method(s))
         .collect::<Result<_, _>>()?;
-    println!("{}", header("fhew", args.threads));
-    println!();
-    for name in &args.presets {
-        let p = FhewParams::by_name(name)?;
-        run_preset(p, &methods, &args)?;
+    say!("{}", header("fhew", args.threads));
+    say!();
+    let presets: Vec<&FhewParams> = args
+        .presets
+        .iter()
+        .map(|name| preset(name))
+        .collect::<Result<_, _>>()?;
+    // One tick per (preset, method) cell.
+    let cells = presets
+        .iter()
+        .map(|p| {
+            methods
+                .iter()
+                .filter(|m| m.method.applies(p.q, p.big_n))
+                .count()
+        })
+        .sum::<usize>();
+    let bar = Bar::new(cells as u64, "cells");
+    for p in presets {
+        run_preset(p, &methods, &args, &bar)?;
     }
     Ok(Outcome::Success)
 }
@@ -190,22 +215,29 @@ fn run_preset(
     p: &FhewParams,
     methods: &[MethodConfig],
     args: &FhewArgs,
+    bar: &Bar,
 ) -> Result<(), Box<dyn Error>> {
     // Benchmarks run the papers' sets whatever their security, and say it.
     let ctx = FhewContext::with_security(p, SecurityLevel::NotChecked)?;
     let mut rng = ChaCha20Rng::seed_from_u64(2024);
     let sk = ctx.generate_secret_key_with(&mut rng)?;
-    println!(
+    say!(
         "### {} (n = {}, q = {}, N = {}, log Q = {}, B_g = 2^{}; {})",
-        p.name, p.n, p.q, p.big_n, p.log_big_q, p.log_bg, p.source
+        p.name,
+        p.n,
+        p.q,
+        p.big_n,
+        p.log_big_q,
+        p.log_bg,
+        p.source
     );
-    println!();
-    println!(
+    say!();
+    say!(
         "Security: {} (the source claims: {})",
         p.security(),
         p.claimed_security
     );
-    println!();
+    say!();
     let mut table = Table::new(
         [
             "method",
@@ -226,24 +258,36 @@ fn run_preset(
             "NAND(1,0)",
         ],
         1,
-    );
+    )
+    .titled(p.name);
     let mut ginx_ms = None;
     let mut rows = Vec::new();
     for &cfg in methods {
         if !cfg.method.applies(p.q, p.big_n) {
             continue;
         }
+        bar.message(format!("{} {}", p.name, cfg.label()));
         let gib = ap_key_gib(p, cfg);
         if gib > args.max_key_gib {
-            println!(
+            say!(
                 "{}: skipped, its keys would take {gib:.1} GiB in memory (--max-key-gib {})",
                 cfg.label(),
                 args.max_key_gib
             );
-            println!();
+            say!();
+            bar.inc(1);
             continue;
         }
-        let (key, t_key) = time_once(|| ctx.generate_bootstrap_key_with(&sk, cfg, &mut rng));
+        let keys = Bar::new(0, "keys");
+        let (key, t_key) =
+            time_once(|| ctx.generate_bootstrap_key_with_progress(&sk, cfg, &mut rng, &keys));
+        drop(keys);
+        progress::note(format!(
+            "{} {}: keys in {:.2} s",
+            p.name,
+            cfg.label(),
+            t_key.as_secs_f64()
+        ));
         let mut key = key?;
         if args.step_order == Order::Index {
             key.brk = key.brk.with_step_order(StepOrder::Index);
@@ -303,6 +347,7 @@ fn run_preset(
             var,
             nand_ok,
         ));
+        bar.inc(1);
     }
     for (cfg, (nand, arith, ref_nand), tk, key, ksk_bytes, var, nand_ok) in rows {
         let paper = p.paper_sigma_acc2(cfg);
@@ -326,8 +371,8 @@ fn run_preset(
             if nand_ok { "ok" } else { "WRONG" }.into(),
         ]);
     }
-    print!("{}", table.to_markdown());
-    println!();
+    table.print();
+    say!();
     Ok(())
 }
 
@@ -419,6 +464,9 @@ mod tests {
             Method::LmkcdeyBase
         );
         assert!(parse_method("Alg6").is_err());
+        // `--quick` runs TOY, which the library's preset list leaves out.
+        assert_eq!(preset("toy").unwrap().name, "TOY");
+        assert!(preset("STD128").is_ok() && preset("STD129").is_err());
         assert!(parse_method("GINX+FAST").is_err());
         // Every default and label parses back to itself.
         for m in Method::ALL {

@@ -21,7 +21,8 @@
 
 use super::fhew::{parse_method, products_label, Products};
 use super::{fmt_ms, header, time_once, try_measure, Table};
-use crate::Outcome;
+use crate::progress::Bar;
+use crate::{say, Outcome};
 use clap::Args;
 use hekate::fhew::params::{FhewParams, MethodConfig};
 use hekate::fhew::{FhewContext, Gate};
@@ -159,10 +160,10 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         .iter()
         .map(|s| parse_method(s))
         .collect::<Result<_, _>>()?;
-    println!("{}", header("fhew-peer", 1));
-    println!();
-    println!("Security of {}: {}", p.name, p.security());
-    println!();
+    say!("{}", header("fhew-peer", 1));
+    say!();
+    say!("Security of {}: {}", p.name, p.security());
+    say!();
     // Benchmarks may compare with OpenFHE's weaker sets too; the line above says which.
     let ctx = FhewContext::with_security(p, SecurityLevel::NotChecked)?;
     let mut rng = ChaCha20Rng::seed_from_u64(2024);
@@ -176,7 +177,10 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         if !cfg.method.applies(p.q, p.big_n) {
             return Err(format!("{} does not apply to {}", cfg.label(), p.name).into());
         }
-        let (key, keygen) = time_once(|| ctx.generate_bootstrap_key_with(&sk, cfg, &mut rng));
+        let bar = Bar::new(0, "keys");
+        let (key, keygen) =
+            time_once(|| ctx.generate_bootstrap_key_with_progress(&sk, cfg, &mut rng, &bar));
+        drop(bar);
         let key = Arc::new(key?);
         keygens.push((cfg.label(), keygen.as_secs_f64()));
         for &products in &args.products {
@@ -190,7 +194,7 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     }
     let (mut peer, labels) = Peer::start(&args.peer)?;
     let peer_keygen = peer.times("keygen", labels.len())?;
-    println!(
+    say!(
         "hekate at {} (n = {}, N = {}, log Q = {}); the peer's configurations: {}. {} rounds of \
          {} timed NANDs per configuration, milliseconds (median per round).",
         p.name,
@@ -201,13 +205,14 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         args.rounds,
         args.gates
     );
-    println!();
+    say!();
     let mut columns = vec!["round".to_string()];
     columns.extend(labels.iter().cloned());
     columns.extend(ours.iter().map(|(l, _)| l.clone()));
     columns.extend(ours.iter().map(|(l, _)| format!("{l} / fastest peer")));
-    let mut table = Table::new(columns, 1);
+    let mut table = Table::new(columns, 1).titled("rounds");
     let mut ratios = vec![Vec::new(); ours.len()];
+    let bar = Bar::new(args.rounds as u64, "rounds");
     for round in 1..=args.rounds {
         // Alternate who goes first, so that neither always follows the other.
         let peer_first = round % 2 == 1;
@@ -232,10 +237,12 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
             row.push(format!("{:.3}", t / fastest));
         }
         table.push(row);
+        bar.inc(1);
     }
+    drop(bar);
     peer.stop()?;
-    print!("{}", table.to_markdown());
-    println!();
+    table.print();
+    say!();
     let mut summary = Table::new(
         [
             "hekate configuration",
@@ -246,7 +253,8 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
             "rounds at or below the target",
         ],
         1,
-    );
+    )
+    .titled("summary");
     for ((label, _), r) in ours.iter().zip(&ratios) {
         let [min, q1, med, q3, max] = quartiles(r);
         let below = r.iter().filter(|&&x| x <= args.target).count();
@@ -259,19 +267,19 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
             format!("{below} of {} (target {})", r.len(), args.target),
         ]);
     }
-    print!("{}", summary.to_markdown());
-    println!();
+    summary.print();
+    say!();
     let mut columns = vec!["hekate method".to_string(), "keygen s".to_string()];
     columns.extend(labels.iter().map(|l| format!("{l} keygen s")));
     columns.extend(labels.iter().map(|l| format!("hekate / {l}")));
-    let mut keygen_table = Table::new(columns, 1);
+    let mut keygen_table = Table::new(columns, 1).titled("key generation");
     for (label, s) in &keygens {
         let mut row = vec![label.clone(), format!("{s:.2}")];
         row.extend(peer_keygen.iter().map(|p| format!("{p:.2}")));
         row.extend(peer_keygen.iter().map(|p| format!("{:.2}", s / p)));
         keygen_table.push(row);
     }
-    print!("{}", keygen_table.to_markdown());
+    keygen_table.print();
     Ok(Outcome::Success)
 }
 

@@ -6,8 +6,9 @@
 //! `--json FILE` appends one JSON line per parameter set (for `scripts/peers/bfv_bgv.py`).
 
 use super::{fmt_mib, fmt_ms, header, init_threads, time_once, try_measure, Table};
+use crate::progress::{self, Bar};
 use crate::rng::SplitMix64;
-use crate::Outcome;
+use crate::{say, Outcome};
 use clap::Args;
 use hekate::params::integer::for_depth;
 use hekate::params::SecurityLevel;
@@ -111,8 +112,29 @@ pub fn run(scheme: Scheme, args: IntegerArgs) -> Result<Outcome, Box<dyn Error>>
             "Galois key",
         ],
         8,
-    );
+    )
+    .unit(
+        &[
+            "encode",
+            "encrypt",
+            "tensor",
+            "relin",
+            "mult+relin",
+            "mod switch",
+            "rotate",
+            "hoisted ×8",
+            "decrypt",
+            "x^(2^D) / D",
+            "leveled / D",
+        ],
+        "ms",
+    )
+    .unit(&["relin key", "Galois key"], "MiB");
     let mut failed = Vec::new();
+    let bar = Bar::new(
+        (log_ns.len() * methods.len() * variants.len()) as u64,
+        "cells",
+    );
     for &log_n in &log_ns {
         let chain = if log_n == base.log_n {
             base.clone()
@@ -125,14 +147,14 @@ pub fn run(scheme: Scheme, args: IntegerArgs) -> Result<Outcome, Box<dyn Error>>
         };
         for &method in &methods {
             for &variant in &variants {
-                eprintln!(
+                progress::note(format!(
                     "{area}: N = 2^{log_n}, Q = {:?}, P = {:?}, dnum {}, {} {:?}",
                     chain.log_q,
                     chain.log_p,
                     chain.dnum,
                     method.name(),
                     variant
-                );
+                ));
                 let ctx = chain
                     .parameters()
                     .key_switching(method)
@@ -212,12 +234,14 @@ pub fn run(scheme: Scheme, args: IntegerArgs) -> Result<Outcome, Box<dyn Error>>
                         .write_all(line.as_bytes())?;
                 }
                 table.push(cells);
+                bar.inc(1);
             }
         }
     }
-    println!("{}\n", header(&area, args.threads));
-    print!("{}", table.to_markdown());
-    println!(
+    drop(bar);
+    say!("{}\n", header(&area, args.threads));
+    table.print();
+    say!(
         "\nms, median of {reps} after a warm-up, one parameter set per row; budgets are \
          measured / estimated bits (estimates never more than 1 bit above the measure); \
          BGV products switch moduli automatically, so its mult+relin includes the switch; \
@@ -274,7 +298,9 @@ fn bench_one(
     let pk = ctx.generate_public_key_with(&sk, &mut rng);
     let rlk = ctx.generate_relinearization_key_with(&sk, &mut rng);
     let steps: Vec<i64> = (1..=HOISTED as i64).collect();
-    let gk = ctx.generate_galois_keys_with(&sk, &steps, false, &mut rng);
+    let keys = Bar::new(0, "keys");
+    let gk = ctx.generate_galois_keys_with_progress(&sk, &steps, false, &mut rng, &keys);
+    drop(keys);
     let (relin_bytes, galois_bytes) = (rlk.0.size_bytes(), gk.size_bytes() / HOISTED);
     let eval = Evaluator::new(ctx.clone(), Some(rlk), gk);
     let t = ctx.t();

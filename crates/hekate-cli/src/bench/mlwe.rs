@@ -6,7 +6,8 @@
 //! precision; transforms per product counted against Table 1 / §3.3.1; peak memory.
 
 use super::{fmt_mib, header, init_threads, peak_rss_bytes, reset_peak_rss, Table};
-use crate::Outcome;
+use crate::progress::Bar;
+use crate::{say, Outcome};
 use clap::Args;
 use hekate::ckks::{CkksParameters, Evaluator as CkksEvaluator};
 use hekate::math::transform_count;
@@ -17,7 +18,6 @@ use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::{RngCore, SeedableRng};
 use num_complex::Complex64;
 use std::error::Error;
-use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -90,9 +90,14 @@ fn paper_mb(polys: usize, n: usize, log_mod: f64) -> f64 {
     polys as f64 * n as f64 * log_mod / 8.0 / (1u64 << 20) as f64
 }
 
+/// Replaces the progress line on stderr.
 fn progress(msg: std::fmt::Arguments) {
-    eprint!("\r\x1b[2K  {msg}");
-    let _ = std::io::stderr().flush();
+    crate::progress::line_replace(format!("  {msg}"));
+}
+
+/// Ends the progress line.
+fn progress_end() {
+    crate::progress::line_end("");
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -141,6 +146,7 @@ pub fn run(mut args: MlweArgs) -> Result<Outcome, Box<dyn Error>> {
         2,
     );
     let mut failed = Vec::new();
+    let bar = Bar::new(sets.len() as u64, "sets");
     for p in &sets {
         reset_peak_rss();
         let row = bench_set(p, &args)?;
@@ -148,11 +154,13 @@ pub fn run(mut args: MlweArgs) -> Result<Outcome, Box<dyn Error>> {
             failed.push(p.name.to_string());
         }
         table.push(row);
-        eprintln!();
+        progress_end();
+        bar.inc(1);
     }
-    println!("{}\n", header("mlwe", args.threads));
-    print!("{}", table.to_markdown());
-    println!(
+    drop(bar);
+    say!("{}\n", header("mlwe", args.threads));
+    table.print();
+    say!(
         "\nseconds of HMult + Rescale, median of {} interleaved repetitions after a warm-up; \
          ratios are speedups (slower / faster), the paper's from its Tables 4 and 6 (its CPU: \
          Xeon Silver 4410Y, SEAL-based code); key MB at log2(PQ) bits per coefficient as \
@@ -162,14 +170,16 @@ pub fn run(mut args: MlweArgs) -> Result<Outcome, Box<dyn Error>> {
          (tensor + relinearization), counted (NTT) or hekate's model (Hadamard), against \
          seed 004's Table 1 / §3.3.1 formulas; '—': skipped (key above --max-key-gib {}) or \
          not applicable.",
-        args.reps, args.max_key_gib
+        args.reps,
+        args.max_key_gib
     );
     let extras = expand(&args.extras)?;
     if !extras.is_empty() {
         let mut rot = Table::new(
             ["set", "rotations", "plain s", "hoisted s", "plain/hoisted"],
             1,
-        );
+        )
+        .titled("rotations");
         let mut conv = Table::new(
             [
                 "set",
@@ -185,7 +195,9 @@ pub fn run(mut args: MlweArgs) -> Result<Outcome, Box<dyn Error>> {
                 "M→R bits (direct)",
             ],
             1,
-        );
+        )
+        .titled("conversions");
+        let bar = Bar::new(extras.len() as u64, "sets");
         for p in &extras {
             reset_peak_rss();
             let (rows, c) = bench_extras(p, &args)?;
@@ -193,18 +205,22 @@ pub fn run(mut args: MlweArgs) -> Result<Outcome, Box<dyn Error>> {
             if let Some(c) = c {
                 conv.push(c);
             }
-            eprintln!();
+            progress_end();
+            bar.inc(1);
         }
-        println!("\n{}", rot.to_markdown());
-        println!(
+        drop(bar);
+        say!();
+        rot.print();
+        say!(
             "\nk consecutive rotations by one slot: plain (k KeySwitch_d of r components) \
              against rank-hoisted (lift, k KeySwitch_μ at rank r̂ with the power-of-two key, \
              one rank-down); seconds, median of {} interleaved repetitions.",
             args.reps
         );
         if !conv.is_empty() {
-            println!("\n{}", conv.to_markdown());
-            println!(
+            say!();
+            conv.print();
+            say!(
                 "\nMLWE -> RLWE (Embed in NTT form, then log2 r rotations) and RLWE -> MLWE \
                  (Extract) against one RLWE key switch (a rotation at N = r·n) of the same \
                  run; the paper's Table 9 ratios in parentheses; bits: precision of a \
@@ -226,14 +242,19 @@ pub fn run(mut args: MlweArgs) -> Result<Outcome, Box<dyn Error>> {
                 "ModHE no-reduce s",
             ],
             2,
-        );
+        )
+        .titled("squaring");
+        let bar = Bar::new(squaring.len() as u64, "sets");
         for p in &squaring {
             reset_peak_rss();
             sq.push(bench_squaring(p)?);
-            eprintln!();
+            progress_end();
+            bar.inc(1);
         }
-        println!("\n{}", sq.to_markdown());
-        println!(
+        drop(bar);
+        say!();
+        sq.print();
+        say!(
             "\nrepeated squaring x -> x^2 (mult, relin, rescale) from the top level to level 0, \
              cumulative seconds; the rank drops (by RankReduce on the product before its \
              rescale) at the first level where the lower rank's margin below the table's \
@@ -283,12 +304,13 @@ fn bench_set(p: &MlwePreset, args: &MlweArgs) -> Result<Vec<String>, Box<dyn Err
         (RelinMethod::DPad, dpad_bytes, "DPad"),
     ] {
         if gib(bytes) > args.max_key_gib {
-            eprintln!(
-                "\n  {name}: {label} skipped, its relinearization key needs {:.1} GiB \
+            progress_end();
+            crate::progress::note(format!(
+                "  {name}: {label} skipped, its relinearization key needs {:.1} GiB \
                  (--max-key-gib {})",
                 gib(bytes),
                 args.max_key_gib
-            );
+            ));
             continue;
         }
         progress(format_args!(

@@ -1,9 +1,41 @@
-//! Benchmarks: shared timing helpers, the markdown table printer and the machine header.
+//! Benchmarks: shared timing helpers, the table printer and the machine header.
 //!
 //! Each area (`ckks`, `keyswitch`, `fhew`, `bootstrap`, `bootstrap-peer`, ...) is a subcommand of `hekate bench`
 //! with its own module; they all time with [`measure`] (one untimed warm-up, then the
 //! median and minimum of the timed repetitions, as the peer harnesses in
-//! `shared/peers/` do) and print one [`Table`] under [`header`].
+//! `shared/peers/` do) and print their [`Table`]s under [`header`].
+//!
+//! # Output formats (`hekate bench --format`)
+//!
+//! Every table goes through [`Table::print`] (or [`Table::emit`]) and every line of prose
+//! through [`say`], so the format is implemented here once ([`Format`]):
+//!
+//! * `markdown` (default): the report as before, tables and prose on stdout;
+//! * `json`: one JSON array of row records on stdout at the end of the run;
+//! * `jsonl`: one row record per line on stdout, written when the row is complete
+//!   ([`Table::push`]), so an interrupted run keeps the rows it finished;
+//! * `csv`: per table, a header line and one line per row on stdout (tables separated
+//!   by an empty line).
+//!
+//! In the machine formats the prose (header line, notes) goes to stderr instead (not
+//! with `--quiet`). A row record ([`Table::record`]) is
+//!
+//! ```text
+//! {"bench": "ckks", "table": 0, "title": null, "row": 0, "commit": "5adcc4c",
+//!  "isa": "Avx512Ifma", "cpu": "...", "threads": 1, "build": "release",
+//!  "timestamp": "2026-05-01T12:00:00Z",
+//!  "cells": {"L": 4, "mul+relin": 1.25, "128b": "yes", ...},
+//!  "units": {"mul+relin": "ms", ...}}
+//! ```
+//!
+//! `cells` maps each column header to its cell: a number where the cell is one, `null`
+//! for an empty or `-` cell, else the text. `units` gives the unit of the columns that
+//! have one (named in the header, e.g. `NAND ms`, `keys MiB (model)`, or set by the
+//! bench). `commit` is `$HEKATE_COMMIT` if set, else `git rev-parse --short HEAD` of the
+//! working directory (`-dirty` with uncommitted changes), else `null`; `isa` is the
+//! instruction set the library's kernels picked (`Isa::detect`, after `HEKATE_SIMD`);
+//! `threads` the size of the thread pool (`--threads`); `timestamp` when the record was
+//! written (UTC).
 
 pub mod bootstrap;
 pub mod bootstrap_peer;
@@ -15,9 +47,12 @@ pub mod keyswitch;
 pub mod mlwe;
 
 use crate::Outcome;
-use clap::Subcommand;
+use clap::{Subcommand, ValueEnum};
+use serde_json::{json, Map, Value};
 use std::error::Error;
+use std::fmt::Display;
 use std::hint::black_box;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The benchmark areas of `hekate bench`.
@@ -58,8 +93,43 @@ pub enum BenchArea {
     Mlwe(mlwe::MlweArgs),
 }
 
+impl BenchArea {
+    /// The area's name on the command line (`ckks`, `fhew-peer`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            BenchArea::Ckks(_) => "ckks",
+            BenchArea::Bfv(_) => "bfv",
+            BenchArea::Bgv(_) => "bgv",
+            BenchArea::Keyswitch(_) => "keyswitch",
+            BenchArea::Fhew(_) => "fhew",
+            BenchArea::FhewPeer(_) => "fhew-peer",
+            BenchArea::Bootstrap(_) => "bootstrap",
+            BenchArea::BootstrapPeer(_) => "bootstrap-peer",
+            BenchArea::Mlwe(_) => "mlwe",
+        }
+    }
+}
+
+/// Runs one benchmark area, its tables written in `format`. In `json` the array of
+/// records is printed at the end, also when the area stopped with an error (the rows it
+/// finished).
+pub fn run(area: BenchArea, format: Format) -> Result<Outcome, Box<dyn Error>> {
+    {
+        let mut out = output();
+        out.format = format;
+        out.bench = area.name();
+    }
+    let result = run_area(area);
+    if format == Format::Json {
+        let records = std::mem::take(&mut output().records);
+        let text = serde_json::to_string_pretty(&Value::Array(records))?;
+        crate::progress::suspend(|| crate::stdout(&(text + "\n")));
+    }
+    result
+}
+
 /// Runs one benchmark area.
-pub fn run(area: BenchArea) -> Result<Outcome, Box<dyn Error>> {
+fn run_area(area: BenchArea) -> Result<Outcome, Box<dyn Error>> {
     match area {
         BenchArea::Ckks(args) => ckks::run(args),
         BenchArea::Bfv(args) => integer::run(hekate::rlwe::integer::Scheme::Bfv, args),
@@ -188,29 +258,293 @@ pub fn fmt_mib(bytes: usize) -> String {
     fmt_ms(bytes as f64 / (1u64 << 20) as f64)
 }
 
-/// A markdown table: a header row, then rows of cells. Columns are padded to line up in a
-/// terminal; the first `left` columns are left-aligned, the rest (numbers) right-aligned.
+/// The format of `hekate bench`'s tables (see the [module documentation](self)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Markdown tables and prose on stdout.
+    #[default]
+    Markdown,
+    /// One JSON array of row records on stdout, at the end.
+    Json,
+    /// One row record per line on stdout, as each row completes.
+    Jsonl,
+    /// CSV per table on stdout.
+    Csv,
+}
+
+/// The run's output state: its format, area, the records `json` prints at the end, and
+/// the number of tables made so far (their ids).
+struct Output {
+    /// `--format`.
+    format: Format,
+    /// The area's name (`ckks`, ...).
+    bench: &'static str,
+    /// The records `json` prints at the end.
+    records: Vec<Value>,
+    /// Tables made so far.
+    tables: usize,
+    /// Tables written as CSV so far (an empty line separates them).
+    csv_tables: usize,
+}
+
+/// The one output state of the process (a run is one area).
+static OUTPUT: Mutex<Output> = Mutex::new(Output {
+    format: Format::Markdown,
+    bench: "",
+    records: Vec::new(),
+    tables: 0,
+    csv_tables: 0,
+});
+
+/// The output state, locked (a poisoned lock is still usable: it holds plain data).
+fn output() -> std::sync::MutexGuard<'static, Output> {
+    OUTPUT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The format of this run's tables (markdown unless `hekate bench --format` said else).
+pub fn format() -> Format {
+    output().format
+}
+
+/// Prints one line of a benchmark's report (`text` and a newline): to stdout in
+/// markdown, to stderr in the machine formats (nothing there with `--quiet`).
+pub fn say(text: impl Display) {
+    if format() == Format::Markdown {
+        crate::progress::suspend(|| crate::stdout(&format!("{text}\n")));
+    } else {
+        crate::progress::note(text);
+    }
+}
+
+/// [`say`] with `format!` arguments; `say!()` prints an empty line.
+#[macro_export]
+macro_rules! say {
+    () => {
+        $crate::bench::say("")
+    };
+    ($($arg:tt)*) => {
+        $crate::bench::say(format_args!($($arg)*))
+    };
+}
+
+/// The unit a column header names: its first word that is a unit (`NAND ms`,
+/// `keys MiB (model)`, `NTT (µs)`, `prec (bits)`), if any.
+fn unit_of(header: &str) -> Option<String> {
+    const UNITS: [&str; 13] = [
+        "ns", "µs", "us", "ms", "s", "KiB", "MiB", "GiB", "MB", "GB", "bits", "bit", "%",
+    ];
+    header
+        .split(|c: char| c.is_whitespace() || "()[],".contains(c))
+        .find(|w| UNITS.contains(w))
+        .map(str::to_string)
+}
+
+/// A cell as JSON: a number where it is one, `null` where empty or `-`, else the text.
+fn cell_value(cell: &str) -> Value {
+    let t = cell.trim();
+    if t.is_empty() || t == "-" {
+        return Value::Null;
+    }
+    if let Ok(i) = t.parse::<i64>() {
+        return Value::from(i);
+    }
+    match t.parse::<f64>() {
+        // `inf`, `NaN` and the like stay text (JSON has no such numbers).
+        Ok(f) if f.is_finite() && t.chars().any(|c| c.is_ascii_digit()) => Value::from(f),
+        _ => Value::String(cell.to_string()),
+    }
+}
+
+/// What every record carries about the machine and build (computed once).
+struct Machine {
+    /// `$HEKATE_COMMIT`, else the short git commit of the working directory.
+    commit: Option<String>,
+    /// The instruction set the kernels run.
+    isa: String,
+    /// The CPU model and logical CPU count.
+    cpu: String,
+}
+
+/// The machine and build facts of every record.
+fn machine() -> &'static Machine {
+    static MACHINE: OnceLock<Machine> = OnceLock::new();
+    MACHINE.get_or_init(|| Machine {
+        commit: std::env::var("HEKATE_COMMIT")
+            .ok()
+            .filter(|c| !c.is_empty())
+            .or_else(git_commit),
+        isa: format!("{:?}", hekate::math::kernels::Isa::detect()),
+        cpu: cpu_info().0,
+    })
+}
+
+/// Writes one line to stdout (a jsonl record), flushed so that it survives an
+/// interrupted run.
+fn print_line(line: &str) {
+    crate::progress::suspend(|| crate::stdout(&format!("{line}\n")));
+}
+
+/// `field` quoted for CSV where needed (RFC 4180).
+fn csv_field(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
+}
+
+/// A table: a header row, then rows of cells. As markdown, columns are padded to line up
+/// in a terminal; the first `left` columns are left-aligned, the rest (numbers)
+/// right-aligned. [`Table::print`] writes it in the run's [`Format`].
 #[derive(Debug, Clone)]
 pub struct Table {
     headers: Vec<String>,
     rows: Vec<Vec<String>>,
     left: usize,
+    /// The table's number in the run (the `table` of its records).
+    id: usize,
+    /// An optional title (the `title` of its records).
+    title: Option<String>,
+    /// Each column's unit (from its header, or [`Table::unit`]).
+    units: Vec<Option<String>>,
 }
 
 impl Table {
     /// An empty table with these column headers, the first `left` of them left-aligned.
     pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>, left: usize) -> Table {
+        let headers: Vec<String> = headers.into_iter().map(Into::into).collect();
+        let units = headers.iter().map(|h| unit_of(h)).collect();
+        let id = {
+            let mut out = output();
+            out.tables += 1;
+            out.tables - 1
+        };
         Table {
-            headers: headers.into_iter().map(Into::into).collect(),
+            headers,
             rows: Vec::new(),
             left,
+            id,
+            title: None,
+            units,
         }
     }
 
-    /// Appends a row (padded with empty cells or truncated to the header's width).
+    /// The same table with a title (its records' `title`).
+    pub fn titled(mut self, title: impl Into<String>) -> Table {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The same table with `unit` as the unit of the columns headed `columns` (for
+    /// headers that do not name theirs).
+    pub fn unit(mut self, columns: &[&str], unit: &str) -> Table {
+        for (h, u) in self.headers.iter().zip(&mut self.units) {
+            if columns.contains(&h.as_str()) {
+                *u = Some(unit.to_string());
+            }
+        }
+        self
+    }
+
+    /// Appends a row (padded with empty cells or truncated to the header's width). In
+    /// `jsonl`, writes its record at once.
     pub fn push(&mut self, mut row: Vec<String>) {
         row.resize(self.headers.len(), String::new());
         self.rows.push(row);
+        if format() == Format::Jsonl {
+            print_line(&self.record(self.rows.len() - 1).to_string());
+        }
+    }
+
+    /// The JSON record of row `i` (see the [module documentation](self)).
+    pub fn record(&self, i: usize) -> Value {
+        let m = machine();
+        let mut cells = Map::new();
+        let mut units = Map::new();
+        for ((h, c), u) in self.headers.iter().zip(&self.rows[i]).zip(&self.units) {
+            cells.insert(h.clone(), cell_value(c));
+            if let Some(u) = u {
+                units.insert(h.clone(), Value::from(u.as_str()));
+            }
+        }
+        json!({
+            "bench": output().bench,
+            "table": self.id,
+            "title": self.title,
+            "row": i,
+            "commit": m.commit,
+            "isa": m.isa,
+            "cpu": m.cpu,
+            "threads": rayon::current_num_threads(),
+            "build": if cfg!(debug_assertions) { "debug assertions" } else { "release" },
+            "timestamp": utc_iso(),
+            "cells": cells,
+            "units": units,
+        })
+    }
+
+    /// The table as CSV: the record fields `bench`, `table`, `title`, `commit`, `isa`,
+    /// `threads`, `timestamp`, then one column per header; a line per row.
+    pub fn to_csv(&self) -> String {
+        let m = machine();
+        let bench = output().bench;
+        let mut head: Vec<String> = ["bench", "table", "title", "commit", "isa", "threads"]
+            .into_iter()
+            .chain(["timestamp"])
+            .map(String::from)
+            .collect();
+        head.extend(self.headers.iter().map(|h| csv_field(h)));
+        let mut out = head.join(",") + "\n";
+        let fixed = [
+            bench.to_string(),
+            self.id.to_string(),
+            csv_field(self.title.as_deref().unwrap_or("")),
+            csv_field(m.commit.as_deref().unwrap_or("")),
+            m.isa.clone(),
+            rayon::current_num_threads().to_string(),
+            utc_iso(),
+        ];
+        for r in &self.rows {
+            let cells = fixed.iter().cloned().chain(r.iter().map(|c| csv_field(c)));
+            out.push_str(&cells.collect::<Vec<_>>().join(","));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Writes the table in the run's format: markdown and CSV to stdout now, `json` into
+    /// the array printed at the end, `jsonl` nothing more (each row went out when pushed).
+    pub fn print(&self) {
+        let text = self.emit();
+        if !text.is_empty() {
+            crate::progress::suspend(|| crate::stdout(&text));
+        }
+    }
+
+    /// [`Table::print`] for reports assembled as text: in markdown returns the table (for
+    /// the caller to print where it belongs) and prints nothing; in the other formats
+    /// writes it as [`Table::print`] does and returns nothing.
+    pub fn emit(&self) -> String {
+        match format() {
+            Format::Markdown => self.to_markdown(),
+            Format::Json => {
+                let records: Vec<Value> = (0..self.rows.len()).map(|i| self.record(i)).collect();
+                output().records.extend(records);
+                String::new()
+            }
+            Format::Jsonl => String::new(),
+            Format::Csv => {
+                let first = {
+                    let mut out = output();
+                    out.csv_tables += 1;
+                    out.csv_tables == 1
+                };
+                let csv = self.to_csv();
+                let csv = if first { csv } else { format!("\n{csv}") };
+                crate::progress::suspend(|| crate::stdout(&csv));
+                String::new()
+            }
+        }
     }
 
     /// Whether the table has no rows.
@@ -322,6 +656,27 @@ pub fn git_commit() -> Option<String> {
 
 /// Today's date and time (UTC) as `YYYY-MM-DD HH:MM UTC`.
 pub fn utc_now() -> String {
+    let (y, m, d, rem) = civil_now();
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+/// The date and time (UTC) as ISO 8601, `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc_iso() -> String {
+    let (y, m, d, rem) = civil_now();
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// The civil date (UTC) of now, and the seconds since midnight.
+fn civil_now() -> (i64, i64, i64, u64) {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -337,11 +692,7 @@ pub fn utc_now() -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60
-    )
+    (y, m, d, rem)
 }
 
 /// The header line printed above every benchmark table: machine, threads, commit, date.
@@ -395,5 +746,55 @@ mod tests {
     fn date_is_plausible() {
         let d = utc_now();
         assert!(d.starts_with("20") && d.ends_with("UTC"), "{d}");
+        let iso = utc_iso();
+        assert!(
+            iso.len() == 20 && iso.ends_with('Z') && &iso[10..11] == "T",
+            "{iso}"
+        );
+    }
+
+    #[test]
+    fn cells_units_and_csv() {
+        assert_eq!(cell_value("12"), json!(12));
+        assert_eq!(cell_value(" 1.5 "), json!(1.5));
+        assert_eq!(cell_value("2.0e-12"), json!(2.0e-12));
+        assert_eq!(cell_value("-"), Value::Null);
+        assert_eq!(cell_value(""), Value::Null);
+        for text in ["yes", "2^12", "inf", "NaN", "19.4 (x)", "-3 +"] {
+            assert_eq!(cell_value(text), json!(text), "{text}");
+        }
+        assert_eq!(unit_of("NAND ms").as_deref(), Some("ms"));
+        assert_eq!(unit_of("keys MiB (model)").as_deref(), Some("MiB"));
+        assert_eq!(unit_of("NTT (µs)").as_deref(), Some("µs"));
+        assert_eq!(unit_of("prec (bits)").as_deref(), Some("bits"));
+        assert_eq!(unit_of("dnum"), None);
+        assert_eq!(unit_of("log QP"), None);
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"x\""), "\"say \"\"x\"\"\"");
+        assert_eq!(csv_field("plain"), "plain");
+
+        let mut t = Table::new(["method", "NAND ms", "keys"], 1)
+            .titled("t")
+            .unit(&["keys"], "count");
+        t.push(vec!["GINX, ALTMULT".into(), "1.25".into(), "-".into()]);
+        let r = t.record(0);
+        assert_eq!(r["cells"]["NAND ms"], json!(1.25));
+        assert_eq!(r["cells"]["keys"], Value::Null);
+        assert_eq!(r["units"]["NAND ms"], json!("ms"));
+        assert_eq!(r["units"]["keys"], json!("count"));
+        assert_eq!(r["title"], json!("t"));
+        assert!(r["threads"].as_u64().unwrap() >= 1);
+        assert!(r["timestamp"].as_str().unwrap().ends_with('Z'));
+        let csv = t.to_csv();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].ends_with(",method,NAND ms,keys"), "{}", lines[0]);
+        assert!(
+            lines[1].ends_with(",\"GINX, ALTMULT\",1.25,-"),
+            "{}",
+            lines[1]
+        );
+        // Markdown is the default: emit hands the table back.
+        assert_eq!(t.emit(), t.to_markdown());
     }
 }

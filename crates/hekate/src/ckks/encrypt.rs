@@ -6,6 +6,7 @@ use super::ciphertext::{Ciphertext, Plaintext};
 use super::params::CkksContext;
 use super::scale::Scale;
 use crate::math::sample;
+use crate::progress::Progress;
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
 use crate::ring::Poly;
 use crate::rlwe::evaluation_keys::{GaloisKey, GaloisKeys, RelinearizationKey};
@@ -143,6 +144,27 @@ impl CkksContext {
     ) -> GaloisKeys {
         self.rlwe()
             .generate_galois_keys_with(sk, &self.galois_elements(steps, conjugation), rng)
+    }
+
+    /// [`CkksContext::generate_galois_keys_with`], reporting one unit of `progress` per
+    /// key ([`crate::progress`]); the same keys for the same `rng`.
+    pub fn generate_galois_keys_with_progress<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        steps: &[i64],
+        conjugation: bool,
+        rng: &mut R,
+        progress: &dyn Progress,
+    ) -> GaloisKeys {
+        self.rlwe()
+            .generate_galois_keys_at_with_progress(
+                sk,
+                &self.galois_elements(steps, conjugation),
+                self.max_level(),
+                rng,
+                progress,
+            )
+            .expect("the top level is a level")
     }
 
     /// Encodes complex values into `N/2` slots at the top level and default scale.

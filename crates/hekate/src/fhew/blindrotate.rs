@@ -21,6 +21,7 @@ use super::lwe::{LweCiphertext, LweSecretKey};
 use super::params::{AutoKeySet, FhewParams, Method, MethodConfig};
 use crate::math::sample::DiscreteGaussian;
 use crate::math::{kernels, Modulus};
+use crate::progress::{NoProgress, Progress};
 use crate::ring::automorphism::automorphism_coeff;
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::gsw::{
@@ -245,6 +246,25 @@ impl BlindRotationKey {
         noise: &DiscreteGaussian,
         rng: &mut R,
     ) -> Result<Self> {
+        Self::generate_reporting(ctx, params, config, s, z, noise, rng, &NoProgress, 0)
+    }
+
+    /// [`BlindRotationKey::generate`], reporting one unit of `progress` per key
+    /// (blind-rotation, `RLWE'(z^2)`, automorphism). `progress.start` is called with
+    /// the key count plus `more`, the units the caller reports after this returns (it
+    /// also calls `finish`); the keys are the same as without progress.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn generate_reporting<R: RngCore + CryptoRng>(
+        ctx: &RingContext,
+        params: &FhewParams,
+        config: MethodConfig,
+        s: &LweSecretKey,
+        z: &SecretKey,
+        noise: &DiscreteGaussian,
+        rng: &mut R,
+        progress: &dyn Progress,
+        more: u64,
+    ) -> Result<Self> {
         let big_n = ctx.n();
         let q = params.q;
         if !config.method.applies(q, big_n) {
@@ -266,7 +286,15 @@ impl BlindRotationKey {
         let sc = s.coeffs();
         let mut keys = Vec::new();
         let mut ginx_u = Vec::new();
-        match monomial_exponents(params, config.method, big_n, sc) {
+        let exps = monomial_exponents(params, config.method, big_n, sc);
+        let auto_exps = Self::auto_exponents(config, q, big_n);
+        let brk_count = match &exps {
+            Some(e) => e.len(),
+            // |U| keys per secret coefficient.
+            None => sc.len() * ginx_set(sc).len(),
+        };
+        progress.start((brk_count + usize::from(alt) + auto_exps.len()) as u64 + more);
+        match exps {
             Some(exps) => {
                 for (e, log_bg) in exps {
                     let m = monomial_ntt(ctx, e);
@@ -274,6 +302,7 @@ impl BlindRotationKey {
                     let key = BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng);
                     m.discard_secret();
                     keys.push(key?);
+                    progress.inc(1);
                 }
             }
             None => {
@@ -289,6 +318,7 @@ impl BlindRotationKey {
                         let key = BrkElement::encrypt(ctx, z, &m, g, alt, noise, rng);
                         m.discard_secret();
                         keys.push(key?);
+                        progress.inc(1);
                     }
                 }
             }
@@ -301,17 +331,21 @@ impl BlindRotationKey {
             let key = Gadget::new(big_q, params.log_bg)
                 .and_then(|g| RlwePrime::encrypt(ctx, z, &zz, g, noise, rng));
             zz.discard_secret();
+            progress.inc(1);
             Some(key?)
         } else {
             None
         };
         let mut auto = Vec::new();
-        let exps = Self::auto_exponents(config, q, big_n);
-        if !exps.is_empty() {
+        if !auto_exps.is_empty() {
             let ag = Gadget::new(big_q, params.log_bg)?;
-            for t in exps {
+            for t in auto_exps {
                 auto.push(AutoKey::generate(ctx, z, t, ag, noise, rng)?);
+                progress.inc(1);
             }
+        }
+        if more == 0 {
+            progress.finish();
         }
         Ok(Self::from_parts(
             params, big_n, config, ginx_u, keys, z2, auto,

@@ -26,6 +26,7 @@ use super::lwe::{LweCiphertext, LweKeySwitchKey, LweSecretKey};
 use super::params::{FhewParams, MethodConfig};
 use crate::math::sample::{self, DiscreteGaussian};
 use crate::params::SecurityLevel;
+use crate::progress::{NoProgress, Progress};
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::gsw::{GswScratch, RlweCiphertext};
 use crate::rlwe::{SecretDistribution, SecretKey};
@@ -131,6 +132,20 @@ impl FhewContext {
         rng: &mut R,
     ) -> Result<BootstrapKey> {
         BootstrapKey::generate(self, sk, config, rng)
+    }
+
+    /// [`FhewContext::generate_bootstrap_key_with`], reporting through `progress`
+    /// ([`crate::progress`]): one unit per blind-rotation key, automorphism key and
+    /// `RLWE'(z^2)`, and one for the LWE key-switching key; the same key for the same
+    /// `rng`.
+    pub fn generate_bootstrap_key_with_progress<R: RngCore + CryptoRng>(
+        &self,
+        sk: &FhewSecretKey,
+        config: MethodConfig,
+        rng: &mut R,
+        progress: &dyn Progress,
+    ) -> Result<BootstrapKey> {
+        BootstrapKey::generate_with_progress(self, sk, config, rng, progress)
     }
 
     /// Encrypts the bit `m` as `m · q/4` under `sk` (LWE is symmetric here).
@@ -278,14 +293,28 @@ impl BootstrapKey {
         config: MethodConfig,
         rng: &mut R,
     ) -> Result<Self> {
+        Self::generate_with_progress(ctx, sk, config, rng, &NoProgress)
+    }
+
+    /// [`BootstrapKey::generate`], reporting through `progress`
+    /// ([`FhewContext::generate_bootstrap_key_with_progress`]).
+    pub(crate) fn generate_with_progress<R: RngCore + CryptoRng>(
+        ctx: &FhewContext,
+        sk: &FhewSecretKey,
+        config: MethodConfig,
+        rng: &mut R,
+        progress: &dyn Progress,
+    ) -> Result<Self> {
         let p = &ctx.params;
         if sk.lwe.dim() != p.n || sk.rlwe.ring_id() != ctx.ring.fingerprint() {
             return Err(Error::ParameterMismatch(
                 "the secret key was made for other FHEW parameters".into(),
             ));
         }
-        let brk =
-            BlindRotationKey::generate(&ctx.ring, p, config, &sk.lwe, &sk.rlwe, &ctx.noise, rng)?;
+        // The key-switching key is the one unit after the blind-rotation keys.
+        let brk = BlindRotationKey::generate_reporting(
+            &ctx.ring, p, config, &sk.lwe, &sk.rlwe, &ctx.noise, rng, progress, 1,
+        )?;
         let ksk = LweKeySwitchKey::generate(
             sk.rlwe.coeffs(),
             &sk.lwe,
@@ -294,6 +323,8 @@ impl BootstrapKey {
             &ctx.noise,
             rng,
         )?;
+        progress.inc(1);
+        progress.finish();
         Ok(BootstrapKey {
             brk,
             ksk,

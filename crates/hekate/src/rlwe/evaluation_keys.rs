@@ -19,6 +19,7 @@ use super::keys::{PublicKey, SecretKey};
 use super::keyswitch::SwitchingKey;
 use super::params::RlweParameters;
 use crate::math::sample;
+use crate::progress::{NoProgress, Progress};
 use crate::ring::automorphism::galois_inverse;
 use crate::Result;
 use rand_chacha::rand_core::{CryptoRng, RngCore};
@@ -311,13 +312,33 @@ impl RlweParameters {
         max_level: usize,
         rng: &mut R,
     ) -> Result<GaloisKeys> {
+        self.generate_galois_keys_at_with_progress(sk, elements, max_level, rng, &NoProgress)
+    }
+
+    /// [`RlweParameters::generate_galois_keys_at_with`], reporting one unit of `progress`
+    /// per key (per distinct element); the same keys for the same `rng`.
+    pub fn generate_galois_keys_at_with_progress<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        elements: &[usize],
+        max_level: usize,
+        rng: &mut R,
+        progress: &dyn Progress,
+    ) -> Result<GaloisKeys> {
         let two_n = 2 * self.n();
         let mut elements: Vec<usize> = elements.iter().map(|&g| g % two_n).collect();
         elements.sort_unstable();
         elements.dedup();
-        elements
+        progress.start(elements.len() as u64);
+        let keys = elements
             .into_iter()
-            .map(|g| self.generate_galois_key_at_with(sk, g, max_level, rng))
-            .collect()
+            .map(|g| {
+                let key = self.generate_galois_key_at_with(sk, g, max_level, rng);
+                progress.inc(1);
+                key
+            })
+            .collect::<Result<GaloisKeys>>()?;
+        progress.finish();
+        Ok(keys)
     }
 }

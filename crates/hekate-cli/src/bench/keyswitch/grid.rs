@@ -306,7 +306,11 @@ pub(super) fn run_cell(
             other => return Err(format!("cannot time {}", other.name()).into()),
         };
         if progress {
-            eprint!(" {} {} ms;", label(&row.method), fmt_ms(row.stats.ms()));
+            crate::progress::line_add(format!(
+                " {} {} ms;",
+                label(&row.method),
+                fmt_ms(row.stats.ms())
+            ));
         }
         timed.push(row);
     }

@@ -28,6 +28,7 @@ mod tests;
 pub use args::{KeyswitchArgs, PaperTable};
 
 use super::{fmt_mib, init_threads, peak_rss_bytes, reset_peak_rss, time_once};
+use crate::progress::Bar;
 use crate::Outcome;
 use args::Config;
 use grid::{grid, label, run_cell, CellResult, CellSpec};
@@ -85,7 +86,9 @@ pub fn run(args: KeyswitchArgs) -> Result<Outcome, Box<dyn Error>> {
     let cfg = args.resolve()?;
     init_threads(cfg.threads)?;
     let report = execute(&cfg, true)?;
-    print!("{}", report.text);
+    // In markdown the report holds the tables; in the other formats they went out as
+    // they were rendered, and the prose goes to stderr.
+    crate::bench::say(report.text.trim_end_matches('\n'));
     if report.mismatches.is_empty() {
         Ok(Outcome::Success)
     } else {
@@ -132,7 +135,7 @@ fn execute(cfg: &Config, progress: bool) -> Result<Report, Box<dyn Error>> {
             if let std::collections::btree_map::Entry::Vacant(slot) = costs.entry(s.log_n) {
                 let (c, t) = time_once(|| UnitCosts::calibrate(1 << s.log_n));
                 if progress {
-                    eprintln!(
+                    crate::progress::note(format!(
                         "calibrated unit costs at N = 2^{} in {:.2} s: NTT {:.1} µs (< 50-bit) / \
                          {:.1} µs (wide), inner-product term {:.1} / {:.1} µs, conversion pair \
                          {:.1} / {:.1} µs",
@@ -144,7 +147,7 @@ fn execute(cfg: &Config, progress: bool) -> Result<Report, Box<dyn Error>> {
                         c.hadamard_wide * 1e6,
                         c.conversion * 1e6,
                         c.conversion_wide * 1e6
-                    );
+                    ));
                 }
                 slot.insert(c);
             }
@@ -156,6 +159,11 @@ fn execute(cfg: &Config, progress: bool) -> Result<Report, Box<dyn Error>> {
     let mut mismatches = Vec::new();
     let mut all = Vec::new();
     let mut done = 0;
+    let bar = if progress {
+        Bar::new(total_cells as u64, "cells")
+    } else {
+        Bar::hidden()
+    };
     for (table, specs) in grids {
         let reset = reset_peak_rss();
         let at_start = current_rss();
@@ -163,23 +171,24 @@ fn execute(cfg: &Config, progress: bool) -> Result<Report, Box<dyn Error>> {
         for spec in &specs {
             done += 1;
             if progress {
-                eprint!(
+                crate::progress::line_start(format!(
                     "[{done}/{total_cells}] {table:?} N = 2^{}, {} + {} primes, d = {}:",
                     spec.log_n,
                     spec.q_bits.len(),
                     spec.p_bits.len(),
                     spec.dnum
-                );
+                ));
             }
             let t = Instant::now();
             let cell = run_cell(spec, &costs[&spec.log_n], cfg.reps, progress)?;
             if progress {
-                eprintln!(
+                crate::progress::line_end(format!(
                     " (keygen {:.1} s, cell {:.1} s)",
                     cell.keygen_s,
                     t.elapsed().as_secs_f64()
-                );
+                ));
             }
+            bar.inc(1);
             for row in cell.timed.iter().filter(|r| !r.identical) {
                 mismatches.push(format!(
                     "N = 2^{} {}+{} primes {}",

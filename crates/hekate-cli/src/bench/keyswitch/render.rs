@@ -106,7 +106,8 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
             "paper speedup",
         ],
         5,
-    );
+    )
+    .titled(format!("{table:?} timings"));
     for c in cells {
         let (l, r) = (c.q_limbs, c.spec.p_bits.len());
         let lt = l + r;
@@ -155,7 +156,7 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
             ]);
         }
     }
-    out.push_str(&t.to_markdown());
+    out.push_str(&t.emit());
     out.push('\n');
 
     // Summary per (ℓ̃, r).
@@ -175,7 +176,8 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
             "pick = fastest",
         ],
         3,
-    );
+    )
+    .titled(format!("{table:?} model"));
     for c in cells {
         let (l, r) = (c.q_limbs, c.spec.p_bits.len());
         let paper = paper_for(c);
@@ -228,7 +230,7 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
             hit_cell(pick, fastest),
         ]);
     }
-    out.push_str(&s.to_markdown());
+    out.push_str(&s.emit());
     out.push('\n');
     out.push_str("Notes:\n");
     out.push_str(
@@ -308,7 +310,8 @@ fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
             "model's pick",
         ],
         5,
-    );
+    )
+    .titled("T8 timings");
     for c in cells {
         let (l, scheme) = (c.spec.paper_l, c.spec.scheme);
         let paper = paper_linear(scheme, c.spec.log_n, l).or_else(|| {
@@ -362,7 +365,7 @@ fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
             ]);
         }
     }
-    out.push_str(&t.to_markdown());
+    out.push_str(&t.emit());
     out.push('\n');
     out.push_str(&scheme_comparison(cells));
     out.push_str("Notes:\n");
@@ -427,7 +430,8 @@ fn scheme_comparison(cells: &[CellResult]) -> String {
             "BFV (I)NTT hybrid / linear",
         ],
         2,
-    );
+    )
+    .titled("scheme comparison");
     for bfv in cells.iter().filter(|c| c.spec.scheme == T8Scheme::Bfv) {
         let Some(bgv) = cells.iter().find(|c| {
             c.spec.scheme == T8Scheme::Bgv
@@ -455,7 +459,7 @@ fn scheme_comparison(cells: &[CellResult]) -> String {
         "BFV against BGV at the same N and l (linear with the worst-case B'; seed 001: BFV's \
          coefficient-form switch saves the linear engine its input and output transforms):\n\n",
     );
-    out.push_str(&t.to_markdown());
+    out.push_str(&t.emit());
     out.push('\n');
     out
 }
@@ -473,7 +477,8 @@ pub(super) fn render_summary(all: &[(PaperTable, Vec<CellResult>)], total_s: f64
             "mean pick / fastest",
         ],
         1,
-    );
+    )
+    .titled("summary");
     let (mut hits, mut cells_all) = (0usize, 0usize);
     for (table, cells) in all {
         let rows: Vec<&Timed> = cells.iter().flat_map(|c| c.timed.iter()).collect();
@@ -504,7 +509,7 @@ pub(super) fn render_summary(all: &[(PaperTable, Vec<CellResult>)], total_s: f64
         ]);
     }
     let mut out = String::from("## Cost model summary\n\n");
-    out.push_str(&t.to_markdown());
+    out.push_str(&t.emit());
     out.push('\n');
     out.push_str(&format!(
         "CostModel::best picked the measured-fastest method in {hits} of {cells_all} cells. \

@@ -5,6 +5,7 @@ use super::context::IntegerContext;
 use super::noise::{log2_std, rounding_variance};
 use super::plaintext::Plaintext;
 use crate::math::sample;
+use crate::progress::Progress;
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
 use crate::ring::{Form, Poly};
 use crate::rlwe::evaluation_keys::{GaloisKeys, RelinearizationKey};
@@ -87,6 +88,27 @@ impl IntegerContext {
     ) -> GaloisKeys {
         self.rlwe()
             .generate_galois_keys_with(sk, &self.galois_elements(steps, swap_rows), rng)
+    }
+
+    /// [`IntegerContext::generate_galois_keys_with`], reporting one unit of `progress` per
+    /// key ([`crate::progress`]); the same keys for the same `rng`.
+    pub fn generate_galois_keys_with_progress<R: RngCore + CryptoRng>(
+        &self,
+        sk: &SecretKey,
+        steps: &[i64],
+        swap_rows: bool,
+        rng: &mut R,
+        progress: &dyn Progress,
+    ) -> GaloisKeys {
+        self.rlwe()
+            .generate_galois_keys_at_with_progress(
+                sk,
+                &self.galois_elements(steps, swap_rows),
+                self.max_level(),
+                rng,
+                progress,
+            )
+            .expect("the top level is a level")
     }
 
     /// Batch encoding of up to `N` slot values in `[0, t)` (row 0 then row 1; see
