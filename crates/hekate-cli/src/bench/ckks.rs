@@ -14,7 +14,7 @@ use clap::Args;
 use hekate::ckks::{CkksParameters, Evaluator};
 use hekate::params::security;
 use hekate::params::SecurityLevel;
-use hekate::rlwe::keyswitch::{KeySwitchMethod, KlssBound, KlssConfig};
+use hekate::rlwe::keyswitch::KeySwitchMethod;
 use num_complex::Complex64;
 use std::error::Error;
 use std::str::FromStr;
@@ -51,25 +51,8 @@ pub struct CkksArgs {
     quick: bool,
     /// Key-switching methods, comma separated: hybrid, klss:R̃ (KLSS with R̃ primes per key
     /// digit), linear, linear-heuristic, auto [default: hybrid]
-    #[arg(long, value_delimiter = ',', value_name = "M,...", value_parser = parse_method)]
+    #[arg(long, value_delimiter = ',', value_name = "M,...", value_parser = KeySwitchMethod::parse)]
     key_switching: Option<Vec<KeySwitchMethod>>,
-}
-
-/// Parses a `--key-switching` entry.
-pub fn parse_method(s: &str) -> Result<KeySwitchMethod, String> {
-    match s {
-        "hybrid" => Ok(KeySwitchMethod::Hybrid),
-        "linear" => Ok(KeySwitchMethod::Linear(KlssBound::WorstCase)),
-        "linear-heuristic" => Ok(KeySwitchMethod::Linear(KlssBound::Heuristic)),
-        "auto" => Ok(KeySwitchMethod::Auto),
-        _ => match s.strip_prefix("klss:").map(str::parse::<usize>) {
-            Some(Ok(r)) if r >= 1 => Ok(KeySwitchMethod::Klss(KlssConfig::klss(r))),
-            _ => Err(format!(
-                "unknown key-switching method {s:?}: use hybrid, klss:R (R >= 1), linear, \
-                 linear-heuristic or auto"
-            )),
-        },
-    }
 }
 
 /// A `--dnum` entry: a number of digits, or `max` (one chain prime per digit).
@@ -467,7 +450,7 @@ mod tests {
 
     #[test]
     fn small_cell_runs() {
-        let cell = run_cell(12, 3, 1, KeySwitchMethod::Klss(KlssConfig::klss(2)), 1).unwrap();
+        let cell = run_cell(12, 3, 1, KeySwitchMethod::parse("klss:2").unwrap(), 1).unwrap();
         // One digit of 60 + 50 + 50 = 160 bits: four 50-bit special primes cover it.
         assert_eq!((cell.limbs, cell.dnum, cell.special), (3, 1, 4));
         assert!(cell.precision > 20.0, "precision {}", cell.precision);

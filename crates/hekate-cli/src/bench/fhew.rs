@@ -11,7 +11,7 @@ use super::{fmt_mib, fmt_ms, header, init_threads, measure, time_once, Table};
 use crate::progress::{self, Bar};
 use crate::{say, Outcome};
 use clap::{Args, ValueEnum};
-use hekate::fhew::params::{FhewParams, Method, MethodConfig, TOY};
+use hekate::fhew::params::{FhewParams, Method, MethodConfig};
 use hekate::fhew::{
     test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, GadgetDecomposition,
     Gate, LweCiphertext, RotationArithmetic, StepOrder,
@@ -104,30 +104,21 @@ pub enum Products {
 }
 
 impl Products {
-    /// The arithmetic and decomposition asked for (`None`: the evaluator's own choice).
-    fn choice(self) -> Option<(RotationArithmetic, GadgetDecomposition)> {
-        use GadgetDecomposition::{Approximate, Exact};
-        match self {
-            Products::Auto => None,
-            Products::Ntt => Some((RotationArithmetic::Ntt, Exact)),
-            Products::Fourier => Some((RotationArithmetic::Fourier, Exact)),
-            Products::Approx => Some((RotationArithmetic::Fourier, Approximate)),
-            Products::Compact => Some((RotationArithmetic::FourierCompact, Exact)),
-            Products::CompactApprox => Some((RotationArithmetic::FourierCompact, Approximate)),
-        }
-    }
-
-    /// An evaluator with these products.
+    /// An evaluator with these products ([`FhewEvaluator::products_by_name`], the value's
+    /// command-line name).
     pub(super) fn evaluator(
         self,
         ctx: &Arc<FhewContext>,
         key: &Arc<BootstrapKey>,
     ) -> hekate::Result<FhewEvaluator> {
+        let name = self
+            .to_possible_value()
+            .expect("every value has a name")
+            .get_name()
+            .to_string();
+        let (r, d) = FhewEvaluator::products_by_name(&name, ctx, key)?;
         // Benchmarks measure the papers' noisy configurations too (their failure rate is
         // in the tables): no failure bound.
-        let (r, d) = self
-            .choice()
-            .unwrap_or_else(|| FhewEvaluator::default_products(ctx, key));
         FhewEvaluator::with_failure_bound(ctx.clone(), key.clone(), r, d, 1.0)
     }
 }
@@ -139,26 +130,6 @@ pub(super) fn products_label(ev: &FhewEvaluator) -> String {
         GadgetDecomposition::Exact => format!("{:?}", ev.arithmetic()),
         GadgetDecomposition::Approximate => format!("{:?} approx", ev.arithmetic()),
     }
-}
-
-/// A preset by name: [`FhewParams::by_name`]'s, and the insecure test set `TOY` (which
-/// the library's list leaves out).
-pub(crate) fn preset(name: &str) -> Result<&'static FhewParams, Box<dyn Error>> {
-    if name.eq_ignore_ascii_case(TOY.name) {
-        return Ok(&TOY);
-    }
-    Ok(FhewParams::by_name(name)?)
-}
-
-/// A method by name (`LMKCDEY-aux`, `Alg4`, `GINX+ALTMULT`, ...).
-pub(crate) fn parse_method(s: &str) -> Result<MethodConfig, Box<dyn Error>> {
-    let (name, alt) = match s.split_once('+') {
-        Some((n, "ALTMULT")) => (n, true),
-        None => (s, false),
-        _ => return Err(format!("unknown method modifier in {s}").into()),
-    };
-    let m = Method::by_name(name)?;
-    Ok(MethodConfig::new(m).with_alt_mult(alt))
 }
 
 /// Runs the benchmark.
@@ -173,14 +144,14 @@ pub fn run(mut args: FhewArgs) -> Result<Outcome, Box<dyn Error>> {
     let methods: Vec<MethodConfig> = args
         .methods
         .iter()
-        .map(|s| parse_method(s))
+        .map(|s| MethodConfig::by_name(s))
         .collect::<Result<_, _>>()?;
     say!("{}", header("fhew", args.threads));
     say!();
     let presets: Vec<&FhewParams> = args
         .presets
         .iter()
-        .map(|name| preset(name))
+        .map(|name| FhewParams::by_name(name))
         .collect::<Result<_, _>>()?;
     // One tick per (preset, method) cell.
     let cells = presets
@@ -453,25 +424,25 @@ mod tests {
     #[test]
     fn methods_parse_by_new_and_old_names() {
         let aux = MethodConfig::new(Method::LmkcdeyAux);
-        assert_eq!(parse_method("LMKCDEY-aux").unwrap(), aux);
-        assert_eq!(parse_method("Alg4").unwrap(), aux);
+        assert_eq!(MethodConfig::by_name("LMKCDEY-aux").unwrap(), aux);
+        assert_eq!(MethodConfig::by_name("Alg4").unwrap(), aux);
         assert_eq!(
-            parse_method("Alg5+ALTMULT").unwrap(),
+            MethodConfig::by_name("Alg5+ALTMULT").unwrap(),
             MethodConfig::new(Method::LmkcdeyAllEven).with_alt_mult(true)
         );
         assert_eq!(
-            parse_method("lmkcdey-base").unwrap().method,
+            MethodConfig::by_name("lmkcdey-base").unwrap().method,
             Method::LmkcdeyBase
         );
-        assert!(parse_method("Alg6").is_err());
+        assert!(MethodConfig::by_name("Alg6").is_err());
         // `--quick` runs TOY, which the library's preset list leaves out.
-        assert_eq!(preset("toy").unwrap().name, "TOY");
-        assert!(preset("STD128").is_ok() && preset("STD129").is_err());
-        assert!(parse_method("GINX+FAST").is_err());
+        assert_eq!(FhewParams::by_name("toy").unwrap().name, "TOY");
+        assert!(FhewParams::by_name("STD128").is_ok() && FhewParams::by_name("STD129").is_err());
+        assert!(MethodConfig::by_name("GINX+FAST").is_err());
         // Every default and label parses back to itself.
         for m in Method::ALL {
             let cfg = MethodConfig::new(m).with_alt_mult(true);
-            assert_eq!(parse_method(&cfg.label()).unwrap(), cfg);
+            assert_eq!(MethodConfig::by_name(&cfg.label()).unwrap(), cfg);
         }
     }
 }

@@ -19,7 +19,7 @@
 //! bootstrapping keys took per configuration); `quit` ends it; `error TEXT` reports a
 //! failure.
 
-use super::fhew::{parse_method, products_label, Products};
+use super::fhew::{products_label, Products};
 use super::{fmt_ms, header, time_once, try_measure, Table};
 use crate::progress::Bar;
 use crate::{say, Outcome};
@@ -158,7 +158,7 @@ pub fn run(args: FhewPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     let methods: Vec<MethodConfig> = args
         .methods
         .iter()
-        .map(|s| parse_method(s))
+        .map(|s| MethodConfig::by_name(s))
         .collect::<Result<_, _>>()?;
     say!("{}", header("fhew-peer", 1));
     say!();

@@ -38,7 +38,7 @@ pub struct IntegerArgs {
     reps: usize,
     /// Key-switching methods, comma separated: hybrid, klss:R̃, linear, linear-heuristic,
     /// auto
-    #[arg(long, value_delimiter = ',', value_name = "M,...", value_parser = super::ckks::parse_method)]
+    #[arg(long, value_delimiter = ',', value_name = "M,...", value_parser = KeySwitchMethod::parse)]
     key_switching: Option<Vec<KeySwitchMethod>>,
     /// BFV product variants, comma separated: exact, hps
     #[arg(long, value_delimiter = ',', value_name = "V,...", value_parser = parse_variant)]

@@ -23,7 +23,6 @@
 //! switching key. Serialized keys are smaller (seed-compressed, bit-packed).
 
 use super::{parse_level, ReportFormat};
-use crate::bench::ckks::parse_method;
 use crate::bench::{fmt_mib, Table};
 use crate::Outcome;
 use clap::Args;
@@ -70,7 +69,7 @@ pub struct CkksArgs {
     dnum: Option<usize>,
     /// Key switching: hybrid, klss:R (KLSS with R primes per key digit), linear,
     /// linear-heuristic, or auto (the calibrated cost model's pick; measures first)
-    #[arg(long, default_value = "hybrid", value_parser = parse_method)]
+    #[arg(long, default_value = "hybrid", value_parser = KeySwitchMethod::parse)]
     key_switching: KeySwitchMethod,
     /// Start from a named preset (`hekate params list`); the other options override it
     #[arg(long, conflicts_with_all = ["from", "log_q", "limbs"])]
@@ -328,7 +327,7 @@ mod tests {
                 .log_q(&[40, 30, 30])
                 .log_p(&[45])
                 .dnum(3)
-                .key_switching(parse_method(method).unwrap())
+                .key_switching(KeySwitchMethod::parse(method).unwrap())
                 .security(SecurityLevel::NotChecked)
                 .build()
                 .unwrap();

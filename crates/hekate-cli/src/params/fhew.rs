@@ -8,7 +8,6 @@
 //! code 2 unless `--allow-insecure`.
 
 use super::{parse_level, ReportFormat};
-use crate::bench::fhew::{parse_method, preset};
 use crate::bench::{fmt_mib, time_once, Table};
 use crate::progress::Bar;
 use crate::Outcome;
@@ -289,11 +288,11 @@ pub fn run(args: FhewArgs) -> Result<Outcome, Box<dyn Error>> {
             owned = fhew_params_from_bytes(&bytes)?;
             &owned
         }
-        (Some(name), None) => preset(name)?,
+        (Some(name), None) => FhewParams::by_name(name)?,
         (None, None) => return Err("give --preset NAME or --from FILE".into()),
     };
     let cfg = match &args.method {
-        Some(m) => parse_method(m)?,
+        Some(m) => MethodConfig::by_name(m)?,
         None => MethodConfig::new(Method::lmkcdey(p)),
     };
     let r = report(p, cfg, !args.no_keygen)?;

@@ -448,6 +448,32 @@ impl FhewEvaluator {
         }
     }
 
+    /// Products by name, the spelling of the CLI and the Python bindings: `auto`
+    /// ([`FhewEvaluator::default_products`]), `ntt`, `fourier` (every digit), `approx`
+    /// (Fourier, approximate decomposition), `compact` ([`RotationArithmetic::FourierCompact`])
+    /// or `compact-approx`.
+    pub fn products_by_name(
+        name: &str,
+        ctx: &FhewContext,
+        key: &BootstrapKey,
+    ) -> Result<(RotationArithmetic, GadgetDecomposition)> {
+        use GadgetDecomposition::{Approximate, Exact};
+        Ok(match name {
+            "auto" => Self::default_products(ctx, key),
+            "ntt" => (RotationArithmetic::Ntt, Exact),
+            "fourier" => (RotationArithmetic::Fourier, Exact),
+            "approx" => (RotationArithmetic::Fourier, Approximate),
+            "compact" => (RotationArithmetic::FourierCompact, Exact),
+            "compact-approx" => (RotationArithmetic::FourierCompact, Approximate),
+            _ => {
+                return Err(Error::InvalidParameters(format!(
+                    "unknown FHEW products {name:?}: use auto, ntt, fourier, approx, compact \
+                     or compact-approx"
+                )))
+            }
+        })
+    }
+
     /// An evaluator for `key` with the given product arithmetic and the exact gadget
     /// decomposition; an error if the Fourier products would not be exact for these
     /// parameters.
@@ -617,10 +643,7 @@ impl FhewEvaluator {
 
     /// `NOT`: `q/4 - ct` (no bootstrapping).
     pub fn not(&self, ct: &LweCiphertext) -> LweCiphertext {
-        let mut r = ct.clone();
-        r.neg_assign();
-        r.add_constant(ct.q / 4);
-        r
+        ct.not_bit()
     }
 
     /// A bootstrapped binary gate.

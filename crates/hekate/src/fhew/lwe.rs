@@ -276,6 +276,14 @@ impl LweCiphertext {
         self.b = (q - self.b) % q;
     }
 
+    /// `NOT` of a bit ciphertext: `q/4 - ct` (no bootstrapping, no key).
+    pub fn not_bit(&self) -> LweCiphertext {
+        let mut r = self.clone();
+        r.neg_assign();
+        r.add_constant(self.q / 4);
+        r
+    }
+
     /// Adds the constant `c` to the phase.
     pub fn add_constant(&mut self, c: u64) {
         self.b = (self.b + c % self.q) % self.q;

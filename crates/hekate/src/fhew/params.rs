@@ -158,6 +158,22 @@ impl MethodConfig {
         self
     }
 
+    /// A configuration by name, the spelling of the CLI and the Python bindings: a
+    /// [`Method::by_name`] name, optionally followed by `+ALTMULT` (e.g. `Alg4`,
+    /// `GINX+ALTMULT`), with the full automorphism key set.
+    pub fn by_name(s: &str) -> Result<MethodConfig> {
+        let (name, alt) = match s.split_once('+') {
+            Some((n, "ALTMULT")) => (n, true),
+            None => (s, false),
+            _ => {
+                return Err(Error::InvalidParameters(format!(
+                    "unknown blind-rotation method modifier in {s:?}: the only one is +ALTMULT"
+                )))
+            }
+        };
+        Ok(MethodConfig::new(Method::by_name(name)?).with_alt_mult(alt))
+    }
+
     /// e.g. `LMKCDEY-even+ALTMULT`.
     pub fn label(&self) -> String {
         let mut s = self.method.name().to_string();
@@ -216,15 +232,18 @@ pub use crate::params::fhew::{
 };
 
 impl FhewParams {
-    /// The preset called `name` (case-insensitive).
+    /// The preset called `name` (case-insensitive): one of [`PRESETS`], or the insecure
+    /// test set [`TOY`] (which [`FhewContext::new`](crate::fhew::FhewContext::new) refuses
+    /// unless the caller opts out of the security check).
     pub fn by_name(name: &str) -> Result<&'static FhewParams> {
         PRESETS
             .iter()
+            .chain([&&TOY])
             .find(|p| p.name.eq_ignore_ascii_case(name))
             .copied()
             .ok_or_else(|| {
                 Error::InvalidParameters(format!(
-                    "no FHEW preset named {name}; known: {}",
+                    "no FHEW preset named {name}; known: {}, TOY (insecure, tests)",
                     PRESETS.map(|p| p.name).join(", ")
                 ))
             })
@@ -492,6 +511,22 @@ pub fn erfc(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Method configurations and presets by name, as the CLI and the Python bindings
+    /// spell them.
+    #[test]
+    fn names() {
+        let alt = MethodConfig::by_name("GINX+ALTMULT").unwrap();
+        assert_eq!((alt.method, alt.alt_mult), (Method::Ginx, true));
+        assert_eq!(
+            MethodConfig::by_name("Alg4").unwrap().label(),
+            "LMKCDEY-aux"
+        );
+        assert!(MethodConfig::by_name("GINX+FAST").is_err());
+        assert!(MethodConfig::by_name("nope").is_err());
+        assert_eq!(FhewParams::by_name("toy").unwrap().name, "TOY");
+        assert!(FhewParams::by_name("STD129").is_err());
+    }
 
     #[test]
     fn paper_variances_cover_table_3_only() {

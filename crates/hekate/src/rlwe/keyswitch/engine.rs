@@ -38,6 +38,25 @@ pub enum KeySwitchMethod {
 }
 
 impl KeySwitchMethod {
+    /// A method by its command-line spelling, the one the CLI and the Python bindings
+    /// accept: `hybrid`, `klss:R` (KLSS with `R = r̃ >= 1` primes per key digit), `linear`,
+    /// `linear-heuristic` or `auto`.
+    pub fn parse(s: &str) -> Result<KeySwitchMethod> {
+        match s {
+            "hybrid" => Ok(KeySwitchMethod::Hybrid),
+            "linear" => Ok(KeySwitchMethod::Linear(KlssBound::WorstCase)),
+            "linear-heuristic" => Ok(KeySwitchMethod::Linear(KlssBound::Heuristic)),
+            "auto" => Ok(KeySwitchMethod::Auto),
+            _ => match s.strip_prefix("klss:").map(str::parse::<usize>) {
+                Some(Ok(r)) if r >= 1 => Ok(KeySwitchMethod::Klss(KlssConfig::klss(r))),
+                _ => Err(Error::InvalidParameters(format!(
+                    "unknown key-switching method {s:?}: use hybrid, klss:R (R >= 1), linear, \
+                     linear-heuristic or auto"
+                ))),
+            },
+        }
+    }
+
     /// A short name for tables and errors.
     pub fn name(&self) -> String {
         match self {

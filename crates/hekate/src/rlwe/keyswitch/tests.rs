@@ -557,3 +557,27 @@ fn cost_model_splits_products_by_prime_width() {
         assert!(b_terms > 0.0 && other == 0.0, "{bits}-bit B': {c:?}");
     }
 }
+
+/// `KeySwitchMethod::parse` reads every spelling the CLI and the Python bindings accept,
+/// and refuses the rest with a message listing them.
+#[test]
+fn key_switch_method_names() {
+    use super::{KeySwitchMethod, KlssBound};
+    let cases = [
+        ("hybrid", KeySwitchMethod::Hybrid),
+        ("linear", KeySwitchMethod::Linear(KlssBound::WorstCase)),
+        (
+            "linear-heuristic",
+            KeySwitchMethod::Linear(KlssBound::Heuristic),
+        ),
+        ("auto", KeySwitchMethod::Auto),
+        ("klss:3", KeySwitchMethod::Klss(KlssConfig::klss(3))),
+    ];
+    for (s, m) in cases {
+        assert_eq!(KeySwitchMethod::parse(s).unwrap(), m, "{s}");
+    }
+    for bad in ["klss:0", "klss:", "klss", "fast", ""] {
+        let e = KeySwitchMethod::parse(bad).unwrap_err().to_string();
+        assert!(e.contains("use hybrid, klss:R"), "{bad}: {e}");
+    }
+}
