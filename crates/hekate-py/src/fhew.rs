@@ -6,7 +6,8 @@
 //! are shared; the scratch is per worker) taken from the evaluator's pool, so Python
 //! threads calling gates at once also run in parallel with one copy of the keys.
 
-use crate::ckks::{bytes_of, pickle_body, security_of};
+use crate::bytes::bytes_of;
+use crate::ckks::security_of;
 use crate::container::{read_container, write_container};
 use crate::progress::Callback;
 use crate::values::vector;
@@ -74,7 +75,7 @@ impl PyFhewContext {
     #[new]
     #[pyo3(signature = (preset, security=Some(128)), text_signature = "(preset, security=128)")]
     fn new(py: Python<'_>, preset: &str, security: Option<u32>) -> PyResult<Self> {
-        let p = FhewParams::by_name(preset).py_err()?;
+        let p = FhewParams::by_name_or_test(preset).py_err()?;
         let level = security_of(security)?;
         let inner = heavy(py, move || FhewContext::with_security(p, level))?;
         let params_bytes = p.to_bytes(&()).py_err()?;
@@ -292,9 +293,7 @@ impl PyFhewSecretKey {
 
     /// The secret key as hekate bytes. Keep them secret.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let (ctx, sk) = (self.ctx.get().inner.clone(), self.inner.clone());
-        let b = heavy(py, move || sk.to_bytes(&ctx))?;
-        Ok(PyBytes::new(py, &b))
+        crate::bytes::write(py, &self.inner, &self.ctx.get().inner)
     }
 
     /// The secret key of bytes written by ``to_bytes``, under ``ctx``.
@@ -304,12 +303,8 @@ impl PyFhewSecretKey {
         data: &Bound<'_, PyAny>,
         ctx: Py<PyFhewContext>,
     ) -> PyResult<Self> {
-        let (bytes, c) = (bytes_of(data)?, ctx.get().inner.clone());
-        let sk = heavy(py, move || FhewSecretKey::from_bytes(&bytes, &c))?;
-        Ok(PyFhewSecretKey {
-            ctx,
-            inner: Arc::new(sk),
-        })
+        let sk = crate::bytes::read::<FhewSecretKey>(py, data, &ctx.get().inner)?;
+        Ok(PyFhewSecretKey { ctx, inner: sk })
     }
 
     fn __reduce__(&self) -> PyResult<()> {
@@ -337,9 +332,7 @@ pub(crate) struct PyBootstrapKey {
 impl PyBootstrapKey {
     /// The key as hekate bytes (seed-compressed).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let (ctx, k) = (self.ctx.get().inner.clone(), self.inner.clone());
-        let b = heavy(py, move || k.to_bytes(&ctx))?;
-        Ok(PyBytes::new(py, &b))
+        crate::bytes::write(py, &self.inner, &self.ctx.get().inner)
     }
 
     /// The key of bytes written by ``to_bytes``, under ``ctx``.
@@ -349,21 +342,19 @@ impl PyBootstrapKey {
         data: &Bound<'_, PyAny>,
         ctx: Py<PyFhewContext>,
     ) -> PyResult<Self> {
-        let (bytes, c) = (bytes_of(data)?, ctx.get().inner.clone());
         crate::KEY_LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let k = heavy(py, move || BootstrapKey::from_bytes(&bytes, &c))?;
-        Ok(PyBootstrapKey {
-            ctx,
-            inner: Arc::new(k),
-        })
+        let inner = crate::bytes::read::<BootstrapKey>(py, data, &ctx.get().inner)?;
+        Ok(PyBootstrapKey { ctx, inner })
     }
 
     fn __reduce_ex__<'py>(&self, py: Python<'py>, protocol: u32) -> PyResult<Bound<'py, PyAny>> {
-        let body = pickle_body(py, self.to_bytes(py)?.as_bytes().to_vec(), protocol)?;
-        let f = py.get_type::<PyBootstrapKey>().getattr("from_bytes")?;
-        (f, (body, self.ctx.clone_ref(py)))
-            .into_pyobject(py)
-            .map(Bound::into_any)
+        crate::bytes::reduce!(
+            py,
+            PyBootstrapKey,
+            self.to_bytes(py)?,
+            protocol,
+            self.ctx.clone_ref(py)
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -801,11 +792,13 @@ impl PyLweArray {
     }
 
     fn __reduce_ex__<'py>(&self, py: Python<'py>, protocol: u32) -> PyResult<Bound<'py, PyAny>> {
-        let body = pickle_body(py, self.to_bytes(py)?.as_bytes().to_vec(), protocol)?;
-        let f = py.get_type::<PyLweArray>().getattr("from_bytes")?;
-        (f, (body, self.ctx.clone_ref(py)))
-            .into_pyobject(py)
-            .map(Bound::into_any)
+        crate::bytes::reduce!(
+            py,
+            PyLweArray,
+            self.to_bytes(py)?,
+            protocol,
+            self.ctx.clone_ref(py)
+        )
     }
 
     fn __and__(&self, py: Python<'_>, other: PyRef<'_, PyLweArray>) -> PyResult<PyLweArray> {

@@ -26,6 +26,7 @@ use pyo3::types::PyType;
 use std::sync::{Arc, Mutex};
 
 mod bench;
+mod bytes;
 mod ckks;
 mod container;
 mod fhew;
@@ -142,7 +143,7 @@ fn inspect<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-    let data = ckks::bytes_of(data)?;
+    let data = bytes::bytes_of(data)?;
     let data = data.as_slice();
     let h = hekate::serialize::peek_header(data).py_err()?;
     let d = pyo3::types::PyDict::new(py);

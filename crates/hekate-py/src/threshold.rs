@@ -6,7 +6,8 @@
 //! partial decryptions) pickle through hekate's byte format, so they can travel between
 //! processes; secret shares never pickle.
 
-use crate::ckks::{bytes_of, pickle_body, security_of};
+use crate::bytes::bytes_of;
+use crate::ckks::security_of;
 use crate::container::{read_container, write_container};
 use crate::fhew::{PyBootstrapKey, PyFhewContext, PyLweArray};
 use crate::values::vector;
@@ -322,9 +323,7 @@ macro_rules! message {
         impl $py_ty {
             /// The message as hekate bytes.
             fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-                let (ctx, m) = (self.ctx.get().inner.clone(), self.inner.clone());
-                let b = heavy(py, move || m.to_bytes(&ctx))?;
-                Ok(PyBytes::new(py, &b))
+                crate::bytes::write(py, &self.inner, &self.ctx.get().inner)
             }
 
             /// The message of bytes written by ``to_bytes``, under ``ctx``.
@@ -334,11 +333,10 @@ macro_rules! message {
                 data: &Bound<'_, PyAny>,
                 ctx: Py<PyThresholdContext>,
             ) -> PyResult<Self> {
-                let (bytes, c) = (bytes_of(data)?, ctx.get().inner.clone());
-                let m = heavy(py, move || <$inner>::from_bytes(&bytes, &c))?;
+                let m = crate::bytes::read::<$inner>(py, data, &ctx.get().inner)?;
                 Ok($py_ty {
                     ctx,
-                    inner: Arc::new(m),
+                    inner: m,
                 })
             }
 
@@ -347,11 +345,7 @@ macro_rules! message {
                 py: Python<'py>,
                 protocol: u32,
             ) -> PyResult<Bound<'py, PyAny>> {
-                let body = pickle_body(py, self.to_bytes(py)?.as_bytes().to_vec(), protocol)?;
-                let f = py.get_type::<$py_ty>().getattr("from_bytes")?;
-                (f, (body, self.ctx.clone_ref(py)))
-                    .into_pyobject(py)
-                    .map(Bound::into_any)
+                crate::bytes::reduce!(py, $py_ty, self.to_bytes(py)?, protocol, self.ctx.clone_ref(py))
             }
 
             $($extra)*
@@ -503,12 +497,12 @@ impl PyPartialDecryptions {
     }
 
     fn __reduce_ex__<'py>(&self, py: Python<'py>, protocol: u32) -> PyResult<Bound<'py, PyAny>> {
-        let body = pickle_body(py, self.to_bytes(py)?.as_bytes().to_vec(), protocol)?;
-        let f = py
-            .get_type::<PyPartialDecryptions>()
-            .getattr("from_bytes")?;
-        (f, (body, self.ctx.clone_ref(py)))
-            .into_pyobject(py)
-            .map(Bound::into_any)
+        crate::bytes::reduce!(
+            py,
+            PyPartialDecryptions,
+            self.to_bytes(py)?,
+            protocol,
+            self.ctx.clone_ref(py)
+        )
     }
 }

@@ -151,7 +151,7 @@ pub fn run(mut args: FhewArgs) -> Result<Outcome, Box<dyn Error>> {
     let presets: Vec<&FhewParams> = args
         .presets
         .iter()
-        .map(|name| FhewParams::by_name(name))
+        .map(|name| FhewParams::by_name_or_test(name))
         .collect::<Result<_, _>>()?;
     // One tick per (preset, method) cell.
     let cells = presets
@@ -436,7 +436,7 @@ mod tests {
         );
         assert!(MethodConfig::by_name("Alg6").is_err());
         // `--quick` runs TOY, which the library's preset list leaves out.
-        assert_eq!(FhewParams::by_name("toy").unwrap().name, "TOY");
+        assert_eq!(FhewParams::by_name_or_test("toy").unwrap().name, "TOY");
         assert!(FhewParams::by_name("STD128").is_ok() && FhewParams::by_name("STD129").is_err());
         assert!(MethodConfig::by_name("GINX+FAST").is_err());
         // Every default and label parses back to itself.

@@ -288,7 +288,7 @@ pub fn run(args: FhewArgs) -> Result<Outcome, Box<dyn Error>> {
             owned = fhew_params_from_bytes(&bytes)?;
             &owned
         }
-        (Some(name), None) => FhewParams::by_name(name)?,
+        (Some(name), None) => FhewParams::by_name_or_test(name)?,
         (None, None) => return Err("give --preset NAME or --from FILE".into()),
     };
     let cfg = match &args.method {

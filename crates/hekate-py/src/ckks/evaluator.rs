@@ -24,7 +24,6 @@ use super::{scale_of, PyContext, PyEvaluationKeys, PyPlaintext};
 use crate::values::slot_values;
 use crate::{error_of_class, heavy};
 use hekate::ckks::{Ciphertext, Evaluator, Scale};
-use hekate::serialize::{Deserialize, Serialize};
 use num_complex::Complex64;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -420,9 +419,7 @@ impl PyCiphertext {
 
     /// The ciphertext as hekate bytes (seed-compressed when fresh from a secret key).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let (ctx, c) = (self.ctx.get().inner.clone(), self.inner.clone());
-        let b = heavy(py, move || c.to_bytes(&ctx))?;
-        Ok(PyBytes::new(py, &b))
+        crate::bytes::write(py, &self.inner, &self.ctx.get().inner)
     }
 
     /// The ciphertext of bytes written by ``to_bytes``, under ``ctx``; ``real`` says whether
@@ -435,17 +432,24 @@ impl PyCiphertext {
         ctx: Py<PyContext>,
         real: bool,
     ) -> PyResult<PyCiphertext> {
-        let (bytes, c) = (super::bytes_of(data)?, ctx.get().inner.clone());
-        let ct = heavy(py, move || Ciphertext::from_bytes(&bytes, &c))?;
-        Ok(PyCiphertext::new(ctx, ct, real, None))
+        let ct = crate::bytes::read::<Ciphertext>(py, data, &ctx.get().inner)?;
+        Ok(PyCiphertext {
+            ctx,
+            inner: ct,
+            real,
+            bound: None,
+        })
     }
 
     fn __reduce_ex__<'py>(&self, py: Python<'py>, protocol: u32) -> PyResult<Bound<'py, PyAny>> {
-        let body = super::pickle_body(py, self.to_bytes(py)?.as_bytes().to_vec(), protocol)?;
-        let f = py.get_type::<PyCiphertext>().getattr("from_bytes")?;
-        (f, (body, self.ctx.clone_ref(py), self.real))
-            .into_pyobject(py)
-            .map(Bound::into_any)
+        crate::bytes::reduce!(
+            py,
+            PyCiphertext,
+            self.to_bytes(py)?,
+            protocol,
+            self.ctx.clone_ref(py),
+            self.real
+        )
     }
 
     fn __copy__(slf: Py<Self>) -> Py<Self> {

@@ -55,30 +55,6 @@ pub(crate) fn security_of(bits: Option<u32>) -> PyResult<SecurityLevel> {
     }
 }
 
-/// The bytes of a bytes-like object (`bytes`, `bytearray`, `memoryview`, an out-of-band
-/// pickle buffer).
-pub(crate) fn bytes_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(b.as_bytes().to_vec());
-    }
-    let b = obj.py().get_type::<PyBytes>().call1((obj,))?;
-    Ok(b.cast::<PyBytes>()?.as_bytes().to_vec())
-}
-
-/// The body of a pickle: a `PickleBuffer` (out of band) from protocol 5 on, else `bytes`.
-pub(crate) fn pickle_body<'py>(
-    py: Python<'py>,
-    bytes: Vec<u8>,
-    protocol: u32,
-) -> PyResult<Bound<'py, PyAny>> {
-    let b = PyBytes::new(py, &bytes).into_any();
-    if protocol >= 5 {
-        py.import("pickle")?.getattr("PickleBuffer")?.call1((b,))
-    } else {
-        Ok(b)
-    }
-}
-
 /// What identifies a context in this process's cache: its parameter bytes, the security
 /// level it was checked at, and its `auto_rescale`.
 type ContextKey = (Vec<u8>, Option<u32>, bool);
@@ -214,7 +190,7 @@ impl PyContext {
         security: Option<u32>,
         auto_rescale: bool,
     ) -> PyResult<Py<PyContext>> {
-        PyContext::cached(py, bytes_of(data)?, security, auto_rescale)
+        PyContext::cached(py, crate::bytes::bytes_of(data)?, security, auto_rescale)
     }
 
     /// The parameters as hekate bytes (self-contained; a few hundred bytes).
@@ -563,9 +539,7 @@ impl PySecretKey {
     /// The secret key as hekate bytes. Keep them secret: whoever holds them decrypts
     /// everything encrypted under this key.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let (ctx, sk) = (self.ctx.get().inner.clone(), self.inner.clone());
-        let b = heavy(py, move || sk.to_bytes(ctx.ring()))?;
-        Ok(PyBytes::new(py, &b))
+        crate::bytes::write(py, &self.inner, self.ctx.get().inner.ring())
     }
 
     /// The secret key of bytes written by ``to_bytes``, under ``ctx``.
@@ -575,12 +549,8 @@ impl PySecretKey {
         data: &Bound<'_, PyAny>,
         ctx: Py<PyContext>,
     ) -> PyResult<PySecretKey> {
-        let (bytes, c) = (bytes_of(data)?, ctx.get().inner.clone());
-        let sk = heavy(py, move || SecretKey::from_bytes(&bytes, c.ring()))?;
-        Ok(PySecretKey {
-            ctx,
-            inner: Arc::new(sk),
-        })
+        let sk = crate::bytes::read::<SecretKey>(py, data, ctx.get().inner.ring())?;
+        Ok(PySecretKey { ctx, inner: sk })
     }
 
     fn __reduce__(&self) -> PyResult<()> {
@@ -664,9 +634,7 @@ impl PyPublicKey {
 
     /// The public key as hekate bytes.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let (ctx, pk) = (self.ctx.get().inner.clone(), self.inner.clone());
-        let b = heavy(py, move || pk.to_bytes(ctx.ring()))?;
-        Ok(PyBytes::new(py, &b))
+        crate::bytes::write(py, &self.inner, self.ctx.get().inner.ring())
     }
 
     /// The public key of bytes written by ``to_bytes``, under ``ctx``.
@@ -676,20 +644,18 @@ impl PyPublicKey {
         data: &Bound<'_, PyAny>,
         ctx: Py<PyContext>,
     ) -> PyResult<PyPublicKey> {
-        let (bytes, c) = (bytes_of(data)?, ctx.get().inner.clone());
-        let pk = heavy(py, move || PublicKey::from_bytes(&bytes, c.ring()))?;
-        Ok(PyPublicKey {
-            ctx,
-            inner: Arc::new(pk),
-        })
+        let pk = crate::bytes::read::<PublicKey>(py, data, ctx.get().inner.ring())?;
+        Ok(PyPublicKey { ctx, inner: pk })
     }
 
     fn __reduce_ex__<'py>(&self, py: Python<'py>, protocol: u32) -> PyResult<Bound<'py, PyAny>> {
-        let body = pickle_body(py, self.to_bytes(py)?.as_bytes().to_vec(), protocol)?;
-        let f = py.get_type::<PyPublicKey>().getattr("from_bytes")?;
-        (f, (body, self.ctx.clone_ref(py)))
-            .into_pyobject(py)
-            .map(Bound::into_any)
+        crate::bytes::reduce!(
+            py,
+            PyPublicKey,
+            self.to_bytes(py)?,
+            protocol,
+            self.ctx.clone_ref(py)
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -764,7 +730,7 @@ impl PyEvaluationKeys {
         ctx: Py<PyContext>,
     ) -> PyResult<PyEvaluationKeys> {
         crate::KEY_LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let (bytes, c) = (bytes_of(data)?, ctx.get().inner.clone());
+        let (bytes, c) = (crate::bytes::bytes_of(data)?, ctx.get().inner.clone());
         let set = heavy(py, move || {
             let bad = |m: &str| hekate::Error::Deserialize(format!("evaluation keys: {m}"));
             let rest = bytes
@@ -789,11 +755,13 @@ impl PyEvaluationKeys {
     }
 
     fn __reduce_ex__<'py>(&self, py: Python<'py>, protocol: u32) -> PyResult<Bound<'py, PyAny>> {
-        let body = pickle_body(py, self.to_bytes(py)?.as_bytes().to_vec(), protocol)?;
-        let f = py.get_type::<PyEvaluationKeys>().getattr("from_bytes")?;
-        (f, (body, self.ctx.clone_ref(py)))
-            .into_pyobject(py)
-            .map(Bound::into_any)
+        crate::bytes::reduce!(
+            py,
+            PyEvaluationKeys,
+            self.to_bytes(py)?,
+            protocol,
+            self.ctx.clone_ref(py)
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -852,9 +820,7 @@ impl PyPlaintext {
 
     /// The plaintext as hekate bytes.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let (ctx, p) = (self.ctx.get().inner.clone(), self.inner.clone());
-        let b = heavy(py, move || p.to_bytes(&ctx))?;
-        Ok(PyBytes::new(py, &b))
+        crate::bytes::write(py, &self.inner, &self.ctx.get().inner)
     }
 
     /// The plaintext of bytes written by ``to_bytes``, under ``ctx``.
@@ -866,21 +832,23 @@ impl PyPlaintext {
         ctx: Py<PyContext>,
         real: bool,
     ) -> PyResult<PyPlaintext> {
-        let (bytes, c) = (bytes_of(data)?, ctx.get().inner.clone());
-        let p = heavy(py, move || Plaintext::from_bytes(&bytes, &c))?;
+        let p = crate::bytes::read::<Plaintext>(py, data, &ctx.get().inner)?;
         Ok(PyPlaintext {
             ctx,
-            inner: Arc::new(p),
+            inner: p,
             real,
         })
     }
 
     fn __reduce_ex__<'py>(&self, py: Python<'py>, protocol: u32) -> PyResult<Bound<'py, PyAny>> {
-        let body = pickle_body(py, self.to_bytes(py)?.as_bytes().to_vec(), protocol)?;
-        let f = py.get_type::<PyPlaintext>().getattr("from_bytes")?;
-        (f, (body, self.ctx.clone_ref(py), self.real))
-            .into_pyobject(py)
-            .map(Bound::into_any)
+        crate::bytes::reduce!(
+            py,
+            PyPlaintext,
+            self.to_bytes(py)?,
+            protocol,
+            self.ctx.clone_ref(py),
+            self.real
+        )
     }
 
     fn __repr__(&self) -> String {

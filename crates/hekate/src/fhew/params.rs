@@ -232,21 +232,34 @@ pub use crate::params::fhew::{
 };
 
 impl FhewParams {
-    /// The preset called `name` (case-insensitive): one of [`PRESETS`], or the insecure
-    /// test set [`TOY`] (which [`FhewContext::new`](crate::fhew::FhewContext::new) refuses
-    /// unless the caller opts out of the security check).
+    /// The preset called `name` (case-insensitive), one of [`PRESETS`]. The insecure test
+    /// set is no preset: [`FhewParams::by_name_or_test`] also finds it.
     pub fn by_name(name: &str) -> Result<&'static FhewParams> {
         PRESETS
             .iter()
-            .chain([&&TOY])
             .find(|p| p.name.eq_ignore_ascii_case(name))
             .copied()
             .ok_or_else(|| {
                 Error::InvalidParameters(format!(
-                    "no FHEW preset named {name}; known: {}, TOY (insecure, tests)",
+                    "no FHEW preset named {name}; known: {}",
                     PRESETS.map(|p| p.name).join(", ")
                 ))
             })
+    }
+
+    /// [`FhewParams::by_name`], or the insecure test set [`TOY`] by its name: what the
+    /// CLI's benchmarks and the Python bindings accept (a context still refuses `TOY`
+    /// unless the caller opts out of the security check).
+    pub fn by_name_or_test(name: &str) -> Result<&'static FhewParams> {
+        if name.eq_ignore_ascii_case(TOY.name) {
+            return Ok(&TOY);
+        }
+        Self::by_name(name).map_err(|e| match e {
+            Error::InvalidParameters(m) => {
+                Error::InvalidParameters(format!("{m}, or TOY (insecure, tests)"))
+            }
+            e => e,
+        })
     }
 
     /// A 64-bit fingerprint of every numeric field (the descriptive strings do not
@@ -524,8 +537,13 @@ mod tests {
         );
         assert!(MethodConfig::by_name("GINX+FAST").is_err());
         assert!(MethodConfig::by_name("nope").is_err());
-        assert_eq!(FhewParams::by_name("toy").unwrap().name, "TOY");
-        assert!(FhewParams::by_name("STD129").is_err());
+        assert!(FhewParams::by_name("toy").is_err());
+        assert_eq!(FhewParams::by_name_or_test("toy").unwrap().name, "TOY");
+        assert_eq!(
+            FhewParams::by_name_or_test("std128").unwrap().name,
+            "STD128"
+        );
+        assert!(FhewParams::by_name_or_test("STD129").is_err());
     }
 
     #[test]
