@@ -30,6 +30,7 @@ mod bytes;
 mod ckks;
 mod container;
 mod fhew;
+mod integer;
 mod progress;
 mod threshold;
 mod values;
@@ -184,5 +185,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ckks::register(m)?;
     fhew::register(m)?;
     threshold::register(m)?;
+    integer::register(m)?;
     Ok(())
 }

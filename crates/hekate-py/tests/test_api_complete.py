@@ -35,6 +35,15 @@ CKKS_ALLOWED = {
 # out-of-place twin (e.g. a fused `acc += ct * pt`) needs a Python `NAME` (or `NAME_assign`).
 ASSIGN_SUFFIX = "_assign"
 
+# Rust methods of `hekate::rlwe::integer::Evaluator` (BFV/BGV) with no Python counterpart.
+INTEGER_ALLOWED = {
+    "new": "constructor (IntegerEvaluator(keys) is the Python one)",
+    "with_key_set": "constructor over a shared key set (what IntegerEvaluator(keys) calls)",
+    "with_leveled_products": "IntegerEvaluator(keys, leveled_products=True) is the Python form",
+    "rlwe": "the embedded RLWE evaluator core: an implementation layer",
+    "leveled_primes": "the prime count a leveled BFV product would keep: an internal of mul",
+}
+
 # Rust methods of `hekate::fhew::FhewEvaluator` with no Python counterpart, and why.
 FHEW_ALLOWED = {
     "new": "constructor (FhewEvaluator(key) is the Python one)",
@@ -137,6 +146,15 @@ def ckks_rust_methods() -> set[str]:
     return names
 
 
+def integer_rust_methods() -> set[str]:
+    integer = HEKATE_SRC / "rlwe" / "integer"
+    files = [integer / "evaluator.rs", *sorted((integer / "evaluator").glob("*.rs"))]
+    names = set()
+    for f in files:
+        names |= pub_methods(f, "Evaluator")
+    return names
+
+
 def fhew_rust_methods() -> set[str]:
     return pub_methods(HEKATE_SRC / "fhew" / "gates.rs", "FhewEvaluator")
 
@@ -166,6 +184,7 @@ def test_sources_are_found():
     """The scan sees the methods it must (so that moving a file cannot make it vacuous)."""
     assert {"add", "mul", "rescale", "rotate", "rotate_hoisted"} <= ckks_rust_methods()
     assert {"gate", "refresh", "lut", "not"} <= fhew_rust_methods()
+    assert {"mul", "rotate_rows", "mod_switch"} <= integer_rust_methods()
 
 
 @pytest.mark.parametrize(
@@ -173,8 +192,9 @@ def test_sources_are_found():
     [
         (ckks_rust_methods, native.CkksEvaluator, CKKS_ALLOWED),
         (fhew_rust_methods, native.FhewEvaluator, FHEW_ALLOWED),
+        (integer_rust_methods, native.IntegerEvaluator, INTEGER_ALLOWED),
     ],
-    ids=["ckks", "fhew"],
+    ids=["ckks", "fhew", "integer"],
 )
 def test_every_rust_evaluator_method_has_a_python_counterpart(rust, cls, allowed):
     methods = rust()

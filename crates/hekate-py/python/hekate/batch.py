@@ -39,13 +39,17 @@ Circuit = Callable[..., Any]
 
 
 def evaluator_for(keys: Any) -> Any:
-    """The evaluator of ``keys``: CKKS ``EvaluationKeys`` or an FHEW ``BootstrapKey``."""
+    """The evaluator of ``keys``: CKKS or BFV/BGV ``EvaluationKeys``, or an FHEW
+    ``BootstrapKey``."""
     if isinstance(keys, _native.CkksEvaluationKeys):
         return _native.CkksEvaluator(keys)
+    if isinstance(keys, _native.IntegerEvaluationKeys):
+        return _native.IntegerEvaluator(keys)
     if isinstance(keys, _native.FhewBootstrapKey):
         return _native.FhewEvaluator(keys)
     raise TypeError(
-        f"keys must be hekate.ckks.EvaluationKeys or hekate.fhew.BootstrapKey, got {type(keys).__name__}"
+        "keys must be hekate.ckks.EvaluationKeys, hekate.bfv/bgv.EvaluationKeys or "
+        f"hekate.fhew.BootstrapKey, got {type(keys).__name__}"
     )
 
 

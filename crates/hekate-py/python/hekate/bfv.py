@@ -1,0 +1,45 @@
+"""BFV: exact arithmetic modulo ``t`` on integer vectors (the shared integer core).
+
+>>> import numpy as np, hekate as hk
+>>> ctx = hk.bfv.for_depth(t=65537, depth=4)          # 128-bit, chain sized for 4 products
+>>> sk = ctx.secret_key(); ev = hk.bfv.Evaluator(sk.evaluation_keys(rotations=[1]))
+>>> x = sk.public_key().encrypt(np.arange(8))
+>>> with ev:
+...     y = x * x + 3 * (x << 1)
+>>> sk.decrypt(y)[:4]                                # doctest: +SKIP
+array([ 3, 7, 13, 21], dtype=uint64)
+
+Values are ``uint64`` (``signed=True``: ``int64`` centred mod t); batch slots by default
+(2 rows of N/2; t prime and 1 mod 2N), ``coefficients=True`` for coefficient encoding.
+"""
+
+from . import _native
+from ._native import (
+    IntegerCiphertext as Ciphertext,
+    IntegerEvaluationKeys as EvaluationKeys,
+    IntegerEvaluator as Evaluator,
+    IntegerPlaintext as Plaintext,
+    IntegerPublicKey as PublicKey,
+    IntegerSecretKey as SecretKey,
+)
+
+__all__ = ["Context", "for_depth", "SecretKey", "PublicKey", "EvaluationKeys", "Plaintext", "Ciphertext", "Evaluator"]
+
+
+def Context(  # noqa: N802 (a constructor)
+    log_n: int,
+    t: int,
+    log_q: list[int],
+    log_p: list[int] | None = None,
+    dnum: int | None = None,
+    security: int | None = 128,
+    key_switching: str = "hybrid",
+) -> _native.IntegerContext:
+    """BFV parameters: ring degree 2^log_n, plaintext modulus t, chain and special primes'
+    bit sizes (see :class:`hekate._native.IntegerContext`)."""
+    return _native.IntegerContext("bfv", log_n, t, log_q, log_p, dnum, security, key_switching)
+
+
+def for_depth(t: int, depth: int, security: int = 128) -> _native.IntegerContext:
+    """The smallest BFV chain (from N = 2^11) carrying ``depth`` products mod ``t``."""
+    return _native.IntegerContext.for_depth("bfv", t, depth, security)
