@@ -294,3 +294,27 @@ def test_mul_plain_add(ckks, rng):
     acc = ev.mul_plain(y, pt)  # carries the product's scale
     out = ev.rescale(ev.mul_plain_add(acc, x, pt))
     close(sk.decrypt(out), full(ctx, (a + b) * c))
+
+
+def test_polynomials(ckks, rng):
+    ctx, sk, pk, _, ev = ckks
+    a = rng.uniform(-1, 1, 16)
+    x = pk.encrypt(a)
+    p = hk.ckks.Polynomial.monomial([0.5, -1.0, 0.25, 0.125])  # degree 3, depth 2
+    assert (p.degree, p.depth, p.basis) == (3, 2, "monomial")
+    y = ev.evaluate_polynomial(x, p)
+    assert y.level == x.level - 2 and y.scale == x.scale  # scale-exact
+    close(sk.decrypt(y)[:16], np.real(p(a)), 2**-14)
+    # A user function: the logistic sigmoid on [-1, 1] by Chebyshev interpolation.
+    sig = hk.ckks.Polynomial.interpolate(lambda t: 1 / (1 + np.exp(-4 * t)), -1.0, 1.0, 7)
+    assert sig.basis == "chebyshev" and sig.interval == (-1.0, 1.0)
+    want = 1 / (1 + np.exp(-4 * a))
+    assert np.max(np.abs(np.real(sig(a)) - want)) < 5e-3  # the degree-7 interpolant itself
+    z = ev.evaluate_polynomial(x, sig)
+    close(sk.decrypt(z)[:16], np.real(sig(a)), 2**-12)
+    with pytest.raises(ZeroDivisionError):
+        hk.ckks.Polynomial.interpolate(lambda t: 1 / 0, -1.0, 1.0, 3)
+    with pytest.raises(hk.InvalidParametersError, match="interval"):
+        hk.ckks.Polynomial.chebyshev([1.0], 1.0, -1.0)
+    with pytest.raises(hk.OutOfLevelsError):
+        ev.evaluate_polynomial(x.drop_level(2), hk.ckks.Polynomial.monomial([0.0] * 8 + [1.0]))

@@ -21,6 +21,7 @@ from ._native import (
     CkksPlaintext as Plaintext,
     CkksPublicKey as PublicKey,
     CkksSecretKey as SecretKey,
+    Polynomial,
 )
 
 __all__ = [
@@ -31,4 +32,5 @@ __all__ = [
     "Plaintext",
     "Ciphertext",
     "Evaluator",
+    "Polynomial",
 ]

@@ -924,6 +924,26 @@ impl PyEvaluator {
         })
     }
 
+    /// ``p(ct)`` (a ``Polynomial``) by baby-step giant-step, ``p.depth`` levels down, at
+    /// exactly ``scale`` (default: ``ct``'s own scale; a float, ciphertext or plaintext).
+    #[pyo3(signature = (ct, p, scale=None))]
+    fn evaluate_polynomial(
+        slf: &Bound<'_, Self>,
+        ct: PyRef<'_, PyCiphertext>,
+        p: PyRef<'_, super::poly::PyPolynomial>,
+        scale: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyCiphertext> {
+        let target = match scale {
+            Some(s) => scale_of(s)?,
+            None => ct.inner.scale().clone(),
+        };
+        let (x, poly) = (ct.inner.clone(), p.inner.clone());
+        let real = ct.real && poly.coefficients().iter().all(|c| c.im == 0.0);
+        Self::run(slf, real, move |ev| {
+            hekate::circuits::polyeval::evaluate(ev, &x, &poly, &target)
+        })
+    }
+
     /// ``[a_i * b_i]`` relinearized and, unlike ``mul``, rescaled when the context's
     /// ``auto_rescale`` is on (the operator's semantics), all
     /// in one call without the GIL, in parallel.

@@ -28,6 +28,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 pub(crate) mod evaluator;
+pub(crate) mod poly;
 pub(crate) use evaluator::PyEvaluator;
 
 /// Registers the CKKS classes.
@@ -39,6 +40,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPlaintext>()?;
     m.add_class::<PyCiphertext>()?;
     m.add_class::<PyEvaluator>()?;
+    m.add_class::<poly::PyPolynomial>()?;
     Ok(())
 }
 
