@@ -82,6 +82,14 @@ impl Callback {
         });
     }
 
+    /// Reports `done` of `total` (for callers that count themselves, e.g. the closure of
+    /// `ckks::bootstrap::generate_keys_with`).
+    pub(crate) fn set(&self, done: u64, total: u64) {
+        self.total.store(total, Ordering::Relaxed);
+        self.done.store(done, Ordering::Relaxed);
+        self.report(done == 0 || done >= total);
+    }
+
     /// The first exception the callable raised (or Ctrl-C), if any.
     pub(crate) fn take_error(&self) -> PyResult<()> {
         match self.error.lock().unwrap_or_else(|p| p.into_inner()).take() {

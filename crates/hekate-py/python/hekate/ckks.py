@@ -14,6 +14,9 @@ GIL. Everything except secret keys pickles (through hekate's validated byte form
 """
 
 from ._native import (
+    BootstrapKeys,
+    BootstrapParameters,
+    Bootstrapper,
     CkksCiphertext as Ciphertext,
     CkksContext as Context,
     CkksEvaluationKeys as EvaluationKeys,
@@ -33,4 +36,7 @@ __all__ = [
     "Ciphertext",
     "Evaluator",
     "Polynomial",
+    "BootstrapParameters",
+    "BootstrapKeys",
+    "Bootstrapper",
 ]

@@ -567,6 +567,15 @@ fn all_real(cts: &[&PyCiphertext]) -> bool {
 }
 
 impl PyEvaluator {
+    /// An evaluator from its parts (e.g. a bootstrapper's keys).
+    pub(crate) fn from_parts(
+        ctx: Py<PyContext>,
+        keys: Py<PyEvaluationKeys>,
+        inner: Arc<Evaluator>,
+    ) -> Self {
+        PyEvaluator { ctx, keys, inner }
+    }
+
     /// Runs `f` on this evaluator (GIL released) and wraps the result, bound to `slf`.
     fn run<F>(slf: &Bound<'_, Self>, real: bool, f: F) -> PyResult<PyCiphertext>
     where

@@ -27,6 +27,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+pub(crate) mod boot;
 pub(crate) mod evaluator;
 pub(crate) mod poly;
 pub(crate) use evaluator::PyEvaluator;
@@ -41,6 +42,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCiphertext>()?;
     m.add_class::<PyEvaluator>()?;
     m.add_class::<poly::PyPolynomial>()?;
+    m.add_class::<boot::PyBootstrapParameters>()?;
+    m.add_class::<boot::PyBootstrapKeys>()?;
+    m.add_class::<boot::PyBootstrapper>()?;
     Ok(())
 }
 
@@ -86,7 +90,11 @@ pub(crate) struct PyContext {
 }
 
 impl PyContext {
-    fn wrap(inner: Arc<CkksContext>, security: Option<u32>, auto_rescale: bool) -> PyContext {
+    pub(crate) fn wrap(
+        inner: Arc<CkksContext>,
+        security: Option<u32>,
+        auto_rescale: bool,
+    ) -> PyContext {
         let params_bytes = hekate::serialize::ckks_context_to_bytes(&inner);
         let keyless = Arc::new(Evaluator::new(inner.clone(), None, GaloisKeys::new()));
         PyContext {
@@ -488,6 +496,20 @@ impl PySecretKey {
             ctx: self.ctx.clone_ref(py),
             inner: Arc::new(set),
         })
+    }
+
+    /// The bootstrapping keys of this secret key for ``params`` (a
+    /// ``BootstrapParameters`` whose context this key belongs to). Public. ``progress``:
+    /// ``True`` draws a bar, a callable receives ``(done, total)``.
+    #[pyo3(signature = (params, progress=None))]
+    fn bootstrap_keys(
+        &self,
+        py: Python<'_>,
+        params: PyRef<'_, boot::PyBootstrapParameters>,
+        progress: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<boot::PyBootstrapKeys> {
+        let cb = Callback::from_arg(py, progress, "bootstrapping keys")?;
+        params.generate_keys(py, self.inner.clone(), cb.as_ref())
     }
 
     /// Encrypts ``values`` under this secret key (seed-compressed: half the bytes of a
