@@ -13,7 +13,7 @@ Values are ``uint64`` (``signed=True``: ``int64`` centred mod t); batch slots by
 (2 rows of N/2; t prime and 1 mod 2N), ``coefficients=True`` for coefficient encoding.
 """
 
-from . import _native
+from ._integer import constructors
 from ._native import (
     IntegerCiphertext as Ciphertext,
     IntegerEvaluationKeys as EvaluationKeys,
@@ -23,23 +23,6 @@ from ._native import (
     IntegerSecretKey as SecretKey,
 )
 
+Context, for_depth = constructors("bgv")
+
 __all__ = ["Context", "for_depth", "SecretKey", "PublicKey", "EvaluationKeys", "Plaintext", "Ciphertext", "Evaluator"]
-
-
-def Context(  # noqa: N802 (a constructor)
-    log_n: int,
-    t: int,
-    log_q: list[int],
-    log_p: list[int] | None = None,
-    dnum: int | None = None,
-    security: int | None = 128,
-    key_switching: str = "hybrid",
-) -> _native.IntegerContext:
-    """BGV parameters: ring degree 2^log_n, plaintext modulus t, chain and special primes'
-    bit sizes (see :class:`hekate._native.IntegerContext`)."""
-    return _native.IntegerContext("bgv", log_n, t, log_q, log_p, dnum, security, key_switching)
-
-
-def for_depth(t: int, depth: int, security: int = 128) -> _native.IntegerContext:
-    """The smallest BGV chain (from N = 2^11) carrying ``depth`` products mod ``t``."""
-    return _native.IntegerContext.for_depth("bgv", t, depth, security)
