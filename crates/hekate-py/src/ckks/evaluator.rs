@@ -99,13 +99,18 @@ impl PyCiphertext {
         ))
     }
 
-    /// Rescales `ct` if the context asks for it.
-    fn auto_rescale(&self, ev: &Evaluator, ct: Ciphertext) -> hekate::Result<Ciphertext> {
-        if self.ctx.get().auto_rescale {
-            ev.rescale(&ct)
-        } else {
-            Ok(ct)
-        }
+    /// Whether the context rescales after every product.
+    fn auto(&self) -> bool {
+        self.ctx.get().auto_rescale
+    }
+}
+
+/// `ct` rescaled when `auto` (the context's `auto_rescale`), else `ct` itself.
+fn maybe_rescale(ev: &Evaluator, ct: Ciphertext, auto: bool) -> hekate::Result<Ciphertext> {
+    if auto {
+        ev.rescale(&ct)
+    } else {
+        Ok(ct)
     }
 }
 
@@ -265,15 +270,8 @@ impl PyCiphertext {
                 let ev = self.evaluator(py, Some(bref), "a product")?;
                 let evi = ev.get().inner.clone();
                 let bi = bref.inner.clone();
-                let auto = self.ctx.get().auto_rescale;
-                let r = heavy(py, move || {
-                    let p = evi.mul(&a, &bi)?;
-                    if auto {
-                        evi.rescale(&p)
-                    } else {
-                        Ok(p)
-                    }
-                })?;
+                let auto = self.auto();
+                let r = heavy(py, move || maybe_rescale(&evi, evi.mul(&a, &bi)?, auto))?;
                 let mut out = self.derive(py, r, self.real && bref.real);
                 out.bound = Some(ev);
                 Ok(out)
@@ -281,8 +279,8 @@ impl PyCiphertext {
             Operand::Pt(p) => {
                 let (pi, real) = (p.get().inner.clone(), p.get().real);
                 let ev = self.keyless();
-                let r = heavy(py, move || ev.mul_plain(&a, &pi))?;
-                let r = heavy(py, || self.auto_rescale(&self.keyless(), r))?;
+                let auto = self.auto();
+                let r = heavy(py, move || maybe_rescale(&ev, ev.mul_plain(&a, &pi)?, auto))?;
                 Ok(self.derive(py, r, self.real && real))
             }
             Operand::Int(k) => {
@@ -297,8 +295,8 @@ impl PyCiphertext {
             }
             Operand::Const(c) => {
                 let ev = self.keyless();
-                let r = heavy(py, move || ev.mul_const(&a, c))?;
-                let r = heavy(py, || self.auto_rescale(&self.keyless(), r))?;
+                let auto = self.auto();
+                let r = heavy(py, move || maybe_rescale(&ev, ev.mul_const(&a, c)?, auto))?;
                 Ok(self.derive(py, r, self.real && is_real(c)))
             }
             Operand::Values(v, real) => {
@@ -306,8 +304,8 @@ impl PyCiphertext {
                 let scale = ctx.inner.constant_scale(a.level());
                 let pt = super::encode_at(py, ctx, v, Some(a.level()), &scale, Some(a.slots()))?;
                 let ev = self.keyless();
-                let r = heavy(py, move || ev.mul_plain(&a, &pt))?;
-                let r = heavy(py, || self.auto_rescale(&self.keyless(), r))?;
+                let auto = self.auto();
+                let r = heavy(py, move || maybe_rescale(&ev, ev.mul_plain(&a, &pt)?, auto))?;
                 Ok(self.derive(py, r, self.real && real))
             }
         }
@@ -980,14 +978,7 @@ impl PyEvaluator {
         let rs = heavy(py, move || {
             pairs
                 .par_iter()
-                .map(|(x, y)| {
-                    let p = ev.mul(x, y)?;
-                    if auto {
-                        ev.rescale(&p)
-                    } else {
-                        Ok(p)
-                    }
-                })
+                .map(|(x, y)| maybe_rescale(&ev, ev.mul(x, y)?, auto))
                 .collect::<hekate::Result<Vec<_>>>()
         })?;
         let items = rs
