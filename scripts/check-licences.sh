@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Licence check of the default build: every crate that `hekate`, `hekate-cli` and the
+# Licence check of the default build: every crate that `hekate`, `hekate-cli`, `hekate-gpu` and the
 # Python extension `hekate-py` pull in
 # with their default features (normal dependencies, not dev- or build-dependencies) must
 # carry a permissive licence from the allow-list below, and no `tfhe-*` crate may appear
@@ -14,7 +14,7 @@ allowed=" MIT Apache-2.0 BSD-2-Clause BSD-3-Clause ISC Unicode-3.0 Zlib CC0-1.0 
 
 # `{p}|{l}`: the package (name, version, annotations) and its licence expression, split
 # at `|`; cargo appends ` (*)` to repeated entries.
-tree=$(cargo tree -e normal --prefix none --format '{p}|{l}' -p hekate -p hekate-cli -p hekate-py |
+tree=$(cargo tree -e normal --prefix none --format '{p}|{l}' -p hekate -p hekate-cli -p hekate-gpu -p hekate-py |
     sed -E 's/ \(\*\)$//' | sort -u)
 
 status=0

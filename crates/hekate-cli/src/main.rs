@@ -22,6 +22,8 @@
 //!                                  # an FHEW set: security, noise, failure, key size
 //! hekate inspect ct.bin --params ctx.bin
 //!                                  # what a serialized object is, and whether it parses
+//! hekate gpu info                  # GPU runtimes, the device, a kernel self-check
+//! hekate bench gpu --quick         # GPU kernels: device, transfer and CPU times
 //! hekate completions bash          # the shell completion script
 //! ```
 //!
@@ -34,6 +36,8 @@
 mod bench;
 mod demo;
 mod demo_fhew;
+/// `hekate gpu info`.
+mod gpu;
 /// `hekate inspect`.
 mod inspect;
 mod params;
@@ -103,6 +107,14 @@ enum Command {
     /// --params a validated parse under those parameters.
     #[command(after_help = EXIT_CODES)]
     Inspect(inspect::InspectArgs),
+    /// The GPU backend: `hekate gpu info` shows the runtimes and device found and checks
+    /// the kernels against the CPU on it.
+    #[command(after_help = EXIT_CODES)]
+    Gpu {
+        /// What to do.
+        #[command(subcommand)]
+        action: gpu::GpuAction,
+    },
     /// Prints the completion script of a shell, e.g.
     /// `hekate completions bash > ~/.local/share/bash-completion/completions/hekate`.
     Completions {
@@ -138,6 +150,7 @@ fn main() -> ExitCode {
         Command::Bench { format, area } => bench::run(area, format),
         Command::Params { area } => params::run(area),
         Command::Inspect(args) => inspect::run(args),
+        Command::Gpu { action } => gpu::run(action),
         Command::Completions { shell } => {
             completions(shell);
             Ok(Outcome::Success)

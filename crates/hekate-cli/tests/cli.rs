@@ -407,3 +407,40 @@ fn completions_and_help() {
         "{help}"
     );
 }
+
+/// `hekate gpu info` and `hekate bench gpu --quick`: with a device (POCL in CI), the
+/// self-check and every bench row are bit-exact; without one, a clear error and exit 1.
+/// `HEKATE_GPU=off` is refused with exit 1.
+#[test]
+fn gpu_info_and_bench() {
+    let required = std::env::var("HEKATE_REQUIRE_GPU").is_ok_and(|v| v == "1")
+        || std::env::var("CI").is_ok_and(|v| v == "true");
+    let info = hekate(&["gpu", "info"]);
+    no_panic(&info);
+    if code(&info) == 1 && !required {
+        assert!(stderr(&info).contains("no GPU device"), "{}", stderr(&info));
+        eprintln!("skipped: {}", stderr(&info));
+        return;
+    }
+    assert_eq!(code(&info), 0, "{}{}", stdout(&info), stderr(&info));
+    assert!(
+        stdout(&info).contains("bit-exact with the CPU"),
+        "{}",
+        stdout(&info)
+    );
+    let bench = hekate(&["bench", "gpu", "--quick", "--format", "json"]);
+    assert_eq!(code(&bench), 0, "{}", stderr(&bench));
+    let rows = json(&bench);
+    let rows = rows.as_array().expect("an array of records");
+    assert_eq!(rows.len(), 4, "four operations at one chain length");
+    for r in rows {
+        assert_eq!(r["cells"]["bit-exact"], "yes", "{r}");
+    }
+    let off = Command::new(env!("CARGO_BIN_EXE_hekate"))
+        .args(["gpu", "info"])
+        .env("HEKATE_GPU", "off")
+        .output()
+        .unwrap();
+    assert_eq!(code(&off), 1);
+    assert!(stderr(&off).contains("HEKATE_GPU=off"));
+}

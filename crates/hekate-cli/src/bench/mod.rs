@@ -42,6 +42,7 @@ pub mod bootstrap_peer;
 pub mod ckks;
 pub mod fhew;
 pub mod fhew_peer;
+pub mod gpu;
 pub mod integer;
 pub mod keyswitch;
 pub mod mlwe;
@@ -91,6 +92,10 @@ pub enum BenchArea {
     /// operation counts beside the paper's. The default run takes minutes and up to
     /// --max-key-gib of keys; try --quick first.
     Mlwe(mlwe::MlweArgs),
+    /// GPU kernels (NTT, products, automorphisms) on the device `hekate gpu info` shows:
+    /// device time, transfer time and the CPU's time of the same operation, each row
+    /// checked bit-exact first. On POCL (a CPU OpenCL device) it reports correctness only.
+    Gpu(gpu::GpuArgs),
 }
 
 impl BenchArea {
@@ -106,6 +111,7 @@ impl BenchArea {
             BenchArea::Bootstrap(_) => "bootstrap",
             BenchArea::BootstrapPeer(_) => "bootstrap-peer",
             BenchArea::Mlwe(_) => "mlwe",
+            BenchArea::Gpu(_) => "gpu",
         }
     }
 }
@@ -140,6 +146,7 @@ fn run_area(area: BenchArea) -> Result<Outcome, Box<dyn Error>> {
         BenchArea::Bootstrap(args) => bootstrap::run(args),
         BenchArea::BootstrapPeer(args) => bootstrap_peer::run(args),
         BenchArea::Mlwe(args) => mlwe::run(args),
+        BenchArea::Gpu(args) => gpu::run(args),
     }
 }
 

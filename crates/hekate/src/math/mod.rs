@@ -27,7 +27,7 @@ pub(crate) mod simd;
 
 pub use kernels::Isa;
 pub use modulus::Modulus;
-pub use ntt::{transform_count, NttBackend, NttPlan, TransformCount};
+pub use ntt::{transform_count, NttBackend, NttPlan, NttTwiddles, TransformCount};
 pub use primes::{is_prime, PrimeGenerator};
 
 /// One signed digit in base `2^log_base` (the gadget decomposition's step): returns

@@ -188,6 +188,13 @@ impl Modulus {
         self.reduce_u128(a as u128 * b as u128)
     }
 
+    /// The Barrett constant `floor(2^128 / q)` as (low, high) words, as the reductions use
+    /// it (the GPU kernels mirror them with the same constant).
+    #[inline]
+    pub fn barrett(&self) -> (u64, u64) {
+        (self.barrett_lo, self.barrett_hi)
+    }
+
     /// The Shoup companion `floor(w * 2^64 / q)` of a reduced constant `w`.
     #[inline]
     pub fn shoup(&self, w: u64) -> u64 {

@@ -40,6 +40,11 @@ impl NttPermutation {
         self.k
     }
 
+    /// The table: `out[j] = in[index()[j]]` (the GPU backend uploads it).
+    pub fn index(&self) -> &[u32] {
+        &self.index
+    }
+
     /// `out[j] = a[π(j)] + b[π(j)] mod q` for reduced `a`, `b`.
     #[inline]
     pub fn apply_add(&self, a: &[u64], b: &[u64], out: &mut [u64], q: u64) {

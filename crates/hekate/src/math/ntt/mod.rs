@@ -196,6 +196,30 @@ pub struct NttPlan {
     backend: NttBackend,
 }
 
+/// The tables of an [`NttPlan`] in the order its butterflies read them (see
+/// [`NttPlan::twiddles`]): what the GPU backend uploads to run the same transform.
+#[derive(Clone, Copy, Debug)]
+pub struct NttTwiddles<'a> {
+    /// `ψ^brv(k)`, `k < N` (forward, Cooley-Tukey: group `g` of a stage with `m` groups
+    /// reads index `m + g`).
+    pub fwd: &'a [u64],
+    /// Shoup companions `floor(w 2^64 / q)` of `fwd`.
+    pub fwd_shoup: &'a [u64],
+    /// `ψ^-brv(k)` (inverse, Gentleman-Sande: group `g` of a stage with `h` groups reads
+    /// index `h + g`).
+    pub inv: &'a [u64],
+    /// Shoup companions of `inv`.
+    pub inv_shoup: &'a [u64],
+    /// `N^-1 mod q`.
+    pub n_inv: u64,
+    /// Its Shoup companion.
+    pub n_inv_shoup: u64,
+    /// `ψ^-brv(1) · N^-1`, the inverse's last twiddle with `N^-1` folded in.
+    pub inv_last: u64,
+    /// Its Shoup companion.
+    pub inv_last_shoup: u64,
+}
+
 /// Bit reversal of the low `bits` bits of `x`.
 #[inline]
 pub fn bit_reverse(x: usize, bits: u32) -> usize {
@@ -321,6 +345,21 @@ impl NttPlan {
     /// The primitive `2N`-th root of unity `ψ` the plan uses.
     pub fn psi(&self) -> u64 {
         self.psi
+    }
+
+    /// The twiddle tables with their 64-bit Shoup companions (those of the scalar and
+    /// `Avx512` backends).
+    pub fn twiddles(&self) -> NttTwiddles<'_> {
+        NttTwiddles {
+            fwd: &self.fwd,
+            fwd_shoup: &self.fwd_shoup,
+            inv: &self.inv,
+            inv_shoup: &self.inv_shoup,
+            n_inv: self.n_inv,
+            n_inv_shoup: self.n_inv_shoup,
+            inv_last: self.inv_last,
+            inv_last_shoup: self.inv_last_shoup,
+        }
     }
 
     /// The backend in use.

@@ -1,0 +1,117 @@
+//! [`DeviceRingContext`]: a [`RingContext`]'s tables on the device.
+
+use crate::error::Result;
+use crate::kernels::TILE_MAX;
+use crate::runtime::{Buffer, Gpu};
+use hekate::ring::RingContext;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Words per modulus in the modulus table (`HK_MOD_STRIDE` of `kernels/modarith.h`).
+pub(crate) const MOD_STRIDE: usize = 8;
+
+/// The device mirror of [`RingContext`]: for each of its moduli (the chain `Q`, then the
+/// special primes `P`) the Barrett and NTT constants, and the NTT twiddles with their Shoup
+/// companions, uploaded once.
+///
+/// Layouts (read by the kernels):
+/// * modulus table, [`MOD_STRIDE`] words per modulus: `q`, `floor(2^128/q)` low and high
+///   words, `N^-1` and companion, `ψ^-brv(1) N^-1` and companion, 0;
+/// * twiddles, four rows of `N` words per modulus `m` at `(4m + r) N`: the forward twiddles
+///   `ψ^brv(k)`, their companions, the inverse twiddles `ψ^-brv(k)`, their companions.
+pub struct DeviceRingContext {
+    gpu: Arc<Gpu>,
+    ring: Arc<RingContext>,
+    pub(crate) mods: Buffer,
+    pub(crate) twiddles: Buffer,
+    pub(crate) tile: usize,
+    permutations: Mutex<HashMap<usize, Arc<Buffer>>>,
+}
+
+impl DeviceRingContext {
+    /// Uploads the tables of `ring` to `gpu`.
+    pub fn new(gpu: &Arc<Gpu>, ring: &Arc<RingContext>) -> Result<Arc<Self>> {
+        let n = ring.n();
+        let (ql, pl) = (ring.q_len(), ring.p_len());
+        let mut mods = Vec::with_capacity((ql + pl) * MOD_STRIDE);
+        let mut twiddles = Vec::with_capacity((ql + pl) * 4 * n);
+        for m in 0..ql + pl {
+            let plan = ring.ntt_plan(m, ql);
+            let modulus = plan.modulus();
+            let (mu_lo, mu_hi) = modulus.barrett();
+            let t = plan.twiddles();
+            mods.extend_from_slice(&[
+                modulus.value(),
+                mu_lo,
+                mu_hi,
+                t.n_inv,
+                t.n_inv_shoup,
+                t.inv_last,
+                t.inv_last_shoup,
+                0,
+            ]);
+            for row in [t.fwd, t.fwd_shoup, t.inv, t.inv_shoup] {
+                twiddles.extend_from_slice(row);
+            }
+        }
+        let tile = n
+            .min(TILE_MAX)
+            .min(2 * gpu.info().max_group as usize)
+            .max(2);
+        Ok(Arc::new(DeviceRingContext {
+            gpu: gpu.clone(),
+            ring: ring.clone(),
+            mods: gpu.upload(&mods)?,
+            twiddles: gpu.upload(&twiddles)?,
+            tile,
+            permutations: Mutex::new(HashMap::new()),
+        }))
+    }
+
+    /// The device.
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
+    /// The CPU context it mirrors.
+    pub fn ring(&self) -> &Arc<RingContext> {
+        &self.ring
+    }
+
+    /// The ring degree `N`.
+    pub fn n(&self) -> usize {
+        self.ring.n()
+    }
+
+    /// The NTT-form index table of `X -> X^k` (`k` odd, below `2N`), uploaded on first use
+    /// ([`hekate::ring::automorphism::NttPermutation`], cached by the ring).
+    pub(crate) fn permutation(&self, k: usize) -> Result<Arc<Buffer>> {
+        let mut cache = self.permutations.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = cache.get(&k) {
+            return Ok(b.clone());
+        }
+        let perm = self.ring.ntt_permutation(k);
+        let index: Vec<u64> = perm.index().iter().map(|&i| i as u64).collect();
+        let buf = Arc::new(self.gpu.upload(&index)?);
+        cache.insert(k, buf.clone());
+        Ok(buf)
+    }
+
+    /// Words of an NTT tile in local memory (`min(N, 2048)`, less on devices with small
+    /// work-groups).
+    pub fn tile(&self) -> usize {
+        self.tile
+    }
+}
+
+impl std::fmt::Debug for DeviceRingContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "DeviceRingContext(N = {}, {} + {} moduli)",
+            self.ring.n(),
+            self.ring.q_len(),
+            self.ring.p_len()
+        )
+    }
+}

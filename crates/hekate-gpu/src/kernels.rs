@@ -1,0 +1,83 @@
+//! The kernel modules: the sources under `crates/hekate-gpu/kernels/`, written once in the C
+//! subset that is both OpenCL C 1.2 and CUDA C++ (`prelude.h` holds every difference).
+//!
+//! # Dialect rules
+//!
+//! * No templates, classes, overloading or dynamic shared memory; `static inline` helpers
+//!   (`HK_INLINE`); every pointer parameter carries `HK_GLOBAL`; local arrays are sized by
+//!   compile-time constants (`HK_TILE_MAX`).
+//! * `hk_mulhi` (`__umul64hi` / `mul_hi`) is the only 128-bit primitive.
+//! * f64 arithmetic only through `HK_DMUL` / `HK_DADD` (never contracted into a fused
+//!   multiply-add: NVRTC runs with `--fmad=false`, OpenCL under `FP_CONTRACT OFF`), and
+//!   `round()` for rounding, so floating-point steps round as the CPU's do.
+//! * No inline PTX and no warp-synchronous code in shared kernels: POCL (CI) checks barriers
+//!   but cannot check warp assumptions.
+//! * Kernels follow the scalar CPU algorithm step for step (the same Shoup companions, lazy
+//!   ranges, twiddle order), so their outputs equal the CPU's word for word, lazy ones
+//!   included.
+
+/// A kernel module: one compiled program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelModule {
+    /// Coefficient-wise arithmetic and automorphisms (`kernels/elementwise.cl`).
+    Elementwise,
+    /// The negacyclic NTT, forward and inverse, reduced and lazy (`kernels/ntt.cl`).
+    Ntt,
+}
+
+const PRELUDE: &str = include_str!("../kernels/prelude.h");
+const MODARITH: &str = include_str!("../kernels/modarith.h");
+
+/// The largest NTT tile in local memory, in words (`HK_TILE_MAX` of `ntt.cl`: 16 KiB).
+pub const TILE_MAX: usize = 2048;
+
+impl KernelModule {
+    /// Every module.
+    pub const ALL: [KernelModule; 2] = [KernelModule::Elementwise, KernelModule::Ntt];
+
+    /// The module's name (its file's stem).
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelModule::Elementwise => "elementwise",
+            KernelModule::Ntt => "ntt",
+        }
+    }
+
+    /// The kernels (entry points) the module defines.
+    pub fn kernels(self) -> &'static [&'static str] {
+        match self {
+            KernelModule::Elementwise => &[
+                "hk_add_kernel",
+                "hk_sub_kernel",
+                "hk_neg_kernel",
+                "hk_mul_kernel",
+                "hk_mul_add_kernel",
+                "hk_mul_scalar_kernel",
+                "hk_permute_kernel",
+                "hk_automorphism_coeff_kernel",
+            ],
+            KernelModule::Ntt => &[
+                "hk_ntt_fwd_stage",
+                "hk_ntt_fwd_tail",
+                "hk_ntt_inv_head",
+                "hk_ntt_inv_stage",
+                "hk_ntt_inv_last",
+            ],
+        }
+    }
+
+    fn body(self) -> &'static str {
+        match self {
+            KernelModule::Elementwise => include_str!("../kernels/elementwise.cl"),
+            KernelModule::Ntt => include_str!("../kernels/ntt.cl"),
+        }
+    }
+
+    /// The complete source: the prelude, the modular arithmetic, the module.
+    pub fn source(self) -> String {
+        format!(
+            "#define HK_TILE_MAX {TILE_MAX}\n{PRELUDE}\n{MODARITH}\n{}",
+            self.body()
+        )
+    }
+}

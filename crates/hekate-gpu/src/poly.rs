@@ -1,0 +1,415 @@
+//! [`DevicePoly`]: a polynomial in RNS form on the device, the mirror of [`Poly`], with the
+//! same limb-major layout (word `k` of limb `l` at `l N + k`; the chain limbs, then the
+//! special primes) and the same operation names.
+
+use crate::context::DeviceRingContext;
+use crate::error::{Error, Result};
+use crate::kernels::KernelModule;
+use crate::runtime::{Arg, Buffer};
+use hekate::ring::{Form, Poly};
+use std::sync::Arc;
+
+/// Work-items per group of the coefficient-wise and per-stage kernels.
+const GROUP: usize = 256;
+/// Work-items per group of the NTT tile kernels (each loops over its share of the tile).
+const TILE_GROUP: usize = 512;
+
+/// A polynomial on the device: `q_limbs` chain limbs and `p_limbs` special-prime limbs of
+/// `N` words each, in coefficient or NTT [`Form`].
+pub struct DevicePoly {
+    ctx: Arc<DeviceRingContext>,
+    buf: Buffer,
+    q_limbs: usize,
+    p_limbs: usize,
+    form: Form,
+}
+
+impl DevicePoly {
+    /// Uploads `poly` (which must belong to `ctx`'s ring: same degree, limb counts within
+    /// its chain and special primes).
+    pub fn upload(ctx: &Arc<DeviceRingContext>, poly: &Poly) -> Result<Self> {
+        Self::check_shape(ctx, poly.n(), poly.q_limbs(), poly.p_limbs())?;
+        Ok(DevicePoly {
+            ctx: ctx.clone(),
+            buf: ctx.gpu().upload(poly.data())?,
+            q_limbs: poly.q_limbs(),
+            p_limbs: poly.p_limbs(),
+            form: poly.form(),
+        })
+    }
+
+    /// The zero polynomial.
+    pub fn zero(
+        ctx: &Arc<DeviceRingContext>,
+        q_limbs: usize,
+        p_limbs: usize,
+        form: Form,
+    ) -> Result<Self> {
+        Self::check_shape(ctx, ctx.n(), q_limbs, p_limbs)?;
+        let words = (q_limbs + p_limbs) * ctx.n();
+        let mut buf = ctx.gpu().alloc(words)?;
+        ctx.gpu().write(&mut buf, &vec![0u64; words])?;
+        Ok(DevicePoly {
+            ctx: ctx.clone(),
+            buf,
+            q_limbs,
+            p_limbs,
+            form,
+        })
+    }
+
+    fn check_shape(
+        ctx: &DeviceRingContext,
+        n: usize,
+        q_limbs: usize,
+        p_limbs: usize,
+    ) -> Result<()> {
+        let ring = ctx.ring();
+        if n != ring.n() || q_limbs == 0 || q_limbs > ring.q_len() || p_limbs > ring.p_len() {
+            return Err(Error::InvalidInput(format!(
+                "a polynomial of degree {n} with {q_limbs} + {p_limbs} limbs does not fit the ring (N = {}, {} + {} moduli)",
+                ring.n(),
+                ring.q_len(),
+                ring.p_len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Downloads it into a [`Poly`].
+    pub fn download(&self) -> Result<Poly> {
+        let data = self.ctx.gpu().download(&self.buf)?;
+        Ok(Poly::from_raw(
+            self.n(),
+            self.q_limbs,
+            self.p_limbs,
+            self.form,
+            data,
+        ))
+    }
+
+    /// The ring degree `N`.
+    pub fn n(&self) -> usize {
+        self.ctx.n()
+    }
+
+    /// Chain limbs.
+    pub fn q_limbs(&self) -> usize {
+        self.q_limbs
+    }
+
+    /// Special-prime limbs.
+    pub fn p_limbs(&self) -> usize {
+        self.p_limbs
+    }
+
+    /// All limbs.
+    pub fn num_limbs(&self) -> usize {
+        self.q_limbs + self.p_limbs
+    }
+
+    /// Its form.
+    pub fn form(&self) -> Form {
+        self.form
+    }
+
+    /// Declares the form (the words are unchanged), as [`Poly::set_form`].
+    pub fn set_form(&mut self, form: Form) {
+        self.form = form;
+    }
+
+    /// The device context.
+    pub fn context(&self) -> &Arc<DeviceRingContext> {
+        &self.ctx
+    }
+
+    /// The device buffer.
+    pub fn buffer(&self) -> &Buffer {
+        &self.buf
+    }
+
+    /// The arguments every kernel ends with: moduli, `N`, chain limbs, chain length.
+    fn tail_args(&self) -> [Arg<'_>; 4] {
+        [
+            Arg::Buf(&self.ctx.mods),
+            Arg::U32(self.n() as u32),
+            Arg::U32(self.q_limbs as u32),
+            Arg::U32(self.ctx.ring().q_len() as u32),
+        ]
+    }
+
+    fn same_shape(&self, other: &DevicePoly) -> Result<()> {
+        if !Arc::ptr_eq(&self.ctx, &other.ctx)
+            || self.q_limbs != other.q_limbs
+            || self.p_limbs != other.p_limbs
+            || self.form != other.form
+        {
+            return Err(Error::InvalidInput("polynomial shapes differ".into()));
+        }
+        Ok(())
+    }
+
+    /// Runs a coefficient-wise kernel over every limb: `head` are its leading arguments.
+    fn elementwise(&self, kernel: &str, head: &[Arg<'_>]) -> Result<()> {
+        let gpu = self.ctx.gpu();
+        let module = gpu.module(KernelModule::Elementwise)?;
+        let n = self.n();
+        let block = n.min(GROUP);
+        let mut args = head.to_vec();
+        args.extend_from_slice(&self.tail_args());
+        gpu.launch(
+            &module,
+            kernel,
+            [n.div_ceil(block) as u32, self.num_limbs() as u32],
+            block as u32,
+            &args,
+        )
+    }
+
+    /// `self += other`.
+    pub fn add_assign(&mut self, other: &DevicePoly) -> Result<()> {
+        self.same_shape(other)?;
+        self.elementwise(
+            "hk_add_kernel",
+            &[
+                Arg::Buf(&self.buf),
+                Arg::Buf(&self.buf),
+                Arg::Buf(&other.buf),
+            ],
+        )
+    }
+
+    /// `self -= other`.
+    pub fn sub_assign(&mut self, other: &DevicePoly) -> Result<()> {
+        self.same_shape(other)?;
+        self.elementwise(
+            "hk_sub_kernel",
+            &[
+                Arg::Buf(&self.buf),
+                Arg::Buf(&self.buf),
+                Arg::Buf(&other.buf),
+            ],
+        )
+    }
+
+    /// `self = -self`.
+    pub fn neg_assign(&mut self) -> Result<()> {
+        self.elementwise("hk_neg_kernel", &[Arg::Buf(&self.buf), Arg::Buf(&self.buf)])
+    }
+
+    /// `self *= other` coefficient-wise (both in NTT form: the ring product).
+    pub fn mul_assign(&mut self, other: &DevicePoly) -> Result<()> {
+        self.same_shape(other)?;
+        self.require_ntt("mul_assign")?;
+        self.elementwise(
+            "hk_mul_kernel",
+            &[
+                Arg::Buf(&self.buf),
+                Arg::Buf(&self.buf),
+                Arg::Buf(&other.buf),
+            ],
+        )
+    }
+
+    /// `self += a * b` coefficient-wise (NTT form).
+    pub fn mul_add_assign(&mut self, a: &DevicePoly, b: &DevicePoly) -> Result<()> {
+        self.same_shape(a)?;
+        self.same_shape(b)?;
+        self.require_ntt("mul_add_assign")?;
+        self.elementwise(
+            "hk_mul_add_kernel",
+            &[Arg::Buf(&self.buf), Arg::Buf(&a.buf), Arg::Buf(&b.buf)],
+        )
+    }
+
+    /// Multiplies limb `i` by the reduced constant `scalars[i]` (an integer given by its
+    /// residues; valid in both forms).
+    pub fn mul_scalar_assign(&mut self, scalars: &[u64]) -> Result<()> {
+        if scalars.len() != self.num_limbs() {
+            return Err(Error::InvalidInput(format!(
+                "{} scalars for {} limbs",
+                scalars.len(),
+                self.num_limbs()
+            )));
+        }
+        let ring = self.ctx.ring().clone();
+        let mut table = Vec::with_capacity(2 * scalars.len());
+        for (i, &w) in scalars.iter().enumerate() {
+            let m = ring.modulus(i, self.q_limbs);
+            if w >= m.value() {
+                return Err(Error::InvalidInput(format!(
+                    "scalar {w} is not reduced modulo {}",
+                    m.value()
+                )));
+            }
+            table.extend_from_slice(&[w, m.shoup(w)]);
+        }
+        let table = self.ctx.gpu().upload(&table)?;
+        self.elementwise(
+            "hk_mul_scalar_kernel",
+            &[Arg::Buf(&self.buf), Arg::Buf(&self.buf), Arg::Buf(&table)],
+        )
+    }
+
+    /// `out = self(X^k)`, in the current form (`k` odd, taken mod 2N), as
+    /// [`Poly::automorphism`].
+    pub fn automorphism(&self, k: usize, out: &mut DevicePoly) -> Result<()> {
+        self.same_shape(out)?;
+        let n = self.n();
+        if k.is_multiple_of(2) {
+            return Err(Error::InvalidInput(format!(
+                "automorphism exponent {k} is even"
+            )));
+        }
+        let k = k % (2 * n);
+        match self.form {
+            Form::Coeff => self.elementwise(
+                "hk_automorphism_coeff_kernel",
+                &[Arg::Buf(&out.buf), Arg::Buf(&self.buf), Arg::U32(k as u32)],
+            ),
+            Form::Ntt => {
+                let perm = self.ctx.permutation(k)?;
+                self.elementwise(
+                    "hk_permute_kernel",
+                    &[Arg::Buf(&out.buf), Arg::Buf(&self.buf), Arg::Buf(&perm)],
+                )
+            }
+        }
+    }
+
+    fn require_ntt(&self, what: &str) -> Result<()> {
+        if self.form != Form::Ntt {
+            return Err(Error::InvalidInput(format!("{what} needs NTT form")));
+        }
+        Ok(())
+    }
+
+    /// To NTT form (no-op if already there), as [`Poly::ntt`]: reduced outputs.
+    pub fn ntt(&mut self) -> Result<()> {
+        if self.form == Form::Ntt {
+            return Ok(());
+        }
+        self.forward(true)?;
+        self.form = Form::Ntt;
+        Ok(())
+    }
+
+    /// To coefficient form (no-op if already there), as [`Poly::intt`].
+    pub fn intt(&mut self) -> Result<()> {
+        if self.form == Form::Coeff {
+            return Ok(());
+        }
+        self.inverse(true)?;
+        self.form = Form::Coeff;
+        Ok(())
+    }
+
+    /// The forward transform of every limb in place, without changing the declared form:
+    /// `[0, q)` to `[0, q)` when `reduce`, else `[0, 2q)` to `[0, 2q)` (as
+    /// `NttPlan::forward` / `NttPlan::forward_lazy`; the lazy words equal the scalar
+    /// backend's).
+    pub fn forward(&mut self, reduce: bool) -> Result<()> {
+        let gpu = self.ctx.gpu();
+        let module = gpu.module(KernelModule::Ntt)?;
+        let (n, tile) = (self.n(), self.ctx.tile());
+        let limbs = self.num_limbs() as u32;
+        let head = [Arg::Buf(&self.buf), Arg::Buf(&self.ctx.twiddles)];
+        let tail = self.tail_args();
+        let block = (n / 2).min(GROUP);
+        // Stages whose blocks exceed a tile: t = N/2 down to tile.
+        let mut log_t = n.trailing_zeros() - 1;
+        while (2usize << log_t) > tile {
+            let mut args = head.to_vec();
+            args.extend_from_slice(&tail);
+            args.push(Arg::U32(log_t));
+            gpu.launch(
+                &module,
+                "hk_ntt_fwd_stage",
+                [(n / 2 / block) as u32, limbs],
+                block as u32,
+                &args,
+            )?;
+            log_t -= 1;
+        }
+        let mut args = head.to_vec();
+        args.extend_from_slice(&tail);
+        args.extend_from_slice(&[Arg::U32(tile as u32), Arg::U32(reduce as u32)]);
+        let tblock = (tile / 2)
+            .min(TILE_GROUP)
+            .min(gpu.info().max_group as usize);
+        gpu.launch(
+            &module,
+            "hk_ntt_fwd_tail",
+            [(n / tile) as u32, limbs],
+            tblock as u32,
+            &args,
+        )
+    }
+
+    /// The inverse transform of every limb in place (with `N^-1`), without changing the
+    /// declared form: `[0, q)` to `[0, q)` when `reduce`, else `[0, 2q)` to `[0, 2q)` (as
+    /// `NttPlan::inverse` / `NttPlan::inverse_lazy`).
+    pub fn inverse(&mut self, reduce: bool) -> Result<()> {
+        let gpu = self.ctx.gpu();
+        let module = gpu.module(KernelModule::Ntt)?;
+        let (n, tile) = (self.n(), self.ctx.tile());
+        let limbs = self.num_limbs() as u32;
+        let head = [Arg::Buf(&self.buf), Arg::Buf(&self.ctx.twiddles)];
+        let tail = self.tail_args();
+        let mut args = head.to_vec();
+        args.extend_from_slice(&tail);
+        args.extend_from_slice(&[Arg::U32(tile as u32), Arg::U32(reduce as u32)]);
+        let tblock = (tile / 2)
+            .min(TILE_GROUP)
+            .min(gpu.info().max_group as usize);
+        gpu.launch(
+            &module,
+            "hk_ntt_inv_head",
+            [(n / tile) as u32, limbs],
+            tblock as u32,
+            &args,
+        )?;
+        if tile == n {
+            return Ok(());
+        }
+        let block = (n / 2).min(GROUP);
+        // Stages t = tile .. N/4 from global memory, then the last one.
+        let mut log_t = tile.trailing_zeros();
+        while (2usize << log_t) < n {
+            let mut args = head.to_vec();
+            args.extend_from_slice(&tail);
+            args.push(Arg::U32(log_t));
+            gpu.launch(
+                &module,
+                "hk_ntt_inv_stage",
+                [(n / 2 / block) as u32, limbs],
+                block as u32,
+                &args,
+            )?;
+            log_t += 1;
+        }
+        let mut args = vec![Arg::Buf(&self.buf)];
+        args.extend_from_slice(&tail);
+        args.push(Arg::U32(reduce as u32));
+        gpu.launch(
+            &module,
+            "hk_ntt_inv_last",
+            [(n / 2 / block) as u32, limbs],
+            block as u32,
+            &args,
+        )
+    }
+}
+
+impl std::fmt::Debug for DevicePoly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "DevicePoly(N = {}, {} + {} limbs, {:?})",
+            self.n(),
+            self.q_limbs,
+            self.p_limbs,
+            self.form
+        )
+    }
+}

@@ -1,0 +1,110 @@
+//! The device's coefficient-wise kernels and automorphisms against `Poly`'s, word for word,
+//! over chain and special-prime limbs, with the edge words `0, 1, q - 1` planted.
+
+mod common;
+
+use hekate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
+use hekate::ring::{Form, Poly};
+use hekate_gpu::DevicePoly;
+
+const N: usize = 1 << 10;
+
+#[test]
+fn arithmetic_matches_the_cpu() {
+    let Some(gpu) = common::gpu() else { return };
+    let (ring, dctx) = common::ring(&gpu, N, &[61, 50, 40, 36], &[60, 55]);
+    for (ql, pl) in [(4, 2), (3, 0), (1, 1)] {
+        let a = common::random_poly(&ring, ql, pl, Form::Ntt, 1, 10 + ql as u64);
+        let b = common::random_poly(&ring, ql, pl, Form::Ntt, 1, 20 + ql as u64);
+        let c = common::random_poly(&ring, ql, pl, Form::Ntt, 1, 30 + ql as u64);
+        let (da, db, dc) = (
+            DevicePoly::upload(&dctx, &a).unwrap(),
+            DevicePoly::upload(&dctx, &b).unwrap(),
+            DevicePoly::upload(&dctx, &c).unwrap(),
+        );
+        let run = |name: &str, cpu: &dyn Fn(&mut Poly), dev: &dyn Fn(&mut DevicePoly)| {
+            let mut x = a.clone();
+            cpu(&mut x);
+            let mut d = DevicePoly::upload(&dctx, &a).unwrap();
+            dev(&mut d);
+            assert_eq!(
+                d.download().unwrap().data(),
+                x.data(),
+                "{name}, {ql} + {pl} limbs"
+            );
+        };
+        run("add", &|x| x.add_assign(&b, &ring), &|d| {
+            d.add_assign(&db).unwrap()
+        });
+        run("sub", &|x| x.sub_assign(&b, &ring), &|d| {
+            d.sub_assign(&db).unwrap()
+        });
+        run("neg", &|x| x.neg_assign(&ring), &|d| {
+            d.neg_assign().unwrap()
+        });
+        run("mul", &|x| x.mul_assign(&b, &ring), &|d| {
+            d.mul_assign(&db).unwrap()
+        });
+        run("mul_add", &|x| x.mul_add_assign(&b, &c, &ring), &|d| {
+            d.mul_add_assign(&db, &dc).unwrap()
+        });
+        let scalars: Vec<u64> = (0..ql + pl)
+            .map(|i| ring.modulus(i, ql).value() - 1 - 12345 * i as u64)
+            .collect();
+        run(
+            "mul_scalar",
+            &|x| x.mul_scalar_assign(&scalars, &ring),
+            &|d| d.mul_scalar_assign(&scalars).unwrap(),
+        );
+        // Self-aliasing: a + a.
+        run(
+            "add self",
+            &|x| {
+                let y = x.clone();
+                x.add_assign(&y, &ring)
+            },
+            &|d| d.add_assign(&da).unwrap(),
+        );
+        let _ = &dc;
+    }
+}
+
+#[test]
+fn automorphisms_match_the_cpu() {
+    let Some(gpu) = common::gpu() else { return };
+    let (ring, dctx) = common::ring(&gpu, N, &[50, 45], &[61]);
+    let ks = [
+        galois_element_for_rotation(1, N),
+        galois_element_for_rotation(-7, N),
+        galois_element_for_rotation(300, N),
+        galois_element_for_conjugation(N),
+        2 * N + 3, // taken mod 2N
+    ];
+    for form in [Form::Coeff, Form::Ntt] {
+        let a = common::random_poly(&ring, 2, 1, form, 1, 7);
+        let da = DevicePoly::upload(&dctx, &a).unwrap();
+        for &k in &ks {
+            let mut cpu = ring.zero(2, 1, form);
+            a.automorphism(k, &ring, &mut cpu);
+            let mut out = DevicePoly::zero(&dctx, 2, 1, form).unwrap();
+            da.automorphism(k, &mut out).unwrap();
+            assert_eq!(
+                out.download().unwrap().data(),
+                cpu.data(),
+                "k = {k}, {form:?}"
+            );
+        }
+        let mut out = DevicePoly::zero(&dctx, 2, 1, form).unwrap();
+        assert!(da.automorphism(4, &mut out).is_err(), "even exponent");
+    }
+}
+
+#[test]
+fn rejects_bad_scalars() {
+    let Some(gpu) = common::gpu() else { return };
+    let (ring, dctx) = common::ring(&gpu, 16, &[40], &[]);
+    let mut d = DevicePoly::upload(&dctx, &ring.zero(1, 0, Form::Ntt)).unwrap();
+    assert!(d.mul_scalar_assign(&[1, 2]).is_err(), "one scalar per limb");
+    let q = ring.modulus(0, 1).value();
+    assert!(d.mul_scalar_assign(&[q]).is_err(), "unreduced scalar");
+}

@@ -1,0 +1,146 @@
+//! The device NTT against the CPU, word for word: reduced transforms against `Poly::ntt` /
+//! `Poly::intt` (every CPU backend gives the same canonical words), lazy ones against the
+//! scalar backend's `forward_lazy` / `inverse_lazy`, on every limb of chain and special
+//! primes from 36 to 61 bits, for sizes that run only the local-memory tile (N <= 2048)
+//! and sizes that add global stages (N = 2^13, 2^16).
+
+mod common;
+
+use hekate::math::{NttBackend, NttPlan};
+use hekate::ring::{Form, Poly, RingContext};
+use hekate_gpu::DevicePoly;
+
+/// The scalar plan of limb `i`.
+fn scalar_plan(ring: &RingContext, i: usize, q_limbs: usize) -> NttPlan {
+    let mut plan = ring.ntt_plan(i, q_limbs).clone();
+    plan.set_backend(NttBackend::Scalar).unwrap();
+    plan
+}
+
+fn check(n: usize, q_bits: &[u32], p_bits: &[u32], seed: u64) {
+    let Some(gpu) = common::gpu() else { return };
+    let (ring, dctx) = common::ring(&gpu, n, q_bits, p_bits);
+    let (ql, pl) = (q_bits.len(), p_bits.len());
+    let what = format!("N = {n}, q bits {q_bits:?}, p bits {p_bits:?}");
+
+    // Reduced forward, then inverse (the round trip too).
+    let coeffs = common::random_poly(&ring, ql, pl, Form::Coeff, 1, seed);
+    let mut cpu = coeffs.clone();
+    cpu.ntt(&ring);
+    let mut dev = DevicePoly::upload(&dctx, &coeffs).unwrap();
+    dev.ntt().unwrap();
+    assert_eq!(dev.form(), Form::Ntt);
+    assert_eq!(
+        dev.download().unwrap().data(),
+        cpu.data(),
+        "forward, {what}"
+    );
+    cpu.intt(&ring);
+    dev.intt().unwrap();
+    assert_eq!(
+        dev.download().unwrap().data(),
+        cpu.data(),
+        "inverse, {what}"
+    );
+    assert_eq!(cpu.data(), coeffs.data());
+
+    // Reduced inverse of arbitrary NTT-form words.
+    let evals = common::random_poly(&ring, ql, pl, Form::Ntt, 1, seed + 1);
+    let mut cpu = evals.clone();
+    cpu.intt(&ring);
+    let mut dev = DevicePoly::upload(&dctx, &evals).unwrap();
+    dev.intt().unwrap();
+    assert_eq!(
+        dev.download().unwrap().data(),
+        cpu.data(),
+        "inverse of random words, {what}"
+    );
+
+    // Lazy transforms on inputs in [0, 2q), edge words included.
+    let lazy_in = common::random_poly(&ring, ql, pl, Form::Coeff, 2, seed + 2);
+    for reduce in [false, true] {
+        let mut fwd: Vec<u64> = lazy_in.data().to_vec();
+        let mut inv: Vec<u64> = lazy_in.data().to_vec();
+        for (i, (f, v)) in fwd.chunks_mut(n).zip(inv.chunks_mut(n)).enumerate() {
+            let plan = scalar_plan(&ring, i, ql);
+            if reduce {
+                // The reduced transforms take [0, q): reduce the input first.
+                let q = plan.modulus().value();
+                f.iter_mut().for_each(|w| *w %= q);
+                v.iter_mut().for_each(|w| *w %= q);
+                plan.forward(f);
+                plan.inverse(v);
+            } else {
+                plan.forward_lazy(f);
+                plan.inverse_lazy(v);
+            }
+        }
+        let mut input = lazy_in.clone();
+        if reduce {
+            for (i, limb) in input.limbs_mut().enumerate() {
+                let q = ring.modulus(i, ql).value();
+                limb.iter_mut().for_each(|w| *w %= q);
+            }
+        }
+        let mut dev = DevicePoly::upload(&dctx, &input).unwrap();
+        dev.forward(reduce).unwrap();
+        assert_eq!(
+            dev.download().unwrap().data(),
+            &fwd[..],
+            "forward (reduce = {reduce}), {what}"
+        );
+        let mut dev = DevicePoly::upload(&dctx, &input).unwrap();
+        dev.inverse(reduce).unwrap();
+        assert_eq!(
+            dev.download().unwrap().data(),
+            &inv[..],
+            "inverse (reduce = {reduce}), {what}"
+        );
+    }
+}
+
+#[test]
+fn tiny_sizes() {
+    check(2, &[36], &[], 1);
+    check(4, &[40, 36], &[], 2);
+    check(16, &[50, 61], &[60], 3);
+}
+
+#[test]
+fn tile_sizes() {
+    check(1 << 10, &[61, 50, 36], &[61], 4);
+    check(1 << 11, &[45, 55], &[58, 40], 5);
+}
+
+#[test]
+fn global_stages() {
+    check(1 << 12, &[50, 49, 61], &[60], 6);
+    check(1 << 13, &[59, 37], &[], 7);
+}
+
+#[test]
+fn full_size_limb() {
+    check(1 << 16, &[60, 50], &[61], 8);
+}
+
+#[test]
+fn rejects_foreign_shapes() {
+    let Some(gpu) = common::gpu() else { return };
+    let (ring, dctx) = common::ring(&gpu, 1 << 4, &[40, 41], &[50]);
+    let (other, _) = common::ring(&gpu, 1 << 5, &[40], &[]);
+    assert!(DevicePoly::upload(&dctx, &other.zero(1, 0, Form::Coeff)).is_err());
+    // More limbs than the ring has.
+    let too_many = Poly::zero(16, 3, 0, Form::Coeff);
+    assert!(DevicePoly::upload(&dctx, &too_many).is_err());
+    let a = DevicePoly::upload(&dctx, &ring.zero(2, 0, Form::Ntt)).unwrap();
+    let mut b = DevicePoly::upload(&dctx, &ring.zero(1, 0, Form::Ntt)).unwrap();
+    assert!(b.add_assign(&a).is_err());
+    let mut c = DevicePoly::upload(&dctx, &ring.zero(2, 0, Form::Coeff)).unwrap();
+    assert!(c
+        .mul_assign(
+            &c.download()
+                .map(|p| DevicePoly::upload(&dctx, &p).unwrap())
+                .unwrap()
+        )
+        .is_err());
+}
