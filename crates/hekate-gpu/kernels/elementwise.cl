@@ -71,3 +71,30 @@ HK_KERNEL hk_automorphism_coeff_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *
     u64 j = idx & (n - 1);
     out[(u64)l * n + j] = ((idx & n) == 0 || c == 0) ? c : q - c;
 }
+
+/* out limbs out_first .. = a limbs in_first .. (grid y over the limbs copied). */
+HK_KERNEL hk_copy_limbs_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, u32 n, u32 out_first, u32 in_first) {
+    u32 k = HK_GID_X, l = HK_GRP_Y;
+    if (k >= n) return;
+    out[(u64)(out_first + l) * n + k] = a[(u64)(in_first + l) * n + k];
+}
+
+/* acc = (accumulate ? acc : 0) + a key, where the key polynomial has `key_ql` chain limbs
+ * (at least ql) and the same special limbs: limb l of acc meets key limb l (chain) or
+ * key_ql + l - ql (special). One term of the key-switching inner product. */
+HK_KERNEL hk_mul_key_kernel(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *key,
+                            HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax, u32 key_ql, u32 accumulate) {
+    HK_ELEMENT_PROLOGUE
+    u64 kl = l < ql ? l : key_ql + (l - ql);
+    u64 w = key[kl * n + k];
+    acc[at] = accumulate ? hk_mul_add(acc[at], a[at], w, q, md[HK_MOD_MU_LO], md[HK_MOD_MU_HI])
+                         : hk_mul(a[at], w, q, md[HK_MOD_MU_LO], md[HK_MOD_MU_HI]);
+}
+
+/* x = (x + q - b) w_l mod q (ModDown's and rescaling's last step), `scalars` holding
+ * (w_l, w_l') pairs (kernels::sub_mul_scalar_assign). */
+HK_KERNEL hk_sub_mul_scalar_kernel(HK_GLOBAL u64 *x, HK_GLOBAL const u64 *b, HK_GLOBAL const u64 *scalars,
+                                   HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
+    HK_ELEMENT_PROLOGUE
+    x[at] = hk_mul_shoup(x[at] + q - b[at], scalars[2 * l], scalars[2 * l + 1], q);
+}

@@ -11,14 +11,15 @@
  * `tile` at run time) run one launch each from global memory (hk_ntt_*_stage, one work-item
  * per butterfly); the stages within a tile run in one launch from local memory with a
  * barrier between stages (hk_ntt_fwd_tail / hk_ntt_inv_head; one work-group per tile, each
- * work-item looping over its share of the tile's butterflies). Grid y is the limb. */
+ * work-item looping over its share of the tile's butterflies). Grid y is the limb, counted
+ * from `first` (a transform of limbs first .. first + grid y). */
 
 #ifndef HK_TILE_MAX
 #define HK_TILE_MAX 2048
 #endif
 
 #define HK_NTT_PROLOGUE \
-    u32 l = HK_GRP_Y; \
+    u32 l = first + HK_GRP_Y; \
     u32 m = hk_mod_index(l, ql, qmax); \
     HK_GLOBAL const u64 *md = mods + HK_MOD_STRIDE * m; \
     u64 q = md[HK_MOD_Q], two_q = q << 1; \
@@ -26,7 +27,7 @@
 
 /* One forward stage of npairs-distance t = 2^log_t > 1 (its mg = n / 2t groups). */
 HK_KERNEL hk_ntt_fwd_stage(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                           u32 n, u32 ql, u32 qmax, u32 log_t) {
+                           u32 n, u32 ql, u32 qmax, u32 first, u32 log_t) {
     HK_NTT_PROLOGUE
     u32 b = HK_GID_X;
     if (b >= (n >> 1)) return;
@@ -42,7 +43,7 @@ HK_KERNEL hk_ntt_fwd_stage(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL 
 /* The forward stages of npairs-distance tile/2 .. 1 on one tile, then the final correction
  * (to [0, 2q), or [0, q) when `reduce`). */
 HK_KERNEL hk_ntt_fwd_tail(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                          u32 n, u32 ql, u32 qmax, u32 tile, u32 reduce) {
+                          u32 n, u32 ql, u32 qmax, u32 first, u32 tile, u32 reduce) {
     HK_LOCAL u64 s[HK_TILE_MAX];
     HK_NTT_PROLOGUE
     u32 blk = HK_GRP_X, lid = HK_LID_X, lsz = HK_LSZ_X, npairs = tile >> 1;
@@ -91,7 +92,7 @@ HK_INLINE void hk_inv_last(u64 *xv, u64 *yv, HK_GLOBAL const u64 *md, u64 q, u32
 /* The inverse stages of npairs-distance 1 .. tile/2 on one tile (and, when the tile is the
  * whole polynomial, the last stage with N^-1 as well). */
 HK_KERNEL hk_ntt_inv_head(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                          u32 n, u32 ql, u32 qmax, u32 tile, u32 reduce) {
+                          u32 n, u32 ql, u32 qmax, u32 first, u32 tile, u32 reduce) {
     HK_LOCAL u64 s[HK_TILE_MAX];
     HK_NTT_PROLOGUE
     u32 blk = HK_GRP_X, lid = HK_LID_X, lsz = HK_LSZ_X, npairs = tile >> 1;
@@ -127,7 +128,7 @@ HK_KERNEL hk_ntt_inv_head(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL c
 
 /* One inverse stage of npairs-distance t = 2^log_t < n/2 from global memory. */
 HK_KERNEL hk_ntt_inv_stage(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                           u32 n, u32 ql, u32 qmax, u32 log_t) {
+                           u32 n, u32 ql, u32 qmax, u32 first, u32 log_t) {
     HK_NTT_PROLOGUE
     u32 b = HK_GID_X;
     if (b >= (n >> 1)) return;
@@ -142,8 +143,8 @@ HK_KERNEL hk_ntt_inv_stage(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL 
 
 /* The inverse's last stage from global memory (when the tile is smaller than n). */
 HK_KERNEL hk_ntt_inv_last(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax,
-                          u32 reduce) {
-    u32 l = HK_GRP_Y;
+                          u32 first, u32 reduce) {
+    u32 l = first + HK_GRP_Y;
     u32 b = HK_GID_X;
     if (b >= (n >> 1)) return;
     HK_GLOBAL const u64 *md = mods + HK_MOD_STRIDE * hk_mod_index(l, ql, qmax);

@@ -20,6 +20,9 @@ typedef unsigned int u32;
 HK_INLINE u64 hk_mulhi(u64 a, u64 b) { return __umul64hi(a, b); }
 #define HK_DMUL(a, b) __dmul_rn((a), (b))
 #define HK_DADD(a, b) __dadd_rn((a), (b))
+#define HK_F64_FROM_BITS(x) __longlong_as_double((long long)(x))
+#define HK_U64_TO_F64(x) __ull2double_rn(x)
+#define HK_ROUND(x) round(x)
 #else
 typedef ulong u64;
 typedef uint u32;
@@ -39,4 +42,7 @@ HK_INLINE u64 hk_mulhi(u64 a, u64 b) { return mul_hi(a, b); }
 #pragma OPENCL FP_CONTRACT OFF
 #define HK_DMUL(a, b) ((a) * (b))
 #define HK_DADD(a, b) ((a) + (b))
+#define HK_F64_FROM_BITS(x) as_double(x)
+#define HK_U64_TO_F64(x) convert_double_rte(x)
+#define HK_ROUND(x) round(x)
 #endif

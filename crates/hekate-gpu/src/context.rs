@@ -1,11 +1,13 @@
 //! [`DeviceRingContext`]: a [`RingContext`]'s tables on the device.
 
+use crate::convert::DeviceBaseConverter;
 use crate::error::Result;
 use crate::kernels::TILE_MAX;
 use crate::runtime::{Buffer, Gpu};
+use hekate::math::rns::BaseConverter;
 use hekate::ring::RingContext;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// Words per modulus in the modulus table (`HK_MOD_STRIDE` of `kernels/modarith.h`).
 pub(crate) const MOD_STRIDE: usize = 8;
@@ -26,6 +28,13 @@ pub struct DeviceRingContext {
     pub(crate) twiddles: Buffer,
     pub(crate) tile: usize,
     permutations: Mutex<HashMap<usize, Arc<Buffer>>>,
+    /// Converters by their primes (`from`, a 0, `to`): a converter is a pure function of
+    /// its bases, so equal primes mean equal tables.
+    converters: Mutex<HashMap<Vec<u64>, Arc<DeviceBaseConverter>>>,
+    /// ModDown by all of `P`: `Conv_{P -> Q}` and the `(P^-1, companion)` pairs per chain
+    /// prime.
+    mod_down: OnceLock<Option<(Arc<DeviceBaseConverter>, Buffer)>>,
+    me: Weak<DeviceRingContext>,
 }
 
 impl DeviceRingContext {
@@ -58,13 +67,18 @@ impl DeviceRingContext {
             .min(TILE_MAX)
             .min(2 * gpu.info().max_group as usize)
             .max(2);
-        Ok(Arc::new(DeviceRingContext {
+        let mods = gpu.upload(&mods)?;
+        let twiddles = gpu.upload(&twiddles)?;
+        Ok(Arc::new_cyclic(|me| DeviceRingContext {
             gpu: gpu.clone(),
             ring: ring.clone(),
-            mods: gpu.upload(&mods)?,
-            twiddles: gpu.upload(&twiddles)?,
+            mods,
+            twiddles,
             tile,
             permutations: Mutex::new(HashMap::new()),
+            converters: Mutex::new(HashMap::new()),
+            mod_down: OnceLock::new(),
+            me: me.clone(),
         }))
     }
 
@@ -95,6 +109,50 @@ impl DeviceRingContext {
         let buf = Arc::new(self.gpu.upload(&index)?);
         cache.insert(k, buf.clone());
         Ok(buf)
+    }
+
+    /// This context as an `Arc` (it is only ever built inside one).
+    pub(crate) fn arc(&self) -> Arc<DeviceRingContext> {
+        self.me
+            .upgrade()
+            .expect("a DeviceRingContext lives in an Arc")
+    }
+
+    /// The device copy of `conv` (uploaded on first use, then found by its primes).
+    pub fn converter(&self, conv: &BaseConverter) -> Result<Arc<DeviceBaseConverter>> {
+        let t = conv.tables();
+        let key: Vec<u64> = t
+            .from
+            .iter()
+            .map(|m| m.value())
+            .chain([0])
+            .chain(t.to.iter().map(|m| m.value()))
+            .collect();
+        let mut cache = self.converters.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = cache.get(&key) {
+            return Ok(c.clone());
+        }
+        let c = Arc::new(DeviceBaseConverter::new(&self.gpu, conv)?);
+        cache.insert(key, c.clone());
+        Ok(c)
+    }
+
+    /// `Conv_{P -> Q}` and the `(P^-1, companion)` pairs of ModDown by all of `P`, if the
+    /// ring has special primes.
+    pub(crate) fn mod_down_tables(&self) -> Result<Option<&(Arc<DeviceBaseConverter>, Buffer)>> {
+        if let Some(t) = self.mod_down.get() {
+            return Ok(t.as_ref());
+        }
+        let tables = match self.ring.extender() {
+            None => None,
+            Some(ext) => {
+                let conv = self.converter(ext.b_to_c())?;
+                let (w, ws) = ext.p_inv();
+                let pairs: Vec<u64> = w.iter().zip(ws).flat_map(|(&a, &b)| [a, b]).collect();
+                Some((conv, self.gpu.upload(&pairs)?))
+            }
+        };
+        Ok(self.mod_down.get_or_init(|| tables).as_ref())
     }
 
     /// Words of an NTT tile in local memory (`min(N, 2048)`, less on devices with small

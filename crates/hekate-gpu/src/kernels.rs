@@ -23,6 +23,8 @@ pub enum KernelModule {
     Elementwise,
     /// The negacyclic NTT, forward and inverse, reduced and lazy (`kernels/ntt.cl`).
     Ntt,
+    /// Exact fast base conversion (`kernels/bconv.cl`): ModUp, ModDown.
+    Bconv,
 }
 
 const PRELUDE: &str = include_str!("../kernels/prelude.h");
@@ -33,13 +35,18 @@ pub const TILE_MAX: usize = 2048;
 
 impl KernelModule {
     /// Every module.
-    pub const ALL: [KernelModule; 2] = [KernelModule::Elementwise, KernelModule::Ntt];
+    pub const ALL: [KernelModule; 3] = [
+        KernelModule::Elementwise,
+        KernelModule::Ntt,
+        KernelModule::Bconv,
+    ];
 
     /// The module's name (its file's stem).
     pub fn name(self) -> &'static str {
         match self {
             KernelModule::Elementwise => "elementwise",
             KernelModule::Ntt => "ntt",
+            KernelModule::Bconv => "bconv",
         }
     }
 
@@ -55,6 +62,9 @@ impl KernelModule {
                 "hk_mul_scalar_kernel",
                 "hk_permute_kernel",
                 "hk_automorphism_coeff_kernel",
+                "hk_copy_limbs_kernel",
+                "hk_mul_key_kernel",
+                "hk_sub_mul_scalar_kernel",
             ],
             KernelModule::Ntt => &[
                 "hk_ntt_fwd_stage",
@@ -63,6 +73,7 @@ impl KernelModule {
                 "hk_ntt_inv_stage",
                 "hk_ntt_inv_last",
             ],
+            KernelModule::Bconv => &["hk_bconv_yv", "hk_bconv_out"],
         }
     }
 
@@ -70,6 +81,7 @@ impl KernelModule {
         match self {
             KernelModule::Elementwise => include_str!("../kernels/elementwise.cl"),
             KernelModule::Ntt => include_str!("../kernels/ntt.cl"),
+            KernelModule::Bconv => include_str!("../kernels/bconv.cl"),
         }
     }
 

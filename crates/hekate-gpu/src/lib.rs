@@ -43,8 +43,10 @@
 //! # Ok(()) }
 //! ```
 
+mod backend;
 mod cache;
 mod context;
+mod convert;
 mod error;
 pub mod kernels;
 pub mod nvrtc;
@@ -52,6 +54,7 @@ mod poly;
 mod runtime;
 
 pub use context::DeviceRingContext;
+pub use convert::DeviceBaseConverter;
 pub use error::{Error, Result};
 pub use kernels::KernelModule;
 pub use poly::DevicePoly;

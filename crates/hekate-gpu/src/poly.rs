@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::kernels::KernelModule;
 use crate::runtime::{Arg, Buffer};
 use hekate::ring::{Form, Poly};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Work-items per group of the coefficient-wise and per-stage kernels.
@@ -78,7 +79,8 @@ impl DevicePoly {
 
     /// Downloads it into a [`Poly`].
     pub fn download(&self) -> Result<Poly> {
-        let data = self.ctx.gpu().download(&self.buf)?;
+        let mut data = vec![0u64; self.num_limbs() * self.n()];
+        self.ctx.gpu().read(&self.buf, &mut data)?;
         Ok(Poly::from_raw(
             self.n(),
             self.q_limbs,
@@ -151,12 +153,25 @@ impl DevicePoly {
 
     /// Runs a coefficient-wise kernel over every limb: `head` are its leading arguments.
     fn elementwise(&self, kernel: &str, head: &[Arg<'_>]) -> Result<()> {
+        self.run_elementwise(kernel, head, &[])
+    }
+
+    /// Runs a coefficient-wise kernel of the elementwise module over every limb: `head`,
+    /// then the standard tail arguments (moduli, `N`, chain limbs, chain length), then
+    /// `extra`.
+    pub(crate) fn run_elementwise(
+        &self,
+        kernel: &str,
+        head: &[Arg<'_>],
+        extra: &[Arg<'_>],
+    ) -> Result<()> {
         let gpu = self.ctx.gpu();
         let module = gpu.module(KernelModule::Elementwise)?;
         let n = self.n();
         let block = n.min(GROUP);
         let mut args = head.to_vec();
         args.extend_from_slice(&self.tail_args());
+        args.extend_from_slice(extra);
         gpu.launch(
             &module,
             kernel,
@@ -309,10 +324,36 @@ impl DevicePoly {
     /// `NttPlan::forward` / `NttPlan::forward_lazy`; the lazy words equal the scalar
     /// backend's).
     pub fn forward(&mut self, reduce: bool) -> Result<()> {
+        self.forward_limbs(0..self.num_limbs(), reduce)
+    }
+
+    /// The inverse transform of every limb in place (with `N^-1`), without changing the
+    /// declared form: `[0, q)` to `[0, q)` when `reduce`, else `[0, 2q)` to `[0, 2q)` (as
+    /// `NttPlan::inverse` / `NttPlan::inverse_lazy`).
+    pub fn inverse(&mut self, reduce: bool) -> Result<()> {
+        self.inverse_limbs(0..self.num_limbs(), reduce)
+    }
+
+    fn check_limbs(&self, limbs: &Range<usize>) -> Result<()> {
+        if limbs.start > limbs.end || limbs.end > self.num_limbs() {
+            return Err(Error::InvalidInput(format!(
+                "limbs {limbs:?} of a polynomial with {}",
+                self.num_limbs()
+            )));
+        }
+        Ok(())
+    }
+
+    /// [`forward`](Self::forward) of the limbs in `limbs` only.
+    pub fn forward_limbs(&mut self, limbs: Range<usize>, reduce: bool) -> Result<()> {
+        self.check_limbs(&limbs)?;
+        if limbs.is_empty() {
+            return Ok(());
+        }
         let gpu = self.ctx.gpu();
         let module = gpu.module(KernelModule::Ntt)?;
         let (n, tile) = (self.n(), self.ctx.tile());
-        let limbs = self.num_limbs() as u32;
+        let (first, count) = (limbs.start as u32, limbs.len() as u32);
         let head = [Arg::Buf(&self.buf), Arg::Buf(&self.ctx.twiddles)];
         let tail = self.tail_args();
         let block = (n / 2).min(GROUP);
@@ -321,11 +362,11 @@ impl DevicePoly {
         while (2usize << log_t) > tile {
             let mut args = head.to_vec();
             args.extend_from_slice(&tail);
-            args.push(Arg::U32(log_t));
+            args.extend_from_slice(&[Arg::U32(first), Arg::U32(log_t)]);
             gpu.launch(
                 &module,
                 "hk_ntt_fwd_stage",
-                [(n / 2 / block) as u32, limbs],
+                [(n / 2 / block) as u32, count],
                 block as u32,
                 &args,
             )?;
@@ -333,39 +374,49 @@ impl DevicePoly {
         }
         let mut args = head.to_vec();
         args.extend_from_slice(&tail);
-        args.extend_from_slice(&[Arg::U32(tile as u32), Arg::U32(reduce as u32)]);
+        args.extend_from_slice(&[
+            Arg::U32(first),
+            Arg::U32(tile as u32),
+            Arg::U32(reduce as u32),
+        ]);
         let tblock = (tile / 2)
             .min(TILE_GROUP)
             .min(gpu.info().max_group as usize);
         gpu.launch(
             &module,
             "hk_ntt_fwd_tail",
-            [(n / tile) as u32, limbs],
+            [(n / tile) as u32, count],
             tblock as u32,
             &args,
         )
     }
 
-    /// The inverse transform of every limb in place (with `N^-1`), without changing the
-    /// declared form: `[0, q)` to `[0, q)` when `reduce`, else `[0, 2q)` to `[0, 2q)` (as
-    /// `NttPlan::inverse` / `NttPlan::inverse_lazy`).
-    pub fn inverse(&mut self, reduce: bool) -> Result<()> {
+    /// [`inverse`](Self::inverse) of the limbs in `limbs` only.
+    pub fn inverse_limbs(&mut self, limbs: Range<usize>, reduce: bool) -> Result<()> {
+        self.check_limbs(&limbs)?;
+        if limbs.is_empty() {
+            return Ok(());
+        }
         let gpu = self.ctx.gpu();
         let module = gpu.module(KernelModule::Ntt)?;
         let (n, tile) = (self.n(), self.ctx.tile());
-        let limbs = self.num_limbs() as u32;
+        let (first, count) = (limbs.start as u32, limbs.len() as u32);
         let head = [Arg::Buf(&self.buf), Arg::Buf(&self.ctx.twiddles)];
         let tail = self.tail_args();
         let mut args = head.to_vec();
         args.extend_from_slice(&tail);
-        args.extend_from_slice(&[Arg::U32(tile as u32), Arg::U32(reduce as u32)]);
+        args.extend_from_slice(&[
+            Arg::U32(first),
+            Arg::U32(tile as u32),
+            Arg::U32(reduce as u32),
+        ]);
         let tblock = (tile / 2)
             .min(TILE_GROUP)
             .min(gpu.info().max_group as usize);
         gpu.launch(
             &module,
             "hk_ntt_inv_head",
-            [(n / tile) as u32, limbs],
+            [(n / tile) as u32, count],
             tblock as u32,
             &args,
         )?;
@@ -378,11 +429,11 @@ impl DevicePoly {
         while (2usize << log_t) < n {
             let mut args = head.to_vec();
             args.extend_from_slice(&tail);
-            args.push(Arg::U32(log_t));
+            args.extend_from_slice(&[Arg::U32(first), Arg::U32(log_t)]);
             gpu.launch(
                 &module,
                 "hk_ntt_inv_stage",
-                [(n / 2 / block) as u32, limbs],
+                [(n / 2 / block) as u32, count],
                 block as u32,
                 &args,
             )?;
@@ -390,14 +441,73 @@ impl DevicePoly {
         }
         let mut args = vec![Arg::Buf(&self.buf)];
         args.extend_from_slice(&tail);
-        args.push(Arg::U32(reduce as u32));
+        args.extend_from_slice(&[Arg::U32(first), Arg::U32(reduce as u32)]);
         gpu.launch(
             &module,
             "hk_ntt_inv_last",
-            [(n / 2 / block) as u32, limbs],
+            [(n / 2 / block) as u32, count],
             block as u32,
             &args,
         )
+    }
+
+    /// Copies `count` limbs of `src` from limb `from` to this polynomial's limbs from
+    /// `to` (a device-to-device copy; no form change).
+    pub(crate) fn copy_limbs_from(
+        &mut self,
+        src: &DevicePoly,
+        from: usize,
+        to: usize,
+        count: usize,
+    ) -> Result<()> {
+        if from + count > src.num_limbs() || to + count > self.num_limbs() || self.n() != src.n() {
+            return Err(Error::InvalidInput("limb copy out of range".into()));
+        }
+        if count == 0 {
+            return Ok(());
+        }
+        let gpu = self.ctx.gpu();
+        let module = gpu.module(KernelModule::Elementwise)?;
+        let n = self.n();
+        let block = n.min(GROUP);
+        gpu.launch(
+            &module,
+            "hk_copy_limbs_kernel",
+            [n.div_ceil(block) as u32, count as u32],
+            block as u32,
+            &[
+                Arg::Buf(&self.buf),
+                Arg::Buf(&src.buf),
+                Arg::U32(n as u32),
+                Arg::U32(to as u32),
+                Arg::U32(from as u32),
+            ],
+        )
+    }
+
+    /// A polynomial of this shape whose words are unspecified (scratch to be overwritten).
+    pub(crate) fn uninit(
+        ctx: &Arc<DeviceRingContext>,
+        q_limbs: usize,
+        p_limbs: usize,
+        form: Form,
+    ) -> Result<Self> {
+        Self::check_shape(ctx, ctx.n(), q_limbs, p_limbs)?;
+        Ok(DevicePoly {
+            ctx: ctx.clone(),
+            buf: ctx.gpu().alloc((q_limbs + p_limbs) * ctx.n())?,
+            q_limbs,
+            p_limbs,
+            form,
+        })
+    }
+
+    /// Drops the special limbs and the chain limbs from `q_limbs` on (the words stay in the
+    /// buffer, unused), as [`Poly::truncate`] plus dropping `P`.
+    pub(crate) fn truncate_to(&mut self, q_limbs: usize) {
+        debug_assert!(q_limbs <= self.q_limbs);
+        self.q_limbs = q_limbs;
+        self.p_limbs = 0;
     }
 }
 

@@ -5,6 +5,35 @@ use super::RnsBasis;
 use crate::math::kernels::{Isa, LaneConsts};
 use crate::math::modulus::Modulus;
 
+/// The tables of a [`BaseConverter`] (from [`BaseConverter::tables`]): the exact conversion
+/// of `x` given by its residues `x_i` modulo the `l` primes `q_i` of `from` is, for each
+/// target prime `p_j` of `to`,
+///
+/// * `y_i = [x_i · q_hat_inv[i]]_{q_i}` (Shoup, with `q_hat_inv_shoup`);
+/// * `v = round(Σ_i y_i · inv_q[i])` in `f64`, one multiplication then one addition per
+///   `i` in order, never fused (the centering correction, `0 <= v <= l`);
+/// * `out_j = [neg_vq_mod_p[j (l + 1) + v] + Σ_i y_i · q_hat_mod_p[j l + i]]_{p_j}`, the sum
+///   in 128 bits (exact for `l <= max_terms`) reduced once.
+#[derive(Clone, Copy, Debug)]
+pub struct ConvTables<'a> {
+    /// The input primes `q_i`.
+    pub from: &'a [Modulus],
+    /// The target primes `p_j`.
+    pub to: &'a [Modulus],
+    /// `[(Q/q_i)^-1]_{q_i}`.
+    pub q_hat_inv: &'a [u64],
+    /// Shoup companions of `q_hat_inv`.
+    pub q_hat_inv_shoup: &'a [u64],
+    /// `[Q/q_i]_{p_j}` at `j l + i`.
+    pub q_hat_mod_p: &'a [u64],
+    /// `[-v Q]_{p_j}` at `j (l + 1) + v`, `v = 0..=l`.
+    pub neg_vq_mod_p: &'a [u64],
+    /// `1 / q_i` in `f64`.
+    pub inv_q: &'a [f64],
+    /// How many 128-bit products can be summed before a reduction is needed.
+    pub max_terms: usize,
+}
+
 /// Precomputed fast base conversion `Conv_{C -> B}` (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct BaseConverter {
@@ -147,6 +176,21 @@ impl BaseConverter {
             neg_vq_mod_p,
             inv_q: from.moduli.iter().map(|q| 1.0 / q.value() as f64).collect(),
             max_terms,
+        }
+    }
+
+    /// The precomputed tables, for a device that runs the same conversion (the GPU
+    /// backend uploads them; see [`ConvTables`]).
+    pub fn tables(&self) -> ConvTables<'_> {
+        ConvTables {
+            from: &self.from,
+            to: &self.to,
+            q_hat_inv: &self.q_hat_inv,
+            q_hat_inv_shoup: &self.q_hat_inv_shoup,
+            q_hat_mod_p: &self.q_hat_mod_p,
+            neg_vq_mod_p: &self.neg_vq_mod_p,
+            inv_q: &self.inv_q,
+            max_terms: self.max_terms,
         }
     }
 

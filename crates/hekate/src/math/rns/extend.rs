@@ -63,6 +63,12 @@ impl BasisExtender {
         &self.c_to_b
     }
 
+    /// `[P^-1]_{q_i}` for every prime of `C`, and their Shoup companions (the constants of
+    /// [`mod_down_limb`](Self::mod_down_limb)).
+    pub fn p_inv(&self) -> (&[u64], &[u64]) {
+        (&self.p_inv, &self.p_inv_shoup)
+    }
+
     /// The last step of ModDown on limb `i` of `C`: `x <- (x - conv) * P^-1 mod q_i`.
     /// Linear, so it applies in coefficient and NTT form alike (with `conv` in the same form).
     #[inline]

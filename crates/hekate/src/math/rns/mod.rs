@@ -59,6 +59,6 @@ mod extend;
 mod tests;
 
 pub use basis::RnsBasis;
-pub use convert::BaseConverter;
+pub use convert::{BaseConverter, ConvTables};
 pub use crt::CrtReconstructor;
 pub use extend::BasisExtender;

@@ -1,0 +1,45 @@
+/* Exact fast base conversion Conv_{C -> B}, the mirror of hekate's
+ * math/rns/convert.rs (BaseConverter, ConvTables): for x given by its residues x_i modulo
+ * the l primes q_i of C,
+ *   y_i = [x_i q_hat_inv_i]_{q_i}                      (Shoup)
+ *   v   = round(sum_i y_i (1 / q_i))                    (f64, mul then add, in order, unfused)
+ *   out_j = [neg_vq[j (l+1) + v] + sum_i y_i q_hat_mod_p[j l + i]]_{p_j}  (128-bit sum, one reduction)
+ * In two kernels, as the CPU's blocks: hk_bconv_yv writes the l rows of y and the row of v
+ * into a scratch of (l + 1) n words (grid x over coefficients); hk_bconv_out writes the
+ * output limbs (grid x over coefficients, y over the `count` targets j0 .. j0 + count, written
+ * to limbs out_first .. of `out`).
+ *
+ * Tables: `from`, 4 words per input prime: q_i, q_hat_inv_i, its companion, 1/q_i as f64
+ * bits; `to`, 4 words per target: p_j, Barrett mu low and high words, 0. */
+
+HK_KERNEL hk_bconv_yv(HK_GLOBAL u64 *scratch, HK_GLOBAL const u64 *in, HK_GLOBAL const u64 *from,
+                      u32 n, u32 l, u32 in_first, u32 exact) {
+    u32 k = HK_GID_X;
+    if (k >= n) return;
+    double acc = 0.0;
+    for (u32 i = 0; i < l; i++) {
+        HK_GLOBAL const u64 *f = from + 4 * i;
+        u64 y = hk_mul_shoup(in[(u64)(in_first + i) * n + k], f[1], f[2], f[0]);
+        scratch[(u64)i * n + k] = y;
+        acc = HK_DADD(acc, HK_DMUL(HK_U64_TO_F64(y), HK_F64_FROM_BITS(f[3])));
+    }
+    scratch[(u64)l * n + k] = exact ? (u64)HK_ROUND(acc) : 0;
+}
+
+HK_KERNEL hk_bconv_out(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *scratch, HK_GLOBAL const u64 *to,
+                       HK_GLOBAL const u64 *q_hat_mod_p, HK_GLOBAL const u64 *neg_vq,
+                       u32 n, u32 l, u32 j0, u32 out_first, u32 exact) {
+    u32 k = HK_GID_X;
+    if (k >= n) return;
+    u32 j = j0 + HK_GRP_Y;
+    HK_GLOBAL const u64 *t = to + 4 * j;
+    HK_GLOBAL const u64 *row = q_hat_mod_p + (u64)j * l;
+    u64 lo = exact ? neg_vq[(u64)j * (l + 1) + scratch[(u64)l * n + k]] : 0, hi = 0;
+    for (u32 i = 0; i < l; i++) {
+        u64 y = scratch[(u64)i * n + k], c = row[i];
+        u64 plo = y * c, phi = hk_mulhi(y, c);
+        lo += plo;
+        hi += phi + (u64)(lo < plo);
+    }
+    out[(u64)(out_first + HK_GRP_Y) * n + k] = hk_reduce_u128(lo, hi, t[0], t[1], t[2]);
+}

@@ -1,0 +1,214 @@
+//! hekate's [`Backend`] seam on the device: [`DeviceRingContext`] with [`DevicePoly`]s, so
+//! the key-switching engines' control flow
+//! ([`HybridKeySwitcher::decompose_on`](hekate::rlwe::HybridKeySwitcher::decompose_on),
+//! `multiply_on`, `mod_down_on`) runs unchanged on the GPU and gives the CPU's words.
+//!
+//! | entry point | device implementation |
+//! | --- | --- |
+//! | NTTs, `add/sub/mul/mul_add_assign`, `automorphism` | the [`DevicePoly`] methods |
+//! | `mod_up` | `hk_bconv_yv` once, `hk_bconv_out` for `P`, the chain below and above the digit, forward NTT of those limbs, the digit's own limbs copied |
+//! | `inner_product` | one `hk_mul_key_kernel` pass per digit and key half (products reduced per term: the same canonical words as the CPU's one reduction of the 128-bit sum) |
+//! | `mod_down` | inverse NTT of the `P` limbs, `Conv_{P -> Q}`, forward NTT, `hk_sub_mul_scalar_kernel` with `P^-1` |
+//!
+//! The seam's methods cannot return errors: a device failure (out of memory, a lost
+//! device) panics with the driver's message. Use the [`DevicePoly`] methods directly for
+//! fallible calls.
+
+use crate::context::DeviceRingContext;
+use crate::poly::DevicePoly;
+use crate::runtime::Arg;
+use hekate::math::rns::BaseConverter;
+use hekate::ring::{Form, Poly};
+use hekate::rlwe::backend::Backend;
+use std::ops::Range;
+
+/// Unwraps a device result in the infallible seam.
+fn ok<T>(r: crate::Result<T>) -> T {
+    r.unwrap_or_else(|e| panic!("GPU backend: {e}"))
+}
+
+impl Backend for DeviceRingContext {
+    type Poly = DevicePoly;
+
+    fn n(&self) -> usize {
+        DeviceRingContext::n(self)
+    }
+
+    fn alloc(&self, q_limbs: usize, p_limbs: usize, form: Form) -> DevicePoly {
+        ok(DevicePoly::uninit(&self.arc(), q_limbs, p_limbs, form))
+    }
+
+    fn recycle(&self, p: DevicePoly) {
+        drop(p);
+    }
+
+    fn upload(&self, p: &Poly) -> DevicePoly {
+        ok(DevicePoly::upload(&self.arc(), p))
+    }
+
+    fn download(&self, p: &DevicePoly) -> Poly {
+        ok(p.download())
+    }
+
+    fn copy(&self, src: &DevicePoly, dst: &mut DevicePoly) {
+        assert_eq!(src.num_limbs(), dst.num_limbs(), "copy between shapes");
+        ok(dst.copy_limbs_from(src, 0, 0, src.num_limbs()));
+        dst.set_form(src.form());
+    }
+
+    fn forward_ntt(&self, p: &mut DevicePoly) {
+        ok(p.ntt())
+    }
+
+    fn inverse_ntt(&self, p: &mut DevicePoly) {
+        ok(p.intt())
+    }
+
+    fn add_assign(&self, a: &mut DevicePoly, b: &DevicePoly) {
+        ok(a.add_assign(b))
+    }
+
+    fn sub_assign(&self, a: &mut DevicePoly, b: &DevicePoly) {
+        ok(a.sub_assign(b))
+    }
+
+    fn mul_assign(&self, a: &mut DevicePoly, b: &DevicePoly) {
+        ok(a.mul_assign(b))
+    }
+
+    fn mul_add_assign(&self, acc: &mut DevicePoly, a: &DevicePoly, b: &DevicePoly) {
+        ok(acc.mul_add_assign(a, b))
+    }
+
+    fn automorphism(&self, a: &DevicePoly, k: usize, out: &mut DevicePoly) {
+        ok(a.automorphism(k, out))
+    }
+
+    fn mod_up(
+        &self,
+        c: &DevicePoly,
+        c_coeff: &DevicePoly,
+        digit: Range<usize>,
+        conv: &BaseConverter,
+        out: &mut DevicePoly,
+    ) {
+        ok(self.mod_up_impl(c, c_coeff, digit, conv, out))
+    }
+
+    fn inner_product(
+        &self,
+        digits: &[DevicePoly],
+        key: &[[DevicePoly; 2]],
+        acc: &mut [DevicePoly; 2],
+        accumulate: bool,
+    ) {
+        ok(self.inner_product_impl(digits, key, acc, accumulate))
+    }
+
+    fn mod_down(&self, p: DevicePoly) -> DevicePoly {
+        ok(self.mod_down_impl(p))
+    }
+}
+
+impl DeviceRingContext {
+    /// [`Backend::mod_up`], fallible.
+    fn mod_up_impl(
+        &self,
+        c: &DevicePoly,
+        c_coeff: &DevicePoly,
+        digit: Range<usize>,
+        conv: &BaseConverter,
+        out: &mut DevicePoly,
+    ) -> crate::Result<()> {
+        let (ql, k) = (c.q_limbs(), self.ring().p_len());
+        let (start, end) = (digit.start, digit.end);
+        debug_assert!(c.form() == Form::Ntt && c.p_limbs() == 0 && end <= ql);
+        debug_assert!(c_coeff.form() == Form::Coeff && c_coeff.q_limbs() == ql);
+        debug_assert!(out.q_limbs() == ql && out.p_limbs() == k);
+        let dconv = self.converter(conv)?;
+        let scratch = dconv.prepare(c_coeff, start)?;
+        // Targets: P, then the chain below the digit, then above it.
+        dconv.write(&scratch, out, 0, k, ql)?;
+        dconv.write(&scratch, out, k, start, 0)?;
+        dconv.write(&scratch, out, k + start, ql - end, end)?;
+        out.forward_limbs(0..start, true)?;
+        out.forward_limbs(end..ql + k, true)?;
+        out.copy_limbs_from(c, start, start, end - start)?;
+        out.set_form(Form::Ntt);
+        Ok(())
+    }
+
+    /// [`Backend::inner_product`], fallible.
+    fn inner_product_impl(
+        &self,
+        digits: &[DevicePoly],
+        key: &[[DevicePoly; 2]],
+        acc: &mut [DevicePoly; 2],
+        accumulate: bool,
+    ) -> crate::Result<()> {
+        let ql = acc[0].q_limbs();
+        let key_q = key.first().map_or(0, |k| k[0].q_limbs());
+        assert!(
+            digits.is_empty() || key_q >= ql,
+            "a switching key over {key_q} chain limbs for an input over {ql}: check the key's level first"
+        );
+        for (h, out) in acc.iter_mut().enumerate() {
+            for (j, d) in digits.iter().enumerate() {
+                let kp = &key[j][h];
+                if d.num_limbs() != out.num_limbs() || kp.p_limbs() != out.p_limbs() {
+                    return Err(crate::Error::InvalidInput(
+                        "inner product shapes differ".into(),
+                    ));
+                }
+                let first = j == 0 && !accumulate;
+                out.run_elementwise(
+                    "hk_mul_key_kernel",
+                    &[
+                        Arg::Buf(out.buffer()),
+                        Arg::Buf(d.buffer()),
+                        Arg::Buf(kp.buffer()),
+                    ],
+                    &[Arg::U32(kp.q_limbs() as u32), Arg::U32(!first as u32)],
+                )?;
+            }
+            if digits.is_empty() && !accumulate {
+                let zero = DevicePoly::zero(&self.arc(), out.q_limbs(), out.p_limbs(), Form::Ntt)?;
+                out.copy_limbs_from(&zero, 0, 0, zero.num_limbs())?;
+            }
+            out.set_form(Form::Ntt);
+        }
+        Ok(())
+    }
+
+    /// [`Backend::mod_down`], fallible.
+    fn mod_down_impl(&self, mut p: DevicePoly) -> crate::Result<DevicePoly> {
+        let (ql, k) = (p.q_limbs(), p.p_limbs());
+        if k == 0 || k != self.ring().p_len() {
+            return Err(crate::Error::InvalidInput(format!(
+                "ModDown by {k} of {} special primes",
+                self.ring().p_len()
+            )));
+        }
+        let (conv, p_inv) = self
+            .mod_down_tables()?
+            .expect("the ring has special primes (k > 0)");
+        let form = p.form();
+        if form == Form::Ntt {
+            p.inverse_limbs(ql..ql + k, true)?;
+        }
+        let scratch = conv.prepare(&p, ql)?;
+        let mut t = DevicePoly::uninit(&self.arc(), ql, 0, Form::Coeff)?;
+        conv.write(&scratch, &mut t, 0, ql, 0)?;
+        if form == Form::Ntt {
+            t.forward(true)?;
+        }
+        p.truncate_to(ql);
+        t.set_form(form);
+        p.run_elementwise(
+            "hk_sub_mul_scalar_kernel",
+            &[Arg::Buf(p.buffer()), Arg::Buf(t.buffer()), Arg::Buf(p_inv)],
+            &[],
+        )?;
+        Ok(p)
+    }
+}

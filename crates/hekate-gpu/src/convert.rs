@@ -1,0 +1,152 @@
+//! [`DeviceBaseConverter`]: a [`BaseConverter`]'s tables on the device, and the ModUp /
+//! ModDown steps built on it (`kernels/bconv.cl`).
+
+use crate::error::{Error, Result};
+use crate::kernels::KernelModule;
+use crate::poly::DevicePoly;
+use crate::runtime::{Arg, Buffer, Gpu};
+use hekate::math::rns::BaseConverter;
+
+/// Work-items per group of the conversion kernels.
+const GROUP: usize = 256;
+
+/// The exact conversion `Conv_{C -> B}` of a [`BaseConverter`] on the device: its tables
+/// ([`hekate::math::rns::ConvTables`]) uploaded once; the outputs are the CPU's words.
+pub struct DeviceBaseConverter {
+    from: Buffer,
+    to: Buffer,
+    q_hat_mod_p: Buffer,
+    neg_vq: Buffer,
+    from_len: usize,
+    to_len: usize,
+}
+
+impl DeviceBaseConverter {
+    /// Uploads the tables of `conv`.
+    pub fn new(gpu: &Gpu, conv: &BaseConverter) -> Result<Self> {
+        let t = conv.tables();
+        let l = t.from.len();
+        if l == 0 || l > t.max_terms {
+            return Err(Error::InvalidInput(format!(
+                "a conversion from {l} primes (the device sums at most {} products in 128 bits)",
+                t.max_terms
+            )));
+        }
+        let mut from = Vec::with_capacity(4 * l);
+        for i in 0..l {
+            from.extend_from_slice(&[
+                t.from[i].value(),
+                t.q_hat_inv[i],
+                t.q_hat_inv_shoup[i],
+                t.inv_q[i].to_bits(),
+            ]);
+        }
+        let mut to = Vec::with_capacity(4 * t.to.len());
+        for p in t.to {
+            let (lo, hi) = p.barrett();
+            to.extend_from_slice(&[p.value(), lo, hi, 0]);
+        }
+        Ok(DeviceBaseConverter {
+            from: gpu.upload(&from)?,
+            to: gpu.upload(&to)?,
+            q_hat_mod_p: gpu.upload(t.q_hat_mod_p)?,
+            neg_vq: gpu.upload(t.neg_vq_mod_p)?,
+            from_len: l,
+            to_len: t.to.len(),
+        })
+    }
+
+    /// Number of input primes.
+    pub fn from_len(&self) -> usize {
+        self.from_len
+    }
+
+    /// Number of target primes.
+    pub fn to_len(&self) -> usize {
+        self.to_len
+    }
+
+    /// First step: `y` rows and `v` of the input limbs `in_first .. in_first + from_len()`
+    /// of `input` (coefficient form, reduced), into a new scratch buffer of
+    /// `(from_len() + 1) N` words.
+    pub fn prepare(&self, input: &DevicePoly, in_first: usize) -> Result<Buffer> {
+        if in_first + self.from_len > input.num_limbs() {
+            return Err(Error::InvalidInput(
+                "conversion input limbs out of range".into(),
+            ));
+        }
+        let gpu = input.context().gpu();
+        let n = input.n();
+        let scratch = gpu.alloc((self.from_len + 1) * n)?;
+        let module = gpu.module(KernelModule::Bconv)?;
+        let block = n.min(GROUP);
+        gpu.launch(
+            &module,
+            "hk_bconv_yv",
+            [n.div_ceil(block) as u32, 1],
+            block as u32,
+            &[
+                Arg::Buf(&scratch),
+                Arg::Buf(input.buffer()),
+                Arg::Buf(&self.from),
+                Arg::U32(n as u32),
+                Arg::U32(self.from_len as u32),
+                Arg::U32(in_first as u32),
+                Arg::U32(1),
+            ],
+        )?;
+        Ok(scratch)
+    }
+
+    /// Second step: the targets `j0 .. j0 + count` from a [`prepare`](Self::prepare)d
+    /// scratch, written to limbs `out_first .. out_first + count` of `out`.
+    pub fn write(
+        &self,
+        scratch: &Buffer,
+        out: &mut DevicePoly,
+        j0: usize,
+        count: usize,
+        out_first: usize,
+    ) -> Result<()> {
+        if j0 + count > self.to_len || out_first + count > out.num_limbs() {
+            return Err(Error::InvalidInput(
+                "conversion targets out of range".into(),
+            ));
+        }
+        if count == 0 {
+            return Ok(());
+        }
+        let gpu = out.context().gpu().clone();
+        let n = out.n();
+        let module = gpu.module(KernelModule::Bconv)?;
+        let block = n.min(GROUP);
+        gpu.launch(
+            &module,
+            "hk_bconv_out",
+            [n.div_ceil(block) as u32, count as u32],
+            block as u32,
+            &[
+                Arg::Buf(out.buffer()),
+                Arg::Buf(scratch),
+                Arg::Buf(&self.to),
+                Arg::Buf(&self.q_hat_mod_p),
+                Arg::Buf(&self.neg_vq),
+                Arg::U32(n as u32),
+                Arg::U32(self.from_len as u32),
+                Arg::U32(j0 as u32),
+                Arg::U32(out_first as u32),
+                Arg::U32(1),
+            ],
+        )
+    }
+}
+
+impl std::fmt::Debug for DeviceBaseConverter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "DeviceBaseConverter({} -> {} primes)",
+            self.from_len, self.to_len
+        )
+    }
+}
