@@ -34,6 +34,8 @@ pub struct DeviceRingContext {
     /// ModDown by all of `P`: `Conv_{P -> Q}` and the `(P^-1, companion)` pairs per chain
     /// prime.
     mod_down: OnceLock<Option<(Arc<DeviceBaseConverter>, Buffer)>>,
+    /// `(q_l^-1, companion)` pairs per level `l` (rescaling).
+    rescale: Mutex<HashMap<usize, Arc<Buffer>>>,
     me: Weak<DeviceRingContext>,
 }
 
@@ -78,6 +80,7 @@ impl DeviceRingContext {
             permutations: Mutex::new(HashMap::new()),
             converters: Mutex::new(HashMap::new()),
             mod_down: OnceLock::new(),
+            rescale: Mutex::new(HashMap::new()),
             me: me.clone(),
         }))
     }
@@ -108,6 +111,24 @@ impl DeviceRingContext {
         let index: Vec<u64> = perm.index().iter().map(|&i| i as u64).collect();
         let buf = Arc::new(self.gpu.upload(&index)?);
         cache.insert(k, buf.clone());
+        Ok(buf)
+    }
+
+    /// The constants of dividing by `q_l` ([`RingContext::rescale_constants`]), uploaded on
+    /// first use.
+    pub(crate) fn rescale_table(&self, l: usize) -> Result<Arc<Buffer>> {
+        let mut cache = self.rescale.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = cache.get(&l) {
+            return Ok(b.clone());
+        }
+        let pairs: Vec<u64> = self
+            .ring
+            .rescale_constants(l)
+            .iter()
+            .flat_map(|&(w, ws)| [w, ws])
+            .collect();
+        let buf = Arc::new(self.gpu.upload(&pairs)?);
+        cache.insert(l, buf.clone());
         Ok(buf)
     }
 

@@ -65,6 +65,7 @@ impl KernelModule {
                 "hk_copy_limbs_kernel",
                 "hk_mul_key_kernel",
                 "hk_sub_mul_scalar_kernel",
+                "hk_rescale_lift_kernel",
             ],
             KernelModule::Ntt => &[
                 "hk_ntt_fwd_stage",

@@ -45,6 +45,7 @@
 
 mod backend;
 mod cache;
+pub mod ckks;
 mod context;
 mod convert;
 mod error;

@@ -451,6 +451,36 @@ impl DevicePoly {
         )
     }
 
+    /// Divides by the last chain prime `q_l` with rounding, dropping that limb (CKKS
+    /// rescaling), as [`Poly::divide_round_by_last_q`]: the same words, in either form.
+    pub fn divide_round_by_last_q(&mut self) -> Result<()> {
+        if self.q_limbs < 2 || self.p_limbs != 0 {
+            return Err(Error::InvalidInput(
+                "rescaling needs two chain limbs and no special limbs".into(),
+            ));
+        }
+        let l = self.q_limbs - 1;
+        let form = self.form;
+        let mut t = DevicePoly::uninit(&self.ctx, l + 1, 0, Form::Coeff)?;
+        t.copy_limbs_from(self, l, l, 1)?;
+        if form == Form::Ntt {
+            t.inverse_limbs(l..l + 1, true)?;
+        }
+        // Over the l lower limbs; the kernel reads the last residue at limb l.
+        t.truncate_to(l);
+        t.run_elementwise("hk_rescale_lift_kernel", &[Arg::Buf(&t.buf)], &[])?;
+        if form == Form::Ntt {
+            t.forward(true)?;
+        }
+        let consts = self.ctx.rescale_table(l)?;
+        self.truncate_to(l);
+        self.run_elementwise(
+            "hk_sub_mul_scalar_kernel",
+            &[Arg::Buf(&self.buf), Arg::Buf(&t.buf), Arg::Buf(&consts)],
+            &[],
+        )
+    }
+
     /// Copies `count` limbs of `src` from limb `from` to this polynomial's limbs from
     /// `to` (a device-to-device copy; no form change).
     pub(crate) fn copy_limbs_from(

@@ -279,7 +279,9 @@ impl CkksContext {
         self.check_ring_id(sk.ring_id(), "secret key")
     }
 
-    pub(crate) fn check_ciphertext(&self, ct: &Ciphertext) -> Result<()> {
+    /// Checks that `ct` was made under this context (by its ring's fingerprint):
+    /// [`Error::ParameterMismatch`] otherwise.
+    pub fn check_ciphertext(&self, ct: &Ciphertext) -> Result<()> {
         self.check_ring_id(ct.ring_id, "ciphertext")
     }
 

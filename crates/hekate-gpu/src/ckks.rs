@@ -1,0 +1,464 @@
+//! CKKS on the device: [`DeviceCiphertext`] and [`DeviceEvaluator`], the mirrors of
+//! [`hekate::ckks::Ciphertext`] and [`hekate::ckks::Evaluator`] with the same operation
+//! names, giving the CPU evaluator's words.
+//!
+//! The evaluator takes its keys from a CPU [`Evaluator`] (uploaded once: the
+//! relinearization key and every Galois key), and runs the CKKS rules on the host (levels,
+//! scales, slot counts, key lookup) and the arithmetic on the device: the tensor product,
+//! key switching through hekate's backend seam with the hybrid engine's own control flow
+//! (`decompose_on` / `multiply_on` / `mod_down_on`), automorphisms, rescaling.
+//!
+//! Scope today: contexts whose key-switching engine is the hybrid one
+//! (`KeySwitchMethod::Hybrid`); KLSS and linear key switching on the device are the next
+//! step. Other engines are refused with [`Error::InvalidInput`].
+
+use crate::context::DeviceRingContext;
+use crate::error::{Error, Result};
+use crate::poly::DevicePoly;
+use hekate::ckks::{Ciphertext, CkksContext, Evaluator, Scale};
+use hekate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
+use hekate::ring::Form;
+use hekate::rlwe::backend::Backend;
+use hekate::rlwe::keyswitch::{KeySwitchEngine, SwitchingKey};
+use hekate::rlwe::HybridKeySwitcher;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A switching key on the device: `(b_j, a_j)` per digit, each over the key's chain limbs
+/// and the special primes.
+type DeviceKey = Vec<[DevicePoly; 2]>;
+
+/// A CKKS ciphertext on the device: its parts in NTT form, with the scale and slot count
+/// kept on the host.
+pub struct DeviceCiphertext {
+    parts: Vec<DevicePoly>,
+    scale: Scale,
+    slots: usize,
+}
+
+impl DeviceCiphertext {
+    /// Uploads `ct`.
+    pub fn upload(ev: &DeviceEvaluator, ct: &Ciphertext) -> Result<Self> {
+        ev.ctx.check_ciphertext(ct)?;
+        let parts = ct
+            .parts()
+            .iter()
+            .map(|p| DevicePoly::upload(&ev.dctx, p))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(DeviceCiphertext {
+            parts,
+            scale: ct.scale().clone(),
+            slots: ct.slots(),
+        })
+    }
+
+    /// Downloads it into a CPU ciphertext of `ev`'s context.
+    pub fn download(&self, ev: &DeviceEvaluator) -> Result<Ciphertext> {
+        let parts = self
+            .parts
+            .iter()
+            .map(DevicePoly::download)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Ciphertext::from_parts(
+            &ev.ctx,
+            parts,
+            self.scale.clone(),
+            self.slots,
+            None,
+        )?)
+    }
+
+    /// The level `l`.
+    pub fn level(&self) -> usize {
+        self.parts[0].q_limbs() - 1
+    }
+
+    /// The scale.
+    pub fn scale(&self) -> &Scale {
+        &self.scale
+    }
+
+    /// The number of slots.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// The degree (parts minus one).
+    pub fn degree(&self) -> usize {
+        self.parts.len() - 1
+    }
+}
+
+/// The CKKS evaluator on the device (see the module documentation).
+pub struct DeviceEvaluator {
+    ctx: Arc<CkksContext>,
+    dctx: Arc<DeviceRingContext>,
+    relin: Option<DeviceKey>,
+    galois: HashMap<usize, DeviceKey>,
+}
+
+fn hybrid_key(key: &SwitchingKey) -> Result<&hekate::rlwe::HybridKey> {
+    match key {
+        SwitchingKey::Hybrid(k) => Ok(k),
+        _ => Err(Error::InvalidInput(
+            "the device evaluator runs the hybrid engine; this key is of another engine".into(),
+        )),
+    }
+}
+
+impl DeviceEvaluator {
+    /// Uploads the keys of the CPU evaluator `ev` to the device of `dctx` (which must
+    /// mirror `ev`'s ring).
+    pub fn new(dctx: &Arc<DeviceRingContext>, ev: &Evaluator) -> Result<Self> {
+        let ctx = ev.context().clone();
+        if dctx.ring().fingerprint() != ctx.ring().fingerprint() {
+            return Err(Error::InvalidInput(
+                "the device context mirrors another ring".into(),
+            ));
+        }
+        if !matches!(ctx.keyswitcher(), KeySwitchEngine::Hybrid(_)) {
+            return Err(Error::InvalidInput(
+                "the device evaluator runs the hybrid engine: build the context with KeySwitchMethod::Hybrid".into(),
+            ));
+        }
+        let upload = |k: &SwitchingKey| -> Result<DeviceKey> {
+            hybrid_key(k)?
+                .digits
+                .iter()
+                .map(|[b, a]| Ok([DevicePoly::upload(dctx, b)?, DevicePoly::upload(dctx, a)?]))
+                .collect()
+        };
+        let relin = ev
+            .keys()
+            .relinearization_key()
+            .map(|k| upload(&k.0))
+            .transpose()?;
+        let mut galois = HashMap::new();
+        for k in ev.keys().galois_keys().iter() {
+            galois.insert(k.galois_element(), upload(k.key())?);
+        }
+        Ok(DeviceEvaluator {
+            ctx,
+            dctx: dctx.clone(),
+            relin,
+            galois,
+        })
+    }
+
+    /// The hybrid engine (checked in [`DeviceEvaluator::new`]).
+    fn ks(&self) -> &HybridKeySwitcher {
+        match self.ctx.keyswitcher() {
+            KeySwitchEngine::Hybrid(h) => h,
+            _ => unreachable!("checked when the evaluator was built"),
+        }
+    }
+
+    /// The CKKS context.
+    pub fn context(&self) -> &Arc<CkksContext> {
+        &self.ctx
+    }
+
+    /// The device context.
+    pub fn device_context(&self) -> &Arc<DeviceRingContext> {
+        &self.dctx
+    }
+
+    fn check_pair(a: &DeviceCiphertext, b: &DeviceCiphertext) -> Result<()> {
+        if a.slots != b.slots {
+            return Err(Error::InvalidInput(format!(
+                "operands have {} and {} slots",
+                a.slots, b.slots
+            )));
+        }
+        Ok(())
+    }
+
+    /// The parts of `ct` at `level` (a copy of the limbs kept).
+    fn parts_at(&self, ct: &DeviceCiphertext, level: usize) -> Result<Vec<DevicePoly>> {
+        ct.parts
+            .iter()
+            .map(|p| {
+                let mut o = DevicePoly::uninit(&self.dctx, level + 1, 0, Form::Ntt)?;
+                o.copy_limbs_from(p, 0, 0, level + 1)?;
+                Ok(o)
+            })
+            .collect()
+    }
+
+    /// `a + b` (the lower level of the two; equal scales).
+    pub fn add(&self, a: &DeviceCiphertext, b: &DeviceCiphertext) -> Result<DeviceCiphertext> {
+        self.add_sub(a, b, false)
+    }
+
+    /// `a - b` (the lower level of the two; equal scales).
+    pub fn sub(&self, a: &DeviceCiphertext, b: &DeviceCiphertext) -> Result<DeviceCiphertext> {
+        self.add_sub(a, b, true)
+    }
+
+    fn add_sub(
+        &self,
+        a: &DeviceCiphertext,
+        b: &DeviceCiphertext,
+        sub: bool,
+    ) -> Result<DeviceCiphertext> {
+        Self::check_pair(a, b)?;
+        if a.scale != b.scale || a.degree() != b.degree() {
+            return Err(Error::InvalidInput(
+                "addition needs equal scales and degrees (rescale or relinearize first)".into(),
+            ));
+        }
+        let level = a.level().min(b.level());
+        let mut parts = self.parts_at(a, level)?;
+        let other = self.parts_at(b, level)?;
+        for (p, o) in parts.iter_mut().zip(&other) {
+            if sub {
+                p.sub_assign(o)?;
+            } else {
+                p.add_assign(o)?;
+            }
+        }
+        Ok(DeviceCiphertext {
+            parts,
+            scale: a.scale.clone(),
+            slots: a.slots,
+        })
+    }
+
+    /// The degree-2 product (no relinearization), as [`Evaluator::mul_no_relin`].
+    pub fn mul_no_relin(
+        &self,
+        a: &DeviceCiphertext,
+        b: &DeviceCiphertext,
+    ) -> Result<DeviceCiphertext> {
+        Self::check_pair(a, b)?;
+        if a.degree() != 1 || b.degree() != 1 {
+            return Err(Error::InvalidInput(
+                "multiplication needs degree-1 operands".into(),
+            ));
+        }
+        let level = a.level().min(b.level());
+        let (pa, pb) = (self.parts_at(a, level)?, self.parts_at(b, level)?);
+        let mut d0 = self.parts_at(a, level)?.swap_remove(0);
+        d0.mul_assign(&pb[0])?;
+        let mut d1 = self.parts_at(a, level)?.swap_remove(0);
+        d1.mul_assign(&pb[1])?;
+        d1.mul_add_assign(&pa[1], &pb[0])?;
+        let mut d2 = self.parts_at(a, level)?.swap_remove(1);
+        d2.mul_assign(&pb[1])?;
+        Ok(DeviceCiphertext {
+            parts: vec![d0, d1, d2],
+            scale: a.scale.mul(&b.scale),
+            slots: a.slots,
+        })
+    }
+
+    /// Key-switches `c` with `key` (the hybrid engine's three steps on the device).
+    fn switch(&self, c: &DevicePoly, key: &DeviceKey) -> Result<[DevicePoly; 2]> {
+        let ql = c.q_limbs();
+        if key.first().is_some_and(|k| k[0].q_limbs() < ql) || key.len() < self.ks().digits_at(ql) {
+            return Err(Error::InvalidInput(format!(
+                "the switching key does not cover level {}",
+                ql - 1
+            )));
+        }
+        let dctx: &DeviceRingContext = &self.dctx;
+        let digits = self.ks().decompose_on(dctx, c, ql);
+        let mut acc = [0, 1].map(|_| dctx.alloc(ql, self.ctx.ring().p_len(), Form::Ntt));
+        self.ks().multiply_on(dctx, &digits, key, &mut acc, false);
+        Ok(self.ks().mod_down_on(dctx, acc))
+    }
+
+    /// Relinearizes a degree-2 ciphertext, as [`Evaluator::relinearize`].
+    pub fn relinearize(&self, ct: &DeviceCiphertext) -> Result<DeviceCiphertext> {
+        if ct.degree() != 2 {
+            return Err(Error::InvalidInput(
+                "relinearization needs a degree-2 ciphertext".into(),
+            ));
+        }
+        let key = self
+            .relin
+            .as_ref()
+            .ok_or_else(|| Error::InvalidInput("no relinearization key on the device".into()))?;
+        let [u0, u1] = self.switch(&ct.parts[2], key)?;
+        let mut parts = self.parts_at(ct, ct.level())?;
+        parts.truncate(2);
+        parts[0].add_assign(&u0)?;
+        parts[1].add_assign(&u1)?;
+        Ok(DeviceCiphertext {
+            parts,
+            scale: ct.scale.clone(),
+            slots: ct.slots,
+        })
+    }
+
+    /// `a * b`, relinearized, as [`Evaluator::mul`].
+    pub fn mul(&self, a: &DeviceCiphertext, b: &DeviceCiphertext) -> Result<DeviceCiphertext> {
+        self.relinearize(&self.mul_no_relin(a, b)?)
+    }
+
+    /// Divides by the last prime of the level, as [`Evaluator::rescale`].
+    pub fn rescale(&self, ct: &DeviceCiphertext) -> Result<DeviceCiphertext> {
+        if ct.level() == 0 {
+            return Err(Error::InvalidInput(
+                "cannot rescale a ciphertext at level 0".into(),
+            ));
+        }
+        let q_last = self.ctx.ring().q().moduli()[ct.level()].value();
+        let mut parts = self.parts_at(ct, ct.level())?;
+        for p in &mut parts {
+            p.divide_round_by_last_q()?;
+        }
+        Ok(DeviceCiphertext {
+            parts,
+            scale: ct.scale.div_integer(q_last),
+            slots: ct.slots,
+        })
+    }
+
+    /// The Galois element and device key of a rotation by `steps` (as the CPU evaluator
+    /// looks them up), or `None` for the identity.
+    fn rotation_key(
+        &self,
+        ct: &DeviceCiphertext,
+        steps: i64,
+    ) -> Result<Option<(usize, &DeviceKey)>> {
+        let slots = ct.slots as i64;
+        let r = steps.rem_euclid(slots);
+        if r == 0 {
+            return Ok(None);
+        }
+        let n = self.ctx.ring().n();
+        let ql = ct.level() + 1;
+        let mut narrow = None;
+        for cand in [steps, r, r - slots] {
+            let g = galois_element_for_rotation(cand, n);
+            if let Some(k) = self.galois.get(&g) {
+                if k.first().is_none_or(|k| k[0].q_limbs() >= ql) {
+                    return Ok(Some((g, k)));
+                }
+                narrow.get_or_insert((g, k));
+            }
+        }
+        narrow.map(Some).ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "no Galois key for a rotation by {steps} on the device"
+            ))
+        })
+    }
+
+    /// `φ_g(c_0 + u_0), φ_g(u_1)`.
+    fn finish_automorphism(
+        &self,
+        c0: &DevicePoly,
+        g: usize,
+        u: [DevicePoly; 2],
+    ) -> Result<Vec<DevicePoly>> {
+        let [mut u0, u1] = u;
+        u0.add_assign(c0)?;
+        let ql = u0.q_limbs();
+        let mut out0 = DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?;
+        let mut out1 = DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?;
+        u0.automorphism(g, &mut out0)?;
+        u1.automorphism(g, &mut out1)?;
+        Ok(vec![out0, out1])
+    }
+
+    fn automorphism_with(
+        &self,
+        ct: &DeviceCiphertext,
+        g: usize,
+        key: &DeviceKey,
+    ) -> Result<DeviceCiphertext> {
+        if ct.degree() != 1 {
+            return Err(Error::InvalidInput(
+                "automorphisms need a degree-1 ciphertext".into(),
+            ));
+        }
+        let u = self.switch(&ct.parts[1], key)?;
+        Ok(DeviceCiphertext {
+            parts: self.finish_automorphism(&ct.parts[0], g, u)?,
+            scale: ct.scale.clone(),
+            slots: ct.slots,
+        })
+    }
+
+    fn copy(&self, ct: &DeviceCiphertext) -> Result<DeviceCiphertext> {
+        Ok(DeviceCiphertext {
+            parts: self.parts_at(ct, ct.level())?,
+            scale: ct.scale.clone(),
+            slots: ct.slots,
+        })
+    }
+
+    /// Rotates the slots left by `steps`, as [`Evaluator::rotate`].
+    pub fn rotate(&self, ct: &DeviceCiphertext, steps: i64) -> Result<DeviceCiphertext> {
+        match self.rotation_key(ct, steps)? {
+            None => self.copy(ct),
+            Some((g, key)) => self.automorphism_with(ct, g, key),
+        }
+    }
+
+    /// Complex conjugation of every slot, as [`Evaluator::conjugate`].
+    pub fn conjugate(&self, ct: &DeviceCiphertext) -> Result<DeviceCiphertext> {
+        let g = galois_element_for_conjugation(self.ctx.ring().n());
+        let key = self
+            .galois
+            .get(&g)
+            .ok_or_else(|| Error::InvalidInput("no conjugation key on the device".into()))?;
+        self.automorphism_with(ct, g, key)
+    }
+
+    /// Rotations by each of `steps` sharing one decomposition of `c_1` (hoisting), as
+    /// [`Evaluator::rotate_hoisted`].
+    pub fn rotate_hoisted(
+        &self,
+        ct: &DeviceCiphertext,
+        steps: &[i64],
+    ) -> Result<Vec<DeviceCiphertext>> {
+        if ct.degree() != 1 {
+            return Err(Error::InvalidInput(
+                "rotations need a degree-1 ciphertext".into(),
+            ));
+        }
+        let keys = steps
+            .iter()
+            .map(|&s| self.rotation_key(ct, s))
+            .collect::<Result<Vec<_>>>()?;
+        let ql = ct.level() + 1;
+        let dctx: &DeviceRingContext = &self.dctx;
+        let digits = self.ks().decompose_on(dctx, &ct.parts[1], ql);
+        keys.into_iter()
+            .map(|key| match key {
+                None => self.copy(ct),
+                Some((g, key)) => {
+                    if key.first().is_some_and(|k| k[0].q_limbs() < ql) {
+                        return Err(Error::InvalidInput(
+                            "the Galois key does not cover this level".into(),
+                        ));
+                    }
+                    let mut acc =
+                        [0, 1].map(|_| dctx.alloc(ql, self.ctx.ring().p_len(), Form::Ntt));
+                    self.ks().multiply_on(dctx, &digits, key, &mut acc, false);
+                    let u = self.ks().mod_down_on(dctx, acc);
+                    Ok(DeviceCiphertext {
+                        parts: self.finish_automorphism(&ct.parts[0], g, u)?,
+                        scale: ct.scale.clone(),
+                        slots: ct.slots,
+                    })
+                }
+            })
+            .collect()
+    }
+}
+
+impl std::fmt::Debug for DeviceEvaluator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "DeviceEvaluator({:?}, relinearization key: {}, {} Galois keys)",
+            self.dctx,
+            self.relin.is_some(),
+            self.galois.len()
+        )
+    }
+}
