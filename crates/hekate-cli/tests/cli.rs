@@ -432,7 +432,11 @@ fn gpu_info_and_bench() {
     assert_eq!(code(&bench), 0, "{}", stderr(&bench));
     let rows = json(&bench);
     let rows = rows.as_array().expect("an array of records");
-    assert_eq!(rows.len(), 4, "four operations at one chain length");
+    assert_eq!(
+        rows.len(),
+        8,
+        "four kernels and four CKKS operations at one chain length"
+    );
     for r in rows {
         assert_eq!(r["cells"]["bit-exact"], "yes", "{r}");
     }

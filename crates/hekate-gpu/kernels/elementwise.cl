@@ -79,18 +79,6 @@ HK_KERNEL hk_copy_limbs_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, u32 n
     out[(u64)(out_first + l) * n + k] = a[(u64)(in_first + l) * n + k];
 }
 
-/* acc = (accumulate ? acc : 0) + a key, where the key polynomial has `key_ql` chain limbs
- * (at least ql) and the same special limbs: limb l of acc meets key limb l (chain) or
- * key_ql + l - ql (special). One term of the key-switching inner product. */
-HK_KERNEL hk_mul_key_kernel(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *key,
-                            HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax, u32 key_ql, u32 accumulate) {
-    HK_ELEMENT_PROLOGUE
-    u64 kl = l < ql ? l : key_ql + (l - ql);
-    u64 w = key[kl * n + k];
-    acc[at] = accumulate ? hk_mul_add(acc[at], a[at], w, q, md[HK_MOD_MU_LO], md[HK_MOD_MU_HI])
-                         : hk_mul(a[at], w, q, md[HK_MOD_MU_LO], md[HK_MOD_MU_HI]);
-}
-
 /* x = (x + q - b) w_l mod q (ModDown's and rescaling's last step), `scalars` holding
  * (w_l, w_l') pairs (kernels::sub_mul_scalar_assign). */
 HK_KERNEL hk_sub_mul_scalar_kernel(HK_GLOBAL u64 *x, HK_GLOBAL const u64 *b, HK_GLOBAL const u64 *scalars,
@@ -117,4 +105,43 @@ HK_KERNEL hk_rescale_lift_kernel(HK_GLOBAL u64 *t, HK_GLOBAL const u64 *mods, u3
         r = hk_sub(hk_reduce_u128(x, 0, q, m0, m1), x > q_half ? ql_mod : 0, q);
     }
     t[at] = r;
+}
+
+/* The fused key-switching inner product (one pass): for both key halves h,
+ *   acc_h = [(accumulate ? acc_h : 0) + sum_{j < beta} d_j key_{j,h}]
+ * with the sum in 128 bits and one reduction per output word (the CPU's
+ * kernels::inner_product), up to HK_IP_MAX digits per launch. Each digit is over Q_l and P
+ * (ql + p limbs); the key polynomials over key_ql >= ql chain limbs and P: accumulator
+ * limb l meets key limb l (chain) or key_ql + l - ql (special). Reads each digit and key
+ * word once and writes each accumulator word once. */
+#define HK_IP_MAX 8
+#define HK_IP_ADD(lo, hi, x, y) { u64 p_lo = (x) * (y), p_hi = hk_mulhi((x), (y)); lo += p_lo; hi += p_hi + (u64)(lo < p_lo); }
+#define HK_IP_TERM(j, d, ka, kb) \
+    if ((j) < beta) { \
+        u64 x = d[at]; \
+        HK_IP_ADD(lo0, hi0, x, ka[kat]); \
+        HK_IP_ADD(lo1, hi1, x, kb[kat]); \
+    }
+HK_KERNEL hk_inner_product_kernel(HK_GLOBAL u64 *acc0, HK_GLOBAL u64 *acc1,
+        HK_GLOBAL const u64 *d0, HK_GLOBAL const u64 *d1, HK_GLOBAL const u64 *d2, HK_GLOBAL const u64 *d3,
+        HK_GLOBAL const u64 *d4, HK_GLOBAL const u64 *d5, HK_GLOBAL const u64 *d6, HK_GLOBAL const u64 *d7,
+        HK_GLOBAL const u64 *k0a, HK_GLOBAL const u64 *k0b, HK_GLOBAL const u64 *k1a, HK_GLOBAL const u64 *k1b,
+        HK_GLOBAL const u64 *k2a, HK_GLOBAL const u64 *k2b, HK_GLOBAL const u64 *k3a, HK_GLOBAL const u64 *k3b,
+        HK_GLOBAL const u64 *k4a, HK_GLOBAL const u64 *k4b, HK_GLOBAL const u64 *k5a, HK_GLOBAL const u64 *k5b,
+        HK_GLOBAL const u64 *k6a, HK_GLOBAL const u64 *k6b, HK_GLOBAL const u64 *k7a, HK_GLOBAL const u64 *k7b,
+        HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax, u32 key_ql, u32 beta, u32 accumulate) {
+    HK_ELEMENT_PROLOGUE
+    u64 kat = (u64)(l < ql ? l : key_ql + (l - ql)) * n + k;
+    u64 lo0 = accumulate ? acc0[at] : 0, hi0 = 0, lo1 = accumulate ? acc1[at] : 0, hi1 = 0;
+    HK_IP_TERM(0, d0, k0a, k0b)
+    HK_IP_TERM(1, d1, k1a, k1b)
+    HK_IP_TERM(2, d2, k2a, k2b)
+    HK_IP_TERM(3, d3, k3a, k3b)
+    HK_IP_TERM(4, d4, k4a, k4b)
+    HK_IP_TERM(5, d5, k5a, k5b)
+    HK_IP_TERM(6, d6, k6a, k6b)
+    HK_IP_TERM(7, d7, k7a, k7b)
+    u64 m0 = md[HK_MOD_MU_LO], m1 = md[HK_MOD_MU_HI];
+    acc0[at] = hk_reduce_u128(lo0, hi0, q, m0, m1);
+    acc1[at] = hk_reduce_u128(lo1, hi1, q, m0, m1);
 }

@@ -7,7 +7,7 @@
 //! | --- | --- |
 //! | NTTs, `add/sub/mul/mul_add_assign`, `automorphism` | the [`DevicePoly`] methods |
 //! | `mod_up` | `hk_bconv_yv` once, `hk_bconv_out` for `P`, the chain below and above the digit, forward NTT of those limbs, the digit's own limbs copied |
-//! | `inner_product` | one `hk_mul_key_kernel` pass per digit and key half (products reduced per term: the same canonical words as the CPU's one reduction of the 128-bit sum) |
+//! | `inner_product` | `hk_inner_product_kernel`: every digit (up to 8 per launch) times both key halves in one pass, the sums in 128 bits and reduced once (the CPU's `kernels::inner_product`) |
 //! | `mod_down` | inverse NTT of the `P` limbs, `Conv_{P -> Q}`, forward NTT, `hk_sub_mul_scalar_kernel` with `P^-1` |
 //!
 //! The seam's methods cannot return errors: a device failure (out of memory, a lost
@@ -15,6 +15,7 @@
 //! fallible calls.
 
 use crate::context::DeviceRingContext;
+use crate::kernels::INNER_PRODUCT_MAX;
 use crate::poly::DevicePoly;
 use crate::runtime::Arg;
 use hekate::math::rns::BaseConverter;
@@ -138,7 +139,9 @@ impl DeviceRingContext {
         Ok(())
     }
 
-    /// [`Backend::inner_product`], fallible.
+    /// [`Backend::inner_product`], fallible: the fused kernel over up to
+    /// [`INNER_PRODUCT_MAX`] digits per launch (both key halves in one pass, 128-bit sums,
+    /// one reduction per word); more digits take further launches that accumulate.
     fn inner_product_impl(
         &self,
         digits: &[DevicePoly],
@@ -152,31 +155,65 @@ impl DeviceRingContext {
             digits.is_empty() || key_q >= ql,
             "a switching key over {key_q} chain limbs for an input over {ql}: check the key's level first"
         );
-        for (h, out) in acc.iter_mut().enumerate() {
-            for (j, d) in digits.iter().enumerate() {
-                let kp = &key[j][h];
-                if d.num_limbs() != out.num_limbs() || kp.p_limbs() != out.p_limbs() {
-                    return Err(crate::Error::InvalidInput(
-                        "inner product shapes differ".into(),
-                    ));
+        if digits.len() > key.len() {
+            return Err(crate::Error::InvalidInput(
+                "fewer key digits than digits".into(),
+            ));
+        }
+        for (d, k) in digits.iter().zip(key) {
+            if d.num_limbs() != acc[0].num_limbs()
+                || d.q_limbs() != ql
+                || k[0].p_limbs() != acc[0].p_limbs()
+                || k[1].p_limbs() != acc[0].p_limbs()
+                || k[0].q_limbs() != key_q
+                || k[1].q_limbs() != key_q
+            {
+                return Err(crate::Error::InvalidInput(
+                    "inner product shapes differ".into(),
+                ));
+            }
+        }
+        let [a0, a1] = acc;
+        if a0.num_limbs() != a1.num_limbs() || a0.q_limbs() != ql {
+            return Err(crate::Error::InvalidInput(
+                "accumulator shapes differ".into(),
+            ));
+        }
+        if digits.is_empty() {
+            if !accumulate {
+                let zero = DevicePoly::zero(&self.arc(), a0.q_limbs(), a0.p_limbs(), Form::Ntt)?;
+                a0.copy_limbs_from(&zero, 0, 0, zero.num_limbs())?;
+                a1.copy_limbs_from(&zero, 0, 0, zero.num_limbs())?;
+            }
+        } else {
+            for (c, (ds, ks)) in digits
+                .chunks(INNER_PRODUCT_MAX)
+                .zip(key.chunks(INNER_PRODUCT_MAX))
+                .enumerate()
+            {
+                // Unused slots repeat the first digit (never read: `j < beta`).
+                let mut args = vec![Arg::Buf(a0.buffer()), Arg::Buf(a1.buffer())];
+                args.extend(
+                    (0..INNER_PRODUCT_MAX).map(|j| Arg::Buf(ds.get(j).unwrap_or(&ds[0]).buffer())),
+                );
+                for j in 0..INNER_PRODUCT_MAX {
+                    let k = ks.get(j).unwrap_or(&ks[0]);
+                    args.extend([Arg::Buf(k[0].buffer()), Arg::Buf(k[1].buffer())]);
                 }
-                let first = j == 0 && !accumulate;
-                out.run_elementwise(
-                    "hk_mul_key_kernel",
+                let accumulate = accumulate || c > 0;
+                a0.run_elementwise(
+                    "hk_inner_product_kernel",
+                    &args,
                     &[
-                        Arg::Buf(out.buffer()),
-                        Arg::Buf(d.buffer()),
-                        Arg::Buf(kp.buffer()),
+                        Arg::U32(key_q as u32),
+                        Arg::U32(ds.len() as u32),
+                        Arg::U32(accumulate as u32),
                     ],
-                    &[Arg::U32(kp.q_limbs() as u32), Arg::U32(!first as u32)],
                 )?;
             }
-            if digits.is_empty() && !accumulate {
-                let zero = DevicePoly::zero(&self.arc(), out.q_limbs(), out.p_limbs(), Form::Ntt)?;
-                out.copy_limbs_from(&zero, 0, 0, zero.num_limbs())?;
-            }
-            out.set_form(Form::Ntt);
         }
+        a0.set_form(Form::Ntt);
+        a1.set_form(Form::Ntt);
         Ok(())
     }
 

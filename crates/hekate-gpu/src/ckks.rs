@@ -173,6 +173,16 @@ impl DeviceEvaluator {
         Ok(())
     }
 
+    /// The parts of `ct` at `level`: its own when it is there, else a copy of the limbs
+    /// kept (dropping levels is exact).
+    fn at_level<'a>(&self, ct: &'a DeviceCiphertext, level: usize) -> Result<Parts<'a>> {
+        Ok(if ct.level() == level {
+            Parts::Borrowed(&ct.parts)
+        } else {
+            Parts::Owned(self.parts_at(ct, level)?)
+        })
+    }
+
     /// The parts of `ct` at `level` (a copy of the limbs kept).
     fn parts_at(&self, ct: &DeviceCiphertext, level: usize) -> Result<Vec<DevicePoly>> {
         ct.parts
@@ -208,14 +218,16 @@ impl DeviceEvaluator {
             ));
         }
         let level = a.level().min(b.level());
-        let mut parts = self.parts_at(a, level)?;
-        let other = self.parts_at(b, level)?;
-        for (p, o) in parts.iter_mut().zip(&other) {
+        let (pa, pb) = (self.at_level(a, level)?, self.at_level(b, level)?);
+        let mut parts = Vec::with_capacity(pa.len());
+        for (x, y) in pa.iter().zip(pb.iter()) {
+            let mut o = DevicePoly::uninit(&self.dctx, level + 1, 0, Form::Ntt)?;
             if sub {
-                p.sub_assign(o)?;
+                DevicePoly::sub_into(x, y, &mut o)?;
             } else {
-                p.add_assign(o)?;
+                DevicePoly::add_into(x, y, &mut o)?;
             }
+            parts.push(o);
         }
         Ok(DeviceCiphertext {
             parts,
@@ -237,14 +249,13 @@ impl DeviceEvaluator {
             ));
         }
         let level = a.level().min(b.level());
-        let (pa, pb) = (self.parts_at(a, level)?, self.parts_at(b, level)?);
-        let mut d0 = self.parts_at(a, level)?.swap_remove(0);
-        d0.mul_assign(&pb[0])?;
-        let mut d1 = self.parts_at(a, level)?.swap_remove(0);
-        d1.mul_assign(&pb[1])?;
+        let (pa, pb) = (self.at_level(a, level)?, self.at_level(b, level)?);
+        let out = || DevicePoly::uninit(&self.dctx, level + 1, 0, Form::Ntt);
+        let (mut d0, mut d1, mut d2) = (out()?, out()?, out()?);
+        DevicePoly::mul_into(&pa[0], &pb[0], &mut d0)?;
+        DevicePoly::mul_into(&pa[0], &pb[1], &mut d1)?;
         d1.mul_add_assign(&pa[1], &pb[0])?;
-        let mut d2 = self.parts_at(a, level)?.swap_remove(1);
-        d2.mul_assign(&pb[1])?;
+        DevicePoly::mul_into(&pa[1], &pb[1], &mut d2)?;
         Ok(DeviceCiphertext {
             parts: vec![d0, d1, d2],
             scale: a.scale.mul(&b.scale),
@@ -279,13 +290,12 @@ impl DeviceEvaluator {
             .relin
             .as_ref()
             .ok_or_else(|| Error::InvalidInput("no relinearization key on the device".into()))?;
-        let [u0, u1] = self.switch(&ct.parts[2], key)?;
-        let mut parts = self.parts_at(ct, ct.level())?;
-        parts.truncate(2);
-        parts[0].add_assign(&u0)?;
-        parts[1].add_assign(&u1)?;
+        // (c_0 + u_0, c_1 + u_1), summed into the switch's outputs.
+        let [mut u0, mut u1] = self.switch(&ct.parts[2], key)?;
+        u0.add_assign(&ct.parts[0])?;
+        u1.add_assign(&ct.parts[1])?;
         Ok(DeviceCiphertext {
-            parts,
+            parts: vec![u0, u1],
             scale: ct.scale.clone(),
             slots: ct.slots,
         })
@@ -448,6 +458,22 @@ impl DeviceEvaluator {
                 }
             })
             .collect()
+    }
+}
+
+/// A ciphertext's parts at some level: its own, or a truncated copy.
+enum Parts<'a> {
+    Borrowed(&'a [DevicePoly]),
+    Owned(Vec<DevicePoly>),
+}
+
+impl std::ops::Deref for Parts<'_> {
+    type Target = [DevicePoly];
+    fn deref(&self) -> &[DevicePoly] {
+        match self {
+            Parts::Borrowed(p) => p,
+            Parts::Owned(p) => p,
+        }
     }
 }
 

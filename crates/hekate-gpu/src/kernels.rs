@@ -30,6 +30,9 @@ pub enum KernelModule {
 const PRELUDE: &str = include_str!("../kernels/prelude.h");
 const MODARITH: &str = include_str!("../kernels/modarith.h");
 
+/// Digits per launch of the fused inner product (`HK_IP_MAX` of `elementwise.cl`).
+pub const INNER_PRODUCT_MAX: usize = 8;
+
 /// The largest NTT tile in local memory, in words (`HK_TILE_MAX` of `ntt.cl`: 16 KiB).
 pub const TILE_MAX: usize = 2048;
 
@@ -63,9 +66,9 @@ impl KernelModule {
                 "hk_permute_kernel",
                 "hk_automorphism_coeff_kernel",
                 "hk_copy_limbs_kernel",
-                "hk_mul_key_kernel",
                 "hk_sub_mul_scalar_kernel",
                 "hk_rescale_lift_kernel",
+                "hk_inner_product_kernel",
             ],
             KernelModule::Ntt => &[
                 "hk_ntt_fwd_stage",

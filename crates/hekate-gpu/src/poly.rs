@@ -181,6 +181,51 @@ impl DevicePoly {
         )
     }
 
+    /// `out = a + b` (one pass), as [`Poly::add_into`].
+    pub fn add_into(a: &DevicePoly, b: &DevicePoly, out: &mut DevicePoly) -> Result<()> {
+        a.same_shape(b)?;
+        out.reshape_like(a)?;
+        a.elementwise(
+            "hk_add_kernel",
+            &[Arg::Buf(&out.buf), Arg::Buf(&a.buf), Arg::Buf(&b.buf)],
+        )
+    }
+
+    /// `out = a - b` (one pass), as [`Poly::sub_into`].
+    pub fn sub_into(a: &DevicePoly, b: &DevicePoly, out: &mut DevicePoly) -> Result<()> {
+        a.same_shape(b)?;
+        out.reshape_like(a)?;
+        a.elementwise(
+            "hk_sub_kernel",
+            &[Arg::Buf(&out.buf), Arg::Buf(&a.buf), Arg::Buf(&b.buf)],
+        )
+    }
+
+    /// `out = a * b` coefficient-wise (NTT form), as [`Poly::mul_into`].
+    pub fn mul_into(a: &DevicePoly, b: &DevicePoly, out: &mut DevicePoly) -> Result<()> {
+        a.same_shape(b)?;
+        a.require_ntt("mul_into")?;
+        out.reshape_like(a)?;
+        a.elementwise(
+            "hk_mul_kernel",
+            &[Arg::Buf(&out.buf), Arg::Buf(&a.buf), Arg::Buf(&b.buf)],
+        )
+    }
+
+    /// Makes `self` an output of `a`'s shape: same context, at least as many words; takes
+    /// `a`'s limb counts and form.
+    fn reshape_like(&mut self, a: &DevicePoly) -> Result<()> {
+        if !Arc::ptr_eq(&self.ctx, &a.ctx) || self.buf.len() < a.num_limbs() * a.n() {
+            return Err(Error::InvalidInput(
+                "output polynomial too small or of another context".into(),
+            ));
+        }
+        self.q_limbs = a.q_limbs;
+        self.p_limbs = a.p_limbs;
+        self.form = a.form;
+        Ok(())
+    }
+
     /// `self += other`.
     pub fn add_assign(&mut self, other: &DevicePoly) -> Result<()> {
         self.same_shape(other)?;

@@ -184,3 +184,69 @@ fn refuses_what_it_cannot_run() {
         assert!(DeviceEvaluator::new(&kd, &kev).is_err());
     }
 }
+
+/// The traffic model (`hekate_gpu::model`) follows the kernels as implemented: its launch
+/// counts equal the launches the device evaluator issues.
+#[test]
+fn traffic_model_counts_the_launches_issued() {
+    use hekate_gpu::model::{mul_relin, rescale, rotate, Shape};
+    if common::gpu().is_none() {
+        return;
+    }
+    // A device of its own, so that no other test's launches are counted.
+    let gpu = hekate_gpu::Gpu::open(hekate_gpu::Select::Auto).unwrap();
+    for (log_n, dnum) in [(11u32, 2usize), (12, 3)] {
+        let ctx = CkksParameters::new(log_n)
+            .log_q(&[55, 40, 40, 40, 40, 40])
+            .log_p(&[60, 60, 60])
+            .dnum(dnum)
+            .log_scale(40)
+            .security(SecurityLevel::NotChecked)
+            .key_switching(KeySwitchMethod::Hybrid)
+            .build()
+            .unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(2);
+        let sk = ctx.generate_secret_key_with(&mut rng);
+        let pk = ctx.generate_public_key_with(&sk, &mut rng);
+        let rlk = ctx.generate_relinearization_key_with(&sk, &mut rng);
+        let gks = ctx.generate_galois_keys_with(&sk, &[1], false, &mut rng);
+        let cpu = Evaluator::new(ctx.clone(), Some(rlk), gks);
+        let dctx = DeviceRingContext::new(&gpu, ctx.ring()).unwrap();
+        let dev = DeviceEvaluator::new(&dctx, &cpu).unwrap();
+        let ct = ctx
+            .encrypt_with(&ctx.encode(&values(8, 1)).unwrap(), &pk, &mut rng)
+            .unwrap();
+        let d = DeviceCiphertext::upload(&dev, &ct).unwrap();
+        let shape = Shape {
+            n: 1 << log_n,
+            chain: 6,
+            ql: 6,
+            k: 3,
+            dnum,
+            tile: dctx.tile(),
+        };
+        let count = |f: &dyn Fn()| {
+            let before = gpu.launches();
+            f();
+            (gpu.launches() - before) as u32
+        };
+        let stable = |f: &dyn Fn(), want: u32, what: &str| {
+            assert_eq!(count(f), want, "{what}, N = 2^{log_n}, dnum {dnum}");
+        };
+        stable(
+            &|| drop(dev.mul(&d, &d).unwrap()),
+            mul_relin(&shape).launches,
+            "mul_relin",
+        );
+        stable(
+            &|| drop(dev.rotate(&d, 1).unwrap()),
+            rotate(&shape).launches,
+            "rotate",
+        );
+        stable(
+            &|| drop(dev.rescale(&d).unwrap()),
+            rescale(&shape).launches,
+            "rescale",
+        );
+    }
+}

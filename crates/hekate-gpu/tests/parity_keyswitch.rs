@@ -87,6 +87,30 @@ fn hybrid_key_switch_matches_the_cpu_word_for_word() {
     }
 }
 
+/// More digits than one launch of the fused inner product takes (dnum = 10, one prime per
+/// digit): the chunks accumulate to the CPU's words.
+#[test]
+fn more_digits_than_one_inner_product_launch() {
+    let Some(gpu) = common::gpu() else { return };
+    let (ring, dctx) = common::ring(&gpu, 1 << 8, &[50; 10], &[60]);
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let sk = SecretKey::generate(&ring, SecretDistribution::Ternary, &mut rng).unwrap();
+    let s1 = SecretKey::generate(&ring, SecretDistribution::Ternary, &mut rng).unwrap();
+    let ks = HybridKeySwitcher::new(ring.clone(), 10);
+    let k1 = ks.generate_key(s1.ntt(), &sk, &mut rng);
+    let d1 = upload_key(&dctx, &k1);
+    for ql in [10, 9, 8, 1] {
+        let c = random_ntt(&ring, ql, &mut rng);
+        let want = ks.switch(&c, &k1);
+        let digits = ks.decompose_on(&*dctx, &dctx.upload(&c), ql);
+        let mut acc = [0, 1].map(|_| dctx.alloc(ql, ring.p_len(), Form::Ntt));
+        ks.multiply_on(&*dctx, &digits, &d1, &mut acc, false);
+        let got = ks.mod_down_on(&*dctx, acc);
+        assert_eq!(dctx.download(&got[0]), want[0], "level {ql}");
+        assert_eq!(dctx.download(&got[1]), want[1], "level {ql}");
+    }
+}
+
 /// Base conversion near the centering boundary (`x` within `Q / 2^40` of `Q / 2`, where
 /// `v` is decided by the last bits of the f64 sum) and at random, against the CPU.
 #[test]

@@ -4,7 +4,10 @@
 //! table says "correctness only" instead of a speed-up.
 //!
 //! Device times: CUDA events around the operation; on OpenCL the host clock around the
-//! operation and a queue finish.
+//! operation and a queue finish. The CKKS rows also print the kernel launches each
+//! operation issued and the prediction of the memory-traffic model
+//! ([`hekate_gpu::model`]: bytes moved, and the time on an H100's 3.35 TB/s with a 3 µs gap
+//! per launch), which a run on a real GPU checks.
 
 use super::{fmt_ms, header, init_threads, measure, Stats, Table};
 use crate::gpu::Runtime;
@@ -16,6 +19,7 @@ use hekate::rand_core::{RngCore, SeedableRng};
 use hekate::ring::{Form, Poly, RingContext};
 use hekate_gpu::{DevicePoly, DeviceRingContext, Gpu};
 use std::error::Error;
+use std::sync::Arc;
 
 /// Options of `hekate bench gpu`.
 #[derive(Debug, Args)]
@@ -32,6 +36,9 @@ pub struct GpuArgs {
     /// Which runtime to open (auto: HEKATE_GPU, else CUDA, else OpenCL)
     #[arg(long, value_enum, default_value_t = Runtime::Auto)]
     runtime: Runtime,
+    /// Key-switching digits of the CKKS rows (hybrid engine)
+    #[arg(long, default_value_t = 3)]
+    dnum: usize,
     /// A fast smoke run: N = 2^12, 4 limbs, 3 repetitions
     #[arg(long)]
     quick: bool,
@@ -194,9 +201,178 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
         }
     }
     table.print();
+    for &l in &limbs {
+        say!();
+        all_exact &= ckks_rows(&gpu, logn, l, args.dnum.min(l), reps, info.emulated)?;
+    }
     Ok(if all_exact {
         Outcome::Success
     } else {
         Outcome::CheckFailed("a device result differs from the CPU's".into())
     })
+}
+
+/// The CKKS rows at one chain length: multiplication with relinearization, rescaling, a
+/// rotation and four hoisted rotations, on the device and on the CPU (one thread), each
+/// checked word for word first. Returns whether every row was bit-exact.
+fn ckks_rows(
+    gpu: &Arc<Gpu>,
+    logn: u32,
+    limbs: usize,
+    dnum: usize,
+    reps: usize,
+    emulated: bool,
+) -> Result<bool, Box<dyn Error>> {
+    use hekate::ckks::{CkksParameters, Evaluator};
+    use hekate::params::SecurityLevel;
+    use hekate::rlwe::keyswitch::KeySwitchMethod;
+    use hekate_gpu::ckks::{DeviceCiphertext, DeviceEvaluator};
+    let alpha = limbs.div_ceil(dnum);
+    let mut log_q = vec![60u32];
+    log_q.extend(std::iter::repeat_n(50, limbs - 1));
+    let ctx = CkksParameters::new(logn)
+        .log_q(&log_q)
+        .log_p(&vec![60; alpha])
+        .dnum(dnum)
+        .log_scale(50)
+        // A timing grid, not a deployment: the chain is sized by --limbs.
+        .security(SecurityLevel::NotChecked)
+        .key_switching(KeySwitchMethod::Hybrid)
+        .build()?;
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    let sk = ctx.generate_secret_key_with(&mut rng);
+    let pk = ctx.generate_public_key_with(&sk, &mut rng);
+    let rlk = ctx.generate_relinearization_key_with(&sk, &mut rng);
+    let steps = [1i64, 2, 3, 4];
+    let gks = ctx.generate_galois_keys_with(&sk, &steps, false, &mut rng);
+    let cpu = Evaluator::new(ctx.clone(), Some(rlk), gks);
+    let dctx = DeviceRingContext::new(gpu, ctx.ring())?;
+    let dev = DeviceEvaluator::new(&dctx, &cpu)?;
+    let slots = ctx.max_slots();
+    let vals: Vec<num_complex::Complex64> = (0..slots)
+        .map(|i| num_complex::Complex64::new((i as f64 * 0.01).sin(), 0.0))
+        .collect();
+    let ct = ctx.encrypt_with(&ctx.encode(&vals)?, &pk, &mut rng)?;
+    let dct = DeviceCiphertext::upload(&dev, &ct)?;
+    let prod = cpu.mul(&ct, &ct)?;
+    let dprod = dev.mul(&dct, &dct)?;
+    use hekate_gpu::model::{self, Shape, H100_BANDWIDTH, LAUNCH_GAP_US};
+    let shape = Shape {
+        n: 1 << logn,
+        chain: limbs,
+        ql: limbs,
+        k: alpha,
+        dnum,
+        tile: dctx.tile(),
+    };
+    let mut table = Table::new(
+        [
+            "op",
+            "limbs",
+            "dnum",
+            "device ms",
+            "CPU ms",
+            "CPU / device",
+            "launches",
+            "model GiB",
+            "model ms (H100)",
+            "bit-exact",
+        ],
+        3,
+    )
+    .titled(format!(
+        "CKKS on the device, N = 2^{logn}, hybrid key switching"
+    ));
+    let mut all = true;
+    let mut row = |name: &str,
+                   exact: bool,
+                   dev_ms: f64,
+                   cpu_ms: f64,
+                   launches: u64,
+                   m: Option<model::Traffic>| {
+        all &= exact;
+        let ratio = if emulated {
+            "correctness only".to_string()
+        } else {
+            format!("{:.1}x", cpu_ms / dev_ms)
+        };
+        let (gib, mms) = match m {
+            Some(m) => (
+                format!("{:.2}", m.bytes / (1u64 << 30) as f64),
+                fmt_ms(m.ms(H100_BANDWIDTH, LAUNCH_GAP_US)),
+            ),
+            None => ("-".into(), "-".into()),
+        };
+        table.push(vec![
+            name.into(),
+            limbs.to_string(),
+            dnum.to_string(),
+            fmt_ms(dev_ms),
+            fmt_ms(cpu_ms),
+            ratio,
+            launches.to_string(),
+            gib,
+            mms,
+            if exact { "yes" } else { "NO" }.into(),
+        ]);
+    };
+    let launches = |f: &dyn Fn() -> hekate_gpu::Result<()>| -> Result<u64, Box<dyn Error>> {
+        let before = gpu.launches();
+        f()?;
+        Ok(gpu.launches() - before)
+    };
+    let exact = |d: &DeviceCiphertext,
+                 c: &hekate::ckks::Ciphertext|
+     -> Result<bool, Box<dyn Error>> { Ok(d.download(&dev)?.parts() == c.parts()) };
+    let e = exact(&dprod, &prod)?;
+    let d_ms = device_measure(gpu, reps, || dev.mul(&dct, &dct).map(drop))?;
+    let n_l = launches(&|| dev.mul(&dct, &dct).map(drop))?;
+    row(
+        "mul + relinearize",
+        e,
+        d_ms,
+        measure(reps, || cpu.mul(&ct, &ct)).ms(),
+        n_l,
+        Some(model::mul_relin(&shape)),
+    );
+    let e = exact(&dev.rescale(&dprod)?, &cpu.rescale(&prod)?)?;
+    let d_ms = device_measure(gpu, reps, || dev.rescale(&dprod).map(drop))?;
+    let n_l = launches(&|| dev.rescale(&dprod).map(drop))?;
+    row(
+        "rescale",
+        e,
+        d_ms,
+        measure(reps, || cpu.rescale(&prod)).ms(),
+        n_l,
+        Some(model::rescale(&shape)),
+    );
+    let e = exact(&dev.rotate(&dct, 1)?, &cpu.rotate(&ct, 1)?)?;
+    let d_ms = device_measure(gpu, reps, || dev.rotate(&dct, 1).map(drop))?;
+    let n_l = launches(&|| dev.rotate(&dct, 1).map(drop))?;
+    row(
+        "rotate",
+        e,
+        d_ms,
+        measure(reps, || cpu.rotate(&ct, 1)).ms(),
+        n_l,
+        Some(model::rotate(&shape)),
+    );
+    let dh = dev.rotate_hoisted(&dct, &steps)?;
+    let ch = cpu.rotate_hoisted(&ct, &steps)?;
+    let mut e = true;
+    for (d, c) in dh.iter().zip(&ch) {
+        e &= exact(d, c)?;
+    }
+    let d_ms = device_measure(gpu, reps, || dev.rotate_hoisted(&dct, &steps).map(drop))?;
+    let n_l = launches(&|| dev.rotate_hoisted(&dct, &steps).map(drop))?;
+    row(
+        "4 hoisted rotations",
+        e,
+        d_ms,
+        measure(reps, || cpu.rotate_hoisted(&ct, &steps)).ms(),
+        n_l,
+        None,
+    );
+    table.print();
+    Ok(all)
 }

@@ -12,6 +12,7 @@ use crate::cache::ModuleCache;
 use crate::error::{Error, Result};
 use crate::kernels::KernelModule;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Which runtime drives the device.
@@ -183,6 +184,7 @@ pub struct Gpu {
     info: DeviceInfo,
     modules: Mutex<HashMap<KernelModule, Arc<Module>>>,
     cache: ModuleCache,
+    launches: AtomicU64,
 }
 
 impl Gpu {
@@ -216,6 +218,7 @@ impl Gpu {
             info,
             modules: Mutex::new(HashMap::new()),
             cache: ModuleCache::from_env(),
+            launches: AtomicU64::new(0),
         }))
     }
 
@@ -314,6 +317,11 @@ impl Gpu {
         }
     }
 
+    /// Kernel launches issued so far (for benchmarks and the traffic model's check).
+    pub fn launches(&self) -> u64 {
+        self.launches.load(Ordering::Relaxed)
+    }
+
     /// The on-disk module cache's directory, if caching is on.
     pub fn cache_dir(&self) -> Option<&std::path::Path> {
         self.cache.dir()
@@ -374,6 +382,7 @@ impl Gpu {
         if grid[0] == 0 || grid[1] == 0 || block == 0 {
             return Ok(());
         }
+        self.launches.fetch_add(1, Ordering::Relaxed);
         match (&self.runtime, &module.inner) {
             (Runtime::Cuda(rt), ModuleInner::Cuda(m)) => rt.launch(m, kernel, grid, block, args),
             (Runtime::OpenCl(rt), ModuleInner::OpenCl(m)) => {

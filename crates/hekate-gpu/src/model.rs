@@ -1,0 +1,216 @@
+//! A memory-traffic model of the device operations as the kernels implement them today, to
+//! predict their time on a GPU before one is at hand and to be checked by the first run on
+//! one (`hekate bench gpu` prints the model beside the measurement).
+//!
+//! Every kernel here is memory-bound (a few word multiplications per word moved), so the
+//! model counts the bytes each launch reads from and writes to device memory, and divides by
+//! the memory bandwidth; each launch adds a fixed gap. Counted per limb of `N` words:
+//!
+//! * NTT (either direction): one read and one write per stage launched from global memory
+//!   (`log2(N / tile)` of them), one read and one write for the tile kernel, and the
+//!   twiddles with their companions (2 words per coefficient, each read once);
+//! * coefficient-wise kernels: their operands and output;
+//! * base conversion: the `l` input limbs, the `(l + 1)` scratch rows written, and every
+//!   output limb written (the scratch rows re-read per output limb are assumed to stay in
+//!   the L2 cache: `(l + 1) N` words, 6 MiB at `N = 2^16`, `l = 11`);
+//! * the fused inner product: every digit and key word read once, both accumulators written.
+//!
+//! Not counted: the L2-resident re-reads, the tables (moduli, converters), and compute
+//! (Shoup products are a few instructions per word). The numbers are predictions, not
+//! measurements; `BENCHMARKS.md` ("GPU") records both once a GPU has run them.
+
+/// Bytes moved and kernel launches of one operation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Traffic {
+    /// Bytes read from and written to device memory.
+    pub bytes: f64,
+    /// Kernel launches.
+    pub launches: u32,
+}
+
+impl Traffic {
+    /// The predicted time in milliseconds at `bandwidth` bytes per second with a
+    /// `gap_us` microsecond gap per launch.
+    pub fn ms(&self, bandwidth: f64, gap_us: f64) -> f64 {
+        self.bytes / bandwidth * 1e3 + self.launches as f64 * gap_us * 1e-3
+    }
+
+    fn add(&mut self, other: Traffic) {
+        self.bytes += other.bytes;
+        self.launches += other.launches;
+    }
+
+    fn times(self, k: usize) -> Traffic {
+        Traffic {
+            bytes: self.bytes * k as f64,
+            launches: self.launches * k as u32,
+        }
+    }
+}
+
+/// H100 SXM5 HBM3 peak bandwidth, bytes per second (3.35 TB/s).
+pub const H100_BANDWIDTH: f64 = 3.35e12;
+
+/// A launch-to-launch gap on a busy stream, microseconds (kernels queued asynchronously).
+pub const LAUNCH_GAP_US: f64 = 3.0;
+
+/// The shape of a CKKS operation: degree `N`, the chain, the level, special primes,
+/// digits, and the NTT tile.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    /// Ring degree `N`.
+    pub n: usize,
+    /// Chain length `L + 1` (the hybrid engine splits it into `dnum` digits).
+    pub chain: usize,
+    /// Chain limbs at the operation's level (`l + 1`).
+    pub ql: usize,
+    /// Special primes `k`.
+    pub k: usize,
+    /// Digits `dnum` of the key (the level uses `ceil(ql / alpha)` of them).
+    pub dnum: usize,
+    /// Words of the NTT tile in local memory.
+    pub tile: usize,
+}
+
+impl Shape {
+    fn limb(&self) -> f64 {
+        (self.n * 8) as f64
+    }
+
+    /// Primes per digit `α = ceil((L + 1) / dnum)`.
+    fn alpha(&self) -> usize {
+        self.chain.div_ceil(self.dnum)
+    }
+
+    fn beta(&self) -> usize {
+        self.ql.div_ceil(self.alpha())
+    }
+}
+
+/// One NTT over `limbs` limbs (either direction).
+pub fn ntt(s: &Shape, limbs: usize) -> Traffic {
+    let global_stages = (s.n / s.tile.min(s.n)).trailing_zeros() as usize;
+    let per_limb = s.limb() * (2 * (global_stages + 1) + 2) as f64;
+    Traffic {
+        bytes: per_limb * limbs as f64,
+        launches: global_stages as u32 + 1,
+    }
+}
+
+/// A coefficient-wise kernel reading `reads` and writing `writes` polynomials of `limbs`.
+fn elementwise(s: &Shape, limbs: usize, reads: usize, writes: usize) -> Traffic {
+    Traffic {
+        bytes: s.limb() * (limbs * (reads + writes)) as f64,
+        launches: 1,
+    }
+}
+
+/// Base conversion from `from` limbs to `to` limbs (`launches` output launches).
+fn bconv(s: &Shape, from: usize, to: usize, launches: u32) -> Traffic {
+    Traffic {
+        bytes: s.limb() * (from + (from + 1) + to) as f64,
+        launches: 1 + launches,
+    }
+}
+
+/// Key switching of one polynomial (hybrid: decompose, inner product, ModDown of both
+/// halves), without the final additions.
+pub fn key_switch(s: &Shape) -> Traffic {
+    let (ql, k, alpha, beta) = (s.ql, s.k, s.alpha(), s.beta());
+    debug_assert!(beta >= 1);
+    let mut t = Traffic::default();
+    // Decompose: copy c, inverse NTT; per digit ModUp (conversion, forward NTT of the
+    // other limbs, copy of the digit's own).
+    t.add(elementwise(s, ql, 1, 1));
+    t.add(ntt(s, ql));
+    for j in 0..beta {
+        let (start, end) = (j * alpha, ((j + 1) * alpha).min(ql));
+        let (below, above) = (start, ql - end);
+        // The conversion's output launches: P, and the chain below / above when not empty.
+        let outs = 1 + u32::from(below > 0) + u32::from(above > 0);
+        t.add(bconv(s, end - start, below + above + k, outs));
+        // Forward NTTs of the converted limbs: below the digit, then above it with P.
+        t.add(ntt(s, below + above + k));
+        if below > 0 {
+            t.launches += ntt(s, 1).launches;
+        }
+        t.add(elementwise(s, end - start, 1, 1));
+    }
+    // The fused inner product: beta digits and 2 beta key polynomials read, 2 written.
+    t.add(Traffic {
+        bytes: s.limb() * ((ql + k) * (3 * beta + 2)) as f64,
+        launches: beta.div_ceil(8) as u32,
+    });
+    // ModDown of both halves: inverse NTT of P, conversion, forward NTT, subtract-multiply.
+    let mod_down = {
+        let mut m = ntt(s, k);
+        m.add(bconv(s, k, ql, 1));
+        m.add(ntt(s, ql));
+        m.add(elementwise(s, ql, 2, 1));
+        m
+    };
+    t.add(mod_down.times(2));
+    t
+}
+
+/// Multiplication with relinearization at the shape's level.
+pub fn mul_relin(s: &Shape) -> Traffic {
+    let mut t = Traffic::default();
+    // Tensor: three products and one multiply-add.
+    t.add(elementwise(s, s.ql, 2, 1).times(3));
+    t.add(elementwise(s, s.ql, 3, 1));
+    t.add(key_switch(s));
+    t.add(elementwise(s, s.ql, 2, 1).times(2));
+    t
+}
+
+/// A rotation: key switch of `c_1`, the sum with `c_0`, two permutations.
+pub fn rotate(s: &Shape) -> Traffic {
+    let mut t = key_switch(s);
+    t.add(elementwise(s, s.ql, 2, 1));
+    t.add(elementwise(s, s.ql, 1, 1).times(2));
+    t
+}
+
+/// Rescaling both parts.
+pub fn rescale(s: &Shape) -> Traffic {
+    let l = s.ql - 1;
+    let per_part = {
+        let mut p = elementwise(s, 1, 1, 1);
+        p.add(ntt(s, 1));
+        p.add(elementwise(s, l, 1, 1));
+        p.add(ntt(s, l));
+        p.add(elementwise(s, l, 2, 1));
+        p
+    };
+    let mut t = elementwise(s, s.ql, 1, 1).times(2); // the copies of the parts
+    t.add(per_part.times(2));
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mul_relin_at_the_notes_shape_is_about_two_gib() {
+        // N = 2^16, 32 chain limbs, 11 special primes, dnum 3, 2048-word tiles.
+        let s = Shape {
+            n: 1 << 16,
+            chain: 32,
+            ql: 32,
+            k: 11,
+            dnum: 3,
+            tile: 2048,
+        };
+        let t = mul_relin(&s);
+        let gib = t.bytes / (1u64 << 30) as f64;
+        assert!((1.5..3.5).contains(&gib), "{gib} GiB");
+        // Some 200 limb-NTTs: 32 inverse, 3 x 32 forward (ModUp), 2 x (11 + 32) (ModDown).
+        let limb_ntts = 32 + 3 * 32 + 2 * (11 + 32);
+        let ntt_bytes = ntt(&s, limb_ntts).bytes;
+        assert!(ntt_bytes / t.bytes > 0.5, "the NTTs dominate");
+        let ms = t.ms(H100_BANDWIDTH, LAUNCH_GAP_US);
+        assert!(ms > 0.3 && ms < 2.0, "{ms} ms");
+    }
+}
