@@ -35,14 +35,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dctx = DeviceRingContext::new(&gpu, ctx.ring())?;
     let dev = DeviceEvaluator::new(&dctx, &cpu)?;
 
-    let x: Vec<Complex64> = (0..8).map(|i| Complex64::new(i as f64 / 8.0, 0.0)).collect();
+    let x: Vec<Complex64> = (0..8)
+        .map(|i| Complex64::new(i as f64 / 8.0, 0.0))
+        .collect();
     let ct = ctx.encrypt(&ctx.encode(&x)?, &pk)?;
     let d = DeviceCiphertext::upload(&dev, &ct)?;
 
     // x^2, rescaled, rotated by one slot: on the device, then on the CPU.
-    let on_gpu = dev.rotate(&dev.rescale(&dev.mul(&d, &d)?)?, 1)?.download(&dev)?;
+    let on_gpu = dev
+        .rotate(&dev.rescale(&dev.mul(&d, &d)?)?, 1)?
+        .download(&dev)?;
     let on_cpu = cpu.rotate(&cpu.rescale(&cpu.mul(&ct, &ct)?)?, 1)?;
-    assert_eq!(on_gpu.parts(), on_cpu.parts(), "the device gives the CPU's words");
+    assert_eq!(
+        on_gpu.parts(),
+        on_cpu.parts(),
+        "the device gives the CPU's words"
+    );
 
     let out = ctx.decrypt_decode(&on_gpu, &sk)?;
     for i in 0..4 {

@@ -5,12 +5,19 @@
 //! cargo run --release -p hekate-gpu --example traffic_model
 //! ```
 
-use hekate_gpu::model::{key_switch, mul_relin, ntt, rescale, rotate, Shape, H100_BANDWIDTH, LAUNCH_GAP_US};
+use hekate_gpu::model::{
+    key_switch, mul_relin, ntt, rescale, rotate, Shape, H100_BANDWIDTH, LAUNCH_GAP_US,
+};
 
 fn main() {
     println!("| N | limbs | dnum | op | launches | GiB moved | model ms (H100, 3.35 TB/s, 3 us/launch) |");
     println!("|---|---|---|---|---:|---:|---:|");
-    for (logn, limbs, dnum) in [(16u32, 16usize, 3usize), (16, 32, 3), (16, 32, 32), (15, 16, 3)] {
+    for (logn, limbs, dnum) in [
+        (16u32, 16usize, 3usize),
+        (16, 32, 3),
+        (16, 32, 32),
+        (15, 16, 3),
+    ] {
         let alpha = limbs.div_ceil(dnum);
         let s = Shape {
             n: 1 << logn,

@@ -145,3 +145,29 @@ HK_KERNEL hk_inner_product_kernel(HK_GLOBAL u64 *acc0, HK_GLOBAL u64 *acc1,
     acc0[at] = hk_reduce_u128(lo0, hi0, q, m0, m1);
     acc1[at] = hk_reduce_u128(lo1, hi1, q, m0, m1);
 }
+
+/* The KLSS / linear inner products over B' (seed 000 §4, seed 001 Alg. 3) for one key
+ * digit's block: acc limb t (modulo the t-th prime of B') =
+ *   [(accumulate ? acc : 0) + sum_{jj < beta} d_{j0+jj}[t] key[t][j0 + jj]]
+ * with the sum in 128 bits, one reduction per word (kernels::inner_product). The digits are
+ * polynomials over B' (limb t at t n); the key block holds `dnum` terms per limb t, at
+ * (t dnum + j) n. Up to HK_IP_MAX digits per launch. */
+HK_KERNEL hk_klss_inner_product_kernel(HK_GLOBAL u64 *acc,
+        HK_GLOBAL const u64 *d0, HK_GLOBAL const u64 *d1, HK_GLOBAL const u64 *d2, HK_GLOBAL const u64 *d3,
+        HK_GLOBAL const u64 *d4, HK_GLOBAL const u64 *d5, HK_GLOBAL const u64 *d6, HK_GLOBAL const u64 *d7,
+        HK_GLOBAL const u64 *key,
+        HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax, u32 dnum, u32 j0, u32 beta, u32 accumulate) {
+    HK_ELEMENT_PROLOGUE
+    HK_GLOBAL const u64 *kt = key + ((u64)l * dnum + j0) * n + k;
+    u64 lo = accumulate ? acc[at] : 0, hi = 0;
+#define HK_KLSS_TERM(j, d) if ((j) < beta) { u64 x = d[at]; HK_IP_ADD(lo, hi, x, kt[(u64)(j) * n]); }
+    HK_KLSS_TERM(0, d0)
+    HK_KLSS_TERM(1, d1)
+    HK_KLSS_TERM(2, d2)
+    HK_KLSS_TERM(3, d3)
+    HK_KLSS_TERM(4, d4)
+    HK_KLSS_TERM(5, d5)
+    HK_KLSS_TERM(6, d6)
+    HK_KLSS_TERM(7, d7)
+    acc[at] = hk_reduce_u128(lo, hi, q, md[HK_MOD_MU_LO], md[HK_MOD_MU_HI]);
+}

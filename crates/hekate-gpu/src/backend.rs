@@ -218,7 +218,7 @@ impl DeviceRingContext {
     }
 
     /// [`Backend::mod_down`], fallible.
-    fn mod_down_impl(&self, mut p: DevicePoly) -> crate::Result<DevicePoly> {
+    pub(crate) fn mod_down_impl(&self, mut p: DevicePoly) -> crate::Result<DevicePoly> {
         let (ql, k) = (p.q_limbs(), p.p_limbs());
         if k == 0 || k != self.ring().p_len() {
             return Err(crate::Error::InvalidInput(format!(

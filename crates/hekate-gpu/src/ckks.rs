@@ -8,25 +8,47 @@
 //! key switching through hekate's backend seam with the hybrid engine's own control flow
 //! (`decompose_on` / `multiply_on` / `mod_down_on`), automorphisms, rescaling.
 //!
-//! Scope today: contexts whose key-switching engine is the hybrid one
-//! (`KeySwitchMethod::Hybrid`); KLSS and linear key switching on the device are the next
-//! step. Other engines are refused with [`Error::InvalidInput`].
+//! Engines: hybrid (`KeySwitchMethod::Hybrid`), KLSS and linear key switching
+//! (`KeySwitchMethod::Klss`, `KeySwitchMethod::Linear`: [`crate::klss`]). A per-level mix
+//! (`Mixed`, and `Auto` when it picks one) is refused with [`Error::InvalidInput`].
 
 use crate::context::DeviceRingContext;
 use crate::error::{Error, Result};
+use crate::klss::{DeviceKlss, DeviceKlssKey};
 use crate::poly::DevicePoly;
 use hekate::ckks::{Ciphertext, CkksContext, Evaluator, Scale};
 use hekate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
 use hekate::ring::Form;
 use hekate::rlwe::backend::Backend;
-use hekate::rlwe::keyswitch::{KeySwitchEngine, SwitchingKey};
+use hekate::rlwe::keyswitch::{KeySwitchEngine, KlssKeySwitcher, SwitchingKey};
 use hekate::rlwe::HybridKeySwitcher;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// A switching key on the device: `(b_j, a_j)` per digit, each over the key's chain limbs
-/// and the special primes.
-type DeviceKey = Vec<[DevicePoly; 2]>;
+/// A switching key on the device, of the context's engine.
+enum DeviceKey {
+    /// Hybrid: `(b_j, a_j)` per digit, each over the key's chain limbs and `P`.
+    Hybrid(Vec<[DevicePoly; 2]>),
+    /// KLSS or linear: the expanded key over `B'`.
+    Klss(DeviceKlssKey),
+}
+
+impl DeviceKey {
+    /// Whether the key serves inputs of `q_limbs` chain limbs (KLSS keys are always
+    /// full-width).
+    fn covers(&self, q_limbs: usize) -> bool {
+        match self {
+            DeviceKey::Hybrid(k) => k.first().is_none_or(|k| k[0].q_limbs() >= q_limbs),
+            DeviceKey::Klss(_) => true,
+        }
+    }
+}
+
+/// The engine's device side.
+enum Engine {
+    Hybrid,
+    Klss(DeviceKlss),
+}
 
 /// A CKKS ciphertext on the device: its parts in NTT form, with the scale and slot count
 /// kept on the host.
@@ -93,17 +115,9 @@ impl DeviceCiphertext {
 pub struct DeviceEvaluator {
     ctx: Arc<CkksContext>,
     dctx: Arc<DeviceRingContext>,
+    engine: Engine,
     relin: Option<DeviceKey>,
     galois: HashMap<usize, DeviceKey>,
-}
-
-fn hybrid_key(key: &SwitchingKey) -> Result<&hekate::rlwe::HybridKey> {
-    match key {
-        SwitchingKey::Hybrid(k) => Ok(k),
-        _ => Err(Error::InvalidInput(
-            "the device evaluator runs the hybrid engine; this key is of another engine".into(),
-        )),
-    }
 }
 
 impl DeviceEvaluator {
@@ -116,17 +130,32 @@ impl DeviceEvaluator {
                 "the device context mirrors another ring".into(),
             ));
         }
-        if !matches!(ctx.keyswitcher(), KeySwitchEngine::Hybrid(_)) {
-            return Err(Error::InvalidInput(
-                "the device evaluator runs the hybrid engine: build the context with KeySwitchMethod::Hybrid".into(),
-            ));
-        }
+        let engine = match ctx.keyswitcher() {
+            KeySwitchEngine::Hybrid(_) => Engine::Hybrid,
+            KeySwitchEngine::Klss(ks) => Engine::Klss(DeviceKlss::new(dctx, ks)?),
+            _ => {
+                return Err(Error::InvalidInput(
+                    "the device evaluator runs the hybrid, KLSS and linear engines, not a per-level mix: build the context with KeySwitchMethod::Hybrid, Klss or Linear".into(),
+                ))
+            }
+        };
         let upload = |k: &SwitchingKey| -> Result<DeviceKey> {
-            hybrid_key(k)?
-                .digits
-                .iter()
-                .map(|[b, a]| Ok([DevicePoly::upload(dctx, b)?, DevicePoly::upload(dctx, a)?]))
-                .collect()
+            match (k, ctx.keyswitcher()) {
+                (SwitchingKey::Hybrid(k), KeySwitchEngine::Hybrid(_)) => Ok(DeviceKey::Hybrid(
+                    k.digits
+                        .iter()
+                        .map(|[b, a]| {
+                            Ok([DevicePoly::upload(dctx, b)?, DevicePoly::upload(dctx, a)?])
+                        })
+                        .collect::<Result<_>>()?,
+                )),
+                (SwitchingKey::Klss(k), KeySwitchEngine::Klss(ks)) => {
+                    Ok(DeviceKey::Klss(DeviceKlssKey::upload(dctx, ks, k)?))
+                }
+                _ => Err(Error::InvalidInput(
+                    "a key of another engine than the context's".into(),
+                )),
+            }
         };
         let relin = ev
             .keys()
@@ -140,16 +169,26 @@ impl DeviceEvaluator {
         Ok(DeviceEvaluator {
             ctx,
             dctx: dctx.clone(),
+            engine,
             relin,
             galois,
         })
     }
 
-    /// The hybrid engine (checked in [`DeviceEvaluator::new`]).
+    /// The hybrid engine: the context's, or the one a KLSS engine generates keys with.
     fn ks(&self) -> &HybridKeySwitcher {
         match self.ctx.keyswitcher() {
             KeySwitchEngine::Hybrid(h) => h,
+            KeySwitchEngine::Klss(k) => k.hybrid(),
             _ => unreachable!("checked when the evaluator was built"),
+        }
+    }
+
+    /// The KLSS engine (for a context built with it).
+    fn klss(&self) -> &KlssKeySwitcher {
+        match self.ctx.keyswitcher() {
+            KeySwitchEngine::Klss(k) => k,
+            _ => unreachable!("only called with a KLSS engine"),
         }
     }
 
@@ -263,20 +302,32 @@ impl DeviceEvaluator {
         })
     }
 
-    /// Key-switches `c` with `key` (the hybrid engine's three steps on the device).
+    /// Key-switches `c` with `key` on the context's engine: the hybrid engine's three
+    /// steps through the backend seam, or the KLSS / linear steps ([`crate::klss`]).
     fn switch(&self, c: &DevicePoly, key: &DeviceKey) -> Result<[DevicePoly; 2]> {
         let ql = c.q_limbs();
-        if key.first().is_some_and(|k| k[0].q_limbs() < ql) || key.len() < self.ks().digits_at(ql) {
+        if !key.covers(ql) {
             return Err(Error::InvalidInput(format!(
                 "the switching key does not cover level {}",
                 ql - 1
             )));
         }
-        let dctx: &DeviceRingContext = &self.dctx;
-        let digits = self.ks().decompose_on(dctx, c, ql);
-        let mut acc = [0, 1].map(|_| dctx.alloc(ql, self.ctx.ring().p_len(), Form::Ntt));
-        self.ks().multiply_on(dctx, &digits, key, &mut acc, false);
-        Ok(self.ks().mod_down_on(dctx, acc))
+        match (key, &self.engine) {
+            (DeviceKey::Hybrid(key), Engine::Hybrid) => {
+                if key.len() < self.ks().digits_at(ql) {
+                    return Err(Error::InvalidInput(
+                        "the switching key has too few digits".into(),
+                    ));
+                }
+                let dctx: &DeviceRingContext = &self.dctx;
+                let digits = self.ks().decompose_on(dctx, c, ql);
+                let mut acc = [0, 1].map(|_| dctx.alloc(ql, self.ctx.ring().p_len(), Form::Ntt));
+                self.ks().multiply_on(dctx, &digits, key, &mut acc, false);
+                Ok(self.ks().mod_down_on(dctx, acc))
+            }
+            (DeviceKey::Klss(key), Engine::Klss(dk)) => dk.switch(self.klss(), c, key),
+            _ => Err(Error::InvalidInput("a key of another engine".into())),
+        }
     }
 
     /// Relinearizes a degree-2 ciphertext, as [`Evaluator::relinearize`].
@@ -343,7 +394,7 @@ impl DeviceEvaluator {
         for cand in [steps, r, r - slots] {
             let g = galois_element_for_rotation(cand, n);
             if let Some(k) = self.galois.get(&g) {
-                if k.first().is_none_or(|k| k[0].q_limbs() >= ql) {
+                if k.covers(ql) {
                     return Ok(Some((g, k)));
                 }
                 narrow.get_or_insert((g, k));
@@ -436,20 +487,33 @@ impl DeviceEvaluator {
             .collect::<Result<Vec<_>>>()?;
         let ql = ct.level() + 1;
         let dctx: &DeviceRingContext = &self.dctx;
-        let digits = self.ks().decompose_on(dctx, &ct.parts[1], ql);
+        // One decomposition of c_1, shared by every rotation.
+        let digits = match &self.engine {
+            Engine::Hybrid => self.ks().decompose_on(dctx, &ct.parts[1], ql),
+            Engine::Klss(dk) => dk.decompose(self.klss(), &ct.parts[1])?,
+        };
         keys.into_iter()
             .map(|key| match key {
                 None => self.copy(ct),
                 Some((g, key)) => {
-                    if key.first().is_some_and(|k| k[0].q_limbs() < ql) {
+                    if !key.covers(ql) {
                         return Err(Error::InvalidInput(
                             "the Galois key does not cover this level".into(),
                         ));
                     }
-                    let mut acc =
-                        [0, 1].map(|_| dctx.alloc(ql, self.ctx.ring().p_len(), Form::Ntt));
-                    self.ks().multiply_on(dctx, &digits, key, &mut acc, false);
-                    let u = self.ks().mod_down_on(dctx, acc);
+                    let u = match (key, &self.engine) {
+                        (DeviceKey::Hybrid(key), Engine::Hybrid) => {
+                            let mut acc =
+                                [0, 1].map(|_| dctx.alloc(ql, self.ctx.ring().p_len(), Form::Ntt));
+                            self.ks().multiply_on(dctx, &digits, key, &mut acc, false);
+                            self.ks().mod_down_on(dctx, acc)
+                        }
+                        (DeviceKey::Klss(key), Engine::Klss(dk)) => {
+                            let blocks = dk.multiply(self.klss(), &digits, key, ql)?;
+                            dk.finish(self.klss(), blocks, ql, Form::Ntt)?
+                        }
+                        _ => return Err(Error::InvalidInput("a key of another engine".into())),
+                    };
                     Ok(DeviceCiphertext {
                         parts: self.finish_automorphism(&ct.parts[0], g, u)?,
                         scale: ct.scale.clone(),

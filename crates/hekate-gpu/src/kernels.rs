@@ -69,6 +69,7 @@ impl KernelModule {
                 "hk_sub_mul_scalar_kernel",
                 "hk_rescale_lift_kernel",
                 "hk_inner_product_kernel",
+                "hk_klss_inner_product_kernel",
             ],
             KernelModule::Ntt => &[
                 "hk_ntt_fwd_stage",

@@ -50,6 +50,7 @@ mod context;
 mod convert;
 mod error;
 pub mod kernels;
+pub mod klss;
 pub mod model;
 pub mod nvrtc;
 mod poly;

@@ -9,7 +9,7 @@ use hekate::ckks::{Ciphertext, CkksParameters, Evaluator};
 use hekate::params::SecurityLevel;
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
-use hekate::rlwe::keyswitch::KeySwitchMethod;
+use hekate::rlwe::keyswitch::{KeySwitchMethod, KlssBound, KlssConfig};
 use hekate_gpu::ckks::{DeviceCiphertext, DeviceEvaluator};
 use hekate_gpu::DeviceRingContext;
 use num_complex::Complex64;
@@ -32,15 +32,30 @@ fn same(dev: &DeviceCiphertext, ev: &DeviceEvaluator, cpu: &Ciphertext, what: &s
 
 #[test]
 fn ckks_operations_match_the_cpu_word_for_word() {
+    run_ops(KeySwitchMethod::Hybrid, &[1, 2, 4]);
+}
+
+#[test]
+fn klss_on_the_device_matches_the_cpu_word_for_word() {
+    run_ops(KeySwitchMethod::Klss(KlssConfig::klss(2)), &[2, 4]);
+}
+
+#[test]
+fn linear_key_switching_on_the_device_matches_the_cpu_word_for_word() {
+    run_ops(KeySwitchMethod::Linear(KlssBound::WorstCase), &[4]);
+    run_ops(KeySwitchMethod::Linear(KlssBound::Heuristic), &[2]);
+}
+
+fn run_ops(method: KeySwitchMethod, dnums: &[usize]) {
     let Some(gpu) = common::gpu() else { return };
-    for dnum in [1usize, 2, 4] {
+    for &dnum in dnums {
         let ctx = CkksParameters::new(11)
             .log_q(&[55, 40, 40, 40])
             .log_p(&[60, 60, 60])
             .dnum(dnum)
             .log_scale(40)
             .security(SecurityLevel::NotChecked)
-            .key_switching(KeySwitchMethod::Hybrid)
+            .key_switching(method)
             .build()
             .unwrap();
         let mut rng = ChaCha20Rng::seed_from_u64(5 + dnum as u64);
@@ -63,7 +78,7 @@ fn ckks_operations_match_the_cpu_word_for_word() {
             DeviceCiphertext::upload(&dev, &ca).unwrap(),
             DeviceCiphertext::upload(&dev, &cb).unwrap(),
         );
-        let tag = |s: &str| format!("{s}, dnum {dnum}");
+        let tag = |s: &str| format!("{s}, dnum {dnum}, {method:?}");
 
         let prod = cpu.rescale(&cpu.mul(&ca, &cb).unwrap()).unwrap();
         let dprod = dev.rescale(&dev.mul(&da, &db).unwrap()).unwrap();

@@ -36,9 +36,13 @@ pub struct GpuArgs {
     /// Which runtime to open (auto: HEKATE_GPU, else CUDA, else OpenCL)
     #[arg(long, value_enum, default_value_t = Runtime::Auto)]
     runtime: Runtime,
-    /// Key-switching digits of the CKKS rows (hybrid engine)
+    /// Key-switching digits of the CKKS rows
     #[arg(long, default_value_t = 3)]
     dnum: usize,
+    /// Key-switching engines of the CKKS rows, comma separated: hybrid, klss:R, linear,
+    /// linear-heuristic
+    #[arg(long, value_delimiter = ',', default_value = "hybrid")]
+    key_switching: Vec<String>,
     /// A fast smoke run: N = 2^12, 4 limbs, 3 repetitions
     #[arg(long)]
     quick: bool,
@@ -201,9 +205,25 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
         }
     }
     table.print();
+    let methods = args
+        .key_switching
+        .iter()
+        .map(|m| hekate::rlwe::keyswitch::KeySwitchMethod::parse(m).map(|k| (m.clone(), k)))
+        .collect::<Result<Vec<_>, _>>()?;
     for &l in &limbs {
-        say!();
-        all_exact &= ckks_rows(&gpu, logn, l, args.dnum.min(l), reps, info.emulated)?;
+        for (name, method) in &methods {
+            say!();
+            all_exact &= ckks_rows(
+                &gpu,
+                logn,
+                l,
+                args.dnum.min(l),
+                reps,
+                info.emulated,
+                name,
+                *method,
+            )?;
+        }
     }
     Ok(if all_exact {
         Outcome::Success
@@ -215,6 +235,7 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
 /// The CKKS rows at one chain length: multiplication with relinearization, rescaling, a
 /// rotation and four hoisted rotations, on the device and on the CPU (one thread), each
 /// checked word for word first. Returns whether every row was bit-exact.
+#[allow(clippy::too_many_arguments)]
 fn ckks_rows(
     gpu: &Arc<Gpu>,
     logn: u32,
@@ -222,10 +243,11 @@ fn ckks_rows(
     dnum: usize,
     reps: usize,
     emulated: bool,
+    method_name: &str,
+    method: hekate::rlwe::keyswitch::KeySwitchMethod,
 ) -> Result<bool, Box<dyn Error>> {
     use hekate::ckks::{CkksParameters, Evaluator};
     use hekate::params::SecurityLevel;
-    use hekate::rlwe::keyswitch::KeySwitchMethod;
     use hekate_gpu::ckks::{DeviceCiphertext, DeviceEvaluator};
     let alpha = limbs.div_ceil(dnum);
     let mut log_q = vec![60u32];
@@ -237,7 +259,7 @@ fn ckks_rows(
         .log_scale(50)
         // A timing grid, not a deployment: the chain is sized by --limbs.
         .security(SecurityLevel::NotChecked)
-        .key_switching(KeySwitchMethod::Hybrid)
+        .key_switching(method)
         .build()?;
     let mut rng = ChaCha20Rng::seed_from_u64(9);
     let sk = ctx.generate_secret_key_with(&mut rng);
@@ -257,6 +279,8 @@ fn ckks_rows(
     let prod = cpu.mul(&ct, &ct)?;
     let dprod = dev.mul(&dct, &dct)?;
     use hekate_gpu::model::{self, Shape, H100_BANDWIDTH, LAUNCH_GAP_US};
+    // The traffic model follows the hybrid engine's kernels (KLSS / linear rows: "-").
+    let hybrid = matches!(method, hekate::rlwe::keyswitch::KeySwitchMethod::Hybrid);
     let shape = Shape {
         n: 1 << logn,
         chain: limbs,
@@ -270,6 +294,7 @@ fn ckks_rows(
             "op",
             "limbs",
             "dnum",
+            "engine",
             "device ms",
             "CPU ms",
             "CPU / device",
@@ -278,10 +303,10 @@ fn ckks_rows(
             "model ms (H100)",
             "bit-exact",
         ],
-        3,
+        4,
     )
     .titled(format!(
-        "CKKS on the device, N = 2^{logn}, hybrid key switching"
+        "CKKS on the device, N = 2^{logn}, {method_name} key switching"
     ));
     let mut all = true;
     let mut row = |name: &str,
@@ -307,6 +332,7 @@ fn ckks_rows(
             name.into(),
             limbs.to_string(),
             dnum.to_string(),
+            method_name.to_string(),
             fmt_ms(dev_ms),
             fmt_ms(cpu_ms),
             ratio,
@@ -333,7 +359,7 @@ fn ckks_rows(
         d_ms,
         measure(reps, || cpu.mul(&ct, &ct)).ms(),
         n_l,
-        Some(model::mul_relin(&shape)),
+        hybrid.then(|| model::mul_relin(&shape)),
     );
     let e = exact(&dev.rescale(&dprod)?, &cpu.rescale(&prod)?)?;
     let d_ms = device_measure(gpu, reps, || dev.rescale(&dprod).map(drop))?;
@@ -355,7 +381,7 @@ fn ckks_rows(
         d_ms,
         measure(reps, || cpu.rotate(&ct, 1)).ms(),
         n_l,
-        Some(model::rotate(&shape)),
+        hybrid.then(|| model::rotate(&shape)),
     );
     let dh = dev.rotate_hoisted(&dct, &steps)?;
     let ch = cpu.rotate_hoisted(&ct, &steps)?;

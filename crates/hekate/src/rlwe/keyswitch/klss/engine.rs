@@ -255,6 +255,40 @@ impl KlssKeySwitcher {
         &self.hybrid
     }
 
+    /// The ring over `B'` (its primes are its chain): where the digits are lifted and the
+    /// inner products summed.
+    pub fn aux(&self) -> &Arc<RingContext> {
+        &self.aux
+    }
+
+    /// The key digits in use at `q_limbs` chain limbs, `d̃_l = ceil((k + q_limbs) / r̃)`.
+    pub fn key_digits_at(&self, q_limbs: usize) -> usize {
+        self.active(q_limbs).0
+    }
+
+    /// The primes of key digit `i` in use at `q_limbs` chain limbs, as indices into the
+    /// PQ order `p_0 .. p_{k-1}, q_0 .. q_L` (a prefix of `Q̃` is in use).
+    pub fn key_digit_primes(&self, i: usize, q_limbs: usize) -> std::ops::Range<usize> {
+        key_digit_primes(i, self.config.r_tilde, self.active(q_limbs).1)
+    }
+
+    /// The limb of a `Q_l ∪ P` polynomial (chain limbs first) holding prime `t` of the PQ
+    /// order (special primes first).
+    pub fn pq_limb(&self, t: usize, q_limbs: usize) -> usize {
+        poly_limb(t, q_limbs, self.ctx.p_len())
+    }
+
+    /// The recombination of key digit `i`: `Conv` from the first `r'_i` primes of `B'` to
+    /// the digit's primes.
+    pub fn recombiner(&self, i: usize) -> &BaseConverter {
+        &self.recombine[i]
+    }
+
+    /// The lift of ciphertext digit `j`'s first `s` primes to `B'` (exact, centered).
+    pub fn lifter(&self, j: usize, s: usize) -> &BaseConverter {
+        &self.lift[j][s - 1]
+    }
+
     /// Key digits in use at `q_limbs` chain limbs, and the primes of `Q̃` in use.
     fn active(&self, q_limbs: usize) -> (usize, usize) {
         let used = self.ctx.p_len() + q_limbs;

@@ -64,8 +64,9 @@ impl KlssKey {
         &self.data[at..at + len]
     }
 
-    /// `v_{h,j,i}` gathered from the tiles: `r'_i` limbs of `N` words.
-    fn v(&self, h: usize, i: usize, j: usize) -> Vec<u64> {
+    /// `v_{h,j,i}` gathered from the tiles: `r'_i` limbs of `N` words (NTT form over the
+    /// first `r'_i` primes of `B'`). A device uploads the key term by term.
+    pub fn term(&self, h: usize, i: usize, j: usize) -> Vec<u64> {
         let (n, tile) = (self.n, self.tile);
         let o0 = key_block(&self.r_primes, h, i);
         let mut out = vec![0u64; self.r_primes[i] * n];
@@ -201,7 +202,7 @@ impl KlssKeySwitcher {
                 let mut b = ctx.zero(l1, k, Form::Coeff);
                 for i in 0..self.d_tilde {
                     let range = key_digit_primes(i, rt, lt);
-                    let mut v = key.v(0, i, j);
+                    let mut v = key.term(0, i, j);
                     for (t, limb) in v.chunks_mut(n).enumerate() {
                         self.aux.ntt_plan(t, rp).inverse(limb);
                     }
