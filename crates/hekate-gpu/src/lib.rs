@@ -43,6 +43,8 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 mod backend;
 mod cache;
 pub mod ckks;
