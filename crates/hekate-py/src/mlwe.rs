@@ -550,7 +550,7 @@ impl PyMlweSecretKey {
     }
 
     /// Encrypts a 1-D array of at most n/2 slot values under this secret key, at
-    /// ``level`` (default the top).
+    /// ``level`` (default the top); seed-compressed (``is_seeded``).
     #[pyo3(signature = (values, level=None))]
     fn encrypt(
         &self,
@@ -1044,6 +1044,13 @@ impl PyMlweCiphertext {
     #[getter]
     fn nbytes(&self) -> usize {
         self.inner.size_bytes()
+    }
+
+    /// Whether its ``a`` parts are stored as a seed (a fresh secret-key encryption:
+    /// ``to_bytes`` then writes about ``1/(1 + r)`` of the bytes).
+    #[getter]
+    fn is_seeded(&self) -> bool {
+        self.inner.seed().is_some()
     }
 
     /// Whether every input of this ciphertext's history was real.

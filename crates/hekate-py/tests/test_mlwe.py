@@ -79,6 +79,13 @@ def test_encrypt_decrypt(mlwe, vals):
         assert out.dtype == np.float64 and out.shape == (128,)
         close(out, a)
     assert sk.encrypt(a, level=1).level == 1
+    # Secret-key encryptions are seed-compressed: b and a 32-byte seed instead of r parts.
+    s, p = sk.encrypt(a), pk.encrypt(a)
+    assert s.is_seeded and not p.is_seeded and not (s + s).is_seeded
+    assert len(s.to_bytes()) < len(p.to_bytes()) // 2
+    back = hk.mlwe.Ciphertext.from_bytes(s.to_bytes(), ctx, real=True)
+    assert back.is_seeded and back.to_bytes() == s.to_bytes()
+    close(sk.decrypt(back), a)
     z = a + 0.5j * a[::-1]
     out = sk.decrypt(pk.encrypt(z))
     assert out.dtype == np.complex128

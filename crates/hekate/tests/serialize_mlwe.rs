@@ -315,6 +315,56 @@ fn keys_are_seed_compressed() {
     );
 }
 
+/// A fresh secret-key encryption is written as `b` and the seed of its `a` parts (about
+/// `1/(1 + r)` of the full size), reads back with its seed, and decrypts; every operation
+/// clears the seed, so what it returns is written in full.
+#[test]
+fn symmetric_ciphertexts_are_seed_compressed() {
+    let (ctx, _) = contexts();
+    let k = keys(&ctx, 12);
+    let ev =
+        Evaluator::new(ctx.clone(), Some(k.dpad.clone())).with_rotation_keys(k.rotations.clone());
+    let z = values(ctx.max_slots(), 13);
+    let pt = ctx.encode(&z).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(14);
+    let seeded = ctx.encrypt_symmetric_with(&pt, &k.sk, &mut rng).unwrap();
+    let full = ctx.encrypt_with(&pt, &k.pk, &mut rng).unwrap();
+    assert!(seeded.seed().is_some() && full.seed().is_none());
+    let (sb, fb) = (seeded.to_bytes(&ctx).unwrap(), full.to_bytes(&ctx).unwrap());
+    let part = (fb.len() - HEADER_LEN - 2 - 11 - 4) / 3;
+    assert_eq!(sb.len(), fb.len() - 2 * part + 32);
+    assert_eq!(sb[HEADER_LEN + 1], 2, "form: seed-compressed");
+    let back = Ciphertext::from_bytes(&sb, &ctx).unwrap();
+    assert_eq!(back, seeded);
+    assert_eq!(back.seed(), seeded.seed());
+    let e = max_err(&ctx.decrypt_decode(&back, &k.sk).unwrap(), &z);
+    assert!(e < 1e-6, "error {e}");
+    // Every operation clears the seed (and its result is written in full).
+    let mut scaled = seeded.clone();
+    scaled.set_scale(seeded.scale().clone());
+    assert!(scaled.seed().is_some(), "set_scale keeps the parts");
+    for out in [
+        ev.add(&seeded, &seeded).unwrap(),
+        ev.sub(&seeded, &full).unwrap(),
+        ev.neg(&seeded).unwrap(),
+        ev.add_const(&seeded, 0.5).unwrap(),
+        ev.mul_const(&seeded, 0.5).unwrap(),
+        ev.add_plain(&seeded, &pt).unwrap(),
+        ev.mul_plain(&seeded, &pt).unwrap(),
+        ev.tensor(&seeded, &seeded).unwrap(),
+        ev.mul(&seeded, &seeded).unwrap(),
+        ev.rescale(&seeded).unwrap(),
+        ev.drop_level(&seeded, 1).unwrap(),
+        ev.rotate(&seeded, 1).unwrap(),
+        ev.lift_rank(&seeded).unwrap(),
+    ] {
+        assert!(out.seed().is_none());
+        let b = out.to_bytes(&ctx).unwrap();
+        assert_ne!(b[HEADER_LEN + 1], 2);
+        assert_eq!(Ciphertext::from_bytes(&b, &ctx).unwrap(), out);
+    }
+}
+
 #[test]
 fn saved_objects_compute_and_decrypt_under_rebuilt_parameters() {
     let (ctx, _) = contexts();
@@ -459,8 +509,9 @@ fn hostile_ciphertexts_and_keys_are_refused() {
     let (ctx, other) = contexts();
     let k = keys(&ctx, 10);
     let mut rng = ChaCha20Rng::seed_from_u64(11);
+    // A public-key encryption: every part stored.
     let ct = ctx
-        .encrypt_symmetric_with(&ctx.encode(&values(8, 2)).unwrap(), &k.sk, &mut rng)
+        .encrypt_with(&ctx.encode(&values(8, 2)).unwrap(), &k.pk, &mut rng)
         .unwrap();
     let bytes = ct.to_bytes(&ctx).unwrap();
     assert_eq!(peek_header(&bytes).unwrap().tag, Ciphertext::TAG);
@@ -498,11 +549,13 @@ fn hostile_ciphertexts_and_keys_are_refused() {
         let m = deserialize_err(patched(body, &[rank]));
         assert!(m.contains("rank"), "rank {rank}: {m}");
     }
-    let m = deserialize_err(patched(body + 1, &[2]));
-    assert!(m.contains("quadratic flag"), "{m}");
-    // A quadratic flag without the quadratic parts: truncated.
+    let m = deserialize_err(patched(body + 1, &[3]));
+    assert!(m.contains("MLWE ciphertext form 3"), "{m}");
+    // The quadratic form without the quadratic parts: truncated; the seeded form over
+    // every part: trailing bytes (or a refused part).
     let m = deserialize_err(patched(body + 1, &[1]));
     assert!(m.contains("truncated"), "{m}");
+    assert!(patched(body + 1, &[2]).is_err());
     // Levels: more chain limbs than the context has, special limbs, parts of different
     // levels.
     let m = deserialize_err(patched(part0 + 4, &[4, 0]));

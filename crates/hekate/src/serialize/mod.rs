@@ -555,13 +555,18 @@
 //! | size | field |
 //! |-----:|-------|
 //! | 1 | rank `r'`, `u8`: in `[1, r]`, or up to `r̂` with DPad-HE (a lifted ciphertext) |
-//! | 1 | quadratic, `u8`: 0 linear, 1 after a product without relinearization |
+//! | 1 | form, `u8`: 0 linear, 1 quadratic (after a product without relinearization), 2 seed-compressed (linear) |
 //! | … | the scale, as in tag 16 |
 //! | 4 | slot count, `u32`, a power of two in `[1, n/2]` |
-//! | … | `1 + r'` parts `b, a_1 .. a_r'`, then (quadratic) the `r'(r'+1)/2` parts `c_{jk}`, `Poly` bodies |
+//! | … | forms 0, 1: the `1 + r'` parts `b, a_1 .. a_r'`, then (form 1) the `r'(r'+1)/2` parts `c_{jk}`, `Poly` bodies; form 2: the 32-byte seed of `a_1 .. a_r'`, then `b` |
 //!
 //! Every part is in NTT form with no special limb and the same non-zero number `l + 1`
-//! of chain limbs (the level is `l`). Every part is stored: MLWE ciphertexts keep no seed.
+//! of chain limbs (the level is `l`). A fresh secret-key encryption (whose
+//! [`seed`](crate::mlwe::Ciphertext::seed) is set) is written in form 2, about
+//! `1/(1 + r')` of the size: the reader re-expands
+//! `a_{t+1} = `[`expand_uniform`](crate::rlwe::keys::expand_uniform)`(ring, seed, t, l + 1, 0)`
+//! and the ciphertext keeps its seed. Every other ciphertext (every operation clears the
+//! seed) is written with every part.
 //!
 //! ### MLWE `SecretKey` (tag `0x0202`)
 //!
