@@ -31,6 +31,7 @@ mod ckks;
 mod container;
 mod fhew;
 mod integer;
+mod mlwe;
 mod progress;
 mod threshold;
 mod values;
@@ -186,5 +187,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fhew::register(m)?;
     threshold::register(m)?;
     integer::register(m)?;
+    mlwe::register(m)?;
     Ok(())
 }

@@ -1,9 +1,11 @@
 """Every public method of the Rust evaluators has a Python counterpart.
 
 Scans the Rust sources for ``pub fn NAME`` directly inside ``impl Evaluator { ... }``
-(``crates/hekate/src/ckks/evaluator.rs`` and ``.../ckks/evaluator/*.rs``) and
+(``crates/hekate/src/ckks/evaluator.rs`` and ``.../ckks/evaluator/*.rs``; the MLWE one in
+``.../mlwe/evaluator.rs`` and ``impl super::Evaluator`` in ``.../mlwe/rotate.rs``) and
 ``impl FhewEvaluator { ... }`` (``crates/hekate/src/fhew/gates.rs``), and checks that
-``hekate._native.CkksEvaluator`` / ``FhewEvaluator`` has an attribute of that name (or
+``hekate._native.CkksEvaluator`` / ``MlweEvaluator`` / ``FhewEvaluator`` has an attribute
+of that name (or
 ``NAME_`` for a Python keyword: ``and_``, ``or_``, ``not_``). A method with no Python
 counterpart on purpose goes in the allowlists below, with its reason; a user-facing one
 goes into the bindings instead.
@@ -42,6 +44,11 @@ INTEGER_ALLOWED = {
     "with_leveled_products": "IntegerEvaluator(keys, leveled_products=True) is the Python form",
     "rlwe": "the embedded RLWE evaluator core: an implementation layer",
     "leveled_primes": "the prime count a leveled BFV product would keep: an internal of mul",
+}
+
+# Rust methods of `hekate::mlwe::Evaluator` (MLWE-CKKS) with no Python counterpart.
+MLWE_ALLOWED = {
+    "new": "constructor (MlweEvaluator(ctx, keys...) is the Python one)",
 }
 
 # Rust methods of `hekate::fhew::FhewEvaluator` with no Python counterpart, and why.
@@ -155,6 +162,15 @@ def integer_rust_methods() -> set[str]:
     return names
 
 
+def mlwe_rust_methods() -> set[str]:
+    mlwe = HEKATE_SRC / "mlwe"
+    # The rotations are methods of the same type, declared in rotate.rs as
+    # `impl super::Evaluator`.
+    return pub_methods(mlwe / "evaluator.rs", "Evaluator") | pub_methods(
+        mlwe / "rotate.rs", "super::Evaluator"
+    )
+
+
 def fhew_rust_methods() -> set[str]:
     return pub_methods(HEKATE_SRC / "fhew" / "gates.rs", "FhewEvaluator")
 
@@ -185,6 +201,9 @@ def test_sources_are_found():
     assert {"add", "mul", "rescale", "rotate", "rotate_hoisted"} <= ckks_rust_methods()
     assert {"gate", "refresh", "lut", "not"} <= fhew_rust_methods()
     assert {"mul", "rotate_rows", "mod_switch"} <= integer_rust_methods()
+    assert {"mul", "relinearize", "rank_reduce", "rotate", "rotate_chain_hoisted"} <= (
+        mlwe_rust_methods()
+    )
 
 
 @pytest.mark.parametrize(
@@ -193,8 +212,9 @@ def test_sources_are_found():
         (ckks_rust_methods, native.CkksEvaluator, CKKS_ALLOWED),
         (fhew_rust_methods, native.FhewEvaluator, FHEW_ALLOWED),
         (integer_rust_methods, native.IntegerEvaluator, INTEGER_ALLOWED),
+        (mlwe_rust_methods, native.MlweEvaluator, MLWE_ALLOWED),
     ],
-    ids=["ckks", "fhew", "integer"],
+    ids=["ckks", "fhew", "integer", "mlwe"],
 )
 def test_every_rust_evaluator_method_has_a_python_counterpart(rust, cls, allowed):
     methods = rust()

@@ -129,7 +129,18 @@ USAGE = textwrap.dedent(
     t = fsk.decrypt_int(fev.lut(fsk.encrypt_int([1, 2], 4), [0, 1, 2, 3], 4), 4)
     assert_type(t, npt.NDArray[np.uint64])
 
+    mctx = m.MlweContext(8, 2, [60, 40, 40], dpad=(3, [60, 55]), security=None)
+    msk = mctx.secret_key()
+    mev = hk.mlwe.Evaluator(mctx, [msk.relinearization_key("dpad")])
+    mx = msk.public_key().encrypt([0.5, 0.25])
+    assert_type(mx * mx + 0.5 - mx * 2.0 + np.ones(2), m.MlweCiphertext)
+    assert_type(mev.rotate_chain_hoisted(mx, [1, 2]), m.MlweCiphertext)
+    assert_type(msk.decrypt(mx, dtype="float64"), npt.NDArray[np.float64])
+    assert_type(hk.mlwe.RlweBridge(mctx).rlwe_to_mlwe(x), m.MlweCiphertext)
+
     m.FhewEvaluator(fsk.bootstrap_key(), products="fast")  # E
+    msk.relinearization_key("rlwe")  # E
+    mx << mx  # E
     fev.gate("andd", b, b)  # E
     m.CkksContext(12, [50], security=100)  # E
     1 << x  # E

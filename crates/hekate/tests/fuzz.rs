@@ -204,6 +204,33 @@ fn known_answers() {
             assert_eq!(got, readers::integer::message(ictx.n()), "{dir}/{stem}");
         }
     }
+    // MLWE-CKKS: the context rebuilt from the corpus parameters, the corpus secret key.
+    {
+        use hekate::mlwe::{Ciphertext as MlweCiphertext, MlweContext, SecretKey as MlweSecretKey};
+        let mctx = MlweContext::from_bytes_with(&file("mlwe_parameters", "r2_dpad"), &(), &policy)
+            .unwrap();
+        let msk = MlweSecretKey::from_bytes(&file("mlwe_secret_key", "sk"), &mctx).unwrap();
+        for stem in ["fresh_pk", "fresh_sk", "product", "reduced_rank1"] {
+            let ct = MlweCiphertext::from_bytes(&file("mlwe_ciphertext", stem), &mctx).unwrap();
+            let got = mctx.decrypt_decode(&ct, &msk).unwrap();
+            let want: Vec<_> = readers::mlwe::message(got.len())
+                .iter()
+                .map(|z| {
+                    if stem.contains("product") || stem.contains("reduced") {
+                        z * z
+                    } else {
+                        *z
+                    }
+                })
+                .collect();
+            let err = got
+                .iter()
+                .zip(&want)
+                .map(|(a, b)| (a - b).norm())
+                .fold(0.0, f64::max);
+            assert!(err < 1e-4, "mlwe_ciphertext/{stem}: error {err}");
+        }
+    }
 }
 
 /// What happened to one input.

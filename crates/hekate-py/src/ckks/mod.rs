@@ -428,6 +428,13 @@ pub(crate) struct PySecretKey {
     inner: Arc<SecretKey>,
 }
 
+impl PySecretKey {
+    /// A secret key of `ctx` (e.g. the RLWE key of an MLWE one, `hekate.mlwe.RlweBridge`).
+    pub(crate) fn new(ctx: Py<PyContext>, inner: Arc<SecretKey>) -> Self {
+        PySecretKey { ctx, inner }
+    }
+}
+
 #[pymethods]
 impl PySecretKey {
     /// The context.

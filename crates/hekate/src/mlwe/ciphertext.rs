@@ -3,6 +3,7 @@
 use super::keys::quadratic_terms;
 use super::params::MlweContext;
 use crate::ckks::Scale;
+use crate::math::sample::Seed;
 use crate::ring::{Form, Poly};
 use crate::{Error, Result};
 
@@ -17,9 +18,29 @@ pub struct Ciphertext {
     pub(crate) parts: Vec<Poly>,
     pub(crate) scale: Scale,
     pub(crate) slots: usize,
+    /// The seed `a_1 .. a_r` were expanded from, for a fresh secret-key encryption
+    /// (cleared by every operation that changes the parts).
+    pub(crate) seed: Option<Seed>,
 }
 
 impl Ciphertext {
+    /// A copy to modify: the parts will change, so the seed no longer describes them.
+    pub(crate) fn unseeded(&self) -> Ciphertext {
+        Ciphertext {
+            seed: None,
+            ..self.clone()
+        }
+    }
+
+    /// The seed of `a_1 .. a_r` (expanded as
+    /// [`expand_uniform`](crate::rlwe::keys::expand_uniform)`(ring, seed, t, l + 1, 0)` for
+    /// `a_{t+1}`) of a fresh secret-key encryption, which is then serialized
+    /// seed-compressed (`b` and the seed: about `1/(1 + r)` of the size); `None` for every
+    /// other ciphertext (every operation clears it).
+    pub fn seed(&self) -> Option<&Seed> {
+        self.seed.as_ref()
+    }
+
     /// The level `l` (each part has `l + 1` chain limbs).
     pub fn level(&self) -> usize {
         self.parts[0].q_limbs() - 1
@@ -123,6 +144,7 @@ impl MlweContext {
             parts,
             scale,
             slots,
+            seed: None,
         };
         self.check_ciphertext(&ct)?;
         for p in &ct.parts {

@@ -389,6 +389,7 @@ impl RlweBridge {
             parts,
             scale: ct.scale.clone(),
             slots: ct.slots,
+            seed: None,
         })
     }
 }

@@ -14,7 +14,7 @@ use super::ciphertext::Ciphertext;
 use super::keys::{PublicKey, SecretKey};
 use super::params::MlweContext;
 use crate::ckks::{Plaintext, Scale};
-use crate::math::sample::{self, DiscreteGaussian};
+use crate::math::sample::{self, DiscreteGaussian, Seed};
 use crate::ring::{Form, Poly};
 use crate::rlwe::keys::{encrypt_zero_module_sk, NOISE_SIGMA, NOISE_TAIL};
 use crate::{Error, Result};
@@ -95,7 +95,7 @@ impl MlweContext {
         let mut parts =
             encrypt_zero_module_sk(self.ring(), &sk.prefix(self.rank), ql, 0, &seed, 0, rng);
         parts[0].add_assign(&pt.poly, self.ring());
-        Ok(self.wrap(parts, pt))
+        Ok(self.wrap(parts, pt, Some(seed)))
     }
 
     /// Public-key encryption of `pt` at rank `r` (OS randomness).
@@ -159,16 +159,17 @@ impl MlweContext {
         }
         e.zeroize();
         parts[0].add_assign(&pt.poly, ring);
-        Ok(self.wrap(parts, pt))
+        Ok(self.wrap(parts, pt, None))
     }
 
-    fn wrap(&self, parts: Vec<Poly>, pt: &Plaintext) -> Ciphertext {
+    fn wrap(&self, parts: Vec<Poly>, pt: &Plaintext, seed: Option<Seed>) -> Ciphertext {
         Ciphertext {
             ring_id: self.ring().fingerprint(),
             rank: self.rank,
             parts,
             scale: pt.scale.clone(),
             slots: pt.slots,
+            seed,
         }
     }
 

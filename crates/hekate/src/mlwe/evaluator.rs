@@ -123,7 +123,7 @@ impl Evaluator {
     pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.check_pair(a, b)?;
         Self::check_scales(&a.scale, &b.scale)?;
-        let mut out = a.clone();
+        let mut out = a.unseeded();
         for (x, y) in out.parts.iter_mut().zip(&b.parts) {
             x.add_assign(y, self.ring());
         }
@@ -134,7 +134,7 @@ impl Evaluator {
     pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.check_pair(a, b)?;
         Self::check_scales(&a.scale, &b.scale)?;
-        let mut out = a.clone();
+        let mut out = a.unseeded();
         for (x, y) in out.parts.iter_mut().zip(&b.parts) {
             x.sub_assign(y, self.ring());
         }
@@ -144,7 +144,7 @@ impl Evaluator {
     /// `-a`.
     pub fn neg(&self, a: &Ciphertext) -> Result<Ciphertext> {
         self.ctx.check_ciphertext(a)?;
-        let mut out = a.clone();
+        let mut out = a.unseeded();
         out.parts.iter_mut().for_each(|p| p.neg_assign(self.ring()));
         Ok(out)
     }
@@ -168,7 +168,7 @@ impl Evaluator {
     pub fn add_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         let p = self.plain_at(ct, pt)?;
         Self::check_scales(&ct.scale, &pt.scale)?;
-        let mut out = ct.clone();
+        let mut out = ct.unseeded();
         out.parts[0].add_assign(&p, self.ring());
         Ok(out)
     }
@@ -176,7 +176,7 @@ impl Evaluator {
     /// `ct · pt` (scales multiply; rescale afterwards).
     pub fn mul_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         let p = self.plain_at(ct, pt)?;
-        let mut out = ct.clone();
+        let mut out = ct.unseeded();
         out.parts
             .iter_mut()
             .for_each(|x| x.mul_assign(&p, self.ring()));
@@ -189,7 +189,7 @@ impl Evaluator {
         self.ctx.check_ciphertext(ct)?;
         let ql = ct.level() + 1;
         let res = constant_residues(self.ring(), c * ct.scale.to_f64(), ql)?;
-        let mut out = ct.clone();
+        let mut out = ct.unseeded();
         out.parts[0].add_scalar_assign(&res, self.ring());
         Ok(out)
     }
@@ -201,7 +201,7 @@ impl Evaluator {
         let ql = ct.level() + 1;
         let q_last = self.ring().q().moduli()[ct.level()].value();
         let res = constant_residues(self.ring(), c * q_last as f64, ql)?;
-        let mut out = ct.clone();
+        let mut out = ct.unseeded();
         out.parts
             .iter_mut()
             .for_each(|p| p.mul_scalar_assign(&res, self.ring()));
@@ -248,6 +248,7 @@ impl Evaluator {
             parts,
             scale: a.scale.mul(&b.scale),
             slots: a.slots,
+            seed: None,
         })
     }
 
@@ -295,6 +296,7 @@ impl Evaluator {
             parts: out,
             scale: ct.scale.clone(),
             slots: ct.slots,
+            seed: None,
         })
     }
 
@@ -343,6 +345,7 @@ impl Evaluator {
             parts,
             scale: ct.scale.clone(),
             slots: ct.slots,
+            seed: None,
         })
     }
 
@@ -373,7 +376,7 @@ impl Evaluator {
             ));
         }
         let q_last = self.ring().q().moduli()[ct.level()].value();
-        let mut out = ct.clone();
+        let mut out = ct.unseeded();
         out.parts
             .iter_mut()
             .for_each(|p| p.divide_round_by_last_q(self.ring()));
@@ -390,7 +393,7 @@ impl Evaluator {
                 ct.level()
             )));
         }
-        let mut out = ct.clone();
+        let mut out = ct.unseeded();
         let ql = ct.level() + 1 - levels;
         out.parts.iter_mut().for_each(|p| p.truncate(ql));
         Ok(out)

@@ -16,6 +16,10 @@
 //!   relinearization (ModHE, DPad-HE), rescaling and rank reduction.
 //! * [`RlweBridge`]: MLWE <-> RLWE conversion with CKKS at `N = r·n` (Embed / Extract in
 //!   NTT form, the trace that turns an embedded ciphertext into sparse slots).
+//! * Serialization: the parameters ([`crate::serialize::mlwe_context_to_bytes`]), ciphertexts
+//!   and every key implement [`crate::serialize::Serialize`] and
+//!   [`crate::serialize::Deserialize`] under an [`MlweContext`] (tags `0x0200..=0x0207`).
+
 //!
 //! Messages are encoded by CKKS's encoder at degree `n` into a [`crate::ckks::Plaintext`],
 //! and scales are [`crate::ckks::Scale`]s: MLWE-CKKS is CKKS over module lattices, so it
@@ -49,6 +53,7 @@ mod evaluator;
 mod keys;
 mod params;
 mod rotate;
+pub(crate) mod serialize;
 
 pub use ciphertext::Ciphertext;
 pub use convert::RlweBridge;
@@ -57,7 +62,7 @@ pub use evaluator::Evaluator;
 pub use keys::{
     quadratic_terms, PublicKey, RankReductionKey, RelinMethod, RelinearizationKey, SecretKey,
 };
-pub use params::{DpadContext, MlweContext, MlweParameters, MAX_RANK};
+pub use params::{mlwe_fingerprint, DpadContext, MlweContext, MlweParameters, MAX_RANK};
 pub use rotate::{naf, HoistedRotationKeys, RotationKey};
 
 #[cfg(test)]

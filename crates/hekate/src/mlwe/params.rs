@@ -1,6 +1,7 @@
 //! MLWE-CKKS parameters: the builder and the context of precomputations.
 
 use crate::ckks::{Encoder, Scale};
+use crate::math::primes::is_prime;
 use crate::math::PrimeGenerator;
 use crate::params::security::{self, SecurityLevel};
 use crate::ring::RingContext;
@@ -33,10 +34,10 @@ pub const MAX_RANK: usize = 16;
 pub struct MlweParameters {
     log_n: u32,
     rank: usize,
-    log_q: Vec<u32>,
-    log_p: Vec<u32>,
+    log_q: Primes,
+    log_p: Primes,
     dnum: Option<usize>,
-    dpad: Option<(usize, Vec<u32>, Option<usize>)>,
+    dpad: Option<(usize, Primes, Option<usize>)>,
     scale: f64,
     secret: SecretDistribution,
     security: SecurityLevel,
@@ -50,8 +51,8 @@ impl MlweParameters {
         MlweParameters {
             log_n,
             rank,
-            log_q: Vec::new(),
-            log_p: vec![60],
+            log_q: Primes::Bits(Vec::new()),
+            log_p: Primes::Bits(vec![60]),
             dnum: None,
             dpad: None,
             scale: 0.0,
@@ -62,13 +63,29 @@ impl MlweParameters {
 
     /// Bit sizes of the chain primes `q_0 .. q_L` (each in `[20, 61]`).
     pub fn log_q(mut self, bits: &[u32]) -> Self {
-        self.log_q = bits.to_vec();
+        self.log_q = Primes::Bits(bits.to_vec());
         self
     }
 
     /// Bit sizes of the special primes `P` of the ModHE key switch (`KeySwitch_d`).
     pub fn log_p(mut self, bits: &[u32]) -> Self {
-        self.log_p = bits.to_vec();
+        self.log_p = Primes::Bits(bits.to_vec());
+        self
+    }
+
+    /// Explicit chain primes (instead of [`MlweParameters::log_q`]), e.g. to rebuild a
+    /// saved context ([`crate::serialize::mlwe_context_from_bytes`]). Each must be a
+    /// prime below `2^62` with `q = 1 mod 2N'` for the conversion ring `N'` (see
+    /// [`MlweContext::q_primes`]), distinct from every other prime of the set.
+    pub fn q_primes(mut self, primes: &[u64]) -> Self {
+        self.log_q = Primes::Explicit(primes.to_vec());
+        self
+    }
+
+    /// Explicit special primes `P` (instead of [`MlweParameters::log_p`]), checked as in
+    /// [`MlweParameters::q_primes`].
+    pub fn p_primes(mut self, primes: &[u64]) -> Self {
+        self.log_p = Primes::Explicit(primes.to_vec());
         self
     }
 
@@ -83,13 +100,27 @@ impl MlweParameters {
     /// of the second special modulus `P̂` (larger than `P`), and the digit count `μ` of
     /// `KeySwitch_μ` (`None`: the smallest `μ` whose digits `P̂` covers).
     pub fn dpad(mut self, rank_hat: usize, log_p_hat: &[u32], mu: Option<usize>) -> Self {
-        self.dpad = Some((rank_hat, log_p_hat.to_vec(), mu));
+        self.dpad = Some((rank_hat, Primes::Bits(log_p_hat.to_vec()), mu));
+        self
+    }
+
+    /// [`MlweParameters::dpad`] with explicit primes of `P̂` (checked as in
+    /// [`MlweParameters::q_primes`]).
+    pub fn dpad_primes(mut self, rank_hat: usize, p_hat: &[u64], mu: Option<usize>) -> Self {
+        self.dpad = Some((rank_hat, Primes::Explicit(p_hat.to_vec()), mu));
         self
     }
 
     /// The default encoding scale `2^bits` (default: the size of `q_1`, else 2^40).
     pub fn log_scale(mut self, bits: u32) -> Self {
         self.scale = 2f64.powi(bits as i32);
+        self
+    }
+
+    /// The default encoding scale, any positive finite value (default: the size of
+    /// `q_1`, else 2^40; [`MlweParameters::log_scale`] for a power of two).
+    pub fn scale(mut self, scale: f64) -> Self {
+        self.scale = scale;
         self
     }
 
@@ -110,6 +141,49 @@ impl MlweParameters {
     /// Validates the parameters, generates the primes and builds the precomputations.
     pub fn build(self) -> Result<Arc<MlweContext>> {
         MlweContext::new(self)
+    }
+}
+
+/// Primes given by their sizes (generated at build) or explicitly.
+#[derive(Clone, Debug, PartialEq)]
+enum Primes {
+    Bits(Vec<u32>),
+    Explicit(Vec<u64>),
+}
+
+impl Primes {
+    /// The primes: generated from their sizes by `gen` (which has excluded every explicit
+    /// prime of the set), or the explicit ones, each checked to be a prime below `2^62`
+    /// and `1 mod 2N'` (`N' = n_conv`).
+    fn resolve(&self, what: &str, gen: &mut PrimeGenerator, n_conv: usize) -> Result<Vec<u64>> {
+        match self {
+            Primes::Bits(bits) => {
+                check_bits(what, bits)?;
+                bits.iter().map(|&b| gen.next_prime(b)).collect()
+            }
+            Primes::Explicit(primes) => {
+                if primes.is_empty() {
+                    return Err(Error::InvalidParameters(format!("no {what} primes given")));
+                }
+                let m = 2 * n_conv as u64;
+                if let Some(q) = primes
+                    .iter()
+                    .find(|&&q| !(2..1u64 << 62).contains(&q) || !is_prime(q) || q % m != 1)
+                {
+                    return Err(Error::InvalidParameters(format!(
+                        "{what} prime {q} is not a prime below 2^62 with q = 1 mod 2N' = {m}                          (N' = {n_conv}, the ring of MLWE <-> RLWE conversion)"
+                    )));
+                }
+                Ok(primes.clone())
+            }
+        }
+    }
+
+    fn explicit(&self) -> &[u64] {
+        match self {
+            Primes::Bits(_) => &[],
+            Primes::Explicit(p) => p,
+        }
     }
 }
 
@@ -217,25 +291,20 @@ impl MlweContext {
                 p.rank
             )));
         }
-        check_bits("chain", &p.log_q)?;
-        check_bits("special", &p.log_p)?;
         let n = 1usize << p.log_n;
         // Primes 1 mod 2N' for the RLWE ring N' = r'·n of MLWE <-> RLWE conversion (r'
         // the rank rounded up to a power of two, N' at most 2^17): the same Q serves both.
         let n_conv = (n * p.rank.next_power_of_two()).min(1 << 17).max(n);
         let mut gen = PrimeGenerator::new(n_conv)?;
+        gen.exclude(p.log_q.explicit());
+        gen.exclude(p.log_p.explicit());
+        if let Some((_, p_hat, _)) = &p.dpad {
+            gen.exclude(p_hat.explicit());
+        }
         // P first: of two primes of one size it gets the larger, so that a digit of one
         // prime of P's size (seed 004's 60-bit q_0 and P) stays below P.
-        let pp: Vec<u64> = p
-            .log_p
-            .iter()
-            .map(|&b| gen.next_prime(b))
-            .collect::<Result<_>>()?;
-        let q: Vec<u64> = p
-            .log_q
-            .iter()
-            .map(|&b| gen.next_prime(b))
-            .collect::<Result<_>>()?;
+        let pp = p.log_p.resolve("special", &mut gen, n_conv)?;
+        let q = p.log_q.resolve("chain", &mut gen, n_conv)?;
         let d = digit_count(&q, log2_sum(&pp), p.dnum, "dnum (d)")?;
         let (log_q, log_p) = (log2_sum(&q), log2_sum(&pp));
         check_security(p.rank * n, log_q + log_p, p.security, "r·n", "QP")?;
@@ -251,11 +320,12 @@ impl MlweContext {
                         2 * p.rank
                     )));
                 }
-                check_bits("DPad-HE special (P̂)", log_p_hat)?;
-                let p_hat: Vec<u64> = log_p_hat
-                    .iter()
-                    .map(|&b| gen.next_prime(b))
-                    .collect::<Result<_>>()?;
+                let p_hat = log_p_hat.resolve("DPad-HE special (P̂)", &mut gen, n_conv)?;
+                if let Some(x) = p_hat.iter().find(|x| pp.contains(x)) {
+                    return Err(Error::InvalidParameters(format!(
+                        "DPad-HE special prime {x} is also a prime of P"
+                    )));
+                }
                 let log_p_hat = log2_sum(&p_hat);
                 if log_p_hat <= log_p {
                     return Err(Error::InvalidParameters(format!(
@@ -443,6 +513,58 @@ impl MlweContext {
     pub fn log_p_hat(&self) -> Option<f64> {
         self.dpad.as_ref().map(|d| d.ring().p().log_product())
     }
+
+    /// The special primes `P̂` of DPad-HE, if enabled.
+    pub fn p_hat_primes(&self) -> Option<Vec<u64>> {
+        self.dpad
+            .as_ref()
+            .map(|d| d.ring().p().moduli().iter().map(|m| m.value()).collect())
+    }
+
+    /// The fingerprint every serialized MLWE object made under these parameters carries
+    /// ([`mlwe_fingerprint`]): of the ring (`n`, `Q`, `P`), the rank, `d`, and DPad-HE's
+    /// `r̂`, `μ` and ring over `Q ∪ P̂`.
+    pub fn fingerprint(&self) -> u64 {
+        mlwe_fingerprint(
+            self.ring().fingerprint(),
+            self.rank,
+            self.dnum(),
+            self.dpad
+                .as_ref()
+                .map(|d| (d.rank_hat, d.mu(), d.ring().fingerprint())),
+        )
+    }
+}
+
+/// The fingerprint of MLWE-CKKS parameters: [`fnv1a64`](crate::ring::fnv1a64) of the
+/// little-endian `u64` words
+///
+/// ```text
+/// "MLWE" (bytes 4D 4C 57 45 00 00 00 00), ring fingerprint, r, d, r̂, μ, ring-hat fingerprint
+/// ```
+///
+/// with the ring fingerprints ([`ring_fingerprint`](crate::ring::ring_fingerprint)) of
+/// `(n, Q, P)` and `(n, Q, P̂)`; `r̂`, `μ` and the second fingerprint are 0 without DPad-HE.
+pub fn mlwe_fingerprint(
+    ring: u64,
+    rank: usize,
+    dnum: usize,
+    dpad: Option<(usize, usize, u64)>,
+) -> u64 {
+    let (rank_hat, mu, ring_hat) = dpad.unwrap_or((0, 0, 0));
+    let bytes: Vec<u8> = [
+        u64::from_le_bytes(*b"MLWE\0\0\0\0"),
+        ring,
+        rank as u64,
+        dnum as u64,
+        rank_hat as u64,
+        mu as u64,
+        ring_hat,
+    ]
+    .into_iter()
+    .flat_map(u64::to_le_bytes)
+    .collect();
+    crate::ring::fnv1a64(&bytes)
 }
 
 /// Whether `log2(modulus)` meets `level` at dimension `dim` (interpolated; below the

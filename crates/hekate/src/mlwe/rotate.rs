@@ -244,6 +244,7 @@ impl super::Evaluator {
         let parts = rotate_with(&ctx.ks, ct, g, &key.key, ctx.ring())?;
         Ok(Ciphertext {
             parts,
+            seed: None,
             ..ct.clone()
         })
     }
@@ -263,7 +264,7 @@ impl super::Evaluator {
             )));
         }
         let ql = ct.level() + 1;
-        let mut out = ct.clone();
+        let mut out = ct.unseeded();
         out.parts
             .extend((ct.rank..rh).map(|_| ctx.ring().zero(ql, 0, Form::Ntt)));
         out.rank = rh;
@@ -288,7 +289,7 @@ impl super::Evaluator {
         let keys = self.rotations.hoisted.as_ref().ok_or_else(|| {
             Error::MissingKey("no rank-hoisted rotation keys in the evaluator".into())
         })?;
-        let mut cur = ct.clone();
+        let mut cur = ct.unseeded();
         for t in naf(steps.rem_euclid(ct.slots as i64)) {
             let g = ctx.galois_element(t);
             let (_, key) = keys.keys.iter().find(|(kg, _)| *kg == g).ok_or_else(|| {
@@ -340,6 +341,7 @@ impl super::Evaluator {
         Ok(Ciphertext {
             parts,
             rank: r,
+            seed: None,
             ..ct.clone()
         })
     }

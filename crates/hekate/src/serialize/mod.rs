@@ -6,7 +6,8 @@
 //! types, a [`CkksContext`](crate::ckks::CkksContext) for CKKS plaintexts, ciphertexts and
 //! evaluation keys, an [`IntegerContext`](crate::rlwe::integer::IntegerContext) for BFV/BGV
 //! ones, a [`FhewContext`](crate::fhew::FhewContext) for FHEW ciphertexts and
-//! keys; CKKS, BFV/BGV and FHEW parameters are self-contained and need nothing), checks that they
+//! keys, an [`MlweContext`](crate::mlwe::MlweContext) for MLWE-CKKS ciphertexts and keys;
+//! CKKS, BFV/BGV, FHEW and MLWE-CKKS parameters are self-contained and need nothing), checks that they
 //! are the writer's (by fingerprint), and validates every field:
 //! a reader never panics, never allocates before checking that the input holds the data
 //! the allocation is for, charges everything it allocates (the decoded object, what it
@@ -60,7 +61,8 @@
 //! | `0x0027..=0x002F` | threshold FHEW, `fhew/threshold/serialize.rs` | 39 public-key share, 40 evaluation-key share, 41 partial decryption, 42 joint public key |
 //! | `0x0030..=0x00FF` | unassigned | |
 //! | `0x0100..=0x01FF` | BFV and BGV, `rlwe/integer/serialize/` | 256 parameters, 257 plaintext, 258 ciphertext, 259 relinearization key, 260 Galois keys |
-//! | `0x0200..=0x02FF`, `0x0300..=0x03FF`, … | one block of 256 per new scheme (MLWE-CKKS, …), or a second block for a scheme whose first is full | |
+//! | `0x0200..=0x02FF` | MLWE-CKKS, `mlwe/serialize/` | `0x0200` parameters, `0x0201` ciphertext, `0x0202` secret key, `0x0203` public key, `0x0204` relinearization key, `0x0205` rank-reduction key, `0x0206` rotation key, `0x0207` hoisted rotation keys |
+//! | `0x0300..=0x03FF`, `0x0400..=0x04FF`, … | one block of 256 per new scheme, or a second block for a scheme whose first is full | |
 //!
 //! A new scheme adds a `serialize` module with its codecs and its block, and one line to
 //! the registry; a unit test checks that every tag lies in its block, that no two codes or
@@ -483,6 +485,117 @@
 //! | 41 | `PartialDecryption` | party, `q` as `u32` (the context's), the value as `u32` (below `q`) |
 //! | 42 | `ThresholdPublicKey` | two `Poly` bodies (one limb, NTT form): `a`, `b` |
 //!
+//! ## MLWE-CKKS objects
+//!
+//! Ciphertexts and keys are read under an [`MlweContext`](crate::mlwe::MlweContext),
+//! whose fingerprint ([`mlwe_fingerprint`](crate::mlwe::mlwe_fingerprint)) is [`fnv1a64`]
+//! of the little-endian `u64` words
+//!
+//! ```text
+//! "MLWE" (bytes 4D 4C 57 45 00 00 00 00), F(n, Q, P), r, d, r̂, μ, F(n, Q, P̂)
+//! ```
+//!
+//! (`F` the [`ring_fingerprint`]; `r̂`, `μ` and `F(n, Q, P̂)` are 0 without DPad-HE): an
+//! object of another rank, digit count or DPad-HE setting is refused even over the same
+//! ring, and so is a CKKS object of that ring. The polynomial bodies inside are read
+//! under the context's [`ring`](crate::mlwe::MlweContext::ring) over `Q ∪ P` (or DPad-HE's
+//! ring over `Q ∪ P̂`, where said).
+//!
+//! ### MLWE parameters (tag `0x0200`), self-contained
+//!
+//! Written by [`mlwe_context_to_bytes`] (or `ctx.to_bytes(&())`), read by
+//! [`mlwe_context_from_bytes`] / [`mlwe_context_from_bytes_with`] (or
+//! `MlweContext::from_bytes(bytes, &())`) without any context. The header's fingerprint
+//! is the MLWE fingerprint of the body, checked against it before anything is built.
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 4 | `n`, `u32`, a power of two in `[2, 2^17]` (the builder accepts `[2, 2^16]`) |
+//! | 2 | `L + 1`, `u16`: chain primes, in `[1, 256]` |
+//! | 2 | `k`, `u16`: special primes of `P`, in `[1, 256]` |
+//! | 8(L+1) | `q_0 .. q_L`, `u64` each |
+//! | 8k | `p_0 .. p_{k-1}`, `u64` each |
+//! | 2 | rank `r`, `u16`, in `[1, 16]` ([`MAX_RANK`](crate::mlwe::MAX_RANK)) |
+//! | 2 | `d`, `u16`: digits of `KeySwitch_d`, in `[1, L + 1]` |
+//! | 1 | DPad-HE, `u8`: 0 none, 1 enabled (then the next `8 + 8k̂` bytes) |
+//! | 2 | `r̂`, `u16`, in `(r, 2r]` |
+//! | 2 | `k̂`, `u16`: special primes of `P̂`, in `[1, 256]` |
+//! | 8k̂ | `p̂_0 .. p̂_{k̂-1}`, `u64` each |
+//! | 2 | `μ`, `u16`: digits of `KeySwitch_μ`, in `[1, L + 1]` |
+//! | 1 | secret distribution, `u8` (then `h`, `u32`, for a Hamming weight), as in tag 16 |
+//! | 1 | security level, `u8`, as in tag 16 (refused below the reader's minimum) |
+//! | … | the default scale (a scale as in tag 16 that is exactly an `f64`) |
+//!
+//! Every prime must be a prime below `2^62` with `q = 1 mod 2n`, distinct from every
+//! other. The context is then built with [`MlweParameters`](crate::mlwe::MlweParameters)
+//! and the explicit primes, `d` and `μ`, so every check of the builder runs again: primes
+//! `1 mod 2N'` for the conversion ring `N' = r'·n`, the digits covered by `P` and `P̂`,
+//! `P̂ > P`, and the security check at `r·n` (and `r̂·n` with `QP̂`). A failure of the
+//! builder is reported as [`Error::Deserialize`] naming the builder's error.
+//!
+//! ### Module switching key (part of tags `0x0204..=0x0207`), seed-compressed
+//!
+//! A [`ModuleKey`](crate::rlwe::ModuleKey) `KSGen(s_from, s_to)` with `r1` inputs and
+//! `1 + r2` columns, both fixed by the enclosing body:
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 32 | the seed of every `a` |
+//! | 2 | width `w`, `u16`: the chain limbs of its polynomials, in `[1, L + 1]` (it serves levels `< w`) |
+//! | … | for each input `j < r1` and digit `i < d_w`: `b_{j,i}`, a `Poly` body over `Q_{w-1} ∪ P` (every special limb), NTT form |
+//!
+//! `d_w` is the engine's digit count at width `w`
+//! ([`key_digits`](crate::rlwe::HybridKeySwitcher::key_digits)); the `a_{j,i,t}`
+//! (`t < r2`) are re-expanded as
+//! [`expand_uniform`](crate::rlwe::keys::expand_uniform)`(ring, seed, (j d_w + i) r2 + t, w, k)`,
+//! as [`generate_module_key`](crate::rlwe::HybridKeySwitcher::generate_module_key) drew them.
+//!
+//! ### MLWE `Ciphertext` (tag `0x0201`)
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 1 | rank `r'`, `u8`: in `[1, r]`, or up to `r̂` with DPad-HE (a lifted ciphertext) |
+//! | 1 | form, `u8`: 0 linear, 1 quadratic (after a product without relinearization), 2 seed-compressed (linear) |
+//! | … | the scale, as in tag 16 |
+//! | 4 | slot count, `u32`, a power of two in `[1, n/2]` |
+//! | … | forms 0, 1: the `1 + r'` parts `b, a_1 .. a_r'`, then (form 1) the `r'(r'+1)/2` parts `c_{jk}`, `Poly` bodies; form 2: the 32-byte seed of `a_1 .. a_r'`, then `b` |
+//!
+//! Every part is in NTT form with no special limb and the same non-zero number `l + 1`
+//! of chain limbs (the level is `l`). A fresh secret-key encryption (whose
+//! [`seed`](crate::mlwe::Ciphertext::seed) is set) is written in form 2, about
+//! `1/(1 + r')` of the size: the reader re-expands
+//! `a_{t+1} = `[`expand_uniform`](crate::rlwe::keys::expand_uniform)`(ring, seed, t, l + 1, 0)`
+//! and the ciphertext keeps its seed. Every other ciphertext (every operation clears the
+//! seed) is written with every part.
+//!
+//! ### MLWE `SecretKey` (tag `0x0202`)
+//!
+//! | size | field |
+//! |-----:|-------|
+//! | 4 | `n`, `u32`, the context's |
+//! | 2 | component count, `u16`: `r̂` with DPad-HE, `r` otherwise |
+//! | … | each component: an encoding byte and the `n` coefficients, as in `SecretKey` (tag 2) |
+//!
+//! The NTT forms over `Q ∪ P` (and `Q ∪ P̂`) are recomputed on read. The bytes are secret.
+//!
+//! ### MLWE `PublicKey` (tag `0x0203`), seed-compressed
+//!
+//! The 32-byte seed, then the `r` polynomials `b_k`, `Poly` bodies over all of `Q ∪ P` in
+//! NTT form; `a_{k,t} = expand_uniform(ring, seed, k r + t, L + 1, k)`.
+//!
+//! ### MLWE keys (tags `0x0204..=0x0207`)
+//!
+//! | tag | object | body |
+//! |----:|--------|------|
+//! | `0x0204` | `RelinearizationKey` | method `u8` (0 ModHE, 1 DPad-HE), rank `r' <= r` `u8`; ModHE: a module key (`C(r'+1, 2)` inputs, `1 + r'` columns); DPad-HE: `crk` over `Q ∪ P̂` (`C(r'+1, 2)` inputs, `1 + r' + r̂ - r` columns), then `rdk` (`r̂ - r` inputs, `1 + r'` columns) of the same width |
+//! | `0x0205` | `RankReductionKey` | `from` `u8`, `to` `u8` (`1 <= to < from <= r`), a module key (`from - to` inputs, `1 + to` columns) |
+//! | `0x0206` | `RotationKey` | the Galois element `u32` (odd, `< 2n`), a module key (`r` inputs, `1 + r` columns) |
+//! | `0x0207` | `HoistedRotationKeys` | count `c <= n` `u32`; `c` times a Galois element (odd, `< 2n`, strictly increasing) and a module key over `Q ∪ P̂` (`r̂` inputs, `1 + r̂` columns); then the rank-down key (`r̂ - r` inputs, `1 + r` columns) |
+//!
+//! Relinearization and rank-reduction keys must be at a (rank, level) the context's
+//! security schedule allows ([`max_level_for_rank`](crate::mlwe::MlweContext::max_level_for_rank)),
+//! as when generated.
+//!
 //! # Contract
 //!
 //! Every type implementing [`Serialize`] and [`Deserialize`] round-trips exactly,
@@ -490,7 +603,7 @@
 //! re-serializes to itself), and rejects every truncation, trailing data and another
 //! context's parameters. [`testing::check_contract`] checks all of it for one object
 //! ([`testing::check_contract_standalone`] for self-contained objects, which have no other
-//! parameters to be read under: CKKS, BFV/BGV and FHEW parameters). The BFV/BGV
+//! parameters to be read under: CKKS, BFV/BGV, FHEW and MLWE-CKKS parameters). The BFV/BGV
 //! evaluation keys, read by methods of the integer context, are checked the same way by
 //! `tests/serialize_bfv_bgv.rs`.
 
@@ -513,6 +626,9 @@ pub use crate::ckks::serialize::{
 pub use crate::fhew::serialize::{
     fhew_context_from_bytes, fhew_context_from_bytes_with, fhew_context_to_bytes, fhew_fingerprint,
     fhew_params_from_bytes, MAX_FHEW_RING_DIM, MAX_LWE_DIM, MAX_SCHEDULE_RUNS, MIN_LOG_Q_KS,
+};
+pub use crate::mlwe::serialize::{
+    mlwe_context_from_bytes, mlwe_context_from_bytes_with, mlwe_context_to_bytes,
 };
 pub use crate::rlwe::integer::serialize::{
     integer_context_from_bytes, integer_context_from_bytes_with, integer_context_to_bytes,
@@ -600,12 +716,13 @@ fn block_of(code: u16) -> Option<&'static TagBlock> {
 
 /// The registry: every scheme's block, in code order. A new scheme adds its block here
 /// (one line; the block itself lives beside the scheme's codecs).
-pub(crate) const TAG_BLOCKS: [&TagBlock; 5] = [
+pub(crate) const TAG_BLOCKS: [&TagBlock; 6] = [
     &crate::rlwe::serialize::TAGS,
     &crate::ckks::serialize::TAGS,
     &crate::fhew::serialize::TAGS,
     &crate::fhew::threshold::serialize::TAGS,
     &crate::rlwe::integer::serialize::TAGS,
+    &crate::mlwe::serialize::TAGS,
 ];
 
 /// A decoded header.
@@ -635,8 +752,8 @@ impl ParameterFingerprint for RingContext {
     }
 }
 
-/// The "no parameters" context of self-contained objects (CKKS, BFV/BGV and FHEW
-/// parameters).
+/// The "no parameters" context of self-contained objects (CKKS, BFV/BGV, FHEW and
+/// MLWE-CKKS parameters).
 impl ParameterFingerprint for () {
     /// Unused (0): self-contained objects put the fingerprint of what they describe in
     /// their header instead.

@@ -54,6 +54,7 @@ fn version_1_codes_are_frozen() {
         BlindRotationKey, BootstrapKey, FhewParams, FhewSecretKey, LweCiphertext, LweKeySwitchKey,
         LweSecretKey,
     };
+    use crate::mlwe;
     use crate::ring::Poly;
     use crate::rlwe::integer::serialize::IntegerKey;
     use crate::rlwe::integer::{
@@ -104,6 +105,23 @@ fn version_1_codes_are_frozen() {
             (259, "BFV/BGV relinearization key"),
         ),
         (key_tag::<GaloisKeys>(), (260, "BFV/BGV Galois keys")),
+        (tag::<mlwe::MlweContext>(), (0x0200, "MLWE parameters")),
+        (tag::<mlwe::Ciphertext>(), (0x0201, "MLWE ciphertext")),
+        (tag::<mlwe::SecretKey>(), (0x0202, "MLWE secret key")),
+        (tag::<mlwe::PublicKey>(), (0x0203, "MLWE public key")),
+        (
+            tag::<mlwe::RelinearizationKey>(),
+            (0x0204, "MLWE relinearization key"),
+        ),
+        (
+            tag::<mlwe::RankReductionKey>(),
+            (0x0205, "MLWE rank-reduction key"),
+        ),
+        (tag::<mlwe::RotationKey>(), (0x0206, "MLWE rotation key")),
+        (
+            tag::<mlwe::HoistedRotationKeys>(),
+            (0x0207, "MLWE hoisted rotation keys"),
+        ),
     ];
     for (got, want) in expected {
         assert_eq!(got, want);

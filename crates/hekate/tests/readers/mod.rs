@@ -7,6 +7,7 @@
 mod ckks;
 mod fhew;
 pub mod integer;
+pub mod mlwe;
 
 #[allow(unused_imports)]
 pub use ckks::message;
@@ -130,5 +131,6 @@ pub fn all() -> Vec<Target> {
     let mut v = ckks::targets();
     v.extend(fhew::targets());
     v.extend(integer::targets());
+    v.extend(mlwe::targets());
     v
 }

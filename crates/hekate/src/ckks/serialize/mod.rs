@@ -55,7 +55,7 @@ impl ParameterFingerprint for CkksContext {
 
 /// An error if `scale` does not fit the format ([`MAX_SCALE_BYTES`] per numerator and
 /// denominator): a long chain of constant products without rescaling can get there.
-fn check_scale_writable(scale: &Scale) -> Result<()> {
+pub(crate) fn check_scale_writable(scale: &Scale) -> Result<()> {
     let r = scale.as_ratio();
     for (x, what) in [(r.numer(), "numerator"), (r.denom(), "denominator")] {
         let (sign, bytes) = x.to_bytes_le();
@@ -102,13 +102,13 @@ fn read_magnitude(r: &mut Reader<'_>, what: &str) -> Result<BigUint> {
 ///
 /// # Panics
 /// If the numerator or denominator has more than [`MAX_SCALE_BYTES`] bytes.
-fn write_scale(w: &mut Writer, scale: &Scale) {
+pub(crate) fn write_scale(w: &mut Writer, scale: &Scale) {
     let r = scale.as_ratio();
     write_magnitude(w, r.numer(), "numerator");
     write_magnitude(w, r.denom(), "denominator");
 }
 
-fn read_scale(r: &mut Reader<'_>) -> Result<Scale> {
+pub(crate) fn read_scale(r: &mut Reader<'_>) -> Result<Scale> {
     let a = read_magnitude(r, "numerator")?;
     let b = read_magnitude(r, "denominator")?;
     let (a, b) = (BigInt::from(a), BigInt::from(b));
@@ -120,7 +120,7 @@ fn read_scale(r: &mut Reader<'_>) -> Result<Scale> {
 }
 
 /// Reads a slot count and checks it is a power of two in `[1, N/2]`.
-fn read_slots(r: &mut Reader<'_>, n: usize, what: &str) -> Result<usize> {
+pub(crate) fn read_slots(r: &mut Reader<'_>, n: usize, what: &str) -> Result<usize> {
     let slots = r.read_u32(what)? as usize;
     if !slots.is_power_of_two() || slots > n / 2 {
         return err(format!(

@@ -74,7 +74,7 @@ pub(crate) fn read_ring(r: &mut Reader<'_>, scheme: &str) -> Result<RingFields> 
 /// Reads `count` primes (`u64` each) and checks each is a prime below `2^62`, `1 mod 2N`,
 /// and not in `seen` (then adds it), so that building the context allocates nothing for
 /// bad primes.
-fn read_primes(
+pub(crate) fn read_primes(
     r: &mut Reader<'_>,
     count: usize,
     n: usize,
