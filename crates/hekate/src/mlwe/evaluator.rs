@@ -23,8 +23,29 @@ use super::keys::{quadratic_terms, RankReductionKey, RelinMethod, Relinearizatio
 use super::params::MlweContext;
 use crate::ckks::{constant_residues, Plaintext};
 use crate::ring::{Form, Poly, RingContext};
+use crate::rlwe::{HybridKeySwitcher, ModuleKey};
 use crate::{Error, Result};
 use std::sync::Arc;
+
+/// `head + KeySwitch_d(tail, key)`, component by component: the fold that ends seed 004's
+/// `RankReduce` (`(b, a[..to]) + KeySwitch_d(a[to..], rdk)`), ModHE's relinearization
+/// (the quadratic terms switched into `(b, a)`), DPad-HE's second stage and lowering a
+/// rank-hoisted sequence back to `r`. `key` switches `tail.len()` (or more) components to
+/// `head.len() - 1`.
+pub(super) fn fold_to_rank(
+    ks: &HybridKeySwitcher,
+    ring: &RingContext,
+    head: &[Poly],
+    tail: &[&Poly],
+    key: &ModuleKey,
+) -> Result<Vec<Poly>> {
+    let u = ks.switch_module(tail, key, Form::Ntt)?;
+    let mut out = head.to_vec();
+    for (o, u) in out.iter_mut().zip(&u) {
+        o.add_assign(u, ring);
+    }
+    Ok(out)
+}
 
 /// Evaluates MLWE-CKKS operations with the keys it holds: relinearization keys (one per
 /// rank in use) and rank-reduction keys.
@@ -269,27 +290,25 @@ impl Evaluator {
         let ring = self.ring();
         let r = ct.rank;
         let quad: Vec<&Poly> = ct.parts[1 + r..].iter().collect();
-        let mut out: Vec<Poly> = ct.parts[..=r].to_vec();
-        match key {
+        let out = match key {
             RelinearizationKey::ModHe(rlk) => {
-                let u = self.ctx.ks.switch_module(&quad, rlk, Form::Ntt)?;
-                for (o, u) in out.iter_mut().zip(&u) {
-                    o.add_assign(u, ring);
-                }
+                fold_to_rank(&self.ctx.ks, ring, &ct.parts[..=r], &quad, rlk)?
             }
             RelinearizationKey::DPad { crk, rdk } => {
                 let d = self.ctx.dpad.as_ref().ok_or_else(|| {
                     Error::ParameterMismatch("a DPad-HE key for a context without DPad-HE".into())
                 })?;
+                // Stage 1 to rank r̂ over P̂Q, stage 2 folds r̂ back to r.
                 let hat = d.ks.switch_module(&quad, crk, Form::Ntt)?;
                 let extra: Vec<&Poly> = hat[1 + r..].iter().collect();
-                let back = self.ctx.ks.switch_module(&extra, rdk, Form::Ntt)?;
-                for ((o, h), b) in out.iter_mut().zip(&hat).zip(&back) {
-                    o.add_assign(h, ring);
+                let back = fold_to_rank(&self.ctx.ks, ring, &hat[..=r], &extra, rdk)?;
+                let mut out: Vec<Poly> = ct.parts[..=r].to_vec();
+                for (o, b) in out.iter_mut().zip(&back) {
                     o.add_assign(b, ring);
                 }
+                out
             }
-        }
+        };
         Ok(Ciphertext {
             ring_id: ct.ring_id,
             rank: r,
@@ -332,13 +351,14 @@ impl Evaluator {
                     ct.rank
                 ))
             })?;
-        let ring = self.ring();
         let inputs: Vec<&Poly> = ct.parts[1 + to..].iter().collect();
-        let u = self.ctx.ks.switch_module(&inputs, &key.key, Form::Ntt)?;
-        let mut parts: Vec<Poly> = ct.parts[..=to].to_vec();
-        for (p, u) in parts.iter_mut().zip(&u) {
-            p.add_assign(u, ring);
-        }
+        let parts = fold_to_rank(
+            &self.ctx.ks,
+            self.ring(),
+            &ct.parts[..=to],
+            &inputs,
+            &key.key,
+        )?;
         Ok(Ciphertext {
             ring_id: ct.ring_id,
             rank: to,

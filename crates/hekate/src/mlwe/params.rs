@@ -585,23 +585,23 @@ fn check_security(
     dim_name: &str,
     m: &str,
 ) -> Result<()> {
-    let Some(bound) = security::interpolated_max_log_q(dim, level) else {
+    if security_fits(dim, log_qp, level) {
         return Ok(());
-    };
-    if dim < 1024 {
-        return Err(Error::Insecure(format!(
+    }
+    // Only the message is built here; the test itself is `security_fits`'s.
+    let bound = security::interpolated_max_log_q(dim, level).expect("a level with a bound");
+    Err(Error::Insecure(if dim < 1024 {
+        format!(
             "{dim_name} = {dim} is below the smallest dimension of the HomomorphicEncryption.org \
              table (1024) and cannot reach {level}; use a larger n or rank, or \
              SecurityLevel::NotChecked for experiments"
-        )));
-    }
-    if log_qp > bound + 1e-9 {
-        return Err(Error::Insecure(format!(
+        )
+    } else {
+        format!(
             "{dim_name} = {dim} with log2({m}) = {log_qp:.1} exceeds the {level} bound of \
              {bound:.1} bits (HomomorphicEncryption.org table interpolated at {dim}, σ = \
              {NOISE_SIGMA}); use fewer or smaller primes, a larger rank, or \
              SecurityLevel::NotChecked for experiments"
-        )));
-    }
-    Ok(())
+        )
+    }))
 }

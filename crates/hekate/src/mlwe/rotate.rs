@@ -333,11 +333,8 @@ impl super::Evaluator {
             return Ok(ct.clone());
         }
         let inputs: Vec<&Poly> = ct.parts[1 + r..].iter().collect();
-        let u = ctx.ks.switch_module(&inputs, rdk, Form::Ntt)?;
-        let mut parts: Vec<Poly> = ct.parts[..=r].to_vec();
-        for (p, u) in parts.iter_mut().zip(&u) {
-            p.add_assign(u, ctx.ring());
-        }
+        let parts =
+            super::evaluator::fold_to_rank(&ctx.ks, ctx.ring(), &ct.parts[..=r], &inputs, rdk)?;
         Ok(Ciphertext {
             parts,
             rank: r,
