@@ -30,7 +30,8 @@ use hekate::rlwe::integer::IntegerContext;
 use hekate::rlwe::{HybridKey, PublicKey, SecretKey};
 use hekate::serialize::{
     ckks_context_from_bytes_with, fhew_context_from_bytes_with, integer_context_from_bytes_with,
-    peek_header, Deserialize, Header, ReadPolicy, FORMAT_VERSION, HEADER_LEN, MAGIC,
+    mlwe_context_from_bytes_with, peek_header, Deserialize, Header, ReadPolicy, FORMAT_VERSION,
+    HEADER_LEN, MAGIC,
 };
 use serde_json::{json, Map, Value};
 use std::error::Error;
@@ -42,7 +43,7 @@ use std::sync::Arc;
 pub struct InspectArgs {
     /// The serialized object
     file: PathBuf,
-    /// Serialized parameters (CKKS, BFV/BGV or FHEW) to parse the object under
+    /// Serialized parameters (CKKS, BFV/BGV, FHEW or MLWE-CKKS) to parse the object under
     #[arg(long, value_name = "PARAMS_FILE")]
     params: Option<PathBuf>,
     /// Output: markdown or json
@@ -56,6 +57,8 @@ const CKKS_PARAMS: u16 = 16;
 const FHEW_PARAMS: u16 = 32;
 /// The tag code of BFV/BGV parameters (self-contained).
 const INTEGER_PARAMS: u16 = 0x0100;
+/// The tag code of MLWE-CKKS parameters (self-contained).
+const MLWE_PARAMS: u16 = 0x0200;
 
 /// The reader's policy: the library's limits, no security floor.
 fn policy() -> ReadPolicy {
@@ -70,6 +73,9 @@ enum Params {
     Integer(Arc<IntegerContext>),
     /// FHEW: LWE objects, secret, key-switching, blind-rotation and bootstrapping keys.
     Fhew(Arc<FhewContext>),
+    /// MLWE-CKKS: ciphertexts, secret and public keys, relinearization, rank-reduction and
+    /// rotation keys.
+    Mlwe(Arc<hekate::mlwe::MlweContext>),
 }
 
 /// The bytes of `path`, or an error naming it.
@@ -103,10 +109,11 @@ fn parse_params(bytes: &[u8], h: &Header) -> Result<Params, Box<dyn Error>> {
         CKKS_PARAMS => Params::Ckks(ckks_context_from_bytes_with(bytes, &policy())?),
         INTEGER_PARAMS => Params::Integer(integer_context_from_bytes_with(bytes, &policy())?),
         FHEW_PARAMS => Params::Fhew(fhew_context_from_bytes_with(bytes, &policy())?),
+        MLWE_PARAMS => Params::Mlwe(mlwe_context_from_bytes_with(bytes, &policy())?),
         _ => {
             return Err(format!(
-                "not parameters: a {} (tag {}); --params takes serialized CKKS, BFV/BGV or \
-                 FHEW parameters",
+                "not parameters: a {} (tag {}); --params takes serialized CKKS, BFV/BGV, \
+                 FHEW or MLWE-CKKS parameters",
                 h.tag.name(),
                 h.tag.code()
             )
@@ -147,6 +154,21 @@ fn params_summary(p: &Params) -> Value {
             );
             v["scheme"] = json!(c.scheme().name());
             v["t"] = json!(c.t());
+            v["security"] = json!(c.security().to_string());
+            v
+        }
+        Params::Mlwe(c) => {
+            let mut v = ring(
+                c.n(),
+                &c.q_primes(),
+                &c.p_primes(),
+                c.ring().q().log_product() + c.ring().p().log_product(),
+                c.dnum(),
+            );
+            v["scheme"] = json!("MLWE-CKKS");
+            v["rank"] = json!(c.rank());
+            v["rank_hat"] = json!(c.rank_hat());
+            v["slots"] = json!(c.max_slots());
             v["security"] = json!(c.security().to_string());
             v
         }
@@ -276,6 +298,53 @@ fn parse_object(bytes: &[u8], code: u16, p: &Params) -> Result<Value, Box<dyn Er
             }
             _ => return Err(mismatch("FHEW")),
         },
+        Params::Mlwe(ctx) => {
+            use hekate::mlwe;
+            match code {
+                0x0201 => {
+                    let x = mlwe::Ciphertext::from_bytes_with(bytes, ctx, &pol)?;
+                    json!({
+                        "level": x.level(),
+                        "rank": x.rank(),
+                        "quadratic": x.is_quadratic(),
+                        "slots": x.slots(),
+                        "log2_scale": x.scale().log2(),
+                        "seed_compressed": x.seed().is_some(),
+                        "memory_bytes": x.size_bytes(),
+                    })
+                }
+                0x0202 => {
+                    mlwe::SecretKey::from_bytes_with(bytes, ctx, &pol)?;
+                    json!({"rank": ctx.rank()})
+                }
+                0x0203 => {
+                    mlwe::PublicKey::from_bytes_with(bytes, ctx, &pol)?;
+                    json!({"rank": ctx.rank()})
+                }
+                0x0204 => {
+                    let x = mlwe::RelinearizationKey::from_bytes_with(bytes, ctx, &pol)?;
+                    json!({
+                        "method": format!("{:?}", x.method()),
+                        "rank": x.rank(),
+                        "q_limbs": x.q_limbs(),
+                        "memory_bytes": x.size_bytes(),
+                    })
+                }
+                0x0205 => {
+                    let x = mlwe::RankReductionKey::from_bytes_with(bytes, ctx, &pol)?;
+                    json!({"from": x.from, "to": x.to, "max_level": x.max_level(), "memory_bytes": x.size_bytes()})
+                }
+                0x0206 => {
+                    mlwe::RotationKey::from_bytes_with(bytes, ctx, &pol)?;
+                    json!({"parsed": true})
+                }
+                0x0207 => {
+                    let x = mlwe::HoistedRotationKeys::from_bytes_with(bytes, ctx, &pol)?;
+                    json!({"memory_bytes": x.size_bytes()})
+                }
+                _ => return Err(mismatch("MLWE-CKKS")),
+            }
+        }
     })
 }
 

@@ -448,3 +448,79 @@ fn gpu_info_and_bench() {
     assert_eq!(code(&off), 1);
     assert!(stderr(&off).contains("HEKATE_GPU=off"));
 }
+
+/// `hekate inspect --params` under MLWE-CKKS parameters: a ciphertext and a DPad-HE
+/// relinearization key parse and are summarised; a CKKS object is refused under them.
+#[test]
+fn inspect_mlwe_objects() {
+    use hekate::mlwe::{MlweParameters, RelinMethod};
+    use hekate::serialize::mlwe_context_to_bytes;
+    let dir = scratch("inspect-mlwe");
+    let ctx = MlweParameters::new(9, 2)
+        .log_q(&[50, 40])
+        .log_p(&[60])
+        .log_scale(40)
+        .dpad(3, &[60, 55], None)
+        .security(SecurityLevel::NotChecked)
+        .build()
+        .unwrap();
+    let sk = ctx.generate_secret_key();
+    let ct = ctx
+        .encrypt_symmetric(&ctx.encode_real(&[0.5, -1.0]).unwrap(), &sk)
+        .unwrap();
+    let rlk = ctx
+        .generate_relinearization_key(&sk, RelinMethod::DPad)
+        .unwrap();
+    let (ct_path, rlk_path, ctx_path) =
+        (dir.join("ct.bin"), dir.join("rlk.bin"), dir.join("ctx.bin"));
+    std::fs::write(&ct_path, ct.to_bytes(&ctx).unwrap()).unwrap();
+    std::fs::write(&rlk_path, rlk.to_bytes(&ctx).unwrap()).unwrap();
+    std::fs::write(&ctx_path, mlwe_context_to_bytes(&ctx)).unwrap();
+    let p = |x: &PathBuf| x.to_str().unwrap().to_string();
+    let o = hekate(&[
+        "inspect",
+        &p(&ct_path),
+        "--params",
+        &p(&ctx_path),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r = json(&o);
+    assert_eq!(r["parse"]["ok"], true);
+    assert_eq!(r["parse"]["summary"]["rank"], 2);
+    assert_eq!(r["parse"]["summary"]["level"], 1);
+    assert_eq!(r["parse"]["summary"]["seed_compressed"], true);
+    assert_eq!(r["params"]["summary"]["scheme"], "MLWE-CKKS");
+    assert_eq!(r["params"]["summary"]["rank_hat"], 3);
+    let o = hekate(&[
+        "inspect",
+        &p(&rlk_path),
+        "--params",
+        &p(&ctx_path),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(json(&o)["parse"]["summary"]["method"], "DPad");
+    // A CKKS context's bytes are not MLWE parameters for this ciphertext.
+    let ckks = CkksParameters::new(9)
+        .log_q(&[50, 40])
+        .log_p(&[60])
+        .log_scale(40)
+        .security(SecurityLevel::NotChecked)
+        .build()
+        .unwrap();
+    let ckks_path = dir.join("ckks.bin");
+    std::fs::write(&ckks_path, ckks_context_to_bytes(&ckks)).unwrap();
+    let o = hekate(&[
+        "inspect",
+        &p(&ct_path),
+        "--params",
+        &p(&ckks_path),
+        "--format",
+        "json",
+    ]);
+    no_panic(&o);
+    assert_ne!(json(&o)["parse"]["ok"], true);
+}
