@@ -14,13 +14,12 @@ use super::ciphertext::Ciphertext;
 use super::keys::{PublicKey, SecretKey};
 use super::params::MlweContext;
 use crate::ckks::{Plaintext, Scale};
-use crate::math::sample::{self, DiscreteGaussian, Seed};
-use crate::ring::{Form, Poly};
-use crate::rlwe::keys::{encrypt_zero_module_sk, NOISE_SIGMA, NOISE_TAIL};
+use crate::math::sample::{self, Seed};
+use crate::ring::Poly;
+use crate::rlwe::keys::{encrypt_zero_module_pk, encrypt_zero_module_sk};
 use crate::{Error, Result};
 use num_complex::Complex64;
 use rand_chacha::rand_core::{CryptoRng, RngCore};
-use zeroize::Zeroize;
 
 impl MlweContext {
     /// Encodes up to `n/2` complex values at the default scale and the top level.
@@ -121,43 +120,8 @@ impl MlweContext {
             ));
         }
         let ql = pt.poly.q_limbs();
-        let k = ring.encryption_p_len();
-        let mut u: Vec<Poly> = (0..self.rank)
-            .map(|_| {
-                let mut c = sample::ternary(rng, self.n());
-                let mut p = ring.from_signed(&c, ql, k);
-                c.zeroize();
-                p.ntt(ring);
-                p
-            })
-            .collect();
-        // parts[t] = sum_k u_k pk[k][t] over Q_l ∪ P'.
-        let mut parts: Vec<Poly> = (0..=self.rank)
-            .map(|t| {
-                let mut acc = ring.zero(ql, k, Form::Ntt);
-                for (uk, row) in u.iter().zip(&pk.rows) {
-                    acc.mul_add_assign(uk, &row[t].restricted(ql, k), ring);
-                }
-                acc
-            })
-            .collect();
-        u.iter_mut().for_each(|p| p.zeroize());
-        let g = DiscreteGaussian::new(NOISE_SIGMA, NOISE_TAIL).expect("valid constants");
-        let mut e = vec![0i64; self.n()];
-        for p in parts.iter_mut() {
-            g.fill(rng, &mut e);
-            let q = std::mem::replace(p, Poly::placeholder());
-            *p = if k == 0 {
-                let mut q = q;
-                let mut ep = ring.from_signed(&e, ql, 0);
-                ep.ntt(ring);
-                q.add_assign(&ep, ring);
-                q
-            } else {
-                q.mod_down_by_p_adding(Some(&e), ring)
-            };
-        }
-        e.zeroize();
+        let rows: Vec<Vec<&Poly>> = pk.rows.iter().map(|r| r.iter().collect()).collect();
+        let mut parts = encrypt_zero_module_pk(ring, &rows, ql, rng);
         parts[0].add_assign(&pt.poly, ring);
         Ok(self.wrap(parts, pt, None))
     }

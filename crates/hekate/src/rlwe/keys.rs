@@ -287,39 +287,68 @@ pub fn encrypt_zero_pk<R: RngCore + CryptoRng>(
     q_limbs: usize,
     rng: &mut R,
 ) -> [Poly; 2] {
-    // Over Q ∪ P' (the shortest prefix of P reaching 2^40, usually p_0 alone): the
-    // division by P' removes `u e_pk + e_0 + e_1 s` as all of P would
-    // (`RingContext::encryption_p_len`).
+    let [c0, c1]: [Poly; 2] = encrypt_zero_module_pk(ctx, &[vec![&pk.b, &pk.a]], q_limbs, rng)
+        .try_into()
+        .expect("a width-2 public key gives two parts");
+    [c0, c1]
+}
+
+/// A module (MLWE) public-key encryption of zero (seed 004 §2): for a fresh ternary
+/// `u ∈ R^r` and Gaussian `e_t`, `parts[t] = Σ_k u_k · rows[k][t] + e_t` over `Q_l`, where
+/// `rows` is the public key's `r` rows of `w` polynomials each (`w = 1 + r`; RLWE's is the
+/// one row `(b, a)`). Computed over `Q_l ∪ P'` (the shortest prefix of `P` reaching 2^40,
+/// usually `p_0` alone) and divided by `P'`, which removes `<u, e_pk> + e` as all of `P`
+/// would (`RingContext::encryption_p_len`); the noise goes in during that ModDown, in
+/// coefficient form. Randomness is drawn in the order `u_1 .. u_r`, `e_0 .. e_{w-1}`, so
+/// rank 1 is [`encrypt_zero_pk`] (it is that call), word for word.
+pub fn encrypt_zero_module_pk<R: RngCore + CryptoRng>(
+    ctx: &RingContext,
+    rows: &[Vec<&Poly>],
+    q_limbs: usize,
+    rng: &mut R,
+) -> Vec<Poly> {
     let k = ctx.encryption_p_len();
+    let width = rows.first().map_or(0, |r| r.len());
+    debug_assert!(rows.iter().all(|r| r.len() == width));
     // The ephemeral `u` decrypts the ciphertext: wiped, never pooled.
-    let mut u_coeffs = sample::ternary(rng, ctx.n());
-    let mut u = ctx.from_signed(&u_coeffs, q_limbs, k);
-    u_coeffs.zeroize();
-    u.ntt(ctx);
-    if k == 0 {
-        let mut c0 = sample_noise(ctx, q_limbs, k, rng);
-        let mut c1 = sample_noise(ctx, q_limbs, k, rng);
-        c0.mul_add_assign(&u, &pk.b.restricted(q_limbs, k), ctx);
-        c1.mul_add_assign(&u, &pk.a.restricted(q_limbs, k), ctx);
-        u.discard_secret();
-        return [c0, c1];
-    }
-    // With special primes the noise goes in during ModDown, in coefficient form (no NTT
-    // of e_0, e_1: the same words as adding NTT(e) first, two NTTs per limb fewer).
+    let mut u: Vec<Poly> = rows
+        .iter()
+        .map(|_| {
+            let mut c = sample::ternary(rng, ctx.n());
+            let mut p = ctx.from_signed(&c, q_limbs, k);
+            c.zeroize();
+            p.ntt(ctx);
+            p
+        })
+        .collect();
     let g = DiscreteGaussian::new(NOISE_SIGMA, NOISE_TAIL).expect("valid constants");
-    let mut e = [vec![0i64; ctx.n()], vec![0i64; ctx.n()]];
-    for x in e.iter_mut() {
-        g.fill(rng, x);
-    }
-    let mut c0 = pk.b.restricted(q_limbs, k);
-    let mut c1 = pk.a.restricted(q_limbs, k);
-    c0.mul_assign(&u, ctx);
-    c1.mul_assign(&u, ctx);
-    u.discard_secret();
-    let out = [(c0, &e[0]), (c1, &e[1])].map(|(c, e)| c.mod_down_by_p_adding(Some(e), ctx));
-    for x in e.iter_mut() {
-        x.zeroize();
-    }
+    let mut e: Vec<Vec<i64>> = (0..width)
+        .map(|_| {
+            let mut x = vec![0i64; ctx.n()];
+            g.fill(rng, &mut x);
+            x
+        })
+        .collect();
+    let out = (0..width)
+        .map(|t| {
+            let mut acc = ctx.zero(q_limbs, k, Form::Ntt);
+            for (uk, row) in u.iter().zip(rows) {
+                acc.mul_add_assign(uk, &row[t].restricted(q_limbs, k), ctx);
+            }
+            if k == 0 {
+                // No special primes: e in NTT form, added.
+                let mut ep = ctx.from_signed(&e[t], q_limbs, 0);
+                ep.ntt(ctx);
+                acc.add_assign(&ep, ctx);
+                ep.zeroize();
+                acc
+            } else {
+                acc.mod_down_by_p_adding(Some(&e[t]), ctx)
+            }
+        })
+        .collect();
+    u.iter_mut().for_each(|p| p.zeroize());
+    e.iter_mut().for_each(|x| x.zeroize());
     out
 }
 
@@ -363,6 +392,47 @@ mod tests {
             &mut ChaCha20Rng::seed_from_u64(2),
         );
         assert_eq!(module, rlwe.to_vec());
+    }
+
+    /// Public-key encryption of zero through the module path gives the words of the RLWE
+    /// algorithm it replaced (written out here: `u` first, then `e_0`, `e_1`; products over
+    /// `Q ∪ P'`, ModDown adding the noise), with and without special primes.
+    #[test]
+    fn public_key_encryption_is_the_rlwe_algorithm_word_for_word() {
+        let n = 1 << 8;
+        let mut g = PrimeGenerator::new(n).unwrap();
+        let q: Vec<u64> = (0..3).map(|_| g.next_prime(50).unwrap()).collect();
+        let p = [g.next_prime(55).unwrap(), g.next_prime(55).unwrap()];
+        for special in [&p[..], &[][..]] {
+            let ctx = RingContext::new(n, &q, special).unwrap();
+            let mut rng = ChaCha20Rng::seed_from_u64(3);
+            let sk = SecretKey::generate(&ctx, SecretDistribution::Ternary, &mut rng).unwrap();
+            let pk = PublicKey::generate(&ctx, &sk, &mut rng);
+            for ql in [3, 2] {
+                let got =
+                    encrypt_zero_pk(&ctx, &pk, ql, &mut ChaCha20Rng::seed_from_u64(ql as u64));
+                let mut rng = ChaCha20Rng::seed_from_u64(ql as u64);
+                let k = ctx.encryption_p_len();
+                let mut u = ctx.from_signed(&sample::ternary(&mut rng, n), ql, k);
+                u.ntt(&ctx);
+                let gauss = DiscreteGaussian::new(NOISE_SIGMA, NOISE_TAIL).unwrap();
+                let mut e = [vec![0i64; n], vec![0i64; n]];
+                e.iter_mut().for_each(|x| gauss.fill(&mut rng, x));
+                let want = [(&pk.b, &e[0]), (&pk.a, &e[1])].map(|(key, e)| {
+                    let mut c = key.restricted(ql, k);
+                    c.mul_assign(&u, &ctx);
+                    if k == 0 {
+                        let mut ep = ctx.from_signed(e, ql, 0);
+                        ep.ntt(&ctx);
+                        ep.add_assign(&c, &ctx);
+                        ep
+                    } else {
+                        c.mod_down_by_p_adding(Some(e), &ctx)
+                    }
+                });
+                assert_eq!(got, want, "{} special primes, {ql} limbs", special.len());
+            }
+        }
     }
 
     /// `a·s` (which gives `s` away: divide by the public `a`) is wiped and never reaches the
