@@ -389,50 +389,66 @@ impl DevicePoly {
         Ok(())
     }
 
+    /// Launches an NTT kernel on `groups x count` work-groups of `block` items over limbs
+    /// `first .. first + count`: the arguments are the polynomial, the twiddles, the
+    /// standard tail, `first`, then `extra` (`ntt.cl`'s signatures).
+    fn launch_ntt(
+        &self,
+        kernel: &str,
+        groups: usize,
+        block: usize,
+        limbs: &Range<usize>,
+        extra: &[Arg<'_>],
+    ) -> Result<()> {
+        let gpu = self.ctx.gpu();
+        let module = gpu.module(KernelModule::Ntt)?;
+        let mut args = vec![Arg::Buf(&self.buf), Arg::Buf(&self.ctx.twiddles)];
+        args.extend_from_slice(&self.tail_args());
+        args.push(Arg::U32(limbs.start as u32));
+        args.extend_from_slice(extra);
+        gpu.launch(
+            &module,
+            kernel,
+            [groups as u32, limbs.len() as u32],
+            block as u32,
+            &args,
+        )
+    }
+
+    /// Work-items per group of the tile kernels.
+    fn tile_block(&self) -> usize {
+        (self.ctx.tile() / 2)
+            .min(TILE_GROUP)
+            .min(self.ctx.gpu().info().max_group as usize)
+    }
+
     /// [`forward`](Self::forward) of the limbs in `limbs` only.
     pub fn forward_limbs(&mut self, limbs: Range<usize>, reduce: bool) -> Result<()> {
         self.check_limbs(&limbs)?;
         if limbs.is_empty() {
             return Ok(());
         }
-        let gpu = self.ctx.gpu();
-        let module = gpu.module(KernelModule::Ntt)?;
         let (n, tile) = (self.n(), self.ctx.tile());
-        let (first, count) = (limbs.start as u32, limbs.len() as u32);
-        let head = [Arg::Buf(&self.buf), Arg::Buf(&self.ctx.twiddles)];
-        let tail = self.tail_args();
         let block = (n / 2).min(GROUP);
         // Stages whose blocks exceed a tile: t = N/2 down to tile.
         let mut log_t = n.trailing_zeros() - 1;
         while (2usize << log_t) > tile {
-            let mut args = head.to_vec();
-            args.extend_from_slice(&tail);
-            args.extend_from_slice(&[Arg::U32(first), Arg::U32(log_t)]);
-            gpu.launch(
-                &module,
+            self.launch_ntt(
                 "hk_ntt_fwd_stage",
-                [(n / 2 / block) as u32, count],
-                block as u32,
-                &args,
+                n / 2 / block,
+                block,
+                &limbs,
+                &[Arg::U32(log_t)],
             )?;
             log_t -= 1;
         }
-        let mut args = head.to_vec();
-        args.extend_from_slice(&tail);
-        args.extend_from_slice(&[
-            Arg::U32(first),
-            Arg::U32(tile as u32),
-            Arg::U32(reduce as u32),
-        ]);
-        let tblock = (tile / 2)
-            .min(TILE_GROUP)
-            .min(gpu.info().max_group as usize);
-        gpu.launch(
-            &module,
+        let extra = [Arg::U32(tile as u32), Arg::U32(reduce as u32)];
+        self.launch_ntt(
             "hk_ntt_fwd_tail",
-            [(n / tile) as u32, count],
-            tblock as u32,
-            &args,
+            n / tile,
+            self.tile_block(),
+            &limbs,
+            &extra,
         )
     }
 
@@ -442,55 +458,40 @@ impl DevicePoly {
         if limbs.is_empty() {
             return Ok(());
         }
-        let gpu = self.ctx.gpu();
-        let module = gpu.module(KernelModule::Ntt)?;
         let (n, tile) = (self.n(), self.ctx.tile());
-        let (first, count) = (limbs.start as u32, limbs.len() as u32);
-        let head = [Arg::Buf(&self.buf), Arg::Buf(&self.ctx.twiddles)];
-        let tail = self.tail_args();
-        let mut args = head.to_vec();
-        args.extend_from_slice(&tail);
-        args.extend_from_slice(&[
-            Arg::U32(first),
-            Arg::U32(tile as u32),
-            Arg::U32(reduce as u32),
-        ]);
-        let tblock = (tile / 2)
-            .min(TILE_GROUP)
-            .min(gpu.info().max_group as usize);
-        gpu.launch(
-            &module,
+        let extra = [Arg::U32(tile as u32), Arg::U32(reduce as u32)];
+        self.launch_ntt(
             "hk_ntt_inv_head",
-            [(n / tile) as u32, count],
-            tblock as u32,
-            &args,
+            n / tile,
+            self.tile_block(),
+            &limbs,
+            &extra,
         )?;
         if tile == n {
             return Ok(());
         }
         let block = (n / 2).min(GROUP);
-        // Stages t = tile .. N/4 from global memory, then the last one.
+        // Stages t = tile .. N/4 from global memory, then the last one (no twiddle table).
         let mut log_t = tile.trailing_zeros();
         while (2usize << log_t) < n {
-            let mut args = head.to_vec();
-            args.extend_from_slice(&tail);
-            args.extend_from_slice(&[Arg::U32(first), Arg::U32(log_t)]);
-            gpu.launch(
-                &module,
+            self.launch_ntt(
                 "hk_ntt_inv_stage",
-                [(n / 2 / block) as u32, count],
-                block as u32,
-                &args,
+                n / 2 / block,
+                block,
+                &limbs,
+                &[Arg::U32(log_t)],
             )?;
             log_t += 1;
         }
+        let gpu = self.ctx.gpu();
+        let module = gpu.module(KernelModule::Ntt)?;
         let mut args = vec![Arg::Buf(&self.buf)];
-        args.extend_from_slice(&tail);
-        args.extend_from_slice(&[Arg::U32(first), Arg::U32(reduce as u32)]);
+        args.extend_from_slice(&self.tail_args());
+        args.extend_from_slice(&[Arg::U32(limbs.start as u32), Arg::U32(reduce as u32)]);
         gpu.launch(
             &module,
             "hk_ntt_inv_last",
-            [(n / 2 / block) as u32, count],
+            [(n / 2 / block) as u32, limbs.len() as u32],
             block as u32,
             &args,
         )
