@@ -4,9 +4,9 @@
 use crate::{stdout, Outcome};
 use clap::{Subcommand, ValueEnum};
 use hekate::math::PrimeGenerator;
-use hekate::rand_chacha::ChaCha20Rng;
-use hekate::rand_core::{RngCore, SeedableRng};
-use hekate::ring::{Form, Poly, RingContext};
+
+use hekate::ring::{Form, RingContext};
+use hekate::rlwe::keys::expand_uniform;
 use hekate_gpu::{nvrtc, DevicePoly, DeviceRingContext, Gpu, Select};
 use std::error::Error;
 use std::sync::Arc;
@@ -101,8 +101,13 @@ pub fn self_check(gpu: &Arc<Gpu>) -> Result<(bool, String), Box<dyn Error>> {
     let ring = RingContext::new(n, &q, &p)?;
     let dctx = DeviceRingContext::new(gpu, &ring)?;
     let start = std::time::Instant::now();
-    let a = random_poly(&ring, 1);
-    let b = random_poly(&ring, 2);
+    // Uniform residues over every limb (the library's seed expansion), read as coefficients.
+    let uniform = |stream| {
+        let mut p = expand_uniform(&ring, &[7; 32], stream, ring.q_len(), ring.p_len());
+        p.set_form(Form::Coeff);
+        p
+    };
+    let (a, b) = (uniform(1), uniform(2));
     let mut mismatches = Vec::new();
     let (mut ca, mut cb) = (a.clone(), b.clone());
     ca.ntt(&ring);
@@ -141,15 +146,4 @@ pub fn self_check(gpu: &Arc<Gpu>) -> Result<(bool, String), Box<dyn Error>> {
             format!("MISMATCH with the CPU in: {}", mismatches.join(", ")),
         )
     })
-}
-
-fn random_poly(ring: &RingContext, seed: u64) -> Poly {
-    let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let (ql, pl) = (ring.q_len(), ring.p_len());
-    let mut data = Vec::with_capacity((ql + pl) * ring.n());
-    for i in 0..ql + pl {
-        let q = ring.modulus(i, ql).value();
-        data.extend((0..ring.n()).map(|_| rng.next_u64() % q));
-    }
-    Poly::from_raw(ring.n(), ql, pl, Form::Coeff, data)
 }

@@ -15,8 +15,9 @@ use crate::{say, Outcome};
 use clap::Args;
 use hekate::math::PrimeGenerator;
 use hekate::rand_chacha::ChaCha20Rng;
-use hekate::rand_core::{RngCore, SeedableRng};
+use hekate::rand_core::SeedableRng;
 use hekate::ring::{Form, Poly, RingContext};
+use hekate::rlwe::keys::expand_uniform;
 use hekate_gpu::{DevicePoly, DeviceRingContext, Gpu};
 use std::error::Error;
 use std::sync::Arc;
@@ -64,16 +65,6 @@ fn device_measure(
     Ok(Stats::of(times).ms())
 }
 
-fn random_poly(ring: &RingContext, limbs: usize, form: Form, seed: u64) -> Poly {
-    let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let mut data = Vec::with_capacity(limbs * ring.n());
-    for i in 0..limbs {
-        let q = ring.modulus(i, limbs).value();
-        data.extend((0..ring.n()).map(|_| rng.next_u64() % q));
-    }
-    Poly::from_raw(ring.n(), limbs, 0, form, data)
-}
-
 /// Runs the benchmark.
 pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
     let (logn, limbs, reps) = if args.quick {
@@ -115,8 +106,10 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
     .titled(format!("GPU kernels, N = 2^{logn}, one CPU thread"));
     let mut all_exact = true;
     for &l in &limbs {
-        let a = random_poly(&ring, l, Form::Coeff, 1);
-        let b = random_poly(&ring, l, Form::Ntt, 2);
+        // Uniform residues (the library's seed expansion): `a` read as coefficients.
+        let mut a = expand_uniform(&ring, &[7; 32], 1, l, 0);
+        a.set_form(Form::Coeff);
+        let b = expand_uniform(&ring, &[7; 32], 2, l, 0);
         let db = DevicePoly::upload(&dctx, &b)?;
         let (h2d, d2h) = {
             let mut d = DevicePoly::upload(&dctx, &a)?;
