@@ -181,9 +181,8 @@ impl DeviceRingContext {
         }
         if digits.is_empty() {
             if !accumulate {
-                let zero = DevicePoly::zero(&self.arc(), a0.q_limbs(), a0.p_limbs(), Form::Ntt)?;
-                a0.copy_limbs_from(&zero, 0, 0, zero.num_limbs())?;
-                a1.copy_limbs_from(&zero, 0, 0, zero.num_limbs())?;
+                a0.set_zero()?;
+                a1.set_zero()?;
             }
         } else {
             for (c, (ds, ks)) in digits

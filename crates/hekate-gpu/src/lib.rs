@@ -63,4 +63,4 @@ pub use convert::DeviceBaseConverter;
 pub use error::{Error, Result};
 pub use kernels::KernelModule;
 pub use poly::DevicePoly;
-pub use runtime::{Arg, Buffer, DeviceInfo, Gpu, Module, RuntimeKind, Select};
+pub use runtime::{Arg, Buffer, DeviceInfo, Gpu, Module, RuntimeKind, Select, POISON};

@@ -48,11 +48,9 @@ impl DevicePoly {
     ) -> Result<Self> {
         Self::check_shape(ctx, ctx.n(), q_limbs, p_limbs)?;
         let words = (q_limbs + p_limbs) * ctx.n();
-        let mut buf = ctx.gpu().alloc(words)?;
-        ctx.gpu().write(&mut buf, &vec![0u64; words])?;
         Ok(DevicePoly {
             ctx: ctx.clone(),
-            buf,
+            buf: ctx.gpu().alloc_zeroed(words)?,
             q_limbs,
             p_limbs,
             form,
@@ -559,6 +557,11 @@ impl DevicePoly {
                 Arg::U32(from as u32),
             ],
         )
+    }
+
+    /// Sets every coefficient to zero (a device-side fill).
+    pub fn set_zero(&mut self) -> Result<()> {
+        self.ctx.gpu().fill(&mut self.buf, 0)
     }
 
     /// A polynomial of this shape whose words are unspecified (scratch to be overwritten).

@@ -108,3 +108,28 @@ fn rejects_bad_scalars() {
     let q = ring.modulus(0, 1).value();
     assert!(d.mul_scalar_assign(&[q]).is_err(), "unreduced scalar");
 }
+
+#[test]
+fn fresh_buffers_are_poisoned_in_debug_and_zeroed_on_request() {
+    let Some(gpu) = common::gpu() else { return };
+    let fresh = gpu.download(&gpu.alloc(1000).unwrap()).unwrap();
+    if cfg!(debug_assertions) {
+        let poison = u64::from_ne_bytes([hekate_gpu::POISON; 8]);
+        assert!(fresh.iter().all(|&w| w == poison), "debug builds poison");
+    }
+    let mut b = gpu.upload(&[7u64; 1000]).unwrap();
+    assert!(gpu
+        .download(&gpu.alloc_zeroed(1000).unwrap())
+        .unwrap()
+        .iter()
+        .all(|&w| w == 0));
+    gpu.fill(&mut b, 0).unwrap();
+    assert!(gpu.download(&b).unwrap().iter().all(|&w| w == 0));
+    let (ring, dctx) = common::ring(&gpu, N, &[40, 40], &[]);
+    let mut d =
+        DevicePoly::upload(&dctx, &common::random_poly(&ring, 2, 0, Form::Ntt, 1, 3)).unwrap();
+    d.set_zero().unwrap();
+    assert_eq!(d.download().unwrap(), ring.zero(2, 0, Form::Ntt));
+    let z = DevicePoly::zero(&dctx, 2, 0, Form::Coeff).unwrap();
+    assert_eq!(z.download().unwrap(), ring.zero(2, 0, Form::Coeff));
+}

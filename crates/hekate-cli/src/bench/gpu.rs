@@ -47,22 +47,46 @@ pub struct GpuArgs {
     /// A fast smoke run: N = 2^12, 4 limbs, 3 repetitions
     #[arg(long)]
     quick: bool,
+    /// After the timings, run one multiplication + relinearization per engine and chain as
+    /// the profiled range (CUDA's cuProfilerStart / Stop), for
+    /// `ncu --profile-from-start off --print-summary per-kernel hekate bench gpu --profile`
+    #[arg(long)]
+    profile: bool,
 }
 
-/// Device-time statistics of `reps` runs of `f` after one warm-up.
+/// Median times of `reps` runs of an operation on the device.
+#[derive(Clone, Copy, Debug)]
+struct DeviceTiming {
+    /// Between CUDA events around the operation (OpenCL: host clock and a queue finish).
+    device_ms: f64,
+    /// The host's wall time to issue it (launches, allocations, table look-ups), without
+    /// waiting for the device: near `device_ms`, the operation is bound by the host.
+    host_ms: f64,
+}
+
+/// Device and host-issue times of `reps` runs of `f` after one warm-up.
 fn device_measure(
     gpu: &Gpu,
     reps: usize,
     mut f: impl FnMut() -> hekate_gpu::Result<()>,
-) -> Result<f64, Box<dyn Error>> {
+) -> Result<DeviceTiming, Box<dyn Error>> {
     f()?;
     gpu.synchronize()?;
-    let mut times = Vec::with_capacity(reps);
+    let mut device = Vec::with_capacity(reps);
+    let mut host = Vec::with_capacity(reps);
     for _ in 0..reps.max(1) {
-        let ((), ms) = gpu.timed(&mut f)?;
-        times.push(std::time::Duration::from_secs_f64(ms / 1e3));
+        let (issue, ms) = gpu.timed(|| {
+            let t = std::time::Instant::now();
+            f()?;
+            Ok(t.elapsed())
+        })?;
+        device.push(std::time::Duration::from_secs_f64(ms / 1e3));
+        host.push(issue);
     }
-    Ok(Stats::of(times).ms())
+    Ok(DeviceTiming {
+        device_ms: Stats::of(device).ms(),
+        host_ms: Stats::of(host).ms(),
+    })
 }
 
 /// Runs the benchmark.
@@ -95,6 +119,7 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
             "op",
             "limbs",
             "device ms",
+            "host ms",
             "CPU ms",
             "CPU / device",
             "h2d ms",
@@ -119,6 +144,8 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
             (h2d, d2h)
         };
         let k = hekate::ring::automorphism::galois_element_for_rotation(1, n);
+        let cpu_scratch = std::cell::RefCell::new(ring.zero(l, 0, Form::Ntt));
+        let dev_scratch = std::cell::RefCell::new(DevicePoly::zero(&dctx, l, 0, Form::Ntt)?);
         type CpuOp<'a> = Box<dyn Fn(&mut Poly) + 'a>;
         type DevOp<'a> = Box<dyn Fn(&mut DevicePoly) -> hekate_gpu::Result<()> + 'a>;
         let ops: Vec<(&str, Form, CpuOp, DevOp)> = vec![
@@ -143,15 +170,16 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
             (
                 "automorphism (NTT form)",
                 Form::Ntt,
+                // Into a scratch allocated once, then swapped: the row times the permutation.
                 Box::new(|p: &mut Poly| {
-                    let mut out = ring.zero(p.q_limbs(), 0, Form::Ntt);
+                    let mut out = cpu_scratch.borrow_mut();
                     p.automorphism(k, &ring, &mut out);
-                    *p = out;
+                    std::mem::swap(p, &mut *out);
                 }),
                 Box::new(|d: &mut DevicePoly| {
-                    let mut out = DevicePoly::zero(&dctx, d.q_limbs(), 0, Form::Ntt)?;
+                    let mut out = dev_scratch.borrow_mut();
                     d.automorphism(k, &mut out)?;
-                    *d = out;
+                    std::mem::swap(d, &mut *out);
                     Ok(())
                 }),
             ),
@@ -176,19 +204,20 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
             .ms()
                 - measure(reps, || input.clone()).ms();
             let mut dev = DevicePoly::upload(&dctx, &input)?;
-            let dev_ms = device_measure(&gpu, reps, || {
+            let t = device_measure(&gpu, reps, || {
                 dev.set_form(*form);
                 dev_op(&mut dev)
             })?;
             let ratio = if info.emulated {
                 "correctness only".to_string()
             } else {
-                format!("{:.1}x", cpu_ms / dev_ms)
+                format!("{:.1}x", cpu_ms / t.device_ms)
             };
             table.push(vec![
                 name.to_string(),
                 l.to_string(),
-                fmt_ms(dev_ms),
+                fmt_ms(t.device_ms),
+                fmt_ms(t.host_ms),
                 fmt_ms(cpu_ms.max(0.0)),
                 ratio,
                 fmt_ms(h2d),
@@ -215,6 +244,7 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
                 info.emulated,
                 name,
                 *method,
+                args.profile,
             )?;
         }
     }
@@ -238,6 +268,7 @@ fn ckks_rows(
     emulated: bool,
     method_name: &str,
     method: hekate::rlwe::keyswitch::KeySwitchMethod,
+    profile: bool,
 ) -> Result<bool, Box<dyn Error>> {
     use hekate::ckks::{CkksParameters, Evaluator};
     use hekate::params::SecurityLevel;
@@ -289,6 +320,7 @@ fn ckks_rows(
             "dnum",
             "engine",
             "device ms",
+            "host ms",
             "CPU ms",
             "CPU / device",
             "launches",
@@ -304,7 +336,7 @@ fn ckks_rows(
     let mut all = true;
     let mut row = |name: &str,
                    exact: bool,
-                   dev_ms: f64,
+                   t: DeviceTiming,
                    cpu_ms: f64,
                    launches: u64,
                    m: Option<model::Traffic>| {
@@ -312,7 +344,7 @@ fn ckks_rows(
         let ratio = if emulated {
             "correctness only".to_string()
         } else {
-            format!("{:.1}x", cpu_ms / dev_ms)
+            format!("{:.1}x", cpu_ms / t.device_ms)
         };
         let (gib, mms) = match m {
             Some(m) => (
@@ -326,7 +358,8 @@ fn ckks_rows(
             limbs.to_string(),
             dnum.to_string(),
             method_name.to_string(),
-            fmt_ms(dev_ms),
+            fmt_ms(t.device_ms),
+            fmt_ms(t.host_ms),
             fmt_ms(cpu_ms),
             ratio,
             launches.to_string(),
@@ -393,5 +426,8 @@ fn ckks_rows(
         None,
     );
     table.print();
+    if profile {
+        gpu.profiled(|| dev.mul(&dct, &dct).map(drop))?;
+    }
     Ok(all)
 }

@@ -5,7 +5,8 @@ use super::{Arg, DeviceInfo, RuntimeKind};
 use crate::error::{runtime, Error, Result};
 use crate::nvrtc;
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtrMut, LaunchConfig,
+    PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
@@ -42,6 +43,10 @@ impl Cuda {
             return Err(Error::NoDevice("CUDA: no device".into()));
         }
         let ctx = CudaContext::new(0).map_err(runtime("CUDA context"))?;
+        // One stream, in order: cudarc's per-buffer events (two created and destroyed per
+        // allocation, recorded per launch in multi-stream mode) only cost here.
+        // SAFETY: every buffer of this context is used on its one stream.
+        unsafe { ctx.disable_event_tracking() };
         let (major, minor) = ctx
             .compute_capability()
             .map_err(runtime("CUDA device query"))?;
@@ -96,10 +101,23 @@ impl Cuda {
         &self.arch
     }
 
+    /// `words` uninitialised words (stream-ordered `cuMemAllocAsync`, from the driver's
+    /// pool where the device has one).
     pub(crate) fn alloc(&self, words: usize) -> Result<CudaSlice<u64>> {
-        self.stream
-            .alloc_zeros::<u64>(words.max(1))
-            .map_err(runtime("CUDA allocation"))
+        // SAFETY: the words are unspecified until written; `Gpu::alloc` documents that, and
+        // debug builds fill them with a poison pattern.
+        unsafe { self.stream.alloc::<u64>(words.max(1)) }.map_err(runtime("CUDA allocation"))
+    }
+
+    /// Sets every byte of `buf` to `byte` (`cuMemsetD8Async`, queued on the stream).
+    pub(crate) fn fill(&self, buf: &mut CudaSlice<u64>, byte: u8) -> Result<()> {
+        let bytes = buf.num_bytes();
+        let (ptr, _record) = buf.device_ptr_mut(&self.stream);
+        // SAFETY: `ptr` addresses `bytes` bytes of a live allocation of this context.
+        unsafe {
+            cudarc::driver::result::memset_d8_async(ptr, byte, bytes, self.stream.cu_stream())
+        }
+        .map_err(runtime("CUDA memset"))
     }
 
     pub(crate) fn upload(&self, buf: &mut CudaSlice<u64>, data: &[u64]) -> Result<()> {
@@ -170,6 +188,23 @@ impl Cuda {
         // buffer is large enough for the grid (checked by the callers).
         unsafe { builder.launch(cfg) }.map_err(runtime(kernel))?;
         Ok(())
+    }
+
+    /// Runs `f` between `cuProfilerStart` and `cuProfilerStop`.
+    pub(crate) fn profiled<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        self.synchronize()?;
+        // SAFETY: the profiler calls take no arguments; this context is current on the
+        // stream's thread (bound by the synchronization above).
+        unsafe { cudarc::driver::sys::cuProfilerStart() }
+            .result()
+            .map_err(runtime("cuProfilerStart"))?;
+        let r = f();
+        let done = self.synchronize();
+        unsafe { cudarc::driver::sys::cuProfilerStop() }
+            .result()
+            .map_err(runtime("cuProfilerStop"))?;
+        done?;
+        r
     }
 
     pub(crate) fn synchronize(&self) -> Result<()> {

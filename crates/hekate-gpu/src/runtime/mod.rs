@@ -15,6 +15,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// The byte debug builds fill fresh allocations with: `0xA5A5...A5` is above every modulus
+/// (primes are below 2^62), so a word read before anything wrote it shows in any result.
+pub const POISON: u8 = 0xA5;
+
 /// Which runtime drives the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RuntimeKind {
@@ -237,13 +241,37 @@ impl Gpu {
         &self.info
     }
 
-    /// Allocates `words` zeroed words (OpenCL: uninitialised until written).
+    /// Allocates `words` words with unspecified contents: every kernel writes its outputs
+    /// in full, so no allocation pays for a fill. Debug builds fill the words with
+    /// [`POISON`] bytes (above every modulus), so that a kernel reading a word nobody wrote
+    /// breaks the parity tests instead of passing on a zeroing driver.
     pub fn alloc(&self, words: usize) -> Result<Buffer> {
         let inner = match &self.runtime {
             Runtime::Cuda(rt) => BufferInner::Cuda(rt.alloc(words)?),
             Runtime::OpenCl(rt) => BufferInner::OpenCl(rt.alloc(words)?),
         };
-        Ok(Buffer { inner, len: words })
+        let mut buf = Buffer { inner, len: words };
+        if cfg!(debug_assertions) {
+            self.fill(&mut buf, POISON)?;
+        }
+        Ok(buf)
+    }
+
+    /// Allocates `words` zero words (a device-side fill, no transfer).
+    pub fn alloc_zeroed(&self, words: usize) -> Result<Buffer> {
+        let mut buf = self.alloc(words)?;
+        self.fill(&mut buf, 0)?;
+        Ok(buf)
+    }
+
+    /// Sets every byte of `buf` to `byte`, on the device (queued in order).
+    pub fn fill(&self, buf: &mut Buffer, byte: u8) -> Result<()> {
+        let words = buf.len;
+        match (&self.runtime, &mut buf.inner) {
+            (Runtime::Cuda(rt), BufferInner::Cuda(b)) => rt.fill(b, byte),
+            (Runtime::OpenCl(rt), BufferInner::OpenCl(b)) => rt.fill(b, words, byte),
+            _ => Err(Error::InvalidInput("a buffer of another runtime".into())),
+        }
     }
 
     /// A new buffer holding `data`.
@@ -290,6 +318,16 @@ impl Gpu {
         let mut out = vec![0u64; buf.len];
         self.read(buf, &mut out)?;
         Ok(out)
+    }
+
+    /// Runs `f` as the profiled range of a profiler started with `--profile-from-start off`
+    /// (`ncu`, `nsys`): CUDA's `cuProfilerStart` / `cuProfilerStop` around it, the device
+    /// idle at both ends. On OpenCL it just runs `f`.
+    pub fn profiled<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        match &self.runtime {
+            Runtime::Cuda(rt) => rt.profiled(f),
+            Runtime::OpenCl(_) => f(),
+        }
     }
 
     /// Waits until every queued operation has finished.

@@ -131,6 +131,19 @@ impl OpenCl {
         .map_err(runtime("OpenCL allocation"))
     }
 
+    /// Sets every byte of `buf` to `byte` (`clEnqueueFillBuffer`, queued in order).
+    pub(crate) fn fill(&self, buf: &mut Buffer<u64>, words: usize, byte: u8) -> Result<()> {
+        let pattern = [u64::from_ne_bytes([byte; 8])];
+        // SAFETY: fills `words` words of a buffer at least that long; the pattern is copied
+        // by the call.
+        unsafe {
+            self.queue
+                .enqueue_fill_buffer(buf, &pattern, 0, words.max(1) * 8, &[])
+        }
+        .map(drop)
+        .map_err(runtime("OpenCL fill"))
+    }
+
     pub(crate) fn upload(&self, buf: &mut Buffer<u64>, data: &[u64]) -> Result<()> {
         if data.is_empty() {
             return Ok(());
