@@ -7,12 +7,15 @@
  * (forward), 1 its Shoup companions, 2 psi^-brv (inverse), 3 companions. Group g of a stage
  * with G groups reads index G + g.
  *
- * Structure: stages whose butterfly blocks span more than a tile (HK_TILE_MAX words at most,
- * `tile` at run time) run one launch each from global memory (hk_ntt_*_stage, one work-item
- * per butterfly); the stages within a tile run in one launch from local memory with a
- * barrier between stages (hk_ntt_fwd_tail / hk_ntt_inv_head; one work-group per tile, each
- * work-item looping over its share of the tile's butterflies). Grid y is the limb, counted
- * from `first` (a transform of limbs first .. first + grid y). */
+ * Structure: a transform is two passes over memory. The stages whose butterfly blocks span
+ * more than a tile (HK_TILE_MAX words at most, `tile` at run time) run together in one launch
+ * (hk_ntt_fwd_cols / hk_ntt_inv_cols): the r stages of distances t_hi .. t_lo only combine
+ * the 2^r words x[hi 2 t_hi + mid t_lo + lo], mid < 2^r, so a work-group loads 2^r rows of
+ * `cols` consecutive columns lo (tile words in all, coalesced rows) into local memory and
+ * runs the r stages there; the stages within a tile run in one launch from local memory too
+ * (hk_ntt_fwd_tail / hk_ntt_inv_head; one work-group per tile). Each work-item loops over its
+ * share of the butterflies, with a barrier between stages. Grid y is the limb, counted from
+ * `first` (a transform of limbs first .. first + grid y). */
 
 #ifndef HK_TILE_MAX
 #define HK_TILE_MAX 2048
@@ -25,19 +28,37 @@
     u64 q = md[HK_MOD_Q], two_q = q << 1; \
     HK_GLOBAL u64 *x = a + (u64)l * n;
 
-/* One forward stage of npairs-distance t = 2^log_t > 1 (its mg = n / 2t groups). */
-HK_KERNEL hk_ntt_fwd_stage(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                           u32 n, u32 ql, u32 qmax, u32 first, u32 log_t) {
+/* The r forward stages of distances t = 2^log_t_hi down to 2^(log_t_hi - r + 1) (each at
+ * least `cols`), for blocks of `cols` columns: 2^r cols words in local memory. */
+HK_KERNEL hk_ntt_fwd_cols(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
+                          u32 n, u32 ql, u32 qmax, u32 first, u32 log_t_hi, u32 r, u32 cols) {
+    HK_LOCAL u64 s[HK_TILE_MAX];
     HK_NTT_PROLOGUE
-    u32 b = HK_GID_X;
-    if (b >= (n >> 1)) return;
-    u32 t = 1u << log_t, mg = n >> (log_t + 1);
-    u32 g = b >> log_t, j = (g << (log_t + 1)) + (b & (t - 1));
+    u32 lid = HK_LID_X, lsz = HK_LSZ_X;
+    u32 log_t_lo = log_t_hi + 1 - r, t_lo = 1u << log_t_lo;
+    u32 blocks = t_lo / cols, hi = HK_GRP_X / blocks, lo0 = (HK_GRP_X % blocks) * cols;
+    u32 rows = 1u << r, words = rows * cols, npairs = words >> 1;
     HK_GLOBAL const u64 *w = tw + (u64)(4 * m) * n;
-    u64 wv = w[mg + g], ws = w[n + mg + g];
-    u64 u = hk_csub(x[j], two_q), v = hk_mul_shoup_lazy(x[j + t], wv, ws, q);
-    x[j] = u + v;
-    x[j + t] = u + two_q - v;
+    HK_GLOBAL const u64 *wsh = w + n;
+    x += ((u64)hi << (log_t_hi + 1)) + lo0;
+    for (u32 i = lid; i < words; i += lsz) s[i] = x[(u64)(i / cols) * t_lo + i % cols];
+    HK_BARRIER();
+    for (u32 u = 0; u < r; u++) {
+        u32 log_t = log_t_hi - u, sh = r - 1 - u, d = 1u << sh;
+        u32 mg = n >> (log_t + 1);
+        for (u32 b = lid; b < npairs; b += lsz) {
+            u32 c = b % cols, pm = b / cols;
+            u32 mid = ((pm >> sh) << (sh + 1)) | (pm & (d - 1));
+            u32 g = (hi << u) + (mid >> (sh + 1));
+            u64 wv = w[mg + g], ws = wsh[mg + g];
+            u32 j = mid * cols + c, k = j + d * cols;
+            u64 uu = hk_csub(s[j], two_q), v = hk_mul_shoup_lazy(s[k], wv, ws, q);
+            s[j] = uu + v;
+            s[k] = uu + two_q - v;
+        }
+        HK_BARRIER();
+    }
+    for (u32 i = lid; i < words; i += lsz) x[(u64)(i / cols) * t_lo + i % cols] = s[i];
 }
 
 /* The forward stages of npairs-distance tile/2 .. 1 on one tile, then the final correction
@@ -126,31 +147,43 @@ HK_KERNEL hk_ntt_inv_head(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL c
     for (u32 i = lid; i < tile; i += lsz) x[i] = s[i];
 }
 
-/* One inverse stage of npairs-distance t = 2^log_t < n/2 from global memory. */
-HK_KERNEL hk_ntt_inv_stage(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                           u32 n, u32 ql, u32 qmax, u32 first, u32 log_t) {
+/* The r inverse stages of distances t = 2^log_t_lo up to 2^(log_t_lo + r - 1) (the first at
+ * least `cols`) for blocks of `cols` columns, in local memory as hk_ntt_fwd_cols; a stage of
+ * distance n/2 is the last one (hk_inv_last: N^-1, corrected when `reduce`). */
+HK_KERNEL hk_ntt_inv_cols(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
+                          u32 n, u32 ql, u32 qmax, u32 first, u32 log_t_lo, u32 r, u32 cols,
+                          u32 reduce) {
+    HK_LOCAL u64 s[HK_TILE_MAX];
     HK_NTT_PROLOGUE
-    u32 b = HK_GID_X;
-    if (b >= (n >> 1)) return;
-    u32 t = 1u << log_t, h = n >> (log_t + 1);
-    u32 g = b >> log_t, j = (g << (log_t + 1)) + (b & (t - 1));
+    u32 lid = HK_LID_X, lsz = HK_LSZ_X;
+    u32 log_t_hi = log_t_lo + r - 1, t_lo = 1u << log_t_lo;
+    u32 blocks = t_lo / cols, hi = HK_GRP_X / blocks, lo0 = (HK_GRP_X % blocks) * cols;
+    u32 rows = 1u << r, words = rows * cols, npairs = words >> 1;
     HK_GLOBAL const u64 *w = tw + (u64)(4 * m + 2) * n;
-    u64 wv = w[h + g], ws = w[n + h + g];
-    u64 u = x[j], v = x[j + t];
-    x[j] = hk_csub(u + v, two_q);
-    x[j + t] = hk_mul_shoup_lazy(u + two_q - v, wv, ws, q);
-}
-
-/* The inverse's last stage from global memory (when the tile is smaller than n). */
-HK_KERNEL hk_ntt_inv_last(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax,
-                          u32 first, u32 reduce) {
-    u32 l = first + HK_GRP_Y;
-    u32 b = HK_GID_X;
-    if (b >= (n >> 1)) return;
-    HK_GLOBAL const u64 *md = mods + HK_MOD_STRIDE * hk_mod_index(l, ql, qmax);
-    HK_GLOBAL u64 *x = a + (u64)l * n;
-    u64 xv = x[b], yv = x[b + (n >> 1)];
-    hk_inv_last(&xv, &yv, md, md[HK_MOD_Q], reduce);
-    x[b] = xv;
-    x[b + (n >> 1)] = yv;
+    HK_GLOBAL const u64 *wsh = w + n;
+    x += ((u64)hi << (log_t_hi + 1)) + lo0;
+    for (u32 i = lid; i < words; i += lsz) s[i] = x[(u64)(i / cols) * t_lo + i % cols];
+    HK_BARRIER();
+    for (u32 u = 0; u < r; u++) {
+        u32 log_t = log_t_lo + u, d = 1u << u;
+        u32 h = n >> (log_t + 1);
+        for (u32 b = lid; b < npairs; b += lsz) {
+            u32 c = b % cols, pm = b / cols;
+            u32 mid = ((pm >> u) << (u + 1)) | (pm & (d - 1));
+            u32 j = mid * cols + c, k = j + d * cols;
+            u64 uu = s[j], v = s[k];
+            if ((2u << log_t) == n) {
+                hk_inv_last(&uu, &v, md, q, reduce);
+                s[j] = uu;
+                s[k] = v;
+            } else {
+                u32 g = (hi << (r - 1 - u)) + (mid >> (u + 1));
+                u64 wv = w[h + g], ws = wsh[h + g];
+                s[j] = hk_csub(uu + v, two_q);
+                s[k] = hk_mul_shoup_lazy(uu + two_q - v, wv, ws, q);
+            }
+        }
+        HK_BARRIER();
+    }
+    for (u32 i = lid; i < words; i += lsz) x[(u64)(i / cols) * t_lo + i % cols] = s[i];
 }

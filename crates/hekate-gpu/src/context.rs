@@ -1,7 +1,7 @@
 //! [`DeviceRingContext`]: a [`RingContext`]'s tables on the device.
 
 use crate::convert::DeviceBaseConverter;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernels::TILE_MAX;
 use crate::runtime::{Buffer, Gpu};
 use hekate::math::rns::BaseConverter;
@@ -42,6 +42,18 @@ pub struct DeviceRingContext {
 impl DeviceRingContext {
     /// Uploads the tables of `ring` to `gpu`.
     pub fn new(gpu: &Arc<Gpu>, ring: &Arc<RingContext>) -> Result<Arc<Self>> {
+        Self::with_tile(gpu, ring, TILE_MAX)
+    }
+
+    /// As [`new`](Self::new), with NTT tiles of at most `tile` words (a power of two, at
+    /// least 2): smaller tiles move more stages into the column kernels, for tuning and for
+    /// the tests of column passes that a 2048-word tile only needs above N = 2^18.
+    pub fn with_tile(gpu: &Arc<Gpu>, ring: &Arc<RingContext>, tile: usize) -> Result<Arc<Self>> {
+        if !tile.is_power_of_two() || !(2..=TILE_MAX).contains(&tile) {
+            return Err(Error::InvalidInput(format!(
+                "an NTT tile of {tile} words (a power of two from 2 to {TILE_MAX})"
+            )));
+        }
         let n = ring.n();
         let (ql, pl) = (ring.q_len(), ring.p_len());
         let mut mods = Vec::with_capacity((ql + pl) * MOD_STRIDE);
@@ -65,10 +77,7 @@ impl DeviceRingContext {
                 twiddles.extend_from_slice(row);
             }
         }
-        let tile = n
-            .min(TILE_MAX)
-            .min(2 * gpu.info().max_group as usize)
-            .max(2);
+        let tile = n.min(tile).min(2 * gpu.info().max_group as usize).max(2);
         let mods = gpu.upload(&mods)?;
         let twiddles = gpu.upload(&twiddles)?;
         Ok(Arc::new_cyclic(|me| DeviceRingContext {

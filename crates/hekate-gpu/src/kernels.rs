@@ -72,11 +72,10 @@ impl KernelModule {
                 "hk_klss_inner_product_kernel",
             ],
             KernelModule::Ntt => &[
-                "hk_ntt_fwd_stage",
+                "hk_ntt_fwd_cols",
                 "hk_ntt_fwd_tail",
                 "hk_ntt_inv_head",
-                "hk_ntt_inv_stage",
-                "hk_ntt_inv_last",
+                "hk_ntt_inv_cols",
             ],
             KernelModule::Bconv => &["hk_bconv_yv", "hk_bconv_out"],
         }

@@ -427,18 +427,18 @@ impl DevicePoly {
             return Ok(());
         }
         let (n, tile) = (self.n(), self.ctx.tile());
-        let block = (n / 2).min(GROUP);
-        // Stages whose blocks exceed a tile: t = N/2 down to tile.
-        let mut log_t = n.trailing_zeros() - 1;
-        while (2usize << log_t) > tile {
+        // Stages whose blocks exceed a tile, t = N/2 down to tile, in column passes.
+        let mut log_t_hi = n.trailing_zeros() - 1;
+        for r in column_passes(n, tile) {
+            let cols = tile >> r;
             self.launch_ntt(
-                "hk_ntt_fwd_stage",
-                n / 2 / block,
-                block,
+                "hk_ntt_fwd_cols",
+                n >> r >> cols.trailing_zeros(),
+                self.tile_block(),
                 &limbs,
-                &[Arg::U32(log_t)],
+                &[Arg::U32(log_t_hi), Arg::U32(r), Arg::U32(cols as u32)],
             )?;
-            log_t -= 1;
+            log_t_hi -= r;
         }
         let extra = [Arg::U32(tile as u32), Arg::U32(reduce as u32)];
         self.launch_ntt(
@@ -465,34 +465,25 @@ impl DevicePoly {
             &limbs,
             &extra,
         )?;
-        if tile == n {
-            return Ok(());
-        }
-        let block = (n / 2).min(GROUP);
-        // Stages t = tile .. N/4 from global memory, then the last one (no twiddle table).
-        let mut log_t = tile.trailing_zeros();
-        while (2usize << log_t) < n {
+        // Stages t = tile .. N/2 in column passes, the last one (N^-1) included.
+        let mut log_t_lo = tile.trailing_zeros();
+        for r in column_passes(n, tile) {
+            let cols = tile >> r;
             self.launch_ntt(
-                "hk_ntt_inv_stage",
-                n / 2 / block,
-                block,
+                "hk_ntt_inv_cols",
+                n >> r >> cols.trailing_zeros(),
+                self.tile_block(),
                 &limbs,
-                &[Arg::U32(log_t)],
+                &[
+                    Arg::U32(log_t_lo),
+                    Arg::U32(r),
+                    Arg::U32(cols as u32),
+                    Arg::U32(reduce as u32),
+                ],
             )?;
-            log_t += 1;
+            log_t_lo += r;
         }
-        let gpu = self.ctx.gpu();
-        let module = gpu.module(KernelModule::Ntt)?;
-        let mut args = vec![Arg::Buf(&self.buf)];
-        args.extend_from_slice(&self.tail_args());
-        args.extend_from_slice(&[Arg::U32(limbs.start as u32), Arg::U32(reduce as u32)]);
-        gpu.launch(
-            &module,
-            "hk_ntt_inv_last",
-            [(n / 2 / block) as u32, limbs.len() as u32],
-            block as u32,
-            &args,
-        )
+        Ok(())
     }
 
     /// Divides by the last chain prime `q_l` with rounding, dropping that limb (CKKS
@@ -588,6 +579,22 @@ impl DevicePoly {
         self.q_limbs = q_limbs;
         self.p_limbs = 0;
     }
+}
+
+/// The stages each column launch of an NTT runs (`hk_ntt_fwd_cols` / `hk_ntt_inv_cols`):
+/// the `log2(N / tile)` stages whose butterfly blocks exceed a tile, in passes of at most
+/// `log2(tile) - 4` stages (rows of at least 16 consecutive words, for coalescing), which is
+/// one pass up to N = 2^18 with 2048-word tiles.
+pub(crate) fn column_passes(n: usize, tile: usize) -> Vec<u32> {
+    let mut left = (n / tile).trailing_zeros();
+    let most = tile.trailing_zeros().saturating_sub(4).max(1);
+    let mut passes = Vec::new();
+    while left > 0 {
+        let r = left.min(most);
+        passes.push(r);
+        left -= r;
+    }
+    passes
 }
 
 impl std::fmt::Debug for DevicePoly {

@@ -210,7 +210,7 @@ fn traffic_model_counts_the_launches_issued() {
     }
     // A device of its own, so that no other test's launches are counted.
     let gpu = hekate_gpu::Gpu::open(hekate_gpu::Select::Auto).unwrap();
-    for (log_n, dnum) in [(11u32, 2usize), (12, 3)] {
+    for (log_n, dnum) in [(11u32, 2usize), (12, 3), (13, 3)] {
         let ctx = CkksParameters::new(log_n)
             .log_q(&[55, 40, 40, 40, 40, 40])
             .log_p(&[60, 60, 60])

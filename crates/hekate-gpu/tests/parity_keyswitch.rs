@@ -151,6 +151,35 @@ fn base_conversion_matches_the_cpu() {
     }
 }
 
+/// More targets than one work-item writes (8), in pieces: blocks of 8, a partial block, a
+/// first target and an output limb that are not 0.
+#[test]
+fn base_conversion_to_many_targets_in_pieces() {
+    let Some(gpu) = common::gpu() else { return };
+    let n = 1 << 8;
+    let q_bits = [50u32; 21];
+    let (ring, dctx) = common::ring(&gpu, n, &q_bits, &[61, 60, 59]);
+    let conv = BaseConverter::new(ring.p(), ring.q());
+    // One chain limb and the special limbs, reduced, in coefficient form: P is converted.
+    let x = common::random_poly(&ring, 1, ring.p_len(), Form::Coeff, 1, 13);
+    let to = ring.q_len();
+    let mut want = vec![0u64; to * n];
+    let mut scratch = vec![0u64; (ring.p_len() + 1) * n];
+    conv.convert(&x.data()[n..], &mut want, n, &mut scratch);
+    let dx = DevicePoly::upload(&dctx, &x).unwrap();
+    let dconv = dctx.converter(&conv).unwrap();
+    let s = dconv.prepare(&dx, 1).unwrap();
+    for pieces in [&[(0, to)][..], &[(0, 11), (11, 1), (12, to - 12)][..]] {
+        // Written one limb above where they belong, then compared limb by limb.
+        let mut out = DevicePoly::zero(&dctx, to, ring.p_len(), Form::Coeff).unwrap();
+        for &(j0, count) in pieces {
+            dconv.write(&s, &mut out, j0, count, j0 + 1).unwrap();
+        }
+        let got = out.download().unwrap();
+        assert_eq!(&got.data()[n..(to + 1) * n], &want[..], "pieces {pieces:?}");
+    }
+}
+
 #[test]
 fn mod_down_matches_the_cpu_in_both_forms() {
     let Some(gpu) = common::gpu() else { return };

@@ -8,7 +8,7 @@ mod common;
 
 use hekate::math::{NttBackend, NttPlan};
 use hekate::ring::{Form, Poly, RingContext};
-use hekate_gpu::DevicePoly;
+use hekate_gpu::{DevicePoly, DeviceRingContext};
 
 /// The scalar plan of limb `i`.
 fn scalar_plan(ring: &RingContext, i: usize, q_limbs: usize) -> NttPlan {
@@ -18,10 +18,19 @@ fn scalar_plan(ring: &RingContext, i: usize, q_limbs: usize) -> NttPlan {
 }
 
 fn check(n: usize, q_bits: &[u32], p_bits: &[u32], seed: u64) {
+    check_tile(n, q_bits, p_bits, seed, None);
+}
+
+/// As `check`, on a device context with NTT tiles of `tile` words if given.
+fn check_tile(n: usize, q_bits: &[u32], p_bits: &[u32], seed: u64, tile: Option<usize>) {
     let Some(gpu) = common::gpu() else { return };
-    let (ring, dctx) = common::ring(&gpu, n, q_bits, p_bits);
+    let (ring, mut dctx) = common::ring(&gpu, n, q_bits, p_bits);
+    if let Some(t) = tile {
+        dctx = DeviceRingContext::with_tile(&gpu, &ring, t).unwrap();
+        assert_eq!(dctx.tile(), t);
+    }
     let (ql, pl) = (q_bits.len(), p_bits.len());
-    let what = format!("N = {n}, q bits {q_bits:?}, p bits {p_bits:?}");
+    let what = format!("N = {n}, q bits {q_bits:?}, p bits {p_bits:?}, tile {tile:?}");
 
     // Reduced forward, then inverse (the round trip too).
     let coeffs = common::random_poly(&ring, ql, pl, Form::Coeff, 1, seed);
@@ -116,6 +125,18 @@ fn tile_sizes() {
 fn global_stages() {
     check(1 << 12, &[50, 49, 61], &[60], 6);
     check(1 << 13, &[59, 37], &[], 7);
+}
+
+/// Column passes of every size: with tiles of 2^t words a pass runs at most t - 4 stages
+/// (at least 1), so N = 2^12 splits its 12 - t outer stages into passes of 1 (t = 4, 5:
+/// 8 and 7 passes), 2 + 2 + 2 (t = 6) and 3 + 2 (t = 7).
+#[test]
+fn column_passes_of_every_size() {
+    for (i, tile) in [16usize, 32, 64, 128].into_iter().enumerate() {
+        check_tile(1 << 12, &[50, 61], &[59], 20 + i as u64, Some(tile));
+    }
+    // Tiles of 2 words: every stage but the last in a column pass.
+    check_tile(1 << 6, &[40], &[], 30, Some(2));
 }
 
 #[test]
