@@ -6,8 +6,8 @@
  *   out_j = [neg_vq[j (l+1) + v] + sum_i y_i q_hat_mod_p[j l + i]]_{p_j}  (128-bit sum, one reduction)
  * In two kernels, as the CPU's blocks: hk_bconv_yv writes the l rows of y and the row of v
  * into a scratch of (l + 1) n words (grid x over coefficients); hk_bconv_out writes the
- * output limbs (grid x over coefficients, y over blocks of HK_BCONV_TARGETS of the `count`
- * targets j0 .. j0 + count, written to limbs out_first .. of `out`).
+ * output limbs (grid x over coefficients, y over the `count` targets j0 .. j0 + count, written
+ * to limbs out_first .. of `out`).
  *
  * Tables: `from`, 4 words per input prime: q_i, q_hat_inv_i, its companion, 1/q_i as f64
  * bits; `to`, 4 words per target: p_j, Barrett mu low and high words, 0. */
@@ -26,45 +26,20 @@ HK_KERNEL hk_bconv_yv(HK_GLOBAL u64 *scratch, HK_GLOBAL const u64 *in, HK_GLOBAL
     scratch[(u64)l * n + k] = exact ? (u64)HK_ROUND(acc) : 0;
 }
 
-/* Targets per work-item of hk_bconv_out: each work-item reads its l words of y once and
- * keeps HK_BCONV_TARGETS 128-bit sums in registers (an H100 run found the kernel bound by
- * re-reading y once per target). The host launches ceil(count / HK_BCONV_TARGETS) groups
- * in y; the constant is mirrored in convert.rs. */
-#define HK_BCONV_TARGETS 8
-
 HK_KERNEL hk_bconv_out(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *scratch, HK_GLOBAL const u64 *to,
                        HK_GLOBAL const u64 *q_hat_mod_p, HK_GLOBAL const u64 *neg_vq,
-                       u32 n, u32 l, u32 j0, u32 count, u32 out_first, u32 exact) {
+                       u32 n, u32 l, u32 j0, u32 out_first, u32 exact) {
     u32 k = HK_GID_X;
     if (k >= n) return;
-    u32 first = HK_GRP_Y * HK_BCONV_TARGETS; /* relative to j0 */
-    u32 m = count - first;
-    if (m > HK_BCONV_TARGETS) m = HK_BCONV_TARGETS;
-    u64 lo[HK_BCONV_TARGETS], hi[HK_BCONV_TARGETS];
-    u64 v = exact ? scratch[(u64)l * n + k] : 0;
-    HK_UNROLL
-    for (u32 t = 0; t < HK_BCONV_TARGETS; t++) {
-        lo[t] = (exact && t < m) ? neg_vq[(u64)(j0 + first + t) * (l + 1) + v] : 0;
-        hi[t] = 0;
-    }
-    HK_GLOBAL const u64 *rows = q_hat_mod_p + (u64)(j0 + first) * l;
+    u32 j = j0 + HK_GRP_Y;
+    HK_GLOBAL const u64 *t = to + 4 * j;
+    HK_GLOBAL const u64 *row = q_hat_mod_p + (u64)j * l;
+    u64 lo = exact ? neg_vq[(u64)j * (l + 1) + scratch[(u64)l * n + k]] : 0, hi = 0;
     for (u32 i = 0; i < l; i++) {
-        u64 y = scratch[(u64)i * n + k];
-        HK_UNROLL
-        for (u32 t = 0; t < HK_BCONV_TARGETS; t++) {
-            if (t < m) {
-                u64 c = rows[(u64)t * l + i];
-                u64 plo = y * c, phi = hk_mulhi(y, c);
-                lo[t] += plo;
-                hi[t] += phi + (u64)(lo[t] < plo);
-            }
-        }
+        u64 y = scratch[(u64)i * n + k], c = row[i];
+        u64 plo = y * c, phi = hk_mulhi(y, c);
+        lo += plo;
+        hi += phi + (u64)(lo < plo);
     }
-    HK_UNROLL
-    for (u32 t = 0; t < HK_BCONV_TARGETS; t++) {
-        if (t < m) {
-            HK_GLOBAL const u64 *p = to + 4 * (j0 + first + t);
-            out[(u64)(out_first + first + t) * n + k] = hk_reduce_u128(lo[t], hi[t], p[0], p[1], p[2]);
-        }
-    }
+    out[(u64)(out_first + HK_GRP_Y) * n + k] = hk_reduce_u128(lo, hi, t[0], t[1], t[2]);
 }

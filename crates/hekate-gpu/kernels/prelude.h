@@ -17,7 +17,6 @@ typedef unsigned int u32;
 #define HK_GRP_X ((u32)blockIdx.x)
 #define HK_GRP_Y ((u32)blockIdx.y)
 #define HK_BARRIER() __syncthreads()
-#define HK_UNROLL _Pragma("unroll")
 HK_INLINE u64 hk_mulhi(u64 a, u64 b) { return __umul64hi(a, b); }
 #define HK_DMUL(a, b) __dmul_rn((a), (b))
 #define HK_DADD(a, b) __dadd_rn((a), (b))
@@ -38,7 +37,6 @@ typedef uint u32;
 #define HK_GRP_X ((u32)get_group_id(0))
 #define HK_GRP_Y ((u32)get_group_id(1))
 #define HK_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
-#define HK_UNROLL _Pragma("unroll")
 HK_INLINE u64 hk_mulhi(u64 a, u64 b) { return mul_hi(a, b); }
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF

@@ -10,9 +10,6 @@ use hekate::math::rns::BaseConverter;
 /// Work-items per group of the conversion kernels.
 const GROUP: usize = 256;
 
-/// Targets each work-item of `hk_bconv_out` writes (`HK_BCONV_TARGETS` in `bconv.cl`).
-const BCONV_TARGETS: usize = 8;
-
 /// The exact conversion `Conv_{C -> B}` of a [`BaseConverter`] on the device: its tables
 /// ([`hekate::math::rns::ConvTables`]) uploaded once; the outputs are the CPU's words.
 pub struct DeviceBaseConverter {
@@ -126,10 +123,7 @@ impl DeviceBaseConverter {
         gpu.launch(
             &module,
             "hk_bconv_out",
-            [
-                n.div_ceil(block) as u32,
-                count.div_ceil(BCONV_TARGETS) as u32,
-            ],
+            [n.div_ceil(block) as u32, count as u32],
             block as u32,
             &[
                 Arg::Buf(out.buffer()),
@@ -140,7 +134,6 @@ impl DeviceBaseConverter {
                 Arg::U32(n as u32),
                 Arg::U32(self.from_len as u32),
                 Arg::U32(j0 as u32),
-                Arg::U32(count as u32),
                 Arg::U32(out_first as u32),
                 Arg::U32(1),
             ],
