@@ -53,6 +53,22 @@ HK_KERNEL hk_mul_scalar_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GL
     out[at] = hk_mul_shoup(a[at], scalars[2 * l], scalars[2 * l + 1], q);
 }
 
+/* out = a + s_l in NTT form (every coefficient of limb l), s_l reduced (Poly::add_scalar_assign). */
+HK_KERNEL hk_add_scalar_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *scalars,
+                               HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
+    HK_ELEMENT_PROLOGUE
+    out[at] = hk_add(a[at], scalars[l], q);
+}
+
+/* out = a X^(n/2) in NTT form (Poly::mul_monomial_half_assign): the first half of limb l times
+ * w_l, the second times -w_l, w_l = psi_l^(n/2); `scalars` holds (w, w', -w, (-w)') per limb. */
+HK_KERNEL hk_mul_halves_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *scalars,
+                               HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
+    HK_ELEMENT_PROLOGUE
+    u32 h = k < (n >> 1) ? 0 : 2;
+    out[at] = hk_mul_shoup(a[at], scalars[4 * l + h], scalars[4 * l + h + 1], q);
+}
+
 /* out = a(X^k) in NTT form: the permutation out[j] = a[index[j]] (ring::NttPermutation). */
 HK_KERNEL hk_permute_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *index,
                             HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {

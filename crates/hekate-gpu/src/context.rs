@@ -17,7 +17,7 @@ pub(crate) const MOD_STRIDE: usize = 8;
 /// companions, uploaded once.
 ///
 /// Layouts (read by the kernels):
-/// * modulus table, [`MOD_STRIDE`] words per modulus: `q`, `floor(2^128/q)` low and high
+/// * modulus table, `MOD_STRIDE` words per modulus: `q`, `floor(2^128/q)` low and high
 ///   words, `N^-1` and companion, `ψ^-brv(1) N^-1` and companion, 0;
 /// * twiddles, four rows of `N` words per modulus `m` at `(4m + r) N`: the forward twiddles
 ///   `ψ^brv(k)`, their companions, the inverse twiddles `ψ^-brv(k)`, their companions.

@@ -23,6 +23,10 @@
 //!   (`~/.cache/hekate/kernels`, see [`Gpu::module`]); NVRTC compiles straight to a CUBIN for
 //!   the device's `sm_XY`.
 //!
+//! * **CKKS and its circuits**: [`ckks::DeviceEvaluator`] mirrors the CPU evaluator and
+//!   implements [`hekate::circuits::CircuitEvaluator`], so linear transforms and polynomial
+//!   evaluation run on the device through hekate's own generic code.
+//!
 //! Device selection: [`Select::Auto`] (CUDA, else OpenCL), or `HEKATE_GPU=cuda|opencl|off`.
 //!
 //! ```no_run

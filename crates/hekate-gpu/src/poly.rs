@@ -550,6 +550,51 @@ impl DevicePoly {
         )
     }
 
+    /// Adds the reduced constant `scalars[i]` to every word of limb `i` (NTT form), as
+    /// [`Poly::add_scalar_assign`].
+    pub fn add_scalar_assign(&mut self, scalars: &[u64]) -> Result<()> {
+        self.require_ntt("adding a constant")?;
+        let ring = self.ctx.ring().clone();
+        if scalars.len() != self.num_limbs() {
+            return Err(Error::InvalidInput(format!(
+                "{} scalars for {} limbs",
+                scalars.len(),
+                self.num_limbs()
+            )));
+        }
+        for (i, &w) in scalars.iter().enumerate() {
+            if w >= ring.modulus(i, self.q_limbs).value() {
+                return Err(Error::InvalidInput(format!("scalar {w} is not reduced")));
+            }
+        }
+        let table = self.ctx.gpu().upload(scalars)?;
+        self.elementwise(
+            "hk_add_scalar_kernel",
+            &[Arg::Buf(&self.buf), Arg::Buf(&self.buf), Arg::Buf(&table)],
+        )
+    }
+
+    /// Multiplies by the monomial `X^(N/2)` (NTT form), as
+    /// [`Poly::mul_monomial_half_assign`]: CKKS's multiplication by `i`.
+    pub fn mul_monomial_half_assign(&mut self) -> Result<()> {
+        self.require_ntt("the product by X^(N/2)")?;
+        let ring = self.ctx.ring().clone();
+        let n = self.n() as u64;
+        let mut table = Vec::with_capacity(4 * self.num_limbs());
+        for i in 0..self.num_limbs() {
+            let plan = ring.ntt_plan(i, self.q_limbs);
+            let m = plan.modulus();
+            let w = m.pow(plan.psi(), n / 2);
+            let w2 = m.neg(w);
+            table.extend_from_slice(&[w, m.shoup(w), w2, m.shoup(w2)]);
+        }
+        let table = self.ctx.gpu().upload(&table)?;
+        self.elementwise(
+            "hk_mul_halves_kernel",
+            &[Arg::Buf(&self.buf), Arg::Buf(&self.buf), Arg::Buf(&table)],
+        )
+    }
+
     /// Sets every coefficient to zero (a device-side fill).
     pub fn set_zero(&mut self) -> Result<()> {
         self.ctx.gpu().fill(&mut self.buf, 0)
@@ -595,6 +640,19 @@ pub(crate) fn column_passes(n: usize, tile: usize) -> Vec<u32> {
         left -= r;
     }
     passes
+}
+
+/// A device copy (one copy launch). Panics if the device cannot allocate the copy, as a
+/// `Vec`'s clone aborts when the host cannot.
+impl Clone for DevicePoly {
+    fn clone(&self) -> Self {
+        let copy = || -> Result<DevicePoly> {
+            let mut o = DevicePoly::uninit(&self.ctx, self.q_limbs, self.p_limbs, self.form)?;
+            o.copy_limbs_from(self, 0, 0, self.num_limbs())?;
+            Ok(o)
+        };
+        copy().unwrap_or_else(|e| panic!("copying a device polynomial: {e}"))
+    }
 }
 
 impl std::fmt::Debug for DevicePoly {

@@ -28,8 +28,9 @@ use std::sync::Arc;
 
 mod switching;
 /// The residues of `round(x)` over the first `q_limbs` chain primes of `ring`, or an error
-/// if `|round(x)|` does not fit in `(-Q_l/2, Q_l/2)` (the constants of CKKS and MLWE-CKKS).
-pub(crate) fn constant_residues(ring: &RingContext, x: f64, q_limbs: usize) -> Result<Vec<u64>> {
+/// if `|round(x)|` does not fit in `(-Q_l/2, Q_l/2)` (the constants of CKKS and MLWE-CKKS,
+/// and of the device evaluator, which must encode them word for word as the CPU does).
+pub fn constant_residues(ring: &RingContext, x: f64, q_limbs: usize) -> Result<Vec<u64>> {
     let r = x.round();
     let log_q = ring.q().slice(0..q_limbs).log_product();
     if !r.is_finite() || (r != 0.0 && r.abs().log2() >= log_q - 1.0) {

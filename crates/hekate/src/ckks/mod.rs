@@ -40,7 +40,6 @@ pub use crate::rlwe::evaluation_keys::{
 pub use crate::rlwe::params::DEFAULT_SPECIAL_PRIME_BITS;
 pub use ciphertext::{Ciphertext, Plaintext};
 pub use encoder::Encoder;
-pub(crate) use evaluator::constant_residues;
-pub use evaluator::Evaluator;
+pub use evaluator::{constant_residues, Evaluator};
 pub use params::{CkksContext, CkksParameters};
 pub use scale::Scale;

@@ -8,9 +8,17 @@
 //! key switching through hekate's backend seam with the hybrid engine's own control flow
 //! (`decompose_on` / `multiply_on` / `mod_down_on`), automorphisms, rescaling.
 //!
+//! The circuits' operations (plaintext products, constants, rotation sums) and the
+//! [`hekate::circuits::CircuitEvaluator`] implementation are in `circuits.rs`
+//! ([`DevicePlaintext`]).
+//!
 //! Engines: hybrid (`KeySwitchMethod::Hybrid`), KLSS and linear key switching
 //! (`KeySwitchMethod::Klss`, `KeySwitchMethod::Linear`: [`crate::klss`]). A per-level mix
 //! (`Mixed`, and `Auto` when it picks one) is refused with [`Error::InvalidInput`].
+
+mod circuits;
+
+pub use circuits::DevicePlaintext;
 
 use crate::context::DeviceRingContext;
 use crate::error::{Error, Result};
@@ -51,7 +59,8 @@ enum Engine {
 }
 
 /// A CKKS ciphertext on the device: its parts in NTT form, with the scale and slot count
-/// kept on the host.
+/// kept on the host. Cloning copies the parts on the device.
+#[derive(Clone)]
 pub struct DeviceCiphertext {
     parts: Vec<DevicePoly>,
     scale: Scale,
@@ -214,7 +223,7 @@ impl DeviceEvaluator {
 
     /// The parts of `ct` at `level`: its own when it is there, else a copy of the limbs
     /// kept (dropping levels is exact).
-    fn at_level<'a>(&self, ct: &'a DeviceCiphertext, level: usize) -> Result<Parts<'a>> {
+    fn parts_at_level<'a>(&self, ct: &'a DeviceCiphertext, level: usize) -> Result<Parts<'a>> {
         Ok(if ct.level() == level {
             Parts::Borrowed(&ct.parts)
         } else {
@@ -257,7 +266,10 @@ impl DeviceEvaluator {
             ));
         }
         let level = a.level().min(b.level());
-        let (pa, pb) = (self.at_level(a, level)?, self.at_level(b, level)?);
+        let (pa, pb) = (
+            self.parts_at_level(a, level)?,
+            self.parts_at_level(b, level)?,
+        );
         let mut parts = Vec::with_capacity(pa.len());
         for (x, y) in pa.iter().zip(pb.iter()) {
             let mut o = DevicePoly::uninit(&self.dctx, level + 1, 0, Form::Ntt)?;
@@ -288,7 +300,10 @@ impl DeviceEvaluator {
             ));
         }
         let level = a.level().min(b.level());
-        let (pa, pb) = (self.at_level(a, level)?, self.at_level(b, level)?);
+        let (pa, pb) = (
+            self.parts_at_level(a, level)?,
+            self.parts_at_level(b, level)?,
+        );
         let out = || DevicePoly::uninit(&self.dctx, level + 1, 0, Form::Ntt);
         let (mut d0, mut d1, mut d2) = (out()?, out()?, out()?);
         DevicePoly::mul_into(&pa[0], &pb[0], &mut d0)?;

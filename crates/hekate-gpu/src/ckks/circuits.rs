@@ -1,0 +1,617 @@
+//! hekate's circuits on the device: [`CircuitEvaluator`] for [`DeviceEvaluator`], so that
+//! the linear transforms of `hekate::circuits::lintrans` (baby-step giant-step with hoisted
+//! baby steps and double-hoisted or Horner giant steps, seed 003 Alg. 4-5) and the
+//! polynomial evaluation of `hekate::circuits::polyeval` (seed 003 Alg. 1-2) run on the
+//! device unchanged — bootstrapping's CoeffToSlot / SlotToCoeff and EvalMod are built from
+//! them — with every result equal to the CPU evaluator's words.
+//!
+//! The operations the circuits need beyond [`DeviceEvaluator`]'s own mirror the CPU
+//! evaluator's rules one for one: [`DevicePlaintext`] products and accumulations, constants
+//! (`round(c · Δ)` per limb by [`hekate::ckks::constant_residues`], `i` as the monomial
+//! `X^(N/2)`), integer products, scale alignment by integer factors, level drops, and the
+//! rotation sums of the RLWE core (`automorphism_sum`: one ModDown for all the key switches;
+//! `automorphism_horner`: the `u_0` halves kept in `QP` and one half ModDown per nesting),
+//! written again over hekate's backend seam (`decompose_on` / `multiply_on` / `mod_down_on`
+//! of the hybrid engine). Rotation sums need the hybrid engine; with KLSS or linear key
+//! switching they return an error (the circuits' other operations work on every engine).
+//!
+//! Errors reach the circuits as [`hekate::Error`]: the CPU library's own unchanged, a
+//! device's refusal of an input as `ParameterMismatch`, and a driver failure as
+//! `ParameterMismatch` naming the GPU runtime's message.
+
+use super::{DeviceCiphertext, DeviceEvaluator, DeviceKey, Engine};
+use crate::error::{Error, Result};
+use crate::poly::DevicePoly;
+use hekate::circuits::CircuitEvaluator;
+use hekate::ckks::{constant_residues, Plaintext, Scale};
+use hekate::ring::automorphism::galois_inverse;
+use hekate::ring::Form;
+use hekate::rlwe::backend::Backend;
+use num_complex::Complex64;
+
+/// A rotation-sum term's Galois element and hybrid key pairs (`None`: no rotation).
+type TermKey<'a> = Option<(usize, &'a [[DevicePoly; 2]])>;
+
+/// A CKKS plaintext on the device: its polynomial in NTT form, with the scale and slot
+/// count on the host (the mirror of [`Plaintext`]).
+pub struct DevicePlaintext {
+    poly: DevicePoly,
+    scale: Scale,
+    slots: usize,
+}
+
+impl DevicePlaintext {
+    /// Uploads `pt` (encoded by `ev`'s context).
+    pub fn upload(ev: &DeviceEvaluator, pt: &Plaintext) -> Result<Self> {
+        if pt.poly().n() != ev.ctx.ring().n() || pt.poly().form() != Form::Ntt {
+            return Err(Error::InvalidInput(
+                "a plaintext of another context (or not in NTT form)".into(),
+            ));
+        }
+        Ok(DevicePlaintext {
+            poly: DevicePoly::upload(&ev.dctx, pt.poly())?,
+            scale: pt.scale().clone(),
+            slots: pt.slots(),
+        })
+    }
+
+    /// The level `l` (chain limbs minus one).
+    pub fn level(&self) -> usize {
+        self.poly.q_limbs() - 1
+    }
+
+    /// The scale.
+    pub fn scale(&self) -> &Scale {
+        &self.scale
+    }
+
+    /// The number of slots.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+}
+
+/// `p`'s first `limbs` chain limbs: `p` itself when that is all of it, else a copy.
+fn limbs_of(p: &DevicePoly, limbs: usize) -> Result<std::borrow::Cow<'_, DevicePoly>> {
+    if p.q_limbs() == limbs && p.p_limbs() == 0 {
+        return Ok(std::borrow::Cow::Borrowed(p));
+    }
+    let mut o = DevicePoly::uninit(p.context(), limbs, 0, p.form())?;
+    o.copy_limbs_from(p, 0, 0, limbs)?;
+    Ok(std::borrow::Cow::Owned(o))
+}
+
+impl DeviceEvaluator {
+    /// The integer residues of `k` per chain limb of `p`, as the CPU reduces them.
+    fn integer_residues(&self, k: u64, ql: usize) -> Vec<u64> {
+        let ring = self.ctx.ring();
+        (0..ql).map(|i| ring.modulus(i, ql).reduce(k)).collect()
+    }
+
+    /// Multiplies every part by the integer `k` (nothing for `k = 1`).
+    fn mul_integer_parts(&self, parts: &mut [DevicePoly], k: u64) -> Result<()> {
+        if k == 1 {
+            return Ok(());
+        }
+        for p in parts {
+            p.mul_scalar_assign(&self.integer_residues(k, p.q_limbs()))?;
+        }
+        Ok(())
+    }
+
+    /// The integer factors `(k_a, k_b)` that bring scales `a` and `b` to their larger one,
+    /// as the CPU evaluator aligns them.
+    fn scale_factors(a: &Scale, b: &Scale) -> Result<(u64, u64)> {
+        if a == b {
+            return Ok((1, 1));
+        }
+        if let Some(k) = a.integer_ratio(b) {
+            return Ok((1, k));
+        }
+        if let Some(k) = b.integer_ratio(a) {
+            return Ok((k, 1));
+        }
+        Err(Error::Hekate(hekate::Error::ScaleMismatch(format!(
+            "scales {a} and {b} differ by a non-integer factor"
+        ))))
+    }
+
+    /// Drops `ct`'s limbs above `level` (exact).
+    fn truncate(ct: &mut DeviceCiphertext, level: usize) {
+        for p in &mut ct.parts {
+            if p.q_limbs() > level + 1 {
+                p.truncate_to(level + 1);
+            }
+        }
+    }
+
+    fn add_sub_assign(
+        &self,
+        a: &mut DeviceCiphertext,
+        b: &DeviceCiphertext,
+        sub: bool,
+    ) -> Result<()> {
+        Self::check_pair(a, b)?;
+        let (ka, kb) = Self::scale_factors(&a.scale, &b.scale)?;
+        let level = a.level().min(b.level());
+        Self::truncate(a, level);
+        let mut bp = self.parts_at(b, level)?;
+        self.mul_integer_parts(&mut bp, kb)?;
+        self.mul_integer_parts(&mut a.parts, ka)?;
+        for (i, mut y) in bp.into_iter().enumerate() {
+            match a.parts.get_mut(i) {
+                Some(x) if sub => x.sub_assign(&y)?,
+                Some(x) => x.add_assign(&y)?,
+                None => {
+                    if sub {
+                        y.neg_assign()?;
+                    }
+                    a.parts.push(y);
+                }
+            }
+        }
+        a.scale = a.scale.mul_integer(ka);
+        Ok(())
+    }
+
+    /// `a += b` at the lower level of the two, scales aligned by an integer factor, as
+    /// [`hekate::ckks::Evaluator::add_assign`].
+    pub fn add_assign(&self, a: &mut DeviceCiphertext, b: &DeviceCiphertext) -> Result<()> {
+        self.add_sub_assign(a, b, false)
+    }
+
+    /// `a -= b`, as [`hekate::ckks::Evaluator::sub_assign`].
+    pub fn sub_assign(&self, a: &mut DeviceCiphertext, b: &DeviceCiphertext) -> Result<()> {
+        self.add_sub_assign(a, b, true)
+    }
+
+    /// The common level of a ciphertext and a plaintext (checking their slot counts).
+    fn plain_level(ct: &DeviceCiphertext, pt: &DevicePlaintext) -> Result<usize> {
+        if ct.slots != pt.slots {
+            return Err(Error::InvalidInput(format!(
+                "ciphertext has {} slots and plaintext {}",
+                ct.slots, pt.slots
+            )));
+        }
+        Ok(ct.level().min(pt.level()))
+    }
+
+    /// `ct ⊙ pt` at their common level (scales multiply), as
+    /// [`hekate::ckks::Evaluator::mul_plain`].
+    pub fn mul_plain(
+        &self,
+        ct: &DeviceCiphertext,
+        pt: &DevicePlaintext,
+    ) -> Result<DeviceCiphertext> {
+        let level = Self::plain_level(ct, pt)?;
+        let p = limbs_of(&pt.poly, level + 1)?;
+        let mut parts = self.parts_at(ct, level)?;
+        for part in &mut parts {
+            part.mul_assign(&p)?;
+        }
+        Ok(DeviceCiphertext {
+            parts,
+            scale: ct.scale.mul(&pt.scale),
+            slots: ct.slots,
+        })
+    }
+
+    /// `acc += ct ⊙ pt` (one pass per part), as
+    /// [`hekate::ckks::Evaluator::mul_plain_add_assign`]: `acc` must carry the product's
+    /// scale; the result is at the lowest of the three levels.
+    pub fn mul_plain_add_assign(
+        &self,
+        acc: &mut DeviceCiphertext,
+        ct: &DeviceCiphertext,
+        pt: &DevicePlaintext,
+    ) -> Result<()> {
+        let level = Self::plain_level(ct, pt)?;
+        Self::check_pair(acc, ct)?;
+        let scale = ct.scale.mul(&pt.scale);
+        if acc.scale != scale {
+            return Err(Error::Hekate(hekate::Error::ScaleMismatch(format!(
+                "accumulator at scale {} but the product is at {scale}",
+                acc.scale
+            ))));
+        }
+        let level = level.min(acc.level());
+        Self::truncate(acc, level);
+        let p = limbs_of(&pt.poly, level + 1)?;
+        for (i, part) in ct.parts.iter().enumerate() {
+            let part = limbs_of(part, level + 1)?;
+            match acc.parts.get_mut(i) {
+                Some(a) => a.mul_add_assign(&part, &p)?,
+                None => {
+                    let mut t = part.into_owned();
+                    t.mul_assign(&p)?;
+                    acc.parts.push(t);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `ct *= c` for a complex constant encoded at `scale` (`round(c · scale)` per limb; the
+    /// scale multiplies exactly; no level used), as
+    /// [`hekate::ckks::Evaluator::mul_const_scaled_assign`].
+    pub fn mul_const_scaled_assign(
+        &self,
+        ct: &mut DeviceCiphertext,
+        c: Complex64,
+        scale: &Scale,
+    ) -> Result<()> {
+        let ql = ct.level() + 1;
+        let delta = scale.to_f64();
+        let ring = self.ctx.ring();
+        let re = constant_residues(ring, c.re * delta, ql)?;
+        let im = constant_residues(ring, c.im * delta, ql)?;
+        for part in &mut ct.parts {
+            if c.im != 0.0 {
+                let mut t = part.clone();
+                t.mul_monomial_half_assign()?;
+                t.mul_scalar_assign(&im)?;
+                part.mul_scalar_assign(&re)?;
+                part.add_assign(&t)?;
+            } else {
+                part.mul_scalar_assign(&re)?;
+            }
+        }
+        ct.scale = ct.scale.mul(scale);
+        Ok(())
+    }
+
+    /// `ct += c`, the constant encoded at `ct`'s scale, as
+    /// [`hekate::ckks::Evaluator::add_const_assign`].
+    pub fn add_const_assign(&self, ct: &mut DeviceCiphertext, c: Complex64) -> Result<()> {
+        let ql = ct.level() + 1;
+        let delta = ct.scale.to_f64();
+        let ring = self.ctx.ring();
+        let re = constant_residues(ring, c.re * delta, ql)?;
+        let im = if c.im != 0.0 {
+            Some(constant_residues(ring, c.im * delta, ql)?)
+        } else {
+            None
+        };
+        ct.parts[0].add_scalar_assign(&re)?;
+        if let Some(im) = im {
+            let mut t = DevicePoly::zero(&self.dctx, ql, 0, Form::Ntt)?;
+            t.add_scalar_assign(&im)?;
+            t.mul_monomial_half_assign()?;
+            ct.parts[0].add_assign(&t)?;
+        }
+        Ok(())
+    }
+
+    /// `ct *= k` for an integer `k` (exact; the scale is unchanged), as
+    /// [`hekate::ckks::Evaluator::mul_integer_assign`].
+    pub fn mul_integer_assign(&self, ct: &mut DeviceCiphertext, k: i64) -> Result<()> {
+        let ring = self.ctx.ring().clone();
+        for part in &mut ct.parts {
+            let ql = part.q_limbs();
+            let s: Vec<u64> = (0..ql).map(|i| ring.modulus(i, ql).reduce_i64(k)).collect();
+            part.mul_scalar_assign(&s)?;
+        }
+        Ok(())
+    }
+
+    /// A copy of `ct` `levels` levels lower (exact: drops limbs), as
+    /// [`hekate::ckks::Evaluator::drop_level`].
+    pub fn drop_level(&self, ct: &DeviceCiphertext, levels: usize) -> Result<DeviceCiphertext> {
+        let level = ct.level().checked_sub(levels).ok_or_else(|| {
+            Error::Hekate(hekate::Error::OutOfLevels(format!(
+                "a ciphertext at level {} cannot drop {levels} levels",
+                ct.level()
+            )))
+        })?;
+        Ok(DeviceCiphertext {
+            parts: self.parts_at(ct, level)?,
+            scale: ct.scale.clone(),
+            slots: ct.slots,
+        })
+    }
+
+    /// The terms of a rotation sum with their Galois element and hybrid key (`None` for no
+    /// rotation), checked as the CPU checks them: degree 1, one level, scale and slot count.
+    fn rotation_terms<'a>(
+        &'a self,
+        terms: &[(&DeviceCiphertext, i64)],
+        what: &str,
+    ) -> Result<Vec<TermKey<'a>>> {
+        if !matches!(self.engine, Engine::Hybrid) {
+            return Err(Error::InvalidInput(format!(
+                "a {what} runs on the device with the hybrid key-switching engine only"
+            )));
+        }
+        let Some(&(first, _)) = terms.first() else {
+            return Err(Error::Hekate(hekate::Error::ParameterMismatch(format!(
+                "a {what} needs at least one term"
+            ))));
+        };
+        let ql = first.level() + 1;
+        terms
+            .iter()
+            .map(|&(ct, steps)| {
+                Self::check_pair(first, ct)?;
+                if ct.degree() != 1 {
+                    return Err(Error::InvalidInput(format!(
+                        "the terms of a {what} must have degree 1"
+                    )));
+                }
+                if ct.scale != first.scale || ct.level() != first.level() {
+                    return Err(Error::Hekate(hekate::Error::ScaleMismatch(format!(
+                        "the terms of a {what} must share a level and a scale"
+                    ))));
+                }
+                match self.rotation_key(ct, steps)? {
+                    None => Ok(None),
+                    Some((g, DeviceKey::Hybrid(key))) => {
+                        let narrow = key.first().is_some_and(|k| k[0].q_limbs() < ql);
+                        if narrow || key.len() < self.ks().digits_at(ql) {
+                            return Err(Error::InvalidInput(
+                                "the Galois key does not cover this level".into(),
+                            ));
+                        }
+                        Ok(Some((g, key.as_slice())))
+                    }
+                    Some(_) => Err(Error::InvalidInput("a key of another engine".into())),
+                }
+            })
+            .collect()
+    }
+
+    /// `out[i] += φ_g(ModDown(acc)[i])`, the end of a rotation sum.
+    fn add_mod_down(
+        &self,
+        acc: [DevicePoly; 2],
+        g: usize,
+        out: &mut [DevicePoly; 2],
+    ) -> Result<()> {
+        let u = self.ks().mod_down_on(&*self.dctx, acc);
+        let ql = out[0].q_limbs();
+        let mut t = DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?;
+        for (o, u) in out.iter_mut().zip(u) {
+            u.automorphism(g, &mut t)?;
+            o.add_assign(&t)?;
+        }
+        Ok(())
+    }
+
+    /// Both halves of a `QP` accumulator under `X -> X^k`.
+    fn permute(&self, acc: [DevicePoly; 2], k: usize) -> Result<[DevicePoly; 2]> {
+        if k == 1 {
+            return Ok(acc);
+        }
+        let (ql, pl) = (acc[0].q_limbs(), acc[0].p_limbs());
+        let mut o0 = DevicePoly::uninit(&self.dctx, ql, pl, Form::Ntt)?;
+        let mut o1 = DevicePoly::uninit(&self.dctx, ql, pl, Form::Ntt)?;
+        acc[0].automorphism(k, &mut o0)?;
+        acc[1].automorphism(k, &mut o1)?;
+        Ok([o0, o1])
+    }
+
+    /// A pair of zero polynomials over `Q_l`.
+    fn zero_pair(&self, ql: usize) -> Result<[DevicePoly; 2]> {
+        Ok([
+            DevicePoly::zero(&self.dctx, ql, 0, Form::Ntt)?,
+            DevicePoly::zero(&self.dctx, ql, 0, Form::Ntt)?,
+        ])
+    }
+
+    /// The inner product of the digits of `c` with `key`, added to `acc` (or starting it).
+    fn key_switch_into(
+        &self,
+        c: &DevicePoly,
+        key: &[[DevicePoly; 2]],
+        acc: Option<[DevicePoly; 2]>,
+    ) -> [DevicePoly; 2] {
+        let dctx = &*self.dctx;
+        let ql = c.q_limbs();
+        let digits = self.ks().decompose_on(dctx, c, ql);
+        match acc {
+            None => {
+                let mut a = [0, 1].map(|_| dctx.alloc(ql, self.ctx.ring().p_len(), Form::Ntt));
+                self.ks().multiply_on(dctx, &digits, key, &mut a, false);
+                a
+            }
+            Some(mut a) => {
+                self.ks().multiply_on(dctx, &digits, key, &mut a, true);
+                a
+            }
+        }
+    }
+
+    /// `Σ_j rotate(ct_j, steps_j)` with one ModDown for all the key switches (double
+    /// hoisting), as [`hekate::ckks::Evaluator::rotate_sum`] (hybrid engine).
+    pub fn rotate_sum(&self, terms: &[(&DeviceCiphertext, i64)]) -> Result<DeviceCiphertext> {
+        let keys = self.rotation_terms(terms, "rotation sum")?;
+        let first = terms[0].0;
+        let (ql, n) = (first.level() + 1, self.ctx.ring().n());
+        let mut out = self.zero_pair(ql)?;
+        let mut t = DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?;
+        let (mut acc, mut last_g) = (None, 1);
+        for (&(ct, _), key) in terms.iter().zip(keys) {
+            let Some((g, key)) = key else {
+                out[0].add_assign(&ct.parts[0])?;
+                out[1].add_assign(&ct.parts[1])?;
+                continue;
+            };
+            ct.parts[0].automorphism(g, &mut t)?;
+            out[0].add_assign(&t)?;
+            let prev = match acc.take() {
+                None => None,
+                Some(prev) => Some(self.permute(prev, galois_inverse(g, n) * last_g % (2 * n))?),
+            };
+            acc = Some(self.key_switch_into(&ct.parts[1], key, prev));
+            last_g = g;
+        }
+        if let Some(acc) = acc {
+            self.add_mod_down(acc, last_g, &mut out)?;
+        }
+        Ok(DeviceCiphertext {
+            parts: out.into(),
+            scale: first.scale.clone(),
+            slots: first.slots,
+        })
+    }
+
+    /// The nested sum `rot_{s_0}(ct_0 + rot_{s_1}(ct_1 + ...))` with the `u_0` halves kept
+    /// in `QP` and one ModDown of both halves at the end, as
+    /// [`hekate::ckks::Evaluator::rotate_horner`] (hybrid engine).
+    pub fn rotate_horner(&self, terms: &[(&DeviceCiphertext, i64)]) -> Result<DeviceCiphertext> {
+        let keys = self.rotation_terms(terms, "Horner rotation sum")?;
+        let first = terms[0].0;
+        let ql = first.level() + 1;
+        let pl = self.ctx.ring().p_len();
+        let mut c = self.zero_pair(ql)?;
+        let mut t = DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?;
+        let mut acc: Option<[DevicePoly; 2]> = None;
+        let (mut last, mut pending) = (1, false);
+        for (&(ct, _), key) in terms.iter().zip(keys).rev() {
+            c[0].add_assign(&ct.parts[0])?;
+            c[1].add_assign(&ct.parts[1])?;
+            let Some((g, key)) = key else { continue };
+            if pending {
+                // c_1 in full over Q_l: the pending u_1 comes down for the decomposition.
+                let a = acc.as_mut().expect("pending in an accumulator");
+                let a1 =
+                    std::mem::replace(&mut a[1], DevicePoly::zero(&self.dctx, ql, pl, Form::Ntt)?);
+                let u1 = self.dctx.mod_down(a1);
+                u1.automorphism(last, &mut t)?;
+                c[1].add_assign(&t)?;
+            }
+            let prev = match acc.take() {
+                None => None,
+                Some(prev) => Some(self.permute(prev, last)?),
+            };
+            acc = Some(self.key_switch_into(&c[1], key, prev));
+            c[0].automorphism(g, &mut t)?;
+            std::mem::swap(&mut c[0], &mut t);
+            c[1].set_zero()?;
+            (last, pending) = (g, true);
+        }
+        if let Some(acc) = acc {
+            self.add_mod_down(acc, last, &mut c)?;
+        }
+        Ok(DeviceCiphertext {
+            parts: c.into(),
+            scale: first.scale.clone(),
+            slots: first.slots,
+        })
+    }
+}
+
+/// A device error as the circuits' [`hekate::Error`] (see the module documentation).
+fn to_hekate(e: Error) -> hekate::Error {
+    match e {
+        Error::Hekate(e) => e,
+        Error::InvalidInput(m) => hekate::Error::ParameterMismatch(format!("on the device: {m}")),
+        e => hekate::Error::ParameterMismatch(format!("the GPU backend failed: {e}")),
+    }
+}
+
+impl CircuitEvaluator for DeviceEvaluator {
+    type Ciphertext = DeviceCiphertext;
+    type Plaintext = DevicePlaintext;
+    type Scale = Scale;
+    type Value = Complex64;
+
+    fn slots(&self, ct: &DeviceCiphertext) -> usize {
+        ct.slots
+    }
+    fn level(&self, ct: &DeviceCiphertext) -> usize {
+        ct.level()
+    }
+    fn scale<'a>(&self, ct: &'a DeviceCiphertext) -> &'a Scale {
+        &ct.scale
+    }
+    fn set_scale(&self, ct: &mut DeviceCiphertext, scale: Scale) {
+        ct.scale = scale;
+    }
+    fn rescale_factor(&self, level: usize) -> Scale {
+        self.ctx.constant_scale(level)
+    }
+    fn encode(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        level: usize,
+        scale: &Scale,
+    ) -> hekate::Result<DevicePlaintext> {
+        let pt = self.ctx.encode_at(values, slots, level, scale)?;
+        DevicePlaintext::upload(self, &pt).map_err(to_hekate)
+    }
+    fn add_assign(&self, a: &mut DeviceCiphertext, b: &DeviceCiphertext) -> hekate::Result<()> {
+        DeviceEvaluator::add_assign(self, a, b).map_err(to_hekate)
+    }
+    fn sub_assign(&self, a: &mut DeviceCiphertext, b: &DeviceCiphertext) -> hekate::Result<()> {
+        DeviceEvaluator::sub_assign(self, a, b).map_err(to_hekate)
+    }
+    fn mul_plain(
+        &self,
+        ct: &DeviceCiphertext,
+        pt: &DevicePlaintext,
+    ) -> hekate::Result<DeviceCiphertext> {
+        DeviceEvaluator::mul_plain(self, ct, pt).map_err(to_hekate)
+    }
+    fn mul_plain_add_assign(
+        &self,
+        acc: &mut DeviceCiphertext,
+        ct: &DeviceCiphertext,
+        pt: &DevicePlaintext,
+    ) -> hekate::Result<()> {
+        DeviceEvaluator::mul_plain_add_assign(self, acc, ct, pt).map_err(to_hekate)
+    }
+    fn mul_relin(
+        &self,
+        a: &DeviceCiphertext,
+        b: &DeviceCiphertext,
+    ) -> hekate::Result<DeviceCiphertext> {
+        self.mul(a, b).map_err(to_hekate)
+    }
+    fn mul_const_scaled_assign(
+        &self,
+        ct: &mut DeviceCiphertext,
+        c: Complex64,
+        scale: &Scale,
+    ) -> hekate::Result<()> {
+        DeviceEvaluator::mul_const_scaled_assign(self, ct, c, scale).map_err(to_hekate)
+    }
+    fn add_const_assign(&self, ct: &mut DeviceCiphertext, c: Complex64) -> hekate::Result<()> {
+        DeviceEvaluator::add_const_assign(self, ct, c).map_err(to_hekate)
+    }
+    fn mul_integer_assign(&self, ct: &mut DeviceCiphertext, k: i64) -> hekate::Result<()> {
+        DeviceEvaluator::mul_integer_assign(self, ct, k).map_err(to_hekate)
+    }
+    fn rescale_assign(&self, ct: &mut DeviceCiphertext) -> hekate::Result<()> {
+        *ct = self.rescale(ct).map_err(to_hekate)?;
+        Ok(())
+    }
+    fn at_level(&self, ct: &DeviceCiphertext, level: usize) -> hekate::Result<DeviceCiphertext> {
+        let drop = ct.level().checked_sub(level).ok_or_else(|| {
+            hekate::Error::OutOfLevels(format!(
+                "a ciphertext at level {} cannot be raised to level {level}",
+                ct.level()
+            ))
+        })?;
+        self.drop_level(ct, drop).map_err(to_hekate)
+    }
+    fn rotate(&self, ct: &DeviceCiphertext, steps: i64) -> hekate::Result<DeviceCiphertext> {
+        DeviceEvaluator::rotate(self, ct, steps).map_err(to_hekate)
+    }
+    fn rotate_hoisted(
+        &self,
+        ct: &DeviceCiphertext,
+        steps: &[i64],
+    ) -> hekate::Result<Vec<DeviceCiphertext>> {
+        DeviceEvaluator::rotate_hoisted(self, ct, steps).map_err(to_hekate)
+    }
+    fn rotate_sum(&self, terms: &[(&DeviceCiphertext, i64)]) -> hekate::Result<DeviceCiphertext> {
+        DeviceEvaluator::rotate_sum(self, terms).map_err(to_hekate)
+    }
+    fn rotate_horner(
+        &self,
+        terms: &[(&DeviceCiphertext, i64)],
+    ) -> hekate::Result<DeviceCiphertext> {
+        DeviceEvaluator::rotate_horner(self, terms).map_err(to_hekate)
+    }
+}
