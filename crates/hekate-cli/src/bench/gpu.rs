@@ -290,11 +290,24 @@ fn ckks_rows(
     let pk = ctx.generate_public_key_with(&sk, &mut rng);
     let rlk = ctx.generate_relinearization_key_with(&sk, &mut rng);
     let steps = [1i64, 2, 3, 4];
-    let gks = ctx.generate_galois_keys_with(&sk, &steps, false, &mut rng);
+    // The circuits' rows need the device's rotation sums, which run with hybrid switching.
+    let hybrid = matches!(method, hekate::rlwe::keyswitch::KeySwitchMethod::Hybrid);
+    let slots = ctx.max_slots();
+    let (diagonals, plan) = if hybrid && slots >= 16 {
+        let d = sixteen_diagonals(slots)?;
+        let plan = d.bsgs(None)?;
+        (Some(d), Some(plan))
+    } else {
+        (None, None)
+    };
+    let mut rotations = steps.to_vec();
+    rotations.extend(plan.iter().flat_map(|p| p.rotations()));
+    rotations.sort_unstable();
+    rotations.dedup();
+    let gks = ctx.generate_galois_keys_with(&sk, &rotations, false, &mut rng);
     let cpu = Evaluator::new(ctx.clone(), Some(rlk), gks);
     let dctx = DeviceRingContext::new(gpu, ctx.ring())?;
     let dev = DeviceEvaluator::new(&dctx, &cpu)?;
-    let slots = ctx.max_slots();
     let vals: Vec<num_complex::Complex64> = (0..slots)
         .map(|i| num_complex::Complex64::new((i as f64 * 0.01).sin(), 0.0))
         .collect();
@@ -304,7 +317,6 @@ fn ckks_rows(
     let dprod = dev.mul(&dct, &dct)?;
     use hekate_gpu::model::{self, Shape, H100_BANDWIDTH, LAUNCH_GAP_US};
     // The traffic model follows the hybrid engine's kernels (KLSS / linear rows: "-").
-    let hybrid = matches!(method, hekate::rlwe::keyswitch::KeySwitchMethod::Hybrid);
     let shape = Shape {
         n: 1 << logn,
         chain: limbs,
@@ -425,9 +437,74 @@ fn ckks_rows(
         n_l,
         None,
     );
+    if let (Some(d), Some(plan)) = (&diagonals, plan) {
+        use hekate::circuits::lintrans::LinearTransform;
+        use hekate::circuits::polyeval::{evaluate, Polynomial};
+        let level = ctx.max_level();
+        let lt_cpu = LinearTransform::new(&cpu, d, plan.clone(), level, None)?;
+        let lt_dev = LinearTransform::new(&dev, d, plan, level, None)?;
+        let e = exact(&lt_dev.evaluate(&dev, &dct)?, &lt_cpu.evaluate(&cpu, &ct)?)?;
+        let t = device_measure(gpu, reps, || {
+            lt_dev.evaluate(&dev, &dct).map(drop).map_err(Into::into)
+        })?;
+        let n_l = launches(&|| lt_dev.evaluate(&dev, &dct).map(drop).map_err(Into::into))?;
+        row(
+            "linear transform, 16 diagonals",
+            e,
+            t,
+            measure(reps, || lt_cpu.evaluate(&cpu, &ct)).ms(),
+            n_l,
+            None,
+        );
+        // Depth 4 (degree 15 in the Chebyshev basis on [-1, 1]).
+        if limbs >= 6 {
+            let p = Polynomial::interpolate(|x| (3.0 * x).sin(), -1.0, 1.0, 15)?;
+            let target = ct.scale().clone();
+            let e = exact(
+                &evaluate(&dev, &dct, &p, &target)?,
+                &evaluate(&cpu, &ct, &p, &target)?,
+            )?;
+            let t = device_measure(gpu, reps, || {
+                evaluate(&dev, &dct, &p, &target)
+                    .map(drop)
+                    .map_err(Into::into)
+            })?;
+            let n_l = launches(&|| {
+                evaluate(&dev, &dct, &p, &target)
+                    .map(drop)
+                    .map_err(Into::into)
+            })?;
+            row(
+                "polynomial, degree 15",
+                e,
+                t,
+                measure(reps, || evaluate(&cpu, &ct, &p, &target)).ms(),
+                n_l,
+                None,
+            );
+        }
+    }
     table.print();
     if profile {
         gpu.profiled(|| dev.mul(&dct, &dct).map(drop))?;
     }
     Ok(all)
+}
+
+/// Sixteen consecutive diagonals `0..16` of a slot-by-slot matrix (the shape of one radix-16
+/// factor of bootstrapping's CoeffToSlot), with fixed entries of magnitude below 1/16.
+fn sixteen_diagonals(
+    slots: usize,
+) -> Result<hekate::circuits::lintrans::Diagonals<num_complex::Complex64>, Box<dyn Error>> {
+    let mut d = hekate::circuits::lintrans::Diagonals::new(slots)?;
+    for k in 0..16i64 {
+        let v = (0..slots)
+            .map(|i| {
+                let t = (i as f64 + 1.0) * (k as f64 + 0.5);
+                num_complex::Complex64::new((t * 0.37).sin(), (t * 0.11).cos()) / 23.0
+            })
+            .collect();
+        d.insert(k, v)?;
+    }
+    Ok(d)
 }
