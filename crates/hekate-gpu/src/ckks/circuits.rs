@@ -99,23 +99,6 @@ impl DeviceEvaluator {
         Ok(())
     }
 
-    /// The integer factors `(k_a, k_b)` that bring scales `a` and `b` to their larger one,
-    /// as the CPU evaluator aligns them.
-    fn scale_factors(a: &Scale, b: &Scale) -> Result<(u64, u64)> {
-        if a == b {
-            return Ok((1, 1));
-        }
-        if let Some(k) = a.integer_ratio(b) {
-            return Ok((1, k));
-        }
-        if let Some(k) = b.integer_ratio(a) {
-            return Ok((k, 1));
-        }
-        Err(Error::Hekate(hekate::Error::ScaleMismatch(format!(
-            "scales {a} and {b} differ by a non-integer factor"
-        ))))
-    }
-
     /// Drops `ct`'s limbs above `level` (exact).
     fn truncate(ct: &mut DeviceCiphertext, level: usize) {
         for p in &mut ct.parts {
@@ -132,7 +115,7 @@ impl DeviceEvaluator {
         sub: bool,
     ) -> Result<()> {
         Self::check_pair(a, b)?;
-        let (ka, kb) = Self::scale_factors(&a.scale, &b.scale)?;
+        let (ka, kb) = Scale::alignment_factors(&a.scale, &b.scale)?;
         let level = a.level().min(b.level());
         Self::truncate(a, level);
         let mut bp = self.parts_at(b, level)?;

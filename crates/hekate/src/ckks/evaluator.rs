@@ -145,26 +145,6 @@ impl Evaluator {
         }
     }
 
-    /// Brings `b` to the scale of `a` where that is exact; returns the multiplier used.
-    fn scale_factor(a: &Scale, b: &Scale) -> Result<(u64, u64)> {
-        if a == b {
-            return Ok((1, 1));
-        }
-        if let Some(k) = a.integer_ratio(b) {
-            return Ok((1, k));
-        }
-        if let Some(k) = b.integer_ratio(a) {
-            return Ok((k, 1));
-        }
-        let ratio = (a.log2() - b.log2()).exp2();
-        Err(Error::ScaleMismatch(format!(
-            "scales {a} and {b} (ratio {ratio:.9}) differ by a non-integer factor: operands \
-             rescaled by different primes carry slightly different scales; rescale the operand \
-             with the larger scale, or reorder the computation (e.g. Horner's rule) so that \
-             both operands went through the same rescalings"
-        )))
-    }
-
     fn mul_integer_parts(&self, parts: &mut [Poly], k: u64) {
         if k == 1 {
             return;
@@ -182,7 +162,7 @@ impl Evaluator {
         self.check_pair(a, b)?;
         let level = a.level().min(b.level());
         let (a, b) = (self.at_level(a, level), self.at_level(b, level));
-        let (ka, kb) = Self::scale_factor(&a.scale, &b.scale)?;
+        let (ka, kb) = Scale::alignment_factors(&a.scale, &b.scale)?;
         let mut ap: Cow<[Poly]> = Cow::Borrowed(&a.parts);
         if ka != 1 {
             self.mul_integer_parts(ap.to_mut(), ka);
@@ -227,7 +207,7 @@ impl Evaluator {
 
     fn add_sub_assign(&self, a: &mut Ciphertext, b: &Ciphertext, sub: bool) -> Result<()> {
         self.check_pair(a, b)?;
-        let (ka, kb) = Self::scale_factor(&a.scale, &b.scale)?;
+        let (ka, kb) = Scale::alignment_factors(&a.scale, &b.scale)?;
         let level = a.level().min(b.level());
         Self::truncate_to(a, level);
         let b = self.at_level(b, level);
@@ -314,7 +294,7 @@ impl Evaluator {
 
     fn add_sub_plain_assign(&self, ct: &mut Ciphertext, pt: &Plaintext, sub: bool) -> Result<()> {
         let level = self.check_plain(ct, pt)?;
-        let (kc, kp) = Self::scale_factor(&ct.scale, &pt.scale)?;
+        let (kc, kp) = Scale::alignment_factors(&ct.scale, &pt.scale)?;
         Self::truncate_to(ct, level);
         ct.seed = None;
         self.mul_integer_parts(&mut ct.parts, kc);

@@ -84,6 +84,29 @@ impl Scale {
         (r > BigRational::zero()).then_some(Scale(r))
     }
 
+    /// The integer factors `(k_a, k_b)` that bring `a` and `b` to the larger of the two
+    /// (`a · k_a = b · k_b`, one of them 1): how additions align operands whose scales
+    /// differ by an integer factor, exactly. An error when the ratio is not an integer
+    /// (operands rescaled by different primes).
+    pub fn alignment_factors(a: &Scale, b: &Scale) -> crate::Result<(u64, u64)> {
+        if a == b {
+            return Ok((1, 1));
+        }
+        if let Some(k) = a.integer_ratio(b) {
+            return Ok((1, k));
+        }
+        if let Some(k) = b.integer_ratio(a) {
+            return Ok((k, 1));
+        }
+        let ratio = (a.log2() - b.log2()).exp2();
+        Err(crate::Error::ScaleMismatch(format!(
+            "scales {a} and {b} (ratio {ratio:.9}) differ by a non-integer factor: operands \
+             rescaled by different primes carry slightly different scales; rescale the operand \
+             with the larger scale, or reorder the computation (e.g. Horner's rule) so that \
+             both operands went through the same rescalings"
+        )))
+    }
+
     /// If `self / other` is a positive integer that fits a `u64`, that integer.
     pub fn integer_ratio(&self, other: &Scale) -> Option<u64> {
         let r = &self.0 / &other.0;
