@@ -7,16 +7,16 @@
 //!   `Arc`s: every operation returns a new object, as the Rust API's non-`_assign` methods
 //!   do, and an object can be shared between Python threads without locks. Keys are explicit
 //!   objects held by an evaluator; there is no global key state.
-//! - **The GIL is released around every call that computes** ([`heavy`]): key generation,
+//! - **The GIL is released around every call that computes** (`heavy`): key generation,
 //!   encoding, encryption, decryption, every evaluator operation and gate, and byte
-//!   conversion. The work then runs in this process's own rayon pool ([`pool`]), which is
+//!   conversion. The work then runs in this process's own rayon pool (`pool`), which is
 //!   rebuilt when the process id changes, so a `fork`ed child never waits on threads that did
 //!   not survive the fork.
-//! - **Errors are Python exceptions carrying hekate's messages** ([`to_py_err`]): one class
+//! - **Errors are Python exceptions carrying hekate's messages** (`to_py_err`): one class
 //!   per [`hekate::Error`] variant, defined in `hekate/errors.py` so that they pickle (and
 //!   cross Ray); each also derives from the fitting builtin (`ValueError`, `LookupError`,
 //!   `ArithmeticError`).
-//! - **Pickling goes through hekate's validated byte format** ([`ckks`], [`fhew`]): an
+//! - **Pickling goes through hekate's validated byte format** (`ckks`, `fhew`): an
 //!   object pickles as its context (which pickles as its parameter bytes, memoized once per
 //!   pickle stream and cached per process by content) and its hekate bytes. Secret keys
 //!   refuse to pickle; `to_bytes()` is their explicit path.

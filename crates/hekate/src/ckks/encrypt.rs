@@ -280,7 +280,7 @@ impl CkksContext {
     }
 
     /// Checks that `ct` was made under this context (by its ring's fingerprint):
-    /// [`Error::ParameterMismatch`] otherwise.
+    /// [`crate::Error::ParameterMismatch`] otherwise.
     pub fn check_ciphertext(&self, ct: &Ciphertext) -> Result<()> {
         self.check_ring_id(ct.ring_id, "ciphertext")
     }

@@ -13,7 +13,7 @@
 //! `t/2 + z σ` with `z` the tail factor of the largest of `N` Gaussians
 //! ([`tail_factor`]). Tensors multiply polynomials that depend on the same `s`, which
 //! the heuristic misses: their rules carry the secret correlation factor `C`
-//! ([`bfv_tensor_log_variance`], [`bgv_tensor_variance`]). The rules, with `V_s` the variance of a secret coefficient
+//! (`bfv_tensor_log_variance`, `bgv_tensor_variance`). The rules, with `V_s` the variance of a secret coefficient
 //! and `V_m = t^2 / 12` that of a uniform message coefficient:
 //!
 //! | operation | `σ^2` of the result |
@@ -23,9 +23,9 @@
 //! | add / sub | `σ_a^2 + σ_b^2` |
 //! | scalar `k` | `k^2 σ^2` (k centered mod t) |
 //! | plaintext product | `N V_m σ^2` |
-//! | BGV tensor | `N (C σ_a^2 σ_b^2 + V_m (σ_a^2 + σ_b^2) + V_m^2)` (`2N` for a square), `C` the secret correlation factor of the noises' degrees ([`bgv_tensor_variance`]) |
-//! | BFV tensor | `N W (C_a (σ_a^2 + V_m) + C_b (σ_b^2 + V_m))` (`4 N W C_a (σ_a^2 + V_m)` for a square), `W = t^2 (1 + N V_s) / 12`, `C = 1.2 min(d + 1, ln(N/2) + 0.58)` the secret correlation factor of noise of degree `d` in `s` ([`bfv_tensor_log_variance`]), + rounding `t^2 (1 + N V_s + 2 N^2 V_s^2) / 12` |
-//! | key switch | `+ t^2 σ_ks^2` ([`key_switch_variance`]) |
+//! | BGV tensor | `N (C σ_a^2 σ_b^2 + V_m (σ_a^2 + σ_b^2) + V_m^2)` (`2N` for a square), `C` the secret correlation factor of the noises' degrees (`bgv_tensor_variance`) |
+//! | BFV tensor | `N W (C_a (σ_a^2 + V_m) + C_b (σ_b^2 + V_m))` (`4 N W C_a (σ_a^2 + V_m)` for a square), `W = t^2 (1 + N V_s) / 12`, `C = 1.2 min(d + 1, ln(N/2) + 0.58)` the secret correlation factor of noise of degree `d` in `s` (`bfv_tensor_log_variance`), + rounding `t^2 (1 + N V_s + 2 N^2 V_s^2) / 12` |
+//! | key switch | `+ t^2 σ_ks^2` (`key_switch_variance`) |
 //! | modulus switch by `q` | `σ^2 / q^2 + t^2 (1 + N V_s) / 12` |
 
 use super::ciphertext::Ciphertext;
@@ -62,7 +62,7 @@ pub(crate) fn message_variance(ctx: &IntegerContext) -> f64 {
 /// rounding floor `t (r_0 + r_1 s)` (variance `V_r`, [`rounding_variance`]) have degree 1
 /// (secret-key noise, degree 0, is counted as 1), and a product adding the degrees
 /// `d_a + d_b` multiplies variances to at least `N^{d-1} V_r^d` (BFV's tensor multiplies
-/// by `N W` with `W = V_r`, see [`bfv_tensor_log_variance`]; BGV's by the other operand's
+/// by `N W` with `W = V_r`, see `bfv_tensor_log_variance`; BGV's by the other operand's
 /// `N σ_b^2`), so `d = 1 + floor(log(v / V_r) / log(N V_r))`. Plaintext products (noise
 /// not correlated with `s`) may be counted as products, which only makes the estimate
 /// more pessimistic.
@@ -79,7 +79,7 @@ const MAX_DEGREE: f64 = 64.0;
 
 /// `C = κ min(binom(a + b, a), H_{N/2}^{min(a, b)})`: the secret correlation factor of
 /// the product of two noises of degrees `a` and `b` in `s` (BFV: `b = 1`, `C = κ min(a +
-/// 1, H_{N/2})`, see [`bfv_tensor_log_variance`]; BGV: [`bgv_tensor_variance`]).
+/// 1, H_{N/2})`, see `bfv_tensor_log_variance`; BGV: `bgv_tensor_variance`).
 ///
 /// The product of `P_a s^a` and `P_b s^b` is the term `P_a P_b s^{a+b}`, whose variance is
 /// `‖s^{a+b}‖^2 / (‖s^a‖^2 ‖s^b‖^2 / N)` times the figure for independent coefficients.
@@ -106,7 +106,7 @@ fn secret_correlation(ctx: &IntegerContext, a: f64, b: f64) -> f64 {
 
 /// `κ`, the margin per product over the expected variance.
 ///
-/// [`bfv_tensor_log_variance`] is the mean square of `y` averaged over the randomness of the
+/// `bfv_tensor_log_variance` is the mean square of `y` averaged over the randomness of the
 /// ciphertexts; one ciphertext's own mean square fluctuates around it, and more so with
 /// depth: at each root `ζ` every product multiplies `y(ζ)` by an independent `w(ζ)`, so
 /// `|y(ζ)|^2` carries a product of `d` independent exponential weights, and the few roots
@@ -149,7 +149,7 @@ pub(crate) fn bfv_tensor_log_variance(
     bfv_tensor_log_variance_of(ctx, (lva, lva), (lvb, lvb), square)
 }
 
-/// [`bfv_tensor_log_variance`] of operands `(log2 variance, log2 variance that sets the
+/// `bfv_tensor_log_variance` of operands `(log2 variance, log2 variance that sets the
 /// degree in s)`: an operand rounded down by `Q_d` (leveled products) keeps the degree of
 /// its noise before the division, which its magnitude no longer shows.
 pub(crate) fn bfv_tensor_log_variance_of(
