@@ -70,6 +70,17 @@ impl DeviceKlssKey {
     }
 }
 
+/// A KLSS key-switching accumulator on the device, the mirror of the CPU engine's: the
+/// inner products over `B'` summed since the last recombination (`count` of them; block
+/// `h d̃_l + i` of `r'_i` limbs, NTT form), and the part already recombined into
+/// `Q_l ∪ P` (coefficient form).
+pub(crate) struct DeviceKlssAccumulator {
+    q_limbs: usize,
+    count: usize,
+    sums: Vec<DevicePoly>,
+    recombined: Option<[DevicePoly; 2]>,
+}
+
 /// The engine's device side: the main ring's device context and the one over `B'`.
 pub(crate) struct DeviceKlss {
     pub(crate) main: Arc<DeviceRingContext>,
@@ -125,17 +136,32 @@ impl DeviceKlss {
         key: &DeviceKlssKey,
         q_limbs: usize,
     ) -> Result<Vec<DevicePoly>> {
-        let dl = ks.key_digits_at(q_limbs);
-        if digits.is_empty() || digits.len() > key.dnum {
+        let mut acc = self.zero_accumulator(ks, q_limbs)?;
+        self.multiply_into(ks, digits, key, &mut acc.sums, false)?;
+        Ok(acc.sums)
+    }
+
+    /// The inner products of `digits` with `key` into `sums` (`2 d̃_l` blocks), added to
+    /// them when `accumulate`.
+    fn multiply_into(
+        &self,
+        ks: &KlssKeySwitcher,
+        digits: &[DevicePoly],
+        key: &DeviceKlssKey,
+        sums: &mut [DevicePoly],
+        accumulate: bool,
+    ) -> Result<()> {
+        let dl = sums.len() / 2;
+        if digits.is_empty() || digits.len() > key.dnum || dl > key.d_tilde {
             return Err(Error::InvalidInput(
                 "digit count does not fit the key".into(),
             ));
         }
-        let mut blocks = Vec::with_capacity(2 * dl);
         for h in 0..2 {
             for i in 0..dl {
-                let r = ks.r_primes()[i];
-                let acc = DevicePoly::uninit(&self.aux, r, 0, Form::Ntt)?;
+                let acc = &mut sums[h * dl + i];
+                debug_assert_eq!(acc.q_limbs(), ks.r_primes()[i]);
+                acc.set_form(Form::Ntt);
                 for (c, ds) in digits.chunks(INNER_PRODUCT_MAX).enumerate() {
                     let mut args = vec![Arg::Buf(acc.buffer())];
                     args.extend(
@@ -150,18 +176,190 @@ impl DeviceKlss {
                             Arg::U32(key.dnum as u32),
                             Arg::U32((c * INNER_PRODUCT_MAX) as u32),
                             Arg::U32(ds.len() as u32),
-                            Arg::U32((c > 0) as u32),
+                            Arg::U32((accumulate || c > 0) as u32),
                         ],
                     )?;
                 }
-                blocks.push(acc);
             }
         }
-        Ok(blocks)
+        Ok(())
     }
 
-    /// Steps 3 and 4: recombination into `Q_l ∪ P`, ModDown, and the forward NTT when
-    /// `form` is NTT form.
+    /// An empty accumulator for inputs of `q_limbs` chain limbs (as the CPU engine's
+    /// `zero_accumulator`; its sums are written by the first product).
+    pub(crate) fn zero_accumulator(
+        &self,
+        ks: &KlssKeySwitcher,
+        q_limbs: usize,
+    ) -> Result<DeviceKlssAccumulator> {
+        let dl = ks.key_digits_at(q_limbs);
+        let sums = (0..2)
+            .flat_map(|_| ks.r_primes()[..dl].iter())
+            .map(|&r| DevicePoly::uninit(&self.aux, r, 0, Form::Ntt))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(DeviceKlssAccumulator {
+            q_limbs,
+            count: 0,
+            sums,
+            recombined: None,
+        })
+    }
+
+    /// `acc += <digits, key>`, recombining first when `acc` holds as many products as the
+    /// engine's [`KlssConfig::accumulation`](hekate::rlwe::keyswitch::KlssConfig) allows
+    /// (the CPU engine's `multiply_add`).
+    pub(crate) fn multiply_add(
+        &self,
+        ks: &KlssKeySwitcher,
+        digits: &[DevicePoly],
+        key: &DeviceKlssKey,
+        acc: &mut DeviceKlssAccumulator,
+    ) -> Result<()> {
+        if acc.count == ks.config().accumulation {
+            self.recombine_into(ks, acc)?;
+        }
+        self.multiply_into(ks, digits, key, &mut acc.sums, acc.count > 0)?;
+        acc.count += 1;
+        Ok(())
+    }
+
+    /// Step 3 on an accumulator: the sums over `B'` (inverse NTT in place) converted to
+    /// their key digits' primes and written, or added when a recombined part exists, into
+    /// the `Q_l ∪ P` halves (coefficient form); the sums are free for the next product.
+    fn recombine_into(&self, ks: &KlssKeySwitcher, acc: &mut DeviceKlssAccumulator) -> Result<()> {
+        let (ql, k) = (acc.q_limbs, self.main.ring().p_len());
+        let dl = acc.sums.len() / 2;
+        let fresh = acc.recombined.is_none();
+        let mut out = match acc.recombined.take() {
+            Some(r) => r,
+            None => [
+                DevicePoly::uninit(&self.main, ql, k, Form::Coeff)?,
+                DevicePoly::uninit(&self.main, ql, k, Form::Coeff)?,
+            ],
+        };
+        for (h, half) in out.iter_mut().enumerate() {
+            let mut temp = None;
+            let target = if fresh {
+                &mut *half
+            } else {
+                temp.insert(DevicePoly::uninit(&self.main, ql, k, Form::Coeff)?)
+            };
+            for i in 0..dl {
+                let block = &mut acc.sums[h * dl + i];
+                block.intt()?;
+                let conv = self.main.converter(ks.recombiner(i))?;
+                let scratch = conv.prepare(block, 0)?;
+                block.set_form(Form::Ntt); // free: the next product overwrites it
+                let range = ks.key_digit_primes(i, ql);
+                // PQ order: the special primes (limbs ql ..), then the chain (limbs 0 ..).
+                let p_end = range.end.min(k);
+                if range.start < p_end {
+                    conv.write(
+                        &scratch,
+                        target,
+                        0,
+                        p_end - range.start,
+                        ks.pq_limb(range.start, ql),
+                    )?;
+                }
+                let q_start = range.start.max(k);
+                if q_start < range.end {
+                    conv.write(
+                        &scratch,
+                        target,
+                        q_start - range.start,
+                        range.end - q_start,
+                        ks.pq_limb(q_start, ql),
+                    )?;
+                }
+            }
+            if let Some(t) = temp {
+                half.add_assign(&t)?;
+            }
+        }
+        acc.recombined = Some(out);
+        acc.count = 0;
+        Ok(())
+    }
+
+    /// Step 4: ModDown of both halves (then the forward NTT when `form` is NTT form).
+    pub(crate) fn mod_down(
+        &self,
+        ks: &KlssKeySwitcher,
+        mut acc: DeviceKlssAccumulator,
+        form: Form,
+    ) -> Result<[DevicePoly; 2]> {
+        if acc.count > 0 || acc.recombined.is_none() {
+            self.recombine_into(ks, &mut acc)?;
+        }
+        let [a0, a1] = acc.recombined.take().expect("recombined above");
+        let down = |a: DevicePoly| -> Result<DevicePoly> {
+            let mut u = self.main.mod_down_impl(a)?;
+            if form == Form::Ntt {
+                u.ntt()?;
+            }
+            Ok(u)
+        };
+        Ok([down(a0)?, down(a1)?])
+    }
+
+    /// ModDown of the second half only (NTT form), the first staying in `Q_l ∪ P`: the
+    /// CPU engine's `mod_down_second`, for Horner rotation sums.
+    pub(crate) fn mod_down_second(
+        &self,
+        ks: &KlssKeySwitcher,
+        acc: &mut DeviceKlssAccumulator,
+    ) -> Result<DevicePoly> {
+        if acc.count > 0 || acc.recombined.is_none() {
+            self.recombine_into(ks, acc)?;
+        }
+        let (ql, k) = (acc.q_limbs, self.main.ring().p_len());
+        let recombined = acc.recombined.as_mut().expect("recombined above");
+        let zero = DevicePoly::zero(&self.main, ql, k, Form::Coeff)?;
+        let mut u = self
+            .main
+            .mod_down_impl(std::mem::replace(&mut recombined[1], zero))?;
+        u.ntt()?;
+        Ok(u)
+    }
+
+    /// The accumulator under `X -> X^k` (sums over `B'` in NTT form, the recombined part in
+    /// coefficient form), as the CPU engine's `permute`.
+    pub(crate) fn permute(
+        &self,
+        acc: &DeviceKlssAccumulator,
+        k: usize,
+    ) -> Result<DeviceKlssAccumulator> {
+        let sums = acc
+            .sums
+            .iter()
+            .map(|s| {
+                let mut o = DevicePoly::uninit(&self.aux, s.q_limbs(), 0, Form::Ntt)?;
+                s.automorphism(k, &mut o)?;
+                Ok(o)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let recombined = match &acc.recombined {
+            None => None,
+            Some(r) => {
+                let (ql, pl) = (r[0].q_limbs(), r[0].p_limbs());
+                let mut o0 = DevicePoly::uninit(&self.main, ql, pl, Form::Coeff)?;
+                let mut o1 = DevicePoly::uninit(&self.main, ql, pl, Form::Coeff)?;
+                r[0].automorphism(k, &mut o0)?;
+                r[1].automorphism(k, &mut o1)?;
+                Some([o0, o1])
+            }
+        };
+        Ok(DeviceKlssAccumulator {
+            q_limbs: acc.q_limbs,
+            count: acc.count,
+            sums,
+            recombined,
+        })
+    }
+
+    /// Steps 3 and 4 on fresh inner products (`2 d̃_l` blocks): recombination into
+    /// `Q_l ∪ P`, ModDown, and the forward NTT when `form` is NTT form.
     pub(crate) fn finish(
         &self,
         ks: &KlssKeySwitcher,
@@ -169,48 +367,13 @@ impl DeviceKlss {
         q_limbs: usize,
         form: Form,
     ) -> Result<[DevicePoly; 2]> {
-        let dl = ks.key_digits_at(q_limbs);
-        let k = self.main.ring().p_len();
-        let mut blocks = blocks.into_iter();
-        let mut half = || -> Result<DevicePoly> {
-            let mut out = DevicePoly::uninit(&self.main, q_limbs, k, Form::Coeff)?;
-            for i in 0..dl {
-                let mut block = blocks.next().expect("2 d̃_l blocks");
-                block.intt()?;
-                let conv = self.main.converter(ks.recombiner(i))?;
-                let scratch = conv.prepare(&block, 0)?;
-                let range = ks.key_digit_primes(i, q_limbs);
-                // PQ order: the special primes (limbs q_limbs ..), then the chain (limbs 0 ..).
-                let p_end = range.end.min(k);
-                if range.start < p_end {
-                    conv.write(
-                        &scratch,
-                        &mut out,
-                        0,
-                        p_end - range.start,
-                        ks.pq_limb(range.start, q_limbs),
-                    )?;
-                }
-                let q_start = range.start.max(k);
-                if q_start < range.end {
-                    conv.write(
-                        &scratch,
-                        &mut out,
-                        q_start - range.start,
-                        range.end - q_start,
-                        ks.pq_limb(q_start, q_limbs),
-                    )?;
-                }
-            }
-            let mut u = self.main.mod_down_impl(out)?;
-            if form == Form::Ntt {
-                u.ntt()?;
-            }
-            Ok(u)
+        let acc = DeviceKlssAccumulator {
+            q_limbs,
+            count: 1,
+            sums: blocks,
+            recombined: None,
         };
-        let u0 = half()?;
-        let u1 = half()?;
-        Ok([u0, u1])
+        self.mod_down(ks, acc, form)
     }
 
     /// The whole switch of `c` (in `c`'s form).

@@ -15,7 +15,7 @@ use hekate::ckks::{Ciphertext, CkksContext, CkksParameters, Evaluator, Scale};
 use hekate::params::SecurityLevel;
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
-use hekate::rlwe::keyswitch::KeySwitchMethod;
+use hekate::rlwe::keyswitch::{KeySwitchMethod, KlssBound, KlssConfig};
 use hekate_gpu::ckks::{DeviceCiphertext, DeviceEvaluator, DevicePlaintext};
 use hekate_gpu::DeviceRingContext;
 use num_complex::Complex64;
@@ -43,6 +43,11 @@ fn values(n: usize, seed: u64) -> Vec<Complex64> {
 
 /// A context with 8 chain limbs, hybrid switching with dnum 2, keys for `rotations`.
 fn setup(rotations: &[i64]) -> Option<Setup> {
+    setup_with(KeySwitchMethod::Hybrid, rotations)
+}
+
+/// As [`setup`], with the key-switching engine `method`.
+fn setup_with(method: KeySwitchMethod, rotations: &[i64]) -> Option<Setup> {
     let gpu = common::gpu()?;
     let ctx = CkksParameters::new(LOG_N)
         .log_q(&[55, 40, 40, 40, 40, 40, 40, 40])
@@ -50,7 +55,7 @@ fn setup(rotations: &[i64]) -> Option<Setup> {
         .dnum(2)
         .log_scale(40)
         .security(SecurityLevel::NotChecked)
-        .key_switching(KeySwitchMethod::Hybrid)
+        .key_switching(method)
         .build()
         .unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(5);
@@ -269,4 +274,75 @@ fn linear_transforms_and_polynomials_match_the_cpu_word_for_word() {
         .map(|(o, x)| (o.re - (3.0 * x.re).sin()).abs())
         .fold(0.0, f64::max);
     assert!(err < 1e-3, "|p(x) - sin 3x| = {err}");
+}
+
+/// Rotation sums and both forms of BSGS transforms with KLSS (recombining after every
+/// product, and after every second one) and linear key switching.
+#[test]
+fn rotation_sums_match_the_cpu_on_every_engine() {
+    let slots = 1usize << (LOG_N - 1);
+    let mut diagonals = Diagonals::new(slots).unwrap();
+    for (j, k) in [0i64, 1, 2, 5, 9, -2].into_iter().enumerate() {
+        diagonals.insert(k, values(slots, 20 + j as u64)).unwrap();
+    }
+    let plans = [GiantSteps::Distinct, GiantSteps::Horner]
+        .map(|form| diagonals.bsgs(None).unwrap().with_giant_steps(form));
+    let mut rotations: Vec<i64> = plans.iter().flat_map(|p| p.rotations()).collect();
+    rotations.extend([1, 2, 5, -3]);
+    rotations.sort_unstable();
+    rotations.dedup();
+    let methods = [
+        KeySwitchMethod::Klss(KlssConfig::klss(2)),
+        KeySwitchMethod::Klss(KlssConfig {
+            accumulation: 2,
+            ..KlssConfig::klss(2)
+        }),
+        KeySwitchMethod::Linear(KlssBound::WorstCase),
+    ];
+    for method in methods {
+        let Some(s) = setup_with(method, &rotations) else {
+            return;
+        };
+        let (cpu, dev) = (&s.cpu, &s.dev);
+        let rot1 = cpu.rotate(&s.ct, 1).unwrap();
+        let drot1 = dev.rotate(&s.dct, 1).unwrap();
+        let terms = [
+            (&s.ct, 2i64),
+            (&rot1, 0),
+            (&s.ct, 5),
+            (&rot1, -3),
+            (&s.ct, 2),
+        ];
+        let dterms = [
+            (&s.dct, 2i64),
+            (&drot1, 0),
+            (&s.dct, 5),
+            (&drot1, -3),
+            (&s.dct, 2),
+        ];
+        let what = format!("{method:?}");
+        same(
+            &s,
+            &dev.rotate_sum(&dterms).unwrap(),
+            &cpu.rotate_sum(&terms).unwrap(),
+            &format!("rotate_sum, {what}"),
+        );
+        same(
+            &s,
+            &dev.rotate_horner(&dterms[..4]).unwrap(),
+            &cpu.rotate_horner(&terms[..4]).unwrap(),
+            &format!("rotate_horner, {what}"),
+        );
+        let level = s.ctx.max_level();
+        for plan in &plans {
+            let lt_cpu = LinearTransform::new(cpu, &diagonals, plan.clone(), level, None).unwrap();
+            let lt_dev = LinearTransform::new(dev, &diagonals, plan.clone(), level, None).unwrap();
+            same(
+                &s,
+                &lt_dev.evaluate(dev, &s.dct).unwrap(),
+                &lt_cpu.evaluate(cpu, &s.ct).unwrap(),
+                &format!("linear transform ({:?}), {what}", plan.giant_step_form()),
+            );
+        }
+    }
 }

@@ -290,10 +290,10 @@ fn ckks_rows(
     let pk = ctx.generate_public_key_with(&sk, &mut rng);
     let rlk = ctx.generate_relinearization_key_with(&sk, &mut rng);
     let steps = [1i64, 2, 3, 4];
-    // The circuits' rows need the device's rotation sums, which run with hybrid switching.
     let hybrid = matches!(method, hekate::rlwe::keyswitch::KeySwitchMethod::Hybrid);
     let slots = ctx.max_slots();
-    let (diagonals, plan) = if hybrid && slots >= 16 {
+    // The circuits' rows: a 16-diagonal transform needs 16 slots.
+    let (diagonals, plan) = if slots >= 16 {
         let d = sixteen_diagonals(slots)?;
         let plan = d.bsgs(None)?;
         (Some(d), Some(plan))

@@ -11,9 +11,10 @@
 //! `X^(N/2)`), integer products, scale alignment by integer factors, level drops, and the
 //! rotation sums of the RLWE core (`automorphism_sum`: one ModDown for all the key switches;
 //! `automorphism_horner`: the `u_0` halves kept in `QP` and one half ModDown per nesting),
-//! written again over hekate's backend seam (`decompose_on` / `multiply_on` / `mod_down_on`
-//! of the hybrid engine). Rotation sums need the hybrid engine; with KLSS or linear key
-//! switching they return an error (the circuits' other operations work on every engine).
+//! written again over the device's key-switching steps on every engine: the hybrid engine's
+//! `decompose_on` / `multiply_on` / `mod_down_on` through hekate's backend seam, and the
+//! KLSS / linear engine's accumulator over `B'` (recombined every
+//! `KlssConfig::accumulation` products, as the CPU engine does).
 //!
 //! Errors reach the circuits as [`hekate::Error`]: the CPU library's own unchanged, a
 //! device's refusal of an input as `ParameterMismatch`, and a driver failure as
@@ -21,6 +22,7 @@
 
 use super::{DeviceCiphertext, DeviceEvaluator, DeviceKey, Engine};
 use crate::error::{Error, Result};
+use crate::klss::DeviceKlssAccumulator;
 use crate::poly::DevicePoly;
 use hekate::circuits::CircuitEvaluator;
 use hekate::ckks::{constant_residues, Plaintext, Scale};
@@ -29,8 +31,8 @@ use hekate::ring::Form;
 use hekate::rlwe::backend::Backend;
 use num_complex::Complex64;
 
-/// A rotation-sum term's Galois element and hybrid key pairs (`None`: no rotation).
-type TermKey<'a> = Option<(usize, &'a [[DevicePoly; 2]])>;
+/// A rotation-sum term's Galois element and key (`None`: no rotation).
+type TermKey<'a> = Option<(usize, &'a DeviceKey)>;
 
 /// A CKKS plaintext on the device: its polynomial in NTT form, with the scale and slot
 /// count on the host (the mirror of [`Plaintext`]).
@@ -293,18 +295,14 @@ impl DeviceEvaluator {
         })
     }
 
-    /// The terms of a rotation sum with their Galois element and hybrid key (`None` for no
-    /// rotation), checked as the CPU checks them: degree 1, one level, scale and slot count.
+    /// The terms of a rotation sum with their Galois element and key (`None` for no
+    /// rotation), checked as the CPU checks them: degree 1, one level, scale and slot count,
+    /// keys covering the level.
     fn rotation_terms<'a>(
         &'a self,
         terms: &[(&DeviceCiphertext, i64)],
         what: &str,
     ) -> Result<Vec<TermKey<'a>>> {
-        if !matches!(self.engine, Engine::Hybrid) {
-            return Err(Error::InvalidInput(format!(
-                "a {what} runs on the device with the hybrid key-switching engine only"
-            )));
-        }
         let Some(&(first, _)) = terms.first() else {
             return Err(Error::Hekate(hekate::Error::ParameterMismatch(format!(
                 "a {what} needs at least one term"
@@ -325,31 +323,105 @@ impl DeviceEvaluator {
                         "the terms of a {what} must share a level and a scale"
                     ))));
                 }
-                match self.rotation_key(ct, steps)? {
-                    None => Ok(None),
-                    Some((g, DeviceKey::Hybrid(key))) => {
-                        let narrow = key.first().is_some_and(|k| k[0].q_limbs() < ql);
-                        if narrow || key.len() < self.ks().digits_at(ql) {
-                            return Err(Error::InvalidInput(
-                                "the Galois key does not cover this level".into(),
-                            ));
-                        }
-                        Ok(Some((g, key.as_slice())))
+                let Some((g, key)) = self.rotation_key(ct, steps)? else {
+                    return Ok(None);
+                };
+                let fits = match (key, &self.engine) {
+                    (DeviceKey::Hybrid(k), Engine::Hybrid) => {
+                        k.len() >= self.ks().digits_at(ql) && key.covers(ql)
                     }
-                    Some(_) => Err(Error::InvalidInput("a key of another engine".into())),
+                    (DeviceKey::Klss(_), Engine::Klss(_)) => true,
+                    _ => return Err(Error::InvalidInput("a key of another engine".into())),
+                };
+                if !fits {
+                    return Err(Error::InvalidInput(
+                        "the Galois key does not cover this level".into(),
+                    ));
                 }
+                Ok(Some((g, key)))
             })
             .collect()
     }
 
+    /// `acc + <digits of c, key>` (or a new accumulator), on the context's engine.
+    fn key_switch_into(&self, c: &DevicePoly, key: &DeviceKey, acc: Option<Acc>) -> Result<Acc> {
+        let dctx = &*self.dctx;
+        let ql = c.q_limbs();
+        match (key, &self.engine, acc) {
+            (DeviceKey::Hybrid(key), Engine::Hybrid, acc) => {
+                let digits = self.ks().decompose_on(dctx, c, ql);
+                Ok(Acc::Hybrid(match acc {
+                    None => {
+                        let pl = self.ctx.ring().p_len();
+                        let mut a = [0, 1].map(|_| dctx.alloc(ql, pl, Form::Ntt));
+                        self.ks().multiply_on(dctx, &digits, key, &mut a, false);
+                        a
+                    }
+                    Some(Acc::Hybrid(mut a)) => {
+                        self.ks().multiply_on(dctx, &digits, key, &mut a, true);
+                        a
+                    }
+                    Some(Acc::Klss(_)) => unreachable!("one engine per evaluator"),
+                }))
+            }
+            (DeviceKey::Klss(key), Engine::Klss(dk), acc) => {
+                let digits = dk.decompose(self.klss(), c)?;
+                let mut a = match acc {
+                    None => dk.zero_accumulator(self.klss(), ql)?,
+                    Some(Acc::Klss(a)) => a,
+                    Some(Acc::Hybrid(_)) => unreachable!("one engine per evaluator"),
+                };
+                dk.multiply_add(self.klss(), &digits, key, &mut a)?;
+                Ok(Acc::Klss(a))
+            }
+            _ => Err(Error::InvalidInput("a key of another engine".into())),
+        }
+    }
+
+    /// The accumulator under `X -> X^k`.
+    fn permute(&self, acc: Acc, k: usize) -> Result<Acc> {
+        if k == 1 {
+            return Ok(acc);
+        }
+        match (acc, &self.engine) {
+            (Acc::Hybrid(a), _) => {
+                let (ql, pl) = (a[0].q_limbs(), a[0].p_limbs());
+                let mut o0 = DevicePoly::uninit(&self.dctx, ql, pl, Form::Ntt)?;
+                let mut o1 = DevicePoly::uninit(&self.dctx, ql, pl, Form::Ntt)?;
+                a[0].automorphism(k, &mut o0)?;
+                a[1].automorphism(k, &mut o1)?;
+                Ok(Acc::Hybrid([o0, o1]))
+            }
+            (Acc::Klss(a), Engine::Klss(dk)) => Ok(Acc::Klss(dk.permute(&a, k)?)),
+            (Acc::Klss(_), Engine::Hybrid) => unreachable!("one engine per evaluator"),
+        }
+    }
+
+    /// ModDown of both halves of the accumulator (NTT form).
+    fn mod_down_acc(&self, acc: Acc) -> Result<[DevicePoly; 2]> {
+        match (acc, &self.engine) {
+            (Acc::Hybrid(a), _) => Ok(self.ks().mod_down_on(&*self.dctx, a)),
+            (Acc::Klss(a), Engine::Klss(dk)) => dk.mod_down(self.klss(), a, Form::Ntt),
+            (Acc::Klss(_), Engine::Hybrid) => unreachable!("one engine per evaluator"),
+        }
+    }
+
+    /// ModDown of the second half only (NTT form), the first kept in `QP`.
+    fn mod_down_second(&self, acc: &mut Acc) -> Result<DevicePoly> {
+        match (acc, &self.engine) {
+            (Acc::Hybrid(a), _) => {
+                let (ql, pl) = (a[1].q_limbs(), a[1].p_limbs());
+                let zero = DevicePoly::zero(&self.dctx, ql, pl, Form::Ntt)?;
+                Ok(self.dctx.mod_down(std::mem::replace(&mut a[1], zero)))
+            }
+            (Acc::Klss(a), Engine::Klss(dk)) => dk.mod_down_second(self.klss(), a),
+            (Acc::Klss(_), Engine::Hybrid) => unreachable!("one engine per evaluator"),
+        }
+    }
+
     /// `out[i] += φ_g(ModDown(acc)[i])`, the end of a rotation sum.
-    fn add_mod_down(
-        &self,
-        acc: [DevicePoly; 2],
-        g: usize,
-        out: &mut [DevicePoly; 2],
-    ) -> Result<()> {
-        let u = self.ks().mod_down_on(&*self.dctx, acc);
+    fn add_mod_down(&self, acc: Acc, g: usize, out: &mut [DevicePoly; 2]) -> Result<()> {
+        let u = self.mod_down_acc(acc)?;
         let ql = out[0].q_limbs();
         let mut t = DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?;
         for (o, u) in out.iter_mut().zip(u) {
@@ -357,19 +429,6 @@ impl DeviceEvaluator {
             o.add_assign(&t)?;
         }
         Ok(())
-    }
-
-    /// Both halves of a `QP` accumulator under `X -> X^k`.
-    fn permute(&self, acc: [DevicePoly; 2], k: usize) -> Result<[DevicePoly; 2]> {
-        if k == 1 {
-            return Ok(acc);
-        }
-        let (ql, pl) = (acc[0].q_limbs(), acc[0].p_limbs());
-        let mut o0 = DevicePoly::uninit(&self.dctx, ql, pl, Form::Ntt)?;
-        let mut o1 = DevicePoly::uninit(&self.dctx, ql, pl, Form::Ntt)?;
-        acc[0].automorphism(k, &mut o0)?;
-        acc[1].automorphism(k, &mut o1)?;
-        Ok([o0, o1])
     }
 
     /// A pair of zero polynomials over `Q_l`.
@@ -380,31 +439,8 @@ impl DeviceEvaluator {
         ])
     }
 
-    /// The inner product of the digits of `c` with `key`, added to `acc` (or starting it).
-    fn key_switch_into(
-        &self,
-        c: &DevicePoly,
-        key: &[[DevicePoly; 2]],
-        acc: Option<[DevicePoly; 2]>,
-    ) -> [DevicePoly; 2] {
-        let dctx = &*self.dctx;
-        let ql = c.q_limbs();
-        let digits = self.ks().decompose_on(dctx, c, ql);
-        match acc {
-            None => {
-                let mut a = [0, 1].map(|_| dctx.alloc(ql, self.ctx.ring().p_len(), Form::Ntt));
-                self.ks().multiply_on(dctx, &digits, key, &mut a, false);
-                a
-            }
-            Some(mut a) => {
-                self.ks().multiply_on(dctx, &digits, key, &mut a, true);
-                a
-            }
-        }
-    }
-
     /// `Σ_j rotate(ct_j, steps_j)` with one ModDown for all the key switches (double
-    /// hoisting), as [`hekate::ckks::Evaluator::rotate_sum`] (hybrid engine).
+    /// hoisting), as [`hekate::ckks::Evaluator::rotate_sum`].
     pub fn rotate_sum(&self, terms: &[(&DeviceCiphertext, i64)]) -> Result<DeviceCiphertext> {
         let keys = self.rotation_terms(terms, "rotation sum")?;
         let first = terms[0].0;
@@ -424,7 +460,7 @@ impl DeviceEvaluator {
                 None => None,
                 Some(prev) => Some(self.permute(prev, galois_inverse(g, n) * last_g % (2 * n))?),
             };
-            acc = Some(self.key_switch_into(&ct.parts[1], key, prev));
+            acc = Some(self.key_switch_into(&ct.parts[1], key, prev)?);
             last_g = g;
         }
         if let Some(acc) = acc {
@@ -439,15 +475,14 @@ impl DeviceEvaluator {
 
     /// The nested sum `rot_{s_0}(ct_0 + rot_{s_1}(ct_1 + ...))` with the `u_0` halves kept
     /// in `QP` and one ModDown of both halves at the end, as
-    /// [`hekate::ckks::Evaluator::rotate_horner`] (hybrid engine).
+    /// [`hekate::ckks::Evaluator::rotate_horner`].
     pub fn rotate_horner(&self, terms: &[(&DeviceCiphertext, i64)]) -> Result<DeviceCiphertext> {
         let keys = self.rotation_terms(terms, "Horner rotation sum")?;
         let first = terms[0].0;
         let ql = first.level() + 1;
-        let pl = self.ctx.ring().p_len();
         let mut c = self.zero_pair(ql)?;
         let mut t = DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?;
-        let mut acc: Option<[DevicePoly; 2]> = None;
+        let mut acc: Option<Acc> = None;
         let (mut last, mut pending) = (1, false);
         for (&(ct, _), key) in terms.iter().zip(keys).rev() {
             c[0].add_assign(&ct.parts[0])?;
@@ -456,9 +491,7 @@ impl DeviceEvaluator {
             if pending {
                 // c_1 in full over Q_l: the pending u_1 comes down for the decomposition.
                 let a = acc.as_mut().expect("pending in an accumulator");
-                let a1 =
-                    std::mem::replace(&mut a[1], DevicePoly::zero(&self.dctx, ql, pl, Form::Ntt)?);
-                let u1 = self.dctx.mod_down(a1);
+                let u1 = self.mod_down_second(a)?;
                 u1.automorphism(last, &mut t)?;
                 c[1].add_assign(&t)?;
             }
@@ -466,7 +499,7 @@ impl DeviceEvaluator {
                 None => None,
                 Some(prev) => Some(self.permute(prev, last)?),
             };
-            acc = Some(self.key_switch_into(&c[1], key, prev));
+            acc = Some(self.key_switch_into(&c[1], key, prev)?);
             c[0].automorphism(g, &mut t)?;
             std::mem::swap(&mut c[0], &mut t);
             c[1].set_zero()?;
@@ -481,6 +514,14 @@ impl DeviceEvaluator {
             slots: first.slots,
         })
     }
+}
+
+/// A key-switching accumulator of the evaluator's engine.
+enum Acc {
+    /// Hybrid: both halves over `Q_l ∪ P`, NTT form.
+    Hybrid([DevicePoly; 2]),
+    /// KLSS / linear: sums over `B'` and the recombined part.
+    Klss(DeviceKlssAccumulator),
 }
 
 /// A device error as the circuits' [`hekate::Error`] (see the module documentation).
