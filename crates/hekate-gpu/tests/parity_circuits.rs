@@ -98,6 +98,38 @@ fn same(s: &Setup, dev: &DeviceCiphertext, cpu: &Ciphertext, what: &str) {
     }
 }
 
+/// `rotate_sum` and `rotate_horner` over terms with a zero step, a repeated step and a
+/// negative one, device against CPU.
+fn check_rotation_sums(s: &Setup, what: &str) {
+    let (cpu, dev) = (&s.cpu, &s.dev);
+    let rot1 = cpu.rotate(&s.ct, 1).unwrap();
+    let drot1 = dev.rotate(&s.dct, 1).unwrap();
+    let terms = [
+        (&s.ct, 2i64),
+        (&rot1, 0),
+        (&s.ct, 5),
+        (&rot1, -3),
+        (&s.ct, 2),
+    ];
+    let dterms = [
+        (&s.dct, 2i64),
+        (&drot1, 0),
+        (&s.dct, 5),
+        (&drot1, -3),
+        (&s.dct, 2),
+    ];
+    let sum = dev.rotate_sum(&dterms).unwrap();
+    same(
+        s,
+        &sum,
+        &cpu.rotate_sum(&terms).unwrap(),
+        &format!("rotate_sum, {what}"),
+    );
+    let horner = dev.rotate_horner(&dterms[..4]).unwrap();
+    let want = cpu.rotate_horner(&terms[..4]).unwrap();
+    same(s, &horner, &want, &format!("rotate_horner, {what}"));
+}
+
 #[test]
 fn every_circuit_operation_matches_the_cpu_word_for_word() {
     let Some(s) = setup(&[1, 2, 5, -3]) else {
@@ -180,34 +212,7 @@ fn every_circuit_operation_matches_the_cpu_word_for_word() {
     );
 
     // Rotation sums: a zero step, a repeated step, a negative one.
-    let rot1 = cpu.rotate(&s.ct, 1).unwrap();
-    let drot1 = dev.rotate(&s.dct, 1).unwrap();
-    let terms = [
-        (&s.ct, 2i64),
-        (&rot1, 0),
-        (&s.ct, 5),
-        (&rot1, -3),
-        (&s.ct, 2),
-    ];
-    let dterms = [
-        (&s.dct, 2i64),
-        (&drot1, 0),
-        (&s.dct, 5),
-        (&drot1, -3),
-        (&s.dct, 2),
-    ];
-    same(
-        &s,
-        &dev.rotate_sum(&dterms).unwrap(),
-        &cpu.rotate_sum(&terms).unwrap(),
-        "rotate_sum",
-    );
-    same(
-        &s,
-        &dev.rotate_horner(&dterms[..4]).unwrap(),
-        &cpu.rotate_horner(&terms[..4]).unwrap(),
-        "rotate_horner",
-    );
+    check_rotation_sums(&s, "hybrid");
     assert!(dev.rotate_sum(&[]).is_err());
     assert!(
         dev.rotate_sum(&[(&s.dct, 2), (&dlow, 1)]).is_err(),
@@ -304,35 +309,8 @@ fn rotation_sums_match_the_cpu_on_every_engine() {
             return;
         };
         let (cpu, dev) = (&s.cpu, &s.dev);
-        let rot1 = cpu.rotate(&s.ct, 1).unwrap();
-        let drot1 = dev.rotate(&s.dct, 1).unwrap();
-        let terms = [
-            (&s.ct, 2i64),
-            (&rot1, 0),
-            (&s.ct, 5),
-            (&rot1, -3),
-            (&s.ct, 2),
-        ];
-        let dterms = [
-            (&s.dct, 2i64),
-            (&drot1, 0),
-            (&s.dct, 5),
-            (&drot1, -3),
-            (&s.dct, 2),
-        ];
         let what = format!("{method:?}");
-        same(
-            &s,
-            &dev.rotate_sum(&dterms).unwrap(),
-            &cpu.rotate_sum(&terms).unwrap(),
-            &format!("rotate_sum, {what}"),
-        );
-        same(
-            &s,
-            &dev.rotate_horner(&dterms[..4]).unwrap(),
-            &cpu.rotate_horner(&terms[..4]).unwrap(),
-            &format!("rotate_horner, {what}"),
-        );
+        check_rotation_sums(&s, &what);
         let level = s.ctx.max_level();
         for plan in &plans {
             let lt_cpu = LinearTransform::new(cpu, &diagonals, plan.clone(), level, None).unwrap();
