@@ -6,20 +6,21 @@
 #   3. compute-sanitizer memcheck (out-of-bounds and misaligned accesses, leaks) and
 #      racecheck (shared-memory races of the NTT tile) over the NTT and CKKS parity tests;
 #   4. `hekate bench gpu` at N = 2^16 (16 and 32 limbs, hybrid; 32 limbs, KLSS and linear),
-#      every row checked bit-exact before it is timed, beside the traffic model;
+#      every row checked bit-exact before it is timed, beside the traffic model, then a
+#      dense-key bootstrap (preset `dense`, or $GPU_CHECK_BOOTSTRAP) on the device;
 #   5. Nsight Compute (`ncu`, where installed): each kernel's time and DRAM bytes in one
 #      multiplication + relinearization (`hekate bench gpu --profile`).
 #
 # Usage: scripts/gpu-check.sh [BIN]
 #   BIN: a folder holding prebuilt, stripped binaries named hekate, hekate_gpu (the unit
-#   tests), nvrtc_compiles, parity_ntt, parity_elementwise, parity_keyswitch, parity_ckks (a
+#   tests), nvrtc_compiles and the parity_* test binaries (a
 #   GPU machine without Rust; `scripts/gpu-check.sh --build DIR` makes them here). Without
 #   BIN the script builds them with cargo. Logs go to $OUT (else target/gpu-check).
 # Environment: GPU_CHECK_RUNTIME (default cuda; `opencl` dry-runs on POCL),
 #   GPU_CHECK_LOGN (default 16), GPU_CHECK_REPS (default 5).
 set -u
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-tests="hekate_gpu nvrtc_compiles parity_ntt parity_elementwise parity_keyswitch parity_ckks"
+tests="hekate_gpu nvrtc_compiles parity_ntt parity_elementwise parity_keyswitch parity_ckks parity_circuits parity_bootstrap"
 
 build() {
     local dest="$1"
@@ -100,6 +101,9 @@ step() {
     step bench-hybrid timeout 300 "$bin/hekate" bench gpu --logn "$logn" --limbs 16,32 --reps "$reps"
     step bench-klss-linear timeout 300 "$bin/hekate" bench gpu --logn "$logn" --limbs 32 \
         --reps "$reps" --key-switching klss:2,linear
+    # Dense-key bootstrapping at N = 2^16 (issue 22's 60 ms target), after a small grid.
+    step bench-bootstrap timeout 400 "$bin/hekate" bench gpu --logn 12 --limbs 4 --reps 3 \
+        --bootstrap "${GPU_CHECK_BOOTSTRAP:-dense}"
     ncu="$(command -v ncu || compgen -G '/opt/nvidia/nsight-compute/*/ncu' | head -n1)"
     if [ -n "$ncu" ] && [ "$HEKATE_GPU" = cuda ]; then
         # Per kernel: device time and DRAM bytes of one multiplication + relinearization

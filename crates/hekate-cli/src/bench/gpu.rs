@@ -52,6 +52,12 @@ pub struct GpuArgs {
     /// `ncu --profile-from-start off --print-summary per-kernel hekate bench gpu --profile`
     #[arg(long)]
     profile: bool,
+    /// Also bootstrap on the device with these bootstrapping presets (those of `hekate bench
+    /// bootstrap --presets`: quick-dense, quick-sparse, dense, lattigo-dense0, set-i ...;
+    /// not the encapsulated ones), comma separated: keys generated here, then the device's
+    /// bootstrap against the CPU's, bit-exact first
+    #[arg(long, value_delimiter = ',')]
+    bootstrap: Vec<String>,
 }
 
 /// Median times of `reps` runs of an operation on the device.
@@ -248,11 +254,98 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
             )?;
         }
     }
+    for name in &args.bootstrap {
+        say!();
+        all_exact &= bootstrap_row(&gpu, name, reps.min(3), info.emulated)?;
+    }
     Ok(if all_exact {
         Outcome::Success
     } else {
         Outcome::CheckFailed("a device result differs from the CPU's".into())
     })
+}
+
+/// One bootstrap of `preset` on the device and on the CPU (one thread): keys generated
+/// here, the device's result checked word for word first, then `reps` timed runs of each.
+fn bootstrap_row(
+    gpu: &Arc<Gpu>,
+    preset: &str,
+    reps: usize,
+    emulated: bool,
+) -> Result<bool, Box<dyn Error>> {
+    use hekate::ckks::bootstrap::{generate_keys_with, Bootstrapper};
+    use hekate_gpu::ckks::{DeviceBootstrapper, DeviceCiphertext};
+    let (ctx, config) = hekate::ckks::bootstrap::preset(preset)?.build()?;
+    let mut rng = ChaCha20Rng::seed_from_u64(13);
+    let sk = ctx.generate_secret_key_with(&mut rng);
+    say!(
+        "bootstrapping keys for {preset} (N = {})...",
+        ctx.ring().n()
+    );
+    let keys = generate_keys_with(&ctx, &config, &sk, &mut rng, |_, _| {})?;
+    let boot = Bootstrapper::new(ctx.clone(), config.clone(), keys)?;
+    let dctx = DeviceRingContext::new(gpu, ctx.ring())?;
+    let dboot = DeviceBootstrapper::new(&dctx, &boot)?;
+    let dev = dboot.evaluator();
+    let slots = config.slots;
+    let z: Vec<num_complex::Complex64> = (0..slots)
+        .map(|i| num_complex::Complex64::new((i as f64 * 0.01).sin() * 0.5, 0.0))
+        .collect();
+    let ct = ctx.encrypt_symmetric_with(
+        &ctx.encode_at(&z, slots, 1, ctx.default_scale())?,
+        &sk,
+        &mut rng,
+    )?;
+    let dct = DeviceCiphertext::upload(dev, &ct)?;
+    let want = boot.bootstrap(&ct)?;
+    let got = dboot.bootstrap(&dct)?.download(dev)?;
+    let exact = got.parts() == want.parts();
+    let out = ctx.decrypt_decode(&got, &sk)?;
+    let bits = -out
+        .iter()
+        .zip(&z)
+        .map(|(a, b)| (a - b).norm())
+        .fold(0.0, f64::max)
+        .log2();
+    let t = device_measure(gpu, reps, || dboot.bootstrap(&dct).map(drop))?;
+    let before = gpu.launches();
+    dboot.bootstrap(&dct)?;
+    let launches = gpu.launches() - before;
+    let cpu_ms = measure(reps, || boot.bootstrap(&ct)).ms();
+    let mut table = Table::new(
+        [
+            "preset",
+            "N",
+            "slots",
+            "device ms",
+            "host ms",
+            "CPU ms",
+            "CPU / device",
+            "launches",
+            "min bits",
+            "bit-exact",
+        ],
+        1,
+    )
+    .titled(format!("CKKS bootstrapping on the device, preset {preset}"));
+    table.push(vec![
+        preset.to_string(),
+        format!("2^{}", ctx.ring().n().trailing_zeros()),
+        slots.to_string(),
+        fmt_ms(t.device_ms),
+        fmt_ms(t.host_ms),
+        fmt_ms(cpu_ms),
+        if emulated {
+            "correctness only".into()
+        } else {
+            format!("{:.1}x", cpu_ms / t.device_ms)
+        },
+        launches.to_string(),
+        format!("{bits:.1}"),
+        if exact { "yes" } else { "NO" }.into(),
+    ]);
+    table.print();
+    Ok(exact)
 }
 
 /// The CKKS rows at one chain length: multiplication with relinearization, rescaling, a

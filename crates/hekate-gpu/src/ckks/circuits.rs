@@ -525,7 +525,7 @@ enum Acc {
 }
 
 /// A device error as the circuits' [`hekate::Error`] (see the module documentation).
-fn to_hekate(e: Error) -> hekate::Error {
+pub(super) fn to_hekate(e: Error) -> hekate::Error {
     match e {
         Error::Hekate(e) => e,
         Error::InvalidInput(m) => hekate::Error::ParameterMismatch(format!("on the device: {m}")),

@@ -16,8 +16,10 @@
 //! (`KeySwitchMethod::Klss`, `KeySwitchMethod::Linear`: [`crate::klss`]). A per-level mix
 //! (`Mixed`, and `Auto` when it picks one) is refused with [`Error::InvalidInput`].
 
+mod bootstrap;
 mod circuits;
 
+pub use bootstrap::DeviceBootstrapper;
 pub use circuits::DevicePlaintext;
 
 use crate::context::DeviceRingContext;

@@ -217,36 +217,36 @@ fn root_scale(x: &Scale, k: usize) -> Result<Scale> {
 }
 
 /// The last SlotsToCoeffs factor, encoded per output scale.
-struct LastFactor {
-    diagonals: Diagonals<Complex64>,
-    plan: BsgsPlan,
+pub(super) struct LastFactor {
+    pub(super) diagonals: Diagonals<Complex64>,
+    pub(super) plan: BsgsPlan,
     /// `(output scale, transform)`: built on first use of each output scale.
-    encoded: Mutex<Vec<(Scale, Arc<LinearTransform<Evaluator>>)>>,
+    pub(super) encoded: super::pipeline::LastFactors<Evaluator>,
 }
 
 /// CKKS bootstrapping (seed 003 §5): refreshes a ciphertext of `n` slots to
 /// [`Bootstrapper::output_level`], at its own scale. Built from public evaluation keys
 /// only ([`generate_keys`](super::generate_keys)); the DFT matrices are encoded once here.
 pub struct Bootstrapper {
-    ctx: Arc<CkksContext>,
-    eval: Evaluator,
-    config: BootstrapConfig,
+    pub(super) ctx: Arc<CkksContext>,
+    pub(super) eval: Evaluator,
+    pub(super) config: BootstrapConfig,
     /// Whether the halves are repacked into one ciphertext of `2n` slots.
-    repack: bool,
+    pub(super) repack: bool,
     /// CoeffsToSlots factors, in application order (levels `L`, `L - 1`, ...), each with
     /// whether a rescale follows it (the last factor on its prime).
-    cts: Vec<(LinearTransform<Evaluator>, bool)>,
+    pub(super) cts: Vec<(LinearTransform<Evaluator>, bool)>,
     /// SlotsToCoeffs factors but the last, in application order, each with whether a
     /// rescale follows it.
-    stc: Vec<(LinearTransform<Evaluator>, bool)>,
-    stc_last: LastFactor,
+    pub(super) stc: Vec<(LinearTransform<Evaluator>, bool)>,
+    pub(super) stc_last: LastFactor,
     /// The exact scale of EvalMod's output, and the scale it was planned near.
-    eval_mod_scale: Scale,
-    eval_mod_target: f64,
+    pub(super) eval_mod_scale: Scale,
+    pub(super) eval_mod_target: f64,
     /// The exact scale of the last SlotsToCoeffs factor's input.
-    stc_last_input: Scale,
+    pub(super) stc_last_input: Scale,
     /// With encapsulation: the ephemeral ring's parameters and the two keys.
-    encapsulation: Option<(Arc<RlweParameters>, EncapsulationKeys)>,
+    pub(super) encapsulation: Option<(Arc<RlweParameters>, EncapsulationKeys)>,
 }
 
 impl std::fmt::Debug for Bootstrapper {
@@ -468,6 +468,17 @@ impl Bootstrapper {
             + last
     }
 
+    /// An input of `slots` slots fits this bootstrapper.
+    pub(super) fn check_slots(&self, slots: usize) -> Result<()> {
+        if slots != self.config.slots {
+            return Err(Error::ParameterMismatch(format!(
+                "the ciphertext has {slots} slots and the bootstrapper was built for {}",
+                self.config.slots
+            )));
+        }
+        Ok(())
+    }
+
     /// The level of a bootstrapped ciphertext: `L - depth`.
     pub fn output_level(&self) -> usize {
         self.ctx.max_level() - self.config.depth()
@@ -475,27 +486,11 @@ impl Bootstrapper {
 
     /// The last SlotsToCoeffs factor for an output at exactly `scale`.
     fn last_factor(&self, scale: &Scale) -> Result<Arc<LinearTransform<Evaluator>>> {
-        let mut cache = self.stc_last.encoded.lock().expect("poisoned");
-        if let Some((_, lt)) = cache.iter().find(|(s, _)| s == scale) {
-            return Ok(lt.clone());
-        }
-        let level = self.output_level() + 1;
-        let dm = scale
-            .mul(&self.ctx.constant_scale(level))
-            .div(&self.stc_last_input);
-        let lt = Arc::new(LinearTransform::new(
-            &self.eval,
-            &self.stc_last.diagonals,
-            self.stc_last.plan.clone(),
-            level,
-            Some(dm),
-        )?);
-        cache.push((scale.clone(), lt.clone()));
-        Ok(lt)
+        self.last_factor_on(&self.eval, &self.stc_last.encoded, scale)
     }
 
     /// The scale SlotsToCoeffs reads EvalMod's output at: `T_r Δ_0 / q_0 = T_r / R`.
-    fn stc_input_scale(&self) -> Scale {
+    pub(super) fn stc_input_scale(&self) -> Scale {
         self.eval_mod_scale
             .div(&Scale::from_bits(self.config.log_message_ratio))
     }
@@ -504,34 +499,7 @@ impl Bootstrapper {
     /// by one product with the constant 1 at the scale that lands there and a rescale).
     /// A level-0 input must already be at `Δ_0`.
     pub fn scale_down(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        let ratio = Scale::from_bits(self.config.log_message_ratio);
-        let delta0 = self.ctx.constant_scale(0).div(&ratio);
-        if ct.level() == 0 {
-            if *ct.scale() != delta0 {
-                return Err(Error::ScaleMismatch(format!(
-                    "a level-0 input must be at scale q_0 / R = 2^{:.2} exactly (it is at \
-                     2^{:.2}): bootstrap it from level 1 or above",
-                    delta0.log2(),
-                    ct.scale().log2()
-                )));
-            }
-            return Ok(ct.clone());
-        }
-        let mut out = self.eval.drop_level(ct, ct.level() - 1)?;
-        let c = delta0.mul(&self.ctx.constant_scale(1)).div(ct.scale());
-        if c.log2() < 20.0 {
-            return Err(Error::ScaleMismatch(format!(
-                "the input's scale 2^{:.1} is too large for the message ratio 2^{}: \
-                 bootstrap ciphertexts at a scale below q_0 q_1 / 2^(20 + log2 R)",
-                ct.scale().log2(),
-                self.config.log_message_ratio
-            )));
-        }
-        self.eval
-            .mul_const_scaled_assign(&mut out, Complex64::new(1.0, 0.0), &c)?;
-        self.eval.rescale_assign(&mut out)?;
-        debug_assert_eq!(out.scale(), &delta0);
-        Ok(out)
+        self.scale_down_on(&self.eval, ct)
     }
 
     /// Sparse-secret encapsulation, step 1 (identity without encapsulation): the level-0
@@ -622,13 +590,12 @@ impl Bootstrapper {
     /// zeroes the others. Returns a ciphertext of `n` slots, read as `2n` (periodic) slots
     /// when the halves are repacked (`2n <= N/2`). The identity for full packing.
     pub fn sub_sum(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        let mut acc = ct.clone();
-        for s in sub_sum_steps(&self.ctx, self.config.slots) {
-            let r = self.eval.rotate(&acc, s)?;
-            self.eval.add_assign(&mut acc, &r)?;
-        }
-        acc.slots = self.config.slots * if self.repack { 2 } else { 1 };
-        Ok(acc)
+        self.sub_sum_on(&self.eval, ct)
+    }
+
+    /// The rotations of SubSum, in order.
+    pub(super) fn sub_sum_rotations(&self) -> Vec<i64> {
+        sub_sum_steps(&self.ctx, self.config.slots)
     }
 
     /// CoeffsToSlots: the inverse special FFT (without its bit reversal) by `ρ_CtS` BSGS
@@ -639,23 +606,7 @@ impl Bootstrapper {
     /// `-o`, `o =` [`Bootstrapper::coeffs_to_slots_rotation`] (slot `k` holds what is said
     /// above of slot `k - o`): SlotsToCoeffs takes them so, and no key for `o` is needed.
     pub fn coeffs_to_slots(&self, ct: &Ciphertext) -> Result<Vec<Ciphertext>> {
-        let mut u = ct.clone();
-        for (lt, rescaled) in &self.cts {
-            u = lt.evaluate(&self.eval, &u)?;
-            if *rescaled {
-                self.eval.rescale_assign(&mut u)?;
-            }
-        }
-        let conj = self.eval.conjugate(&u)?;
-        let re = self.eval.add(&u, &conj)?;
-        if self.repack {
-            return Ok(vec![re]);
-        }
-        let mut im = self.eval.sub(&u, &conj)?;
-        // -i (u - conj(u)) = 2 Im(u)
-        self.eval.mul_by_i_assign(&mut im)?;
-        self.eval.neg_assign(&mut im)?;
-        Ok(vec![re, im])
+        self.coeffs_to_slots_on(&self.eval, &self.cts, ct)
     }
 
     /// The rotation `o` CoeffsToSlots leaves undone (its last factor's carried outer
@@ -671,13 +622,7 @@ impl Bootstrapper {
     /// EvalMod on one CoeffsToSlots output: slot-wise `(1/2π) sin(2π x)`, read at
     /// `Δ_0`'s ratio so that the slots hold the message's coefficients `m / Δ_0`.
     pub fn eval_mod(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        let mut out = self
-            .config
-            .eval_mod
-            .evaluate(&self.eval, ct, self.eval_mod_target)?;
-        debug_assert_eq!(out.scale(), &self.eval_mod_scale);
-        out.set_scale(self.stc_input_scale());
-        Ok(out)
+        self.eval_mod_on(&self.eval, ct)
     }
 
     /// SlotsToCoeffs: recombines the real and imaginary halves (`re + i im`, or the two
@@ -687,32 +632,8 @@ impl Bootstrapper {
     /// [`Bootstrapper::coeffs_to_slots`] returned them and rotated as it left them
     /// ([`Bootstrapper::coeffs_to_slots_rotation`]).
     pub fn slots_to_coeffs(&self, parts: &[Ciphertext], scale: &Scale) -> Result<Ciphertext> {
-        let mut v = match (parts, self.repack) {
-            ([re, im], false) => {
-                let mut v = self.eval.mul_by_i(im)?;
-                self.eval.add_assign(&mut v, re)?;
-                v
-            }
-            ([both], true) => both.clone(),
-            _ => {
-                return Err(Error::ParameterMismatch(format!(
-                    "SlotsToCoeffs takes the {} ciphertext(s) CoeffsToSlots made, not {}",
-                    if self.repack { 1 } else { 2 },
-                    parts.len()
-                )))
-            }
-        };
-        for (lt, rescaled) in &self.stc {
-            v = lt.evaluate(&self.eval, &v)?;
-            if *rescaled {
-                self.eval.rescale_assign(&mut v)?;
-            }
-        }
         let last = self.last_factor(scale)?;
-        v = last.evaluate(&self.eval, &v)?;
-        self.eval.rescale_assign(&mut v)?;
-        v.slots = self.config.slots;
-        Ok(v)
+        self.slots_to_coeffs_on(&self.eval, &self.stc, &last, parts, scale)
     }
 
     /// Iterative bootstrapping (Bae, Cheon, Cho, Kim, Kim, "META-BTS", CCS 2022): after
@@ -761,13 +682,7 @@ impl Bootstrapper {
     /// exactly.
     pub fn bootstrap(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         self.ctx.check_ciphertext(ct)?;
-        if ct.slots() != self.config.slots {
-            return Err(Error::ParameterMismatch(format!(
-                "the ciphertext has {} slots and the bootstrapper was built for {}",
-                ct.slots(),
-                self.config.slots
-            )));
-        }
+        self.check_slots(ct.slots())?;
         let low = self.scale_down(ct)?;
         let raised = self.mod_raise(&self.encapsulate(&low)?)?;
         let raised = self.decapsulate(&raised)?;

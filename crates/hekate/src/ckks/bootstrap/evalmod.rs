@@ -43,7 +43,8 @@
 
 use super::cosine::HanKiCosine;
 use crate::circuits::polyeval::{self, Polynomial};
-use crate::ckks::{Ciphertext, Evaluator, Scale};
+use crate::circuits::CircuitEvaluator;
+use crate::ckks::Scale;
 use crate::{Error, Result};
 use num_complex::Complex64;
 use std::f64::consts::PI;
@@ -335,18 +336,22 @@ impl EvalMod {
     /// The scale the polynomial's output is planned at, for an output near `target` after
     /// the double angles: `T_i = sqrt(T_(i+1) q_λ)` backwards from `T_r = target`, where
     /// `λ` runs over the levels the double angles rescale at. `level` is the input's level.
-    fn polynomial_target(&self, eval: &Evaluator, level: usize, target: f64) -> Result<Scale> {
-        let ctx = eval.context();
+    fn polynomial_target<E: CircuitEvaluator<Scale = Scale>>(
+        &self,
+        eval: &E,
+        level: usize,
+        target: f64,
+    ) -> Result<Scale> {
         let out_level = self.sine_level(level)?;
         // With the arcsine, the sine lands near the prime its power basis rescales by.
         let mut t = match self.arcsine {
-            Some(_) => ctx.constant_scale(out_level).to_f64(),
+            Some(_) => eval.rescale_factor(out_level).to_f64(),
             None => target,
         };
         // Double angle i (1-based) rescales at level out_level + (r - i) + 1.
         for i in (1..=self.double_angles).rev() {
             let lambda = out_level + (self.double_angles - i) as usize + 1;
-            t = (t * ctx.constant_scale(lambda).to_f64()).sqrt();
+            t = (t * eval.rescale_factor(lambda).to_f64()).sqrt();
         }
         Scale::from_f64(t.round()).ok_or_else(|| {
             Error::InvalidParameters(format!("EvalMod target scale {t} is not representable"))
@@ -384,7 +389,12 @@ impl EvalMod {
 
     /// The exact scale [`EvalMod::evaluate`] returns for an input at `level` and an output
     /// planned near `target`.
-    pub fn output_scale(&self, eval: &Evaluator, level: usize, target: f64) -> Result<Scale> {
+    pub fn output_scale<E: CircuitEvaluator<Scale = Scale>>(
+        &self,
+        eval: &E,
+        level: usize,
+        target: f64,
+    ) -> Result<Scale> {
         if self.arcsine.is_some() {
             self.sine_level(level)?;
             return Self::arcsine_target(target);
@@ -393,22 +403,29 @@ impl EvalMod {
         let out_level = self.sine_level(level)?;
         for i in 1..=self.double_angles {
             let lambda = out_level + (self.double_angles - i) as usize + 1;
-            t = t.mul(&t).div(&eval.context().constant_scale(lambda));
+            t = t.mul(&t).div(&eval.rescale_factor(lambda));
         }
         Ok(t)
     }
 
     /// `(1/2π) sin(2π K' y)` slot-wise for the ciphertext `ct` of `y ∈ [-1, 1]` (then the
     /// arcsine, if composed), at level `level(ct) - depth()` and scale
-    /// [`EvalMod::output_scale`]`(level, target)`.
-    pub fn evaluate(&self, eval: &Evaluator, ct: &Ciphertext, target: f64) -> Result<Ciphertext> {
-        if ct.level() < self.depth() {
-            return Err(self.out_of_levels(ct.level()));
+    /// [`EvalMod::output_scale`]`(level, target)`. Written against
+    /// [`CircuitEvaluator`]: the CPU evaluator and a device's run the same steps.
+    pub fn evaluate<E: CircuitEvaluator<Scale = Scale, Value = Complex64>>(
+        &self,
+        eval: &E,
+        ct: &E::Ciphertext,
+        target: f64,
+    ) -> Result<E::Ciphertext> {
+        let level = eval.level(ct);
+        if level < self.depth() {
+            return Err(self.out_of_levels(level));
         }
-        let t0 = self.polynomial_target(eval, ct.level(), target)?;
+        let t0 = self.polynomial_target(eval, level, target)?;
         let mut g = polyeval::evaluate(eval, ct, &self.poly, &t0)?;
         for i in 1..=self.double_angles {
-            let mut sq = eval.square(&g)?;
+            let mut sq = eval.mul_relin(&g, &g)?;
             eval.mul_integer_assign(&mut sq, 2)?;
             eval.add_const_assign(&mut sq, Complex64::new(-a(i, self.double_angles), 0.0))?;
             eval.rescale_assign(&mut sq)?;

@@ -100,6 +100,7 @@ pub mod encapsulation;
 pub mod evalmod;
 pub mod failure;
 mod keys;
+mod pipeline;
 pub mod presets;
 pub mod search;
 #[cfg(test)]
@@ -114,4 +115,5 @@ pub use config::{choose_eval_mod, eval_mod_log2_error, BootstrapConfig, EVAL_MOD
 pub use encapsulation::EncapsulationKeys;
 pub use evalmod::{EvalMod, Interpolant};
 pub use keys::{galois_elements, generate_keys, generate_keys_with, key_levels, BootstrapKeys};
+pub use pipeline::{BootstrapEvaluator, BootstrapTransforms};
 pub use presets::{preset, BootstrapPreset, PRESETS};

@@ -1,0 +1,78 @@
+//! CKKS bootstrapping on the device (`DeviceBootstrapper`) against the CPU bootstrapper,
+//! word for word: the toy presets with sparse packing (SubSum, one repacked ciphertext)
+//! and full packing (two halves), the output decrypting to the input; encapsulated
+//! configurations refused.
+
+mod common;
+
+use hekate::ckks::bootstrap::{generate_keys_with, preset, Bootstrapper};
+use hekate::ckks::Ciphertext;
+use hekate::rand_chacha::ChaCha20Rng;
+use hekate::rand_core::SeedableRng;
+use hekate_gpu::ckks::{DeviceBootstrapper, DeviceCiphertext};
+use hekate_gpu::DeviceRingContext;
+use num_complex::Complex64;
+
+/// The first word where two ciphertexts differ, if any.
+fn first_difference(a: &Ciphertext, b: &Ciphertext) -> Option<(usize, usize)> {
+    assert_eq!(a.parts().len(), b.parts().len());
+    a.parts()
+        .iter()
+        .zip(b.parts())
+        .enumerate()
+        .find_map(|(i, (x, y))| {
+            assert_eq!(x.q_limbs(), y.q_limbs());
+            x.data()
+                .iter()
+                .zip(y.data())
+                .position(|(u, v)| u != v)
+                .map(|k| (i, k))
+        })
+}
+
+fn check(name: &str, seed: u64) {
+    let Some(gpu) = common::gpu() else { return };
+    let (ctx, config) = preset(name).unwrap().build().unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let sk = ctx.generate_secret_key_with(&mut rng);
+    let keys = generate_keys_with(&ctx, &config, &sk, &mut rng, |_, _| {}).unwrap();
+    let boot = Bootstrapper::new(ctx.clone(), config.clone(), keys).unwrap();
+    let dctx = DeviceRingContext::new(&gpu, ctx.ring()).unwrap();
+    let dboot = DeviceBootstrapper::new(&dctx, &boot).unwrap();
+    let slots = config.slots;
+    let z: Vec<Complex64> = (0..slots)
+        .map(|i| Complex64::new((i as f64 * 0.7).sin() * 0.5, (i as f64 * 0.3).cos() * 0.25))
+        .collect();
+    let pt = ctx.encode_at(&z, slots, 1, ctx.default_scale()).unwrap();
+    let ct = ctx.encrypt_symmetric_with(&pt, &sk, &mut rng).unwrap();
+    let want = boot.bootstrap(&ct).unwrap();
+    let dev = dboot.evaluator();
+    let got = dboot
+        .bootstrap(&DeviceCiphertext::upload(dev, &ct).unwrap())
+        .unwrap()
+        .download(dev)
+        .unwrap();
+    assert_eq!(got.level(), boot.output_level(), "{name}: level");
+    assert_eq!(got.scale(), ct.scale(), "{name}: scale");
+    assert_eq!(got.slots(), slots, "{name}: slots");
+    if let Some((part, word)) = first_difference(&got, &want) {
+        panic!("{name}: part {part} differs from the CPU's first at word {word}");
+    }
+    let out = ctx.decrypt_decode(&got, &sk).unwrap();
+    let err = out
+        .iter()
+        .zip(&z)
+        .map(|(a, b)| (a - b).norm())
+        .fold(0.0, f64::max);
+    assert!(err < 2f64.powi(-10), "{name}: |out - in| = {err}");
+}
+
+#[test]
+fn sparse_packing_bootstraps_word_for_word() {
+    check("quick-sparse", 7);
+}
+
+#[test]
+fn full_packing_bootstraps_word_for_word() {
+    check("quick-dense", 8);
+}
