@@ -236,7 +236,7 @@ fn key_switch_parts_sum_to_the_cost_model() {
 /// The pick at N = 2^12 (uniform ternary, 2^11 slots, κ = 2^-40, δ = 16 bits) bootstraps
 /// end to end: at least 15 bits mean and 12 on the worst slot, within 2 bits of the
 /// predicted precision, with exactly the predicted key memory; the search itself takes
-/// under 10 s.
+/// seconds (under 30 s even on a loaded CI machine).
 #[test]
 fn the_pick_bootstraps_at_n_4096() {
     let mut i = SearchInputs::new(12, 1 << 11, SecretDistribution::Ternary);
@@ -245,7 +245,9 @@ fn the_pick_bootstraps_at_n_4096() {
     let start = std::time::Instant::now();
     let found = search(&i, &costs()).unwrap();
     let elapsed = start.elapsed().as_secs_f64();
-    assert!(elapsed < 10.0, "the search took {elapsed:.1} s");
+    // About 4 s alone on one core; the bound leaves room for the tests running beside it
+    // on a loaded 2-core CI machine (10 s failed there once).
+    assert!(elapsed < 30.0, "the search took {elapsed:.1} s");
     let best = &found[0];
     assert!(found
         .windows(2)
