@@ -434,8 +434,8 @@ fn gpu_info_and_bench() {
     let rows = rows.as_array().expect("an array of records");
     assert_eq!(
         rows.len(),
-        8,
-        "four kernels and four CKKS operations at one chain length"
+        9,
+        "four kernels, four CKKS operations and a linear transform at one chain length"
     );
     for r in rows {
         assert_eq!(r["cells"]["bit-exact"], "yes", "{r}");
