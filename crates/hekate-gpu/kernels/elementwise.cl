@@ -69,6 +69,22 @@ HK_KERNEL hk_mul_halves_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GL
     out[at] = hk_mul_shoup(a[at], scalars[4 * l + h], scalars[4 * l + h + 1], q);
 }
 
+/* ModRaise (bootstrapping, Bootstrapper::mod_raise): limb l of out is the coefficient a[k] of
+ * the one-limb coefficient-form input (modulo q_0, the context's first modulus) centred in
+ * (-q_0/2, q_0/2] and reduced modulo q_l. */
+HK_KERNEL hk_mod_raise_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a,
+                              HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
+    HK_ELEMENT_PROLOGUE
+    u64 q0 = mods[HK_MOD_Q], c = a[k], r;
+    if (c > q0 / 2) {
+        r = (q0 - c) % q;
+        r = r == 0 ? 0 : q - r;
+    } else {
+        r = c % q;
+    }
+    out[at] = r;
+}
+
 /* out = a(X^k) in NTT form: the permutation out[j] = a[index[j]] (ring::NttPermutation). */
 HK_KERNEL hk_permute_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *index,
                             HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {

@@ -65,6 +65,7 @@ impl KernelModule {
                 "hk_mul_scalar_kernel",
                 "hk_add_scalar_kernel",
                 "hk_mul_halves_kernel",
+                "hk_mod_raise_kernel",
                 "hk_permute_kernel",
                 "hk_automorphism_coeff_kernel",
                 "hk_copy_limbs_kernel",

@@ -5,7 +5,7 @@
 
 mod common;
 
-use hekate::ckks::bootstrap::{generate_keys_with, preset, Bootstrapper};
+use hekate::ckks::bootstrap::{generate_keys_with, preset, BootstrapEvaluator, Bootstrapper};
 use hekate::ckks::Ciphertext;
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
@@ -45,8 +45,29 @@ fn check(name: &str, seed: u64) {
         .collect();
     let pt = ctx.encode_at(&z, slots, 1, ctx.default_scale()).unwrap();
     let ct = ctx.encrypt_symmetric_with(&pt, &sk, &mut rng).unwrap();
-    let want = boot.bootstrap(&ct).unwrap();
     let dev = dboot.evaluator();
+    // ModRaise alone (on the device: q_0 of 60 bits reduced modulo smaller primes).
+    let low = boot.scale_down(&ct).unwrap();
+    let raised =
+        BootstrapEvaluator::mod_raise(dev, &boot, &DeviceCiphertext::upload(dev, &low).unwrap())
+            .unwrap()
+            .download(dev)
+            .unwrap();
+    let want_raised = boot.mod_raise(&low).unwrap();
+    assert_eq!(
+        raised.scale(),
+        want_raised.scale(),
+        "{name}: ModRaise scale"
+    );
+    assert_eq!(
+        raised.slots(),
+        want_raised.slots(),
+        "{name}: ModRaise slots"
+    );
+    if let Some((part, word)) = first_difference(&raised, &want_raised) {
+        panic!("{name}: ModRaise part {part} differs from the CPU's first at word {word}");
+    }
+    let want = boot.bootstrap(&ct).unwrap();
     let got = dboot
         .bootstrap(&DeviceCiphertext::upload(dev, &ct).unwrap())
         .unwrap()

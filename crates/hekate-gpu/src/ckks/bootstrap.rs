@@ -4,15 +4,17 @@
 //! ([`Bootstrapper::bootstrap_with`]), with its DFT factors encoded once for the device
 //! ([`Bootstrapper::transforms_for`]). Every step gives the CPU bootstrapper's words.
 //!
-//! ModRaise (one centred lift of two polynomials) runs on the host: the level-0 ciphertext
-//! is downloaded, raised by the CPU bootstrapper and uploaded (two small transfers per
-//! bootstrap). Sparse-secret encapsulation is refused (its key switches run on the CPU
-//! only).
+//! ModRaise runs on the device too (`hk_mod_raise_kernel`: the centred lift of `q_0`'s
+//! residues to every chain prime). Sparse-secret encapsulation is refused (its key switches
+//! run on the CPU only).
 
 use super::{DeviceCiphertext, DeviceEvaluator};
 use crate::context::DeviceRingContext;
 use crate::error::Result;
+use crate::poly::DevicePoly;
+use crate::runtime::Arg;
 use hekate::ckks::bootstrap::{BootstrapEvaluator, BootstrapTransforms, Bootstrapper};
+use hekate::ring::Form;
 use std::sync::Arc;
 
 impl BootstrapEvaluator for DeviceEvaluator {
@@ -39,11 +41,52 @@ impl BootstrapEvaluator for DeviceEvaluator {
         boot: &Bootstrapper,
         ct: &DeviceCiphertext,
     ) -> hekate::Result<DeviceCiphertext> {
-        let raise = || -> Result<DeviceCiphertext> {
-            let raised = boot.mod_raise(&ct.download(self)?)?;
-            DeviceCiphertext::upload(self, &raised)
-        };
-        raise().map_err(super::circuits::to_hekate)
+        self.mod_raise_on_device(boot, ct)
+            .map_err(super::circuits::to_hekate)
+    }
+}
+
+impl DeviceEvaluator {
+    /// ModRaise on the device, as [`Bootstrapper::mod_raise`]: each part of the level-0
+    /// ciphertext to coefficient form, centred modulo `q_0` and reduced modulo every chain
+    /// prime (`hk_mod_raise_kernel`), back to NTT form, at scale
+    /// [`Bootstrapper::mod_raise_scale`] and `N/2` slots.
+    fn mod_raise_on_device(
+        &self,
+        boot: &Bootstrapper,
+        ct: &DeviceCiphertext,
+    ) -> Result<DeviceCiphertext> {
+        if ct.level() != 0 || ct.degree() != 1 {
+            return Err(hekate::Error::LevelMismatch(format!(
+                "ModRaise takes a degree-1 ciphertext at level 0 (this one: level {}, degree \
+                 {}): use Bootstrapper::scale_down first",
+                ct.level(),
+                ct.degree()
+            ))
+            .into());
+        }
+        let ql = self.ctx.max_level() + 1;
+        let parts = ct
+            .parts
+            .iter()
+            .map(|part| {
+                let mut c = part.clone();
+                c.intt()?;
+                let mut out = DevicePoly::uninit(&self.dctx, ql, 0, Form::Coeff)?;
+                out.run_elementwise(
+                    "hk_mod_raise_kernel",
+                    &[Arg::Buf(out.buffer()), Arg::Buf(c.buffer())],
+                    &[],
+                )?;
+                out.ntt()?;
+                Ok(out)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(DeviceCiphertext {
+            parts,
+            scale: boot.mod_raise_scale(),
+            slots: self.ctx.max_slots(),
+        })
     }
 }
 

@@ -444,6 +444,11 @@ impl Bootstrapper {
             .mul_integer(g)
     }
 
+    /// The scale ModRaise's output is read at, `S_0` (see [`Bootstrapper::mod_raise`]).
+    pub fn mod_raise_scale(&self) -> Scale {
+        Self::raised_scale(&self.ctx, &self.config)
+    }
+
     /// The configuration.
     pub fn config(&self) -> &BootstrapConfig {
         &self.config
