@@ -283,24 +283,11 @@ impl DevicePoly {
     /// Multiplies limb `i` by the reduced constant `scalars[i]` (an integer given by its
     /// residues; valid in both forms).
     pub fn mul_scalar_assign(&mut self, scalars: &[u64]) -> Result<()> {
-        if scalars.len() != self.num_limbs() {
-            return Err(Error::InvalidInput(format!(
-                "{} scalars for {} limbs",
-                scalars.len(),
-                self.num_limbs()
-            )));
-        }
+        self.check_scalars(scalars)?;
         let ring = self.ctx.ring().clone();
         let mut table = Vec::with_capacity(2 * scalars.len());
         for (i, &w) in scalars.iter().enumerate() {
-            let m = ring.modulus(i, self.q_limbs);
-            if w >= m.value() {
-                return Err(Error::InvalidInput(format!(
-                    "scalar {w} is not reduced modulo {}",
-                    m.value()
-                )));
-            }
-            table.extend_from_slice(&[w, m.shoup(w)]);
+            table.extend_from_slice(&[w, ring.modulus(i, self.q_limbs).shoup(w)]);
         }
         let table = self.ctx.gpu().upload(&table)?;
         self.elementwise(
@@ -550,11 +537,8 @@ impl DevicePoly {
         )
     }
 
-    /// Adds the reduced constant `scalars[i]` to every word of limb `i` (NTT form), as
-    /// [`Poly::add_scalar_assign`].
-    pub fn add_scalar_assign(&mut self, scalars: &[u64]) -> Result<()> {
-        self.require_ntt("adding a constant")?;
-        let ring = self.ctx.ring().clone();
+    /// One constant per limb, each reduced modulo its limb's prime.
+    fn check_scalars(&self, scalars: &[u64]) -> Result<()> {
         if scalars.len() != self.num_limbs() {
             return Err(Error::InvalidInput(format!(
                 "{} scalars for {} limbs",
@@ -562,11 +546,23 @@ impl DevicePoly {
                 self.num_limbs()
             )));
         }
+        let ring = self.ctx.ring();
         for (i, &w) in scalars.iter().enumerate() {
-            if w >= ring.modulus(i, self.q_limbs).value() {
-                return Err(Error::InvalidInput(format!("scalar {w} is not reduced")));
+            let q = ring.modulus(i, self.q_limbs).value();
+            if w >= q {
+                return Err(Error::InvalidInput(format!(
+                    "scalar {w} is not reduced modulo {q}"
+                )));
             }
         }
+        Ok(())
+    }
+
+    /// Adds the reduced constant `scalars[i]` to every word of limb `i` (NTT form), as
+    /// [`Poly::add_scalar_assign`].
+    pub fn add_scalar_assign(&mut self, scalars: &[u64]) -> Result<()> {
+        self.require_ntt("adding a constant")?;
+        self.check_scalars(scalars)?;
         let table = self.ctx.gpu().upload(scalars)?;
         self.elementwise(
             "hk_add_scalar_kernel",

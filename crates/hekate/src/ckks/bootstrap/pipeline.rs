@@ -61,13 +61,6 @@ pub struct BootstrapTransforms<E: CircuitEvaluator> {
     pub(super) last: LastFactors<E>,
 }
 
-impl<E: CircuitEvaluator> BootstrapTransforms<E> {
-    /// The CoeffsToSlots factors, in application order.
-    pub fn coeffs_to_slots(&self) -> &[(LinearTransform<E>, bool)] {
-        &self.cts
-    }
-}
-
 impl Bootstrapper {
     /// This bootstrapper's DFT factors encoded for `eval`: the same diagonals, plans,
     /// levels and scales as its own (so the plaintexts are the same words), for
