@@ -7,7 +7,8 @@
 #      racecheck (shared-memory races of the NTT tile) over the NTT and CKKS parity tests;
 #   4. `hekate bench gpu` at N = 2^16 (16 and 32 limbs, hybrid; 32 limbs, KLSS and linear),
 #      every row checked bit-exact before it is timed, beside the traffic model, then a
-#      dense-key bootstrap (preset `dense`, or $GPU_CHECK_BOOTSTRAP) on the device;
+#      dense-key bootstrap (preset `dense`, or $GPU_CHECK_BOOTSTRAP) on the device, and
+#      batched FHEW NAND gates (OPENFHE_STD128, GINX; batches of 1 to 1024 gates);
 #   5. Nsight Compute (`ncu`, where installed): each kernel's time and DRAM bytes in one
 #      multiplication + relinearization (`hekate bench gpu --profile`).
 #
@@ -20,7 +21,7 @@
 #   GPU_CHECK_LOGN (default 16), GPU_CHECK_REPS (default 5).
 set -u
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-tests="hekate_gpu nvrtc_compiles parity_ntt parity_elementwise parity_keyswitch parity_ckks parity_circuits parity_bootstrap"
+tests="hekate_gpu nvrtc_compiles parity_ntt parity_elementwise parity_keyswitch parity_ckks parity_circuits parity_bootstrap parity_fhew"
 
 build() {
     local dest="$1"
@@ -97,6 +98,8 @@ step() {
             "$bin/parity_ckks" --test-threads 1 ckks_operations_match
         step memcheck-keyswitch timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 \
             "$bin/parity_keyswitch" --test-threads 1
+        step memcheck-fhew timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 \
+            "$bin/parity_fhew" --test-threads 1
     fi
     step bench-hybrid timeout 300 "$bin/hekate" bench gpu --logn "$logn" --limbs 16,32 --reps "$reps"
     step bench-klss-linear timeout 300 "$bin/hekate" bench gpu --logn "$logn" --limbs 32 \
@@ -104,6 +107,8 @@ step() {
     # Dense-key bootstrapping at N = 2^16 (issue 22's 60 ms target), after a small grid.
     step bench-bootstrap timeout 400 "$bin/hekate" bench gpu --logn 12 --limbs 4 --reps 3 \
         --bootstrap "${GPU_CHECK_BOOTSTRAP:-dense}"
+    step bench-fhew timeout 300 "$bin/hekate" bench gpu --logn 12 --limbs 4 --reps 3 \
+        --fhew OPENFHE_STD128 --fhew-batch 1,64,256,1024
     ncu="$(command -v ncu || compgen -G '/opt/nvidia/nsight-compute/*/ncu' | head -n1)"
     if [ -n "$ncu" ] && [ "$HEKATE_GPU" = cuda ]; then
         # Per kernel: device time and DRAM bytes of one multiplication + relinearization

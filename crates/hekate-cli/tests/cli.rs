@@ -408,8 +408,8 @@ fn completions_and_help() {
     );
 }
 
-/// `hekate gpu info` and `hekate bench gpu --quick`: with a device (POCL in CI), the
-/// self-check and every bench row are bit-exact; without one, a clear error and exit 1.
+/// `hekate gpu info` and `hekate bench gpu --quick --fhew TOY`: with a device (POCL in
+/// CI), the self-check and every bench row are bit-exact; without one, a clear error and exit 1.
 /// `HEKATE_GPU=off` is refused with exit 1.
 #[test]
 fn gpu_info_and_bench() {
@@ -428,15 +428,27 @@ fn gpu_info_and_bench() {
         "{}",
         stdout(&info)
     );
-    let bench = hekate(&["bench", "gpu", "--quick", "--format", "json"]);
+    let bench = hekate(&[
+        "bench",
+        "gpu",
+        "--quick",
+        "--format",
+        "json",
+        "--fhew",
+        "TOY",
+        "--fhew-batch",
+        "1,3",
+    ]);
     assert_eq!(code(&bench), 0, "{}", stderr(&bench));
     let rows = json(&bench);
     let rows = rows.as_array().expect("an array of records");
     assert_eq!(
         rows.len(),
-        9,
-        "four kernels, four CKKS operations and a linear transform at one chain length"
+        11,
+        "four kernels, four CKKS operations and a linear transform at one chain length, \
+         two FHEW batch sizes"
     );
+    assert_eq!(rows[10]["cells"]["batch"], 3, "{}", rows[10]);
     for r in rows {
         assert_eq!(r["cells"]["bit-exact"], "yes", "{r}");
     }

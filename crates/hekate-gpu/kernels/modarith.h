@@ -15,8 +15,12 @@
 #define HK_MOD_INV_LAST 5u
 #define HK_MOD_INV_LAST_S 6u
 
-/* Chain limbs first, then the special primes (ring::Poly's layout). */
-HK_INLINE u32 hk_mod_index(u32 limb, u32 ql, u32 qmax) { return limb < ql ? limb : qmax + (limb - ql); }
+/* Chain limbs first, then the special primes (ring::Poly's layout). `qmax = 0` (no ring has
+ * an empty chain) marks a batch: every limb is a polynomial of its own modulo the first
+ * modulus (DevicePoly::batch, FHEW's accumulators). */
+HK_INLINE u32 hk_mod_index(u32 limb, u32 ql, u32 qmax) {
+    return qmax == 0 ? 0 : (limb < ql ? limb : qmax + (limb - ql));
+}
 
 /* x - c if x >= c, else x. */
 HK_INLINE u64 hk_csub(u64 x, u64 c) { return x >= c ? x - c : x; }

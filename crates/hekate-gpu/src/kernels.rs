@@ -25,6 +25,8 @@ pub enum KernelModule {
     Ntt,
     /// Exact fast base conversion (`kernels/bconv.cl`): ModUp, ModDown.
     Bconv,
+    /// FHEW blind rotation over a batch of accumulators (`kernels/fhew.cl`).
+    Fhew,
 }
 
 const PRELUDE: &str = include_str!("../kernels/prelude.h");
@@ -38,10 +40,11 @@ pub const TILE_MAX: usize = 2048;
 
 impl KernelModule {
     /// Every module.
-    pub const ALL: [KernelModule; 3] = [
+    pub const ALL: [KernelModule; 4] = [
         KernelModule::Elementwise,
         KernelModule::Ntt,
         KernelModule::Bconv,
+        KernelModule::Fhew,
     ];
 
     /// The module's name (its file's stem).
@@ -50,6 +53,7 @@ impl KernelModule {
             KernelModule::Elementwise => "elementwise",
             KernelModule::Ntt => "ntt",
             KernelModule::Bconv => "bconv",
+            KernelModule::Fhew => "fhew",
         }
     }
 
@@ -81,6 +85,7 @@ impl KernelModule {
                 "hk_ntt_inv_cols",
             ],
             KernelModule::Bconv => &["hk_bconv_yv", "hk_bconv_out"],
+            KernelModule::Fhew => &["hk_fhew_decompose", "hk_fhew_product", "hk_fhew_update"],
         }
     }
 
@@ -89,6 +94,7 @@ impl KernelModule {
             KernelModule::Elementwise => include_str!("../kernels/elementwise.cl"),
             KernelModule::Ntt => include_str!("../kernels/ntt.cl"),
             KernelModule::Bconv => include_str!("../kernels/bconv.cl"),
+            KernelModule::Fhew => include_str!("../kernels/fhew.cl"),
         }
     }
 

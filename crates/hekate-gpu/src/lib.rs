@@ -27,6 +27,9 @@
 //!   implements [`hekate::circuits::CircuitEvaluator`], so linear transforms and polynomial
 //!   evaluation run on the device through hekate's own generic code.
 //!
+//! * **FHEW gates in batches**: [`fhew::DeviceFhewEvaluator`] runs the blind rotations of
+//!   many gates side by side (AP and GINX), equal to the CPU's NTT products word for word.
+//!
 //! Device selection: [`Select::Auto`] (CUDA, else OpenCL), or `HEKATE_GPU=cuda|opencl|off`.
 //!
 //! ```no_run
@@ -55,6 +58,7 @@ pub mod ckks;
 mod context;
 mod convert;
 mod error;
+pub mod fhew;
 pub mod kernels;
 pub mod klss;
 pub mod model;

@@ -23,6 +23,8 @@ pub struct DevicePoly {
     q_limbs: usize,
     p_limbs: usize,
     form: Form,
+    /// A batch ([`DevicePoly::batch`]): `q_limbs` polynomials modulo the first prime.
+    batch: bool,
 }
 
 impl DevicePoly {
@@ -36,6 +38,7 @@ impl DevicePoly {
             q_limbs: poly.q_limbs(),
             p_limbs: poly.p_limbs(),
             form: poly.form(),
+            batch: false,
         })
     }
 
@@ -54,6 +57,7 @@ impl DevicePoly {
             q_limbs,
             p_limbs,
             form,
+            batch: false,
         })
     }
 
@@ -75,8 +79,43 @@ impl DevicePoly {
         Ok(())
     }
 
-    /// Downloads it into a [`Poly`].
+    /// `count` polynomials modulo the ring's first prime, side by side in one buffer
+    /// (polynomial `i` at word `i N`): a batch, such as FHEW's accumulators. The kernels see
+    /// it as `count` limbs that all use modulus 0 (`qmax = 0`, `kernels/modarith.h`), so the
+    /// NTT ([`forward_limbs`](Self::forward_limbs), [`inverse_limbs`](Self::inverse_limbs))
+    /// and the coefficient-wise kernels transform any range of them. Its words are
+    /// unspecified; read it with [`DevicePoly::read_words`].
+    pub(crate) fn batch(ctx: &Arc<DeviceRingContext>, count: usize, form: Form) -> Result<Self> {
+        if count == 0 || count > u16::MAX as usize {
+            return Err(Error::InvalidInput(format!(
+                "a batch of {count} polynomials (1 to {} per launch)",
+                u16::MAX
+            )));
+        }
+        Ok(DevicePoly {
+            ctx: ctx.clone(),
+            buf: ctx.gpu().alloc(count * ctx.n())?,
+            q_limbs: count,
+            p_limbs: 0,
+            form,
+            batch: true,
+        })
+    }
+
+    /// The words of every limb (or batch polynomial), limb-major.
+    pub(crate) fn read_words(&self) -> Result<Vec<u64>> {
+        let mut data = vec![0u64; self.num_limbs() * self.n()];
+        self.ctx.gpu().read(&self.buf, &mut data)?;
+        Ok(data)
+    }
+
+    /// Downloads it into a [`Poly`] (an error for a batch, which is no ring element).
     pub fn download(&self) -> Result<Poly> {
+        if self.batch {
+            return Err(Error::InvalidInput(
+                "a batch of polynomials is not one ring element: read its words".into(),
+            ));
+        }
         let mut data = vec![0u64; self.num_limbs() * self.n()];
         self.ctx.gpu().read(&self.buf, &mut data)?;
         Ok(Poly::from_raw(
@@ -128,13 +167,22 @@ impl DevicePoly {
         &self.buf
     }
 
+    /// The device buffer, to write into.
+    pub(crate) fn buffer_mut(&mut self) -> &mut Buffer {
+        &mut self.buf
+    }
+
     /// The arguments every kernel ends with: moduli, `N`, chain limbs, chain length.
     fn tail_args(&self) -> [Arg<'_>; 4] {
         [
             Arg::Buf(&self.ctx.mods),
             Arg::U32(self.n() as u32),
-            Arg::U32(self.q_limbs as u32),
-            Arg::U32(self.ctx.ring().q_len() as u32),
+            Arg::U32(if self.batch { 0 } else { self.q_limbs as u32 }),
+            Arg::U32(if self.batch {
+                0
+            } else {
+                self.ctx.ring().q_len() as u32
+            }),
         ]
     }
 
@@ -143,6 +191,7 @@ impl DevicePoly {
             || self.q_limbs != other.q_limbs
             || self.p_limbs != other.p_limbs
             || self.form != other.form
+            || self.batch != other.batch
         {
             return Err(Error::InvalidInput("polynomial shapes differ".into()));
         }
@@ -610,6 +659,7 @@ impl DevicePoly {
             q_limbs,
             p_limbs,
             form,
+            batch: false,
         })
     }
 
@@ -643,7 +693,11 @@ pub(crate) fn column_passes(n: usize, tile: usize) -> Vec<u32> {
 impl Clone for DevicePoly {
     fn clone(&self) -> Self {
         let copy = || -> Result<DevicePoly> {
-            let mut o = DevicePoly::uninit(&self.ctx, self.q_limbs, self.p_limbs, self.form)?;
+            let mut o = if self.batch {
+                DevicePoly::batch(&self.ctx, self.q_limbs, self.form)?
+            } else {
+                DevicePoly::uninit(&self.ctx, self.q_limbs, self.p_limbs, self.form)?
+            };
             o.copy_limbs_from(self, 0, 0, self.num_limbs())?;
             Ok(o)
         };

@@ -58,20 +58,31 @@ pub struct GpuArgs {
     /// bootstrap against the CPU's, bit-exact first
     #[arg(long, value_delimiter = ',')]
     bootstrap: Vec<String>,
+    /// Also run FHEW NAND gates on the device in batches with these FHEW presets
+    /// (OPENFHE_STD128, STD128, TOY, ...; those of `hekate bench fhew`), comma separated:
+    /// keys generated here, every gate checked against the CPU's first
+    #[arg(long, value_delimiter = ',')]
+    fhew: Vec<String>,
+    /// Blind-rotation method of the FHEW rows (the device runs AP and GINX)
+    #[arg(long, default_value = "GINX")]
+    fhew_method: String,
+    /// Gates per device batch in the FHEW rows, comma separated
+    #[arg(long, value_delimiter = ',', default_value = "1,64,256")]
+    fhew_batch: Vec<usize>,
 }
 
 /// Median times of `reps` runs of an operation on the device.
 #[derive(Clone, Copy, Debug)]
-struct DeviceTiming {
+pub(super) struct DeviceTiming {
     /// Between CUDA events around the operation (OpenCL: host clock and a queue finish).
-    device_ms: f64,
+    pub(super) device_ms: f64,
     /// The host's wall time to issue it (launches, allocations, table look-ups), without
     /// waiting for the device: near `device_ms`, the operation is bound by the host.
-    host_ms: f64,
+    pub(super) host_ms: f64,
 }
 
 /// Device and host-issue times of `reps` runs of `f` after one warm-up.
-fn device_measure(
+pub(super) fn device_measure(
     gpu: &Gpu,
     reps: usize,
     mut f: impl FnMut() -> hekate_gpu::Result<()>,
@@ -104,6 +115,9 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
     };
     if !(1..=17).contains(&logn) || limbs.iter().any(|&l| l == 0 || l > 64) {
         return Err("--logn must be in 1..=17 and --limbs in 1..=64".into());
+    }
+    if args.fhew_batch.iter().any(|&b| b == 0 || b > 4096) {
+        return Err("--fhew-batch sizes must be in 1..=4096".into());
     }
     init_threads(1)?;
     let gpu = Gpu::open(args.runtime.select())?;
@@ -257,6 +271,17 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
     for name in &args.bootstrap {
         say!();
         all_exact &= bootstrap_row(&gpu, name, reps.min(3), info.emulated)?;
+    }
+    for name in &args.fhew {
+        say!();
+        all_exact &= super::gpu_fhew::rows(
+            &gpu,
+            name,
+            &args.fhew_method,
+            &args.fhew_batch,
+            reps.min(3),
+            info.emulated,
+        )?;
     }
     Ok(if all_exact {
         Outcome::Success

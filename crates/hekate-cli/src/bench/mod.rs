@@ -43,6 +43,7 @@ pub mod ckks;
 pub mod fhew;
 pub mod fhew_peer;
 pub mod gpu;
+pub mod gpu_fhew;
 pub mod integer;
 pub mod keyswitch;
 pub mod mlwe;

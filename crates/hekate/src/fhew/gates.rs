@@ -646,15 +646,33 @@ impl FhewEvaluator {
         ct.not_bit()
     }
 
-    /// A bootstrapped binary gate.
+    /// A bootstrapped binary gate: [`FhewEvaluator::gate_input`], the blind rotation with
+    /// [`FhewEvaluator::gate_test_vector`], then [`FhewEvaluator::finish_gate`].
     pub fn gate(
         &mut self,
         gate: Gate,
         a: &LweCiphertext,
         b: &LweCiphertext,
     ) -> Result<LweCiphertext> {
+        let ct = self.gate_input(gate, a, b)?;
+        self.bootstrap_sign(&ct)
+    }
+
+    /// The ciphertext (modulo `q`) whose blind rotation with
+    /// [`FhewEvaluator::gate_test_vector`] evaluates `gate` on `a` and `b`: their sum (twice
+    /// it for XOR and XNOR) plus the gate's offset. The first step of
+    /// [`FhewEvaluator::gate`], public so that another device can run the blind rotations
+    /// of many gates at once (`hekate_gpu::fhew`) and finish each with
+    /// [`FhewEvaluator::finish_gate`].
+    pub fn gate_input(
+        &self,
+        gate: Gate,
+        a: &LweCiphertext,
+        b: &LweCiphertext,
+    ) -> Result<LweCiphertext> {
         let q = self.ctx.params.q;
         self.check(a)?;
+        self.check(b)?;
         let mut ct = a.clone();
         ct.add_assign(b)?;
         let off = match gate {
@@ -672,7 +690,43 @@ impl FhewEvaluator {
             }
         };
         ct.add_constant(off);
-        self.bootstrap_sign(&ct)
+        Ok(ct)
+    }
+
+    /// The test polynomial of the gates (coefficient form): `Q/8` on the first half of
+    /// `Z_q`, `-Q/8` on the second.
+    pub fn gate_test_vector(&self) -> &Poly {
+        &self.sign
+    }
+
+    /// The last steps of a gate from its blind rotation `acc` (coefficient form, the
+    /// accumulator of [`FhewEvaluator::gate_input`]'s ciphertext rotated with
+    /// [`FhewEvaluator::gate_test_vector`]): add `Q/8`, extract the constant coefficient,
+    /// switch keys and moduli back to `(n, q)`. [`FhewEvaluator::gate`] is
+    /// `finish_gate(blind_rotate(gate_input(..)))`.
+    pub fn finish_gate(&mut self, acc: &RlweCiphertext) -> Result<LweCiphertext> {
+        let big_n = self.ctx.params.big_n;
+        for p in [&acc.a, &acc.b] {
+            if p.n() != big_n || p.num_limbs() != 1 || p.form() != Form::Coeff {
+                return Err(Error::ParameterMismatch(format!(
+                    "a blind-rotation accumulator of degree {}, {} limbs and {:?} form; this \
+                     context's is of degree N = {big_n}, one limb, coefficient form",
+                    p.n(),
+                    p.num_limbs(),
+                    p.form()
+                )));
+            }
+        }
+        let offset = self.ctx.big_q / 8;
+        let (ks_in, ks_out) = (&mut self.ks_in, &mut self.ks_out);
+        Ok(extract_offset(
+            &self.ctx,
+            &self.key.ksk,
+            acc,
+            offset,
+            ks_in,
+            ks_out,
+        ))
     }
 
     /// Three-input majority, bootstrapped once.
@@ -764,14 +818,14 @@ impl FhewEvaluator {
             )));
         }
         self.blind_rotate(ct, f)?;
-        let b0 = (self.acc.b.data()[0] + offset % self.ctx.big_q) % self.ctx.big_q;
-        Ok(extract_and_switch(
+        let (acc, ks_in, ks_out) = (&self.acc, &mut self.ks_in, &mut self.ks_out);
+        Ok(extract_offset(
             &self.ctx,
             &self.key.ksk,
-            self.acc.a.data(),
-            b0,
-            &mut self.ks_in,
-            &mut self.ks_out,
+            acc,
+            offset,
+            ks_in,
+            ks_out,
         ))
     }
 
@@ -798,6 +852,21 @@ impl FhewEvaluator {
             .map(|(&x, &y)| q.center(q.sub(x, y)))
             .collect())
     }
+}
+
+/// [`extract_and_switch`] of the accumulator `acc` with `offset` added to its constant
+/// coefficient (modulo `Q`).
+fn extract_offset(
+    ctx: &FhewContext,
+    ksk: &LweKeySwitchKey,
+    acc: &RlweCiphertext,
+    offset: u64,
+    ks_in: &mut [u32],
+    ks_out: &mut [u32],
+) -> LweCiphertext {
+    let big_q = ctx.big_q;
+    let b0 = (acc.b.data()[0] + offset % big_q) % big_q;
+    extract_and_switch(ctx, ksk, acc.a.data(), b0, ks_in, ks_out)
 }
 
 /// The LWE ciphertext of the constant coefficient of `(a, b)` (coefficient form mod `Q`,

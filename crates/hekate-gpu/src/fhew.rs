@@ -1,0 +1,388 @@
+//! FHEW gate bootstrapping on the device, batched over many gates (seed 002).
+//!
+//! A blind rotation is `n |U|` (GINX) or `n d_r` (AP) sequential external products, each on
+//! one small polynomial pair (`N = 1024`): far too little work for a GPU per gate, so the
+//! device runs the rotations of `B` gates side by side. Every step is five launches over the
+//! whole batch:
+//!
+//! 1. `hk_fhew_decompose`: the signed gadget digits of the `2B` accumulator polynomials
+//!    (the step's gadget: OpenFHE's sets change the base part-way through the keys);
+//! 2. the forward NTT of the `2 d B` digits ([`DevicePoly::forward_limbs`] on a batch);
+//! 3. `hk_fhew_product`: the external products with each element's key, the `2d` terms
+//!    summed in 128 bits (GINX: one key for the whole batch, streamed once per step; AP: the
+//!    key of each element's digit of `α_i`);
+//! 4. the inverse NTT of the `2B` products;
+//! 5. `hk_fhew_update`: `acc += (X^k - 1) t` (GINX, `k` per element) or `acc = t` (AP).
+//!
+//! The host computes every step's key offsets and exponents from the LWE ciphertexts up
+//! front (one upload per batch) and sets the accumulators up as `(0, f X^(y β))`; the
+//! extraction, LWE key switching and modulus switching of each gate stay on the CPU
+//! ([`FhewEvaluator::finish_gate`]), a few microseconds beside the rotation. The kernels
+//! follow the CPU's NTT products step for step, so the accumulators, and the gates, equal
+//! [`RotationArithmetic::Ntt`]'s word for word (`tests/parity_fhew.rs`).
+//!
+//! Supported: AP and GINX with RGSW keys, every gadget schedule. The automorphism-based
+//! LMKCDEY methods (whose steps differ per gate in key and automorphism) and ALTMULT keys
+//! are refused with an error naming the methods that run.
+
+use crate::context::DeviceRingContext;
+use crate::error::{Error, Result};
+use crate::kernels::KernelModule;
+use crate::poly::DevicePoly;
+use crate::runtime::{Arg, Buffer, Gpu};
+use hekate::fhew::{
+    BlindRotationKey, BootstrapKey, BrkElement, FhewContext, FhewEvaluator, Gate, LweCiphertext,
+    Method, RotationArithmetic,
+};
+use hekate::ring::{Form, Poly};
+use hekate::rlwe::gsw::RlweCiphertext;
+use std::sync::Arc;
+
+/// Work-items per group of the FHEW kernels.
+const GROUP: usize = 256;
+
+/// "No product for this element at this step" in the key-offset table (`HK_NO_KEY`).
+const NO_KEY: u64 = u64::MAX;
+
+/// Gates per batch unless told otherwise ([`DeviceFhewEvaluator::with_batch`]).
+pub const DEFAULT_BATCH: usize = 256;
+
+/// The blind-rotation keys of one [`BlindRotationKey`] (AP or GINX, RGSW keys) on the
+/// device, with what a rotation needs to know about them.
+pub struct DeviceBlindRotationKey {
+    ctx: Arc<DeviceRingContext>,
+    method: Method,
+    /// LWE modulus `q` and dimension `n`.
+    q: u64,
+    n: usize,
+    /// AP's `B_r`, `d_r`; GINX's `U`.
+    b_r: u64,
+    d_r: usize,
+    ginx_u: Vec<i64>,
+    /// Every key, `4 d_k N` words each (layout in `kernels/fhew.cl`).
+    keys: Buffer,
+    /// Word offset of key `k` in `keys`.
+    offsets: Vec<u64>,
+    /// `(log2 B_g, d_g)` of key `k`.
+    gadgets: Vec<(u32, usize)>,
+}
+
+impl DeviceBlindRotationKey {
+    /// Uploads `brk`, a key of the ring `ctx` mirrors (the [`FhewContext`]'s).
+    pub fn upload(ctx: &Arc<DeviceRingContext>, brk: &BlindRotationKey) -> Result<Self> {
+        let method = brk.config.method;
+        if !matches!(method, Method::Ap | Method::Ginx) || brk.config.alt_mult {
+            return Err(Error::InvalidInput(format!(
+                "the device runs the blind rotations of AP and GINX with RGSW keys; this key \
+                 is {} (LMKCDEY steps differ per gate in key and automorphism): evaluate it \
+                 on the CPU, or generate AP / GINX keys for the device",
+                brk.config.label()
+            )));
+        }
+        let ring = ctx.ring();
+        if ring.q_len() != 1 || ring.p_len() != 0 {
+            return Err(Error::InvalidInput(
+                "FHEW's ring has one prime Q: use the FhewContext's ring".into(),
+            ));
+        }
+        let (n, big_q) = (ring.n(), ring.modulus(0, 1).value());
+        let mut words = Vec::new();
+        let (mut offsets, mut gadgets) = (Vec::new(), Vec::new());
+        for key in &brk.keys {
+            let BrkElement::Rgsw(k) = key else {
+                unreachable!("keys without ALTMULT are RGSW")
+            };
+            let g = k.gadget();
+            if g.q() != big_q {
+                return Err(Error::InvalidInput(format!(
+                    "a blind-rotation key modulo {} in a ring modulo {big_q}",
+                    g.q()
+                )));
+            }
+            offsets.push(words.len() as u64);
+            gadgets.push((g.log_base(), g.digits()));
+            for part in [&k.zm.a, &k.m.a, &k.zm.b, &k.m.b] {
+                for p in part {
+                    if p.n() != n || p.form() != Form::Ntt {
+                        return Err(Error::InvalidInput(
+                            "blind-rotation keys are NTT-form polynomials of the ring".into(),
+                        ));
+                    }
+                    words.extend_from_slice(p.data());
+                }
+            }
+        }
+        Ok(DeviceBlindRotationKey {
+            ctx: ctx.clone(),
+            method,
+            q: brk.q,
+            n: brk.n,
+            b_r: brk.b_r,
+            d_r: brk.d_r,
+            ginx_u: brk.ginx_u.clone(),
+            keys: ctx.gpu().upload(&words)?,
+            offsets,
+            gadgets,
+        })
+    }
+
+    /// Bytes of the keys on the device.
+    pub fn memory_bytes(&self) -> usize {
+        self.keys.len() * 8
+    }
+
+    /// The largest `d_g` of the keys.
+    fn max_digits(&self) -> usize {
+        self.gadgets.iter().map(|g| g.1).max().unwrap_or(1)
+    }
+
+    /// The steps of one rotation: the key of step `s` for each element (word offset, or
+    /// [`NO_KEY`]), GINX's exponents, and the gadget of each step. Row `s` of the tables
+    /// holds the batch's `cts.len()` entries.
+    fn schedule(
+        &self,
+        cts: &[LweCiphertext],
+        two_n: usize,
+    ) -> (Vec<u64>, Vec<u64>, Vec<(u32, usize)>) {
+        let y = two_n as u64 / self.q;
+        let mut index = Vec::new();
+        let mut expo = Vec::new();
+        let mut gadgets = Vec::new();
+        match self.method {
+            Method::Ginx => {
+                let u = &self.ginx_u;
+                for i in 0..self.n {
+                    for (j, &uj) in u.iter().enumerate() {
+                        let key = i * u.len() + j;
+                        gadgets.push(self.gadgets[key]);
+                        for ct in cts {
+                            let k = (y as i64 * ct.a[i] as i64 * uj).rem_euclid(two_n as i64);
+                            index.push(if k == 0 { NO_KEY } else { self.offsets[key] });
+                            expo.push(k as u64);
+                        }
+                    }
+                }
+            }
+            _ => {
+                // AP: step (i, j) multiplies by key ((i d_r + j)(B_r - 1) + v - 1) for the
+                // base-B_r digit v of α_i, nothing for v = 0.
+                let (br, dr) = (self.b_r, self.d_r);
+                let mut rest: Vec<u64> = vec![0; cts.len()];
+                for i in 0..self.n {
+                    for (r, ct) in rest.iter_mut().zip(cts) {
+                        *r = ct.a[i];
+                    }
+                    for j in 0..dr {
+                        let first = (i * dr + j) * (br as usize - 1);
+                        gadgets.push(self.gadgets[first]);
+                        for r in rest.iter_mut() {
+                            let v = (*r % br) as usize;
+                            *r /= br;
+                            index.push(if v == 0 {
+                                NO_KEY
+                            } else {
+                                self.offsets[first + v - 1]
+                            });
+                        }
+                    }
+                }
+                expo.push(0);
+            }
+        }
+        (index, expo, gadgets)
+    }
+
+    /// `RLWE(f · Y^(β + <α, s>))` in coefficient form for every ciphertext of `cts` (all
+    /// rotated together), for the test polynomial `f` (coefficient form, of the ring):
+    /// word for word [`BlindRotationKey::blind_rotate`].
+    pub fn blind_rotate_batch(
+        &self,
+        f: &Poly,
+        cts: &[LweCiphertext],
+    ) -> Result<Vec<RlweCiphertext>> {
+        let ring = self.ctx.ring().clone();
+        let big_n = ring.n();
+        if f.n() != big_n || f.num_limbs() != 1 || f.form() != Form::Coeff {
+            return Err(Error::InvalidInput(
+                "the test polynomial must be a coefficient-form polynomial of the FHEW ring".into(),
+            ));
+        }
+        for ct in cts {
+            if ct.q != self.q || ct.dim() != self.n {
+                return Err(Error::Hekate(hekate::Error::ParameterMismatch(format!(
+                    "blind rotation keys are for (n, q) = ({}, {}), a ciphertext has ({}, {})",
+                    self.n,
+                    self.q,
+                    ct.dim(),
+                    ct.q
+                ))));
+            }
+        }
+        if cts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let b = cts.len();
+        let d_max = self.max_digits();
+        if 2 * b * d_max > u16::MAX as usize {
+            return Err(Error::InvalidInput(format!(
+                "a batch of {b} gates with {d_max} digits: at most {} per call",
+                u16::MAX as usize / (2 * d_max)
+            )));
+        }
+        let gpu = self.ctx.gpu().clone();
+        let two_n = 2 * big_n;
+        let y = two_n as u64 / self.q;
+        // acc_e = (0, f X^(y β_e)).
+        let mut start = vec![0u64; 2 * b * big_n];
+        for (e, ct) in cts.iter().enumerate() {
+            let mut fb = f.clone();
+            fb.mul_monomial_assign((y * ct.b) as usize % two_n, &ring);
+            start[(2 * e + 1) * big_n..(2 * e + 2) * big_n].copy_from_slice(fb.data());
+        }
+        let mut acc = DevicePoly::batch(&self.ctx, 2 * b, Form::Coeff)?;
+        gpu.write(acc.buffer_mut(), &start)?;
+        let mut digits = DevicePoly::batch(&self.ctx, 2 * b * d_max, Form::Coeff)?;
+        let mut t = DevicePoly::batch(&self.ctx, 2 * b, Form::Ntt)?;
+        let (index, expo, gadgets) = self.schedule(cts, two_n);
+        let index = gpu.upload(&index)?;
+        let expo = gpu.upload(&expo)?;
+        let module = gpu.module(KernelModule::Fhew)?;
+        let block = big_n.min(GROUP);
+        let grid = [big_n.div_ceil(block) as u32, (2 * b) as u32];
+        let ginx = self.method == Method::Ginx;
+        for (s, &(log_base, d)) in gadgets.iter().enumerate() {
+            let off = (s * b) as u32;
+            gpu.launch(
+                &module,
+                "hk_fhew_decompose",
+                grid,
+                block as u32,
+                &[
+                    Arg::Buf(digits.buffer()),
+                    Arg::Buf(acc.buffer()),
+                    Arg::Buf(&self.ctx.mods),
+                    Arg::U32(big_n as u32),
+                    Arg::U32(log_base),
+                    Arg::U32(d as u32),
+                ],
+            )?;
+            digits.forward_limbs(0..2 * b * d, true)?;
+            gpu.launch(
+                &module,
+                "hk_fhew_product",
+                grid,
+                block as u32,
+                &[
+                    Arg::Buf(t.buffer()),
+                    Arg::Buf(digits.buffer()),
+                    Arg::Buf(&self.keys),
+                    Arg::Buf(&index),
+                    Arg::U32(off),
+                    Arg::Buf(&self.ctx.mods),
+                    Arg::U32(big_n as u32),
+                    Arg::U32(d as u32),
+                ],
+            )?;
+            t.inverse_limbs(0..2 * b, true)?;
+            gpu.launch(
+                &module,
+                "hk_fhew_update",
+                grid,
+                block as u32,
+                &[
+                    Arg::Buf(acc.buffer()),
+                    Arg::Buf(t.buffer()),
+                    Arg::Buf(&index),
+                    Arg::Buf(&expo),
+                    Arg::U32(off),
+                    Arg::Buf(&self.ctx.mods),
+                    Arg::U32(big_n as u32),
+                    Arg::U32(ginx as u32),
+                ],
+            )?;
+        }
+        let words = acc.read_words()?;
+        Ok(words
+            .chunks_exact(2 * big_n)
+            .map(|w| {
+                let part = |h: usize| {
+                    Poly::from_raw(
+                        big_n,
+                        1,
+                        0,
+                        Form::Coeff,
+                        w[h * big_n..(h + 1) * big_n].to_vec(),
+                    )
+                };
+                RlweCiphertext {
+                    a: part(0),
+                    b: part(1),
+                }
+            })
+            .collect())
+    }
+}
+
+/// FHEW gates on the device: the blind rotations of many gates at once
+/// ([`DeviceBlindRotationKey::blind_rotate_batch`]), the rest of each gate on the CPU. Its
+/// outputs equal [`FhewEvaluator`]'s with [`RotationArithmetic::Ntt`] word for word.
+pub struct DeviceFhewEvaluator {
+    cpu: FhewEvaluator,
+    key: DeviceBlindRotationKey,
+    batch: usize,
+}
+
+impl DeviceFhewEvaluator {
+    /// An evaluator for `key` (AP or GINX with RGSW keys) on `gpu`; the key is uploaded
+    /// once. Refuses what [`FhewEvaluator::with_arithmetic`] refuses (a predicted failure
+    /// probability above the bound with the exact products).
+    pub fn new(gpu: &Arc<Gpu>, ctx: Arc<FhewContext>, key: Arc<BootstrapKey>) -> Result<Self> {
+        let dctx = DeviceRingContext::new(gpu, ctx.ring())?;
+        let dkey = DeviceBlindRotationKey::upload(&dctx, &key.brk)?;
+        let cpu = FhewEvaluator::with_arithmetic(ctx, key, RotationArithmetic::Ntt)?;
+        Ok(DeviceFhewEvaluator {
+            cpu,
+            key: dkey,
+            batch: DEFAULT_BATCH,
+        })
+    }
+
+    /// At most `batch` gates per device batch (at least 1).
+    pub fn with_batch(mut self, batch: usize) -> Self {
+        self.batch = batch.max(1);
+        self
+    }
+
+    /// The device keys.
+    pub fn key(&self) -> &DeviceBlindRotationKey {
+        &self.key
+    }
+
+    /// The CPU evaluator that prepares and finishes the gates (NTT products: the same
+    /// results as the device).
+    pub fn cpu(&mut self) -> &mut FhewEvaluator {
+        &mut self.cpu
+    }
+
+    /// Bootstrapped binary gates, `gates[i] = (gate, a, b)`, their blind rotations run
+    /// together in batches: the same outputs, in order, as [`FhewEvaluator::gate`] on each.
+    pub fn gates(
+        &mut self,
+        gates: &[(Gate, &LweCiphertext, &LweCiphertext)],
+    ) -> Result<Vec<LweCiphertext>> {
+        let mut out = Vec::with_capacity(gates.len());
+        for chunk in gates.chunks(self.batch) {
+            let inputs = chunk
+                .iter()
+                .map(|&(g, a, b)| self.cpu.gate_input(g, a, b))
+                .collect::<hekate::Result<Vec<_>>>()?;
+            let accs = self
+                .key
+                .blind_rotate_batch(self.cpu.gate_test_vector(), &inputs)?;
+            for acc in &accs {
+                out.push(self.cpu.finish_gate(acc)?);
+            }
+        }
+        Ok(out)
+    }
+}
