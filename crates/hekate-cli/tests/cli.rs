@@ -444,11 +444,14 @@ fn gpu_info_and_bench() {
     let rows = rows.as_array().expect("an array of records");
     assert_eq!(
         rows.len(),
-        11,
+        13,
         "four kernels, four CKKS operations and a linear transform at one chain length, \
-         two FHEW batch sizes"
+         two FHEW batch sizes fused and per step"
     );
-    assert_eq!(rows[10]["cells"]["batch"], 3, "{}", rows[10]);
+    assert_eq!(rows[11]["cells"]["batch"], 3, "{}", rows[11]);
+    assert_eq!(rows[11]["cells"]["kernels"], "fused", "{}", rows[11]);
+    assert_eq!(rows[11]["cells"]["launches"], 1, "{}", rows[11]);
+    assert_eq!(rows[12]["cells"]["kernels"], "per step", "{}", rows[12]);
     for r in rows {
         assert_eq!(r["cells"]["bit-exact"], "yes", "{r}");
     }

@@ -96,3 +96,94 @@ HK_KERNEL hk_fhew_update(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *t, HK_GLOBAL c
     }
     acc[at + j] = hk_sub(a, t[at + j], q);
 }
+
+/* Digit i of the signed base-2^lb decomposition of c (hk_fhew_decompose's, for one digit),
+ * in [0, Q). */
+HK_INLINE u64 hk_fhew_digit(u64 c, u32 i, u32 lb, u32 d, u64 q) {
+    u64 x = c > q / 2 ? c - q : c;
+    u64 mask = ((u64)1 << lb) - 1, hb = (u64)1 << (lb - 1);
+    for (u32 k = 0; k + 1 < d; k++) {
+        u64 r = x & mask;
+        u64 s = r - ((r & hb) << 1);
+        if (k == i) return s + ((s >> 63) ? q : 0);
+        x = hk_sar(x - s, lb);
+    }
+    return x + ((x >> 63) ? q : 0);
+}
+
+/* One accumulator coefficient after a step (hk_fhew_update's, for coefficient j of the
+ * half at `o`, the step's product in coefficient form): AP takes the product, GINX adds
+ * (X^k - 1) t. */
+HK_INLINE u64 hk_fhew_step(u64 a, HK_LOCAL_PTR const u64 *o, u32 j, u32 n, u32 ginx, u64 kk, u64 q) {
+    if (!ginx) return o[j];
+    u32 flip = kk >= n;
+    u32 shift = (u32)(flip ? kk - n : kk);
+    if (j >= shift) {
+        u64 x = o[j - shift];
+        a = flip ? hk_sub(a, x, q) : hk_add(a, x, q);
+    } else {
+        u64 x = o[j + n - shift];
+        a = flip ? hk_add(a, x, q) : hk_sub(a, x, q);
+    }
+    return hk_sub(a, o[j], q);
+}
+
+/* The whole blind rotation of batch element e = group x, in one launch for the batch
+ * (N <= HK_FHEW_N_MAX, N/2 work-items): the same steps as the launches above, with the
+ * accumulator in registers (item i holds coefficients i and i + N/2 of both halves), and
+ * one digit and the two products in local memory; only the keys stream from global memory.
+ * Per step: for each of the 2d digits, its value for every coefficient, the forward NTT
+ * (reduced), and the products accumulated one reduction at a time (hk_mul_add: the same
+ * residues as one 128-bit sum); then the inverse NTT (reduced) of both products and the
+ * update. `sched` holds (log2 B_g, d) per step; `tw` is the modulus's four twiddle rows. */
+HK_KERNEL hk_fhew_rotate(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *keys, HK_GLOBAL const u64 *index,
+                         HK_GLOBAL const u64 *expo, HK_GLOBAL const u64 *sched, u32 steps,
+                         u32 batch, u32 ginx, HK_GLOBAL const u64 *tw,
+                         HK_GLOBAL const u64 *mods, u32 n) {
+    HK_LOCAL u64 dig[HK_FHEW_N_MAX];
+    HK_LOCAL u64 out[2 * HK_FHEW_N_MAX];
+    u32 e = HK_GRP_X, lid = HK_LID_X, hn = n >> 1;
+    u64 q = mods[HK_MOD_Q], m0 = mods[HK_MOD_MU_LO], m1 = mods[HK_MOD_MU_HI];
+    HK_GLOBAL const u64 *wf = tw, *wfs = tw + n, *wi = tw + 2 * (u64)n, *wis = tw + 3 * (u64)n;
+    HK_GLOBAL u64 *ae = acc + (u64)2 * e * n;
+    /* r<h><c>: coefficient lid + c N/2 of half h. */
+    u64 r00 = ae[lid], r01 = ae[lid + hn], r10 = ae[n + lid], r11 = ae[n + lid + hn];
+    for (u32 s = 0; s < steps; s++) {
+        u64 key = index[(u64)s * batch + e];
+        if (key == HK_NO_KEY) continue; /* the same for the whole group */
+        u32 lb = (u32)sched[2 * s], d = (u32)sched[2 * s + 1];
+        for (u32 j = 0; j < 2 * d; j++) {
+            u32 h = j >= d, i = h ? j - d : j;
+            dig[lid] = hk_fhew_digit(h ? r10 : r00, i, lb, d, q);
+            dig[lid + hn] = hk_fhew_digit(h ? r11 : r01, i, lb, d, q);
+            HK_BARRIER();
+            hk_tile_fwd_stages(dig, wf, wfs, n, n, 0, q);
+            u64 x0 = dig[2 * lid], x1 = dig[2 * lid + 1];
+            hk_fwd_last(&x0, &x1, wf[hn + lid], wfs[hn + lid], q, 1);
+            dig[2 * lid] = x0;
+            dig[2 * lid + 1] = x1;
+            HK_BARRIER();
+            HK_GLOBAL const u64 *ka = keys + key + (u64)j * n;
+            HK_GLOBAL const u64 *kb = keys + key + (u64)(2 * d + j) * n;
+            for (u32 c = 0; c < 2; c++) {
+                u32 k = lid + c * hn;
+                u64 x = dig[k];
+                out[k] = j ? hk_mul_add(out[k], x, ka[k], q, m0, m1) : hk_mul(x, ka[k], q, m0, m1);
+                out[n + k] = j ? hk_mul_add(out[n + k], x, kb[k], q, m0, m1) : hk_mul(x, kb[k], q, m0, m1);
+            }
+            HK_BARRIER();
+        }
+        hk_tile_inv_stages(out, wi, wis, mods, n, n, 0, q, 1);
+        hk_tile_inv_stages(out + n, wi, wis, mods, n, n, 0, q, 1);
+        u64 kk = ginx ? expo[(u64)s * batch + e] : 0;
+        r00 = hk_fhew_step(r00, out, lid, n, ginx, kk, q);
+        r01 = hk_fhew_step(r01, out, lid + hn, n, ginx, kk, q);
+        r10 = hk_fhew_step(r10, out + n, lid, n, ginx, kk, q);
+        r11 = hk_fhew_step(r11, out + n, lid + hn, n, ginx, kk, q);
+        HK_BARRIER();
+    }
+    ae[lid] = r00;
+    ae[lid + hn] = r01;
+    ae[n + lid] = r10;
+    ae[n + lid + hn] = r11;
+}

@@ -9,6 +9,7 @@ typedef unsigned int u32;
 #define HK_KERNEL extern "C" __global__ void
 #define HK_GLOBAL
 #define HK_LOCAL __shared__
+#define HK_LOCAL_PTR
 #define HK_INLINE static __device__ __forceinline__
 #define HK_GID_X ((u32)(blockIdx.x * blockDim.x + threadIdx.x))
 #define HK_GID_Y ((u32)(blockIdx.y * blockDim.y + threadIdx.y))
@@ -29,6 +30,7 @@ typedef uint u32;
 #define HK_KERNEL __kernel void
 #define HK_GLOBAL __global
 #define HK_LOCAL __local
+#define HK_LOCAL_PTR __local
 #define HK_INLINE static inline
 #define HK_GID_X ((u32)get_global_id(0))
 #define HK_GID_Y ((u32)get_global_id(1))

@@ -2,8 +2,8 @@
 //!
 //! A blind rotation is `n |U|` (GINX) or `n d_r` (AP) sequential external products, each on
 //! one small polynomial pair (`N = 1024`): far too little work for a GPU per gate, so the
-//! device runs the rotations of `B` gates side by side. Every step is five launches over the
-//! whole batch:
+//! device runs the rotations of `B` gates side by side. In launches per step, every step is
+//! five launches over the whole batch:
 //!
 //! 1. `hk_fhew_decompose`: the signed gadget digits of the `2B` accumulator polynomials
 //!    (the step's gadget: OpenFHE's sets change the base part-way through the keys);
@@ -13,6 +13,12 @@
 //!    key of each element's digit of `α_i`);
 //! 4. the inverse NTT of the `2B` products;
 //! 5. `hk_fhew_update`: `acc += (X^k - 1) t` (GINX, `k` per element) or `acc = t` (AP).
+//!
+//! Where `N <= 1024` (every 128-bit preset but the `N = 2048` ones) the whole rotation runs
+//! **fused** instead, in one launch per batch (`hk_fhew_rotate`): a work-group per gate
+//! keeps its accumulator in registers and one digit and the two products in local memory
+//! (`3N` words, 24 KiB), running the same steps with barriers between them, so that only the
+//! keys stream from device memory (shared by the batch through the L2 for GINX).
 //!
 //! The host computes every step's key offsets and exponents from the LWE ciphertexts up
 //! front (one upload per batch) and sets the accumulators up as `(0, f X^(y β))`; the
@@ -27,7 +33,7 @@
 
 use crate::context::DeviceRingContext;
 use crate::error::{Error, Result};
-use crate::kernels::KernelModule;
+use crate::kernels::{KernelModule, FHEW_N_MAX};
 use crate::poly::DevicePoly;
 use crate::runtime::{Arg, Buffer, Gpu};
 use hekate::fhew::{
@@ -65,6 +71,8 @@ pub struct DeviceBlindRotationKey {
     offsets: Vec<u64>,
     /// `(log2 B_g, d_g)` of key `k`.
     gadgets: Vec<(u32, usize)>,
+    /// Whether rotations run fused, one launch per batch ([`DeviceBlindRotationKey::fused`]).
+    fused: bool,
 }
 
 impl DeviceBlindRotationKey {
@@ -123,7 +131,44 @@ impl DeviceBlindRotationKey {
             keys: ctx.gpu().upload(&words)?,
             offsets,
             gadgets,
+            fused: Self::can_fuse(ctx),
         })
+    }
+
+    /// Whether the fused rotation fits: `N <= FHEW_N_MAX` (its local memory) and `N/2`
+    /// work-items per group.
+    fn can_fuse(ctx: &DeviceRingContext) -> bool {
+        let n = ctx.n();
+        (4..=FHEW_N_MAX).contains(&n) && n / 2 <= ctx.gpu().info().max_group as usize
+    }
+
+    /// Runs each batch's rotations in one launch (`hk_fhew_rotate`: a work-group per gate,
+    /// its accumulator and products in registers and local memory, only the keys read from
+    /// device memory; the default where it fits, `N <= 1024`) or in five launches per step
+    /// over the whole batch (`fused = false`; any `N`). Both give the same words. An error
+    /// if `fused` is asked for where it does not fit.
+    pub fn with_fused(mut self, fused: bool) -> Result<Self> {
+        self.set_fused(fused)?;
+        Ok(self)
+    }
+
+    /// [`DeviceBlindRotationKey::with_fused`] in place.
+    pub fn set_fused(&mut self, fused: bool) -> Result<()> {
+        if fused && !Self::can_fuse(&self.ctx) {
+            return Err(Error::InvalidInput(format!(
+                "the fused FHEW rotation needs N <= {FHEW_N_MAX} and N/2 work-items per group \
+                 (N = {}, at most {} here)",
+                self.ctx.n(),
+                self.ctx.gpu().info().max_group
+            )));
+        }
+        self.fused = fused;
+        Ok(())
+    }
+
+    /// Whether rotations run fused ([`DeviceBlindRotationKey::with_fused`]).
+    pub fn fused(&self) -> bool {
+        self.fused
     }
 
     /// Bytes of the keys on the device.
@@ -241,15 +286,42 @@ impl DeviceBlindRotationKey {
         }
         let mut acc = DevicePoly::batch(&self.ctx, 2 * b, Form::Coeff)?;
         gpu.write(acc.buffer_mut(), &start)?;
-        let mut digits = DevicePoly::batch(&self.ctx, 2 * b * d_max, Form::Coeff)?;
-        let mut t = DevicePoly::batch(&self.ctx, 2 * b, Form::Ntt)?;
         let (index, expo, gadgets) = self.schedule(cts, two_n);
         let index = gpu.upload(&index)?;
         let expo = gpu.upload(&expo)?;
         let module = gpu.module(KernelModule::Fhew)?;
+        let ginx = self.method == Method::Ginx;
+        if self.fused {
+            let sched: Vec<u64> = gadgets
+                .iter()
+                .flat_map(|&(lb, d)| [lb as u64, d as u64])
+                .collect();
+            let sched = gpu.upload(&sched)?;
+            gpu.launch(
+                &module,
+                "hk_fhew_rotate",
+                [b as u32, 1],
+                (big_n / 2) as u32,
+                &[
+                    Arg::Buf(acc.buffer()),
+                    Arg::Buf(&self.keys),
+                    Arg::Buf(&index),
+                    Arg::Buf(&expo),
+                    Arg::Buf(&sched),
+                    Arg::U32(gadgets.len() as u32),
+                    Arg::U32(b as u32),
+                    Arg::U32(ginx as u32),
+                    Arg::Buf(&self.ctx.twiddles),
+                    Arg::Buf(&self.ctx.mods),
+                    Arg::U32(big_n as u32),
+                ],
+            )?;
+            return Self::download_accumulators(&acc, big_n);
+        }
+        let mut digits = DevicePoly::batch(&self.ctx, 2 * b * d_max, Form::Coeff)?;
+        let mut t = DevicePoly::batch(&self.ctx, 2 * b, Form::Ntt)?;
         let block = big_n.min(GROUP);
         let grid = [big_n.div_ceil(block) as u32, (2 * b) as u32];
-        let ginx = self.method == Method::Ginx;
         for (s, &(log_base, d)) in gadgets.iter().enumerate() {
             let off = (s * b) as u32;
             gpu.launch(
@@ -301,6 +373,11 @@ impl DeviceBlindRotationKey {
                 ],
             )?;
         }
+        Self::download_accumulators(&acc, big_n)
+    }
+
+    /// The batch's accumulators as ciphertexts (coefficient form).
+    fn download_accumulators(acc: &DevicePoly, big_n: usize) -> Result<Vec<RlweCiphertext>> {
         let words = acc.read_words()?;
         Ok(words
             .chunks_exact(2 * big_n)
@@ -356,6 +433,12 @@ impl DeviceFhewEvaluator {
     /// The device keys.
     pub fn key(&self) -> &DeviceBlindRotationKey {
         &self.key
+    }
+
+    /// Fused rotations (one launch per batch) or launches per step
+    /// ([`DeviceBlindRotationKey::with_fused`]).
+    pub fn set_fused(&mut self, fused: bool) -> Result<()> {
+        self.key.set_fused(fused)
     }
 
     /// The CPU evaluator that prepares and finishes the gates (NTT products: the same

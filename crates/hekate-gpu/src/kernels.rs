@@ -31,12 +31,17 @@ pub enum KernelModule {
 
 const PRELUDE: &str = include_str!("../kernels/prelude.h");
 const MODARITH: &str = include_str!("../kernels/modarith.h");
+const NTT_TILE: &str = include_str!("../kernels/ntt_tile.h");
 
 /// Digits per launch of the fused inner product (`HK_IP_MAX` of `elementwise.cl`).
 pub const INNER_PRODUCT_MAX: usize = 8;
 
 /// The largest NTT tile in local memory, in words (`HK_TILE_MAX` of `ntt.cl`: 16 KiB).
 pub const TILE_MAX: usize = 2048;
+
+/// The largest ring degree of the fused FHEW rotation (`HK_FHEW_N_MAX` of `fhew.cl`): its
+/// work-group holds one digit and the two products in local memory, `3N` words (24 KiB).
+pub const FHEW_N_MAX: usize = 1024;
 
 impl KernelModule {
     /// Every module.
@@ -85,7 +90,12 @@ impl KernelModule {
                 "hk_ntt_inv_cols",
             ],
             KernelModule::Bconv => &["hk_bconv_yv", "hk_bconv_out"],
-            KernelModule::Fhew => &["hk_fhew_decompose", "hk_fhew_product", "hk_fhew_update"],
+            KernelModule::Fhew => &[
+                "hk_fhew_decompose",
+                "hk_fhew_product",
+                "hk_fhew_update",
+                "hk_fhew_rotate",
+            ],
         }
     }
 
@@ -98,10 +108,15 @@ impl KernelModule {
         }
     }
 
-    /// The complete source: the prelude, the modular arithmetic, the module.
+    /// The complete source: the prelude, the modular arithmetic, the NTT tile stages
+    /// (modules that transform in local memory), the module.
     pub fn source(self) -> String {
+        let tile = match self {
+            KernelModule::Ntt | KernelModule::Fhew => NTT_TILE,
+            _ => "",
+        };
         format!(
-            "#define HK_TILE_MAX {TILE_MAX}\n{PRELUDE}\n{MODARITH}\n{}",
+            "#define HK_TILE_MAX {TILE_MAX}\n#define HK_FHEW_N_MAX {FHEW_N_MAX}\n{PRELUDE}\n{MODARITH}\n{tile}\n{}",
             self.body()
         )
     }

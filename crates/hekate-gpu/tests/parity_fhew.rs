@@ -1,6 +1,7 @@
 //! FHEW on the device (`hekate_gpu::fhew`) against the CPU's NTT products, word for word:
 //! batched blind rotations of AP and GINX (one gadget, and a gadget schedule that changes
-//! base part-way through the keys as OpenFHE's sets do), every gate through
+//! base part-way through the keys as OpenFHE's sets do), fused in one launch per batch and
+//! in launches per step, every gate through
 //! `DeviceFhewEvaluator` in batches that do not divide the gate count, decrypting to the
 //! truth table; LMKCDEY and ALTMULT keys refused.
 
@@ -52,7 +53,12 @@ fn batched_blind_rotations_match_the_cpu() {
         let (ctx, sk, key, mut rng) = setup(&p, method, 7);
         let ring = ctx.ring();
         let dctx = DeviceRingContext::new(&gpu, ring).unwrap();
-        let dkey = DeviceBlindRotationKey::upload(&dctx, &key.brk).unwrap();
+        let fused = DeviceBlindRotationKey::upload(&dctx, &key.brk).unwrap();
+        assert!(fused.fused(), "N = 256 runs fused by default");
+        let steps = DeviceBlindRotationKey::upload(&dctx, &key.brk)
+            .unwrap()
+            .with_fused(false)
+            .unwrap();
         let f = test_vector(&ctx, |u| (u as i64 - 100) * 1000);
         let mut cts: Vec<LweCiphertext> = (0..5)
             .map(|_| {
@@ -64,28 +70,37 @@ fn batched_blind_rotations_match_the_cpu() {
         cts[1].a[0] = 0;
         cts[1].a[5] = 0;
         cts[3].a.iter_mut().step_by(3).for_each(|a| *a = 0);
-        let got = dkey.blind_rotate_batch(&f, &cts).unwrap();
-        assert_eq!(got.len(), cts.len());
         let mut scratch = GswScratch::new(ring);
-        for (i, (ct, dev)) in cts.iter().zip(&got).enumerate() {
-            let mut acc = RlweCiphertext::zero(ring, hekate::ring::Form::Coeff);
-            key.brk
-                .blind_rotate(&f, ct, ring, &mut scratch, &mut acc)
-                .unwrap();
-            assert_eq!(
-                dev.a.data(),
-                acc.a.data(),
-                "{} {method:?}: a of #{i}",
-                p.name
-            );
-            assert_eq!(
-                dev.b.data(),
-                acc.b.data(),
-                "{} {method:?}: b of #{i}",
-                p.name
-            );
+        let want: Vec<RlweCiphertext> = cts
+            .iter()
+            .map(|ct| {
+                let mut acc = RlweCiphertext::zero(ring, hekate::ring::Form::Coeff);
+                key.brk
+                    .blind_rotate(&f, ct, ring, &mut scratch, &mut acc)
+                    .unwrap();
+                acc
+            })
+            .collect();
+        for dkey in [&fused, &steps] {
+            let got = dkey.blind_rotate_batch(&f, &cts).unwrap();
+            assert_eq!(got.len(), cts.len());
+            let how = if dkey.fused() { "fused" } else { "per step" };
+            for (i, (dev, acc)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    dev.a.data(),
+                    acc.a.data(),
+                    "{} {method:?} {how}: a of #{i}",
+                    p.name
+                );
+                assert_eq!(
+                    dev.b.data(),
+                    acc.b.data(),
+                    "{} {method:?} {how}: b of #{i}",
+                    p.name
+                );
+            }
+            assert!(dkey.blind_rotate_batch(&f, &[]).unwrap().is_empty());
         }
-        assert!(dkey.blind_rotate_batch(&f, &[]).unwrap().is_empty());
     }
 }
 

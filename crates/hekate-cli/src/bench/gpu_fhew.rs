@@ -16,8 +16,9 @@ use hekate_gpu::Gpu;
 use std::error::Error;
 use std::sync::Arc;
 
-/// One table for `preset` with `method` (AP or GINX): per batch size, the device time of a
-/// batch of NAND gates and per gate, beside the CPU's time per gate (one thread) with the
+/// One table for `preset` with `method` (AP or GINX): per batch size, and per kind of
+/// launch (fused where it fits, and per step), the device time of a batch of NAND gates and
+/// per gate, beside the CPU's time per gate (one thread) with the
 /// same NTT products and with its default products. Returns whether every device gate
 /// equalled the CPU's.
 pub fn rows(
@@ -73,6 +74,7 @@ pub fn rows(
             "preset",
             "method",
             "batch",
+            "kernels",
             "device ms / batch",
             "device ms / gate",
             "CPU ms / gate (NTT)",
@@ -88,30 +90,40 @@ pub fn rows(
         params.name,
         method.name()
     ));
+    let kernels: &[bool] = if dev.key().fused() {
+        &[true, false]
+    } else {
+        &[false]
+    };
     for &b in batches {
-        dev = dev.with_batch(b);
-        let batch = &gates[..b];
-        let t = super::gpu::device_measure(gpu, reps, || dev.gates(batch).map(drop))?;
-        let before = gpu.launches();
-        dev.gates(batch)?;
-        let launches = gpu.launches() - before;
-        let per_gate = t.device_ms / b as f64;
-        table.push(vec![
-            params.name.to_string(),
-            method.name().to_string(),
-            b.to_string(),
-            fmt_ms(t.device_ms),
-            fmt_ms(per_gate),
-            fmt_ms(cpu_ntt_ms),
-            fmt_ms(cpu_best_ms),
-            if emulated {
-                "correctness only".into()
-            } else {
-                format!("{:.1}x", cpu_best_ms / per_gate)
-            },
-            launches.to_string(),
-            if exact { "yes" } else { "NO" }.into(),
-        ]);
+        for &fused in kernels {
+            dev = dev.with_batch(b);
+            dev.set_fused(fused)?;
+            let batch = &gates[..b];
+            exact &= dev.gates(batch)? == got[..b];
+            let t = super::gpu::device_measure(gpu, reps, || dev.gates(batch).map(drop))?;
+            let before = gpu.launches();
+            dev.gates(batch)?;
+            let launches = gpu.launches() - before;
+            let per_gate = t.device_ms / b as f64;
+            table.push(vec![
+                params.name.to_string(),
+                method.name().to_string(),
+                b.to_string(),
+                if fused { "fused" } else { "per step" }.into(),
+                fmt_ms(t.device_ms),
+                fmt_ms(per_gate),
+                fmt_ms(cpu_ntt_ms),
+                fmt_ms(cpu_best_ms),
+                if emulated {
+                    "correctness only".into()
+                } else {
+                    format!("{:.1}x", cpu_best_ms / per_gate)
+                },
+                launches.to_string(),
+                if exact { "yes" } else { "NO" }.into(),
+            ]);
+        }
     }
     table.print();
     say!(
