@@ -17,6 +17,9 @@ pub struct Modulus {
     /// floor(2^128 / q), low and high words.
     barrett_lo: u64,
     barrett_hi: u64,
+    /// `floor(2^(b + 63) / q)` for `b` = [`Modulus::bits`] (`2^64 - 1` where that is
+    /// `2^64`, `q` a power of two): [`Modulus::reduce_short`]'s constant.
+    barrett_short: u64,
     bits: u32,
 }
 
@@ -39,11 +42,14 @@ impl Modulus {
         if q.is_power_of_two() {
             b += 1;
         }
+        let bits = 64 - q.leading_zeros();
+        let short = ((1u128 << (bits + 63)) / q as u128).min(u64::MAX as u128) as u64;
         Modulus {
             q,
             barrett_lo: b as u64,
             barrett_hi: (b >> 64) as u64,
-            bits: 64 - q.leading_zeros(),
+            barrett_short: short,
+            bits,
         }
     }
 
@@ -94,6 +100,34 @@ impl Modulus {
             r -= self.q;
         }
         r
+    }
+
+    /// Whether [`Modulus::reduce_short`] takes sums of `terms` products of two reduced
+    /// values (plus one reduced value): `terms (q - 1)^2 + q - 1 < 2^(b + 63)`, so up to
+    /// `2^(63 - b)` terms (4 at 61 bits, 8192 at 50).
+    #[inline(always)]
+    pub fn short_sum_fits(&self, terms: usize) -> bool {
+        let p = (self.q - 1) as u128 * (self.q - 1) as u128;
+        (terms as u128)
+            .checked_mul(p)
+            .and_then(|x| x.checked_add((self.q - 1) as u128))
+            .is_some_and(|x| x >> (self.bits + 63) == 0)
+    }
+
+    /// `x mod q` for `x < 2^(b + 63)` (`b` = [`Modulus::bits`]): every product of two
+    /// reduced values, and sums of several ([`Modulus::short_sum_fits`]). Barrett on the
+    /// top bits (HAC 14.42): with `x' = floor(x / 2^(b - 1)) < 2^64` and
+    /// `μ = floor(2^(b + 63) / q) < 2^64`, the estimate `floor(x' μ / 2^64)` is at most 2
+    /// below `floor(x / q)`. One widening multiplication where [`Modulus::reduce_u128`] takes
+    /// three, and the same result.
+    #[inline(always)]
+    pub fn reduce_short(&self, x: u128) -> u64 {
+        debug_assert!(x >> (self.bits + 63) == 0, "reduce_short input too large");
+        let top = (x >> (self.bits - 1)) as u64;
+        let est = ((top as u128 * self.barrett_short as u128) >> 64) as u64;
+        let r = (x as u64).wrapping_sub(est.wrapping_mul(self.q));
+        let r = r.min(r.wrapping_sub(self.q));
+        r.min(r.wrapping_sub(self.q))
     }
 
     /// `x mod q` for a signed `x` in `[0, q)`, **without branches or loops on the value**
@@ -185,7 +219,7 @@ impl Modulus {
     /// `a * b mod q` for inputs below `2^64` whose product is below `2^128`.
     #[inline(always)]
     pub fn mul(&self, a: u64, b: u64) -> u64 {
-        self.reduce_u128(a as u128 * b as u128)
+        self.reduce_short(a as u128 * b as u128)
     }
 
     /// The Barrett constant `floor(2^128 / q)` as (low, high) words, as the reductions use
@@ -329,6 +363,39 @@ mod tests {
                 let s = x as i64;
                 assert_eq!(m.reduce_i64(s), (s as i128).rem_euclid(q as i128) as u64);
             }
+        }
+    }
+
+    /// `reduce_short` against `%` over its whole domain `[0, 2^(b + 63))`: random values of
+    /// every magnitude, the largest sums `short_sum_fits` admits, the domain's edge, for odd
+    /// primes and for powers of two (whose constant is clamped to `2^64 - 1`).
+    #[test]
+    fn reduce_short_matches_u128_remainder() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let mut qs = QS.to_vec();
+        qs.extend([2, 4, 1 << 20, 1 << 50, 1 << 61, 3, (1 << 62) - 57]);
+        for &q in &qs {
+            let m = Modulus::new(q);
+            let top = 1u128 << (m.bits() + 63);
+            let check = |x: u128| assert_eq!(m.reduce_short(x), (x % q as u128) as u64, "q = {q}");
+            for _ in 0..20_000 {
+                let y = ((rng.next_u64() as u128) << 64) | rng.next_u64() as u128;
+                check(y % top);
+                check((y >> (rng.next_u64() % 128) as u32) % top);
+            }
+            for x in [0, 1, q as u128 - 1, q as u128, top - 1, top - q as u128] {
+                check(x);
+            }
+            let p = (q - 1) as u128 * (q - 1) as u128;
+            let terms = (1..=1 << 14).rev().find(|&t| m.short_sum_fits(t));
+            if let Some(t) = terms {
+                check(t as u128 * p + (q - 1) as u128);
+                assert!(!m.short_sum_fits(t + 1) || t == 1 << 14);
+            }
+            assert!(
+                m.short_sum_fits(1),
+                "a product plus a reduced value always fits"
+            );
         }
     }
 

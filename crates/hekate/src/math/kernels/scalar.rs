@@ -62,7 +62,7 @@ pub fn mul(a: &[u64], b: &[u64], out: &mut [u64], q: &Modulus) {
 pub fn mul_add_assign(acc: &mut [u64], a: &[u64], b: &[u64], q: &Modulus) {
     debug_assert!(a.len() == b.len() && a.len() == acc.len());
     for ((o, &x), &y) in acc.iter_mut().zip(a).zip(b) {
-        *o = q.reduce_u128(*o as u128 + x as u128 * y as u128);
+        *o = q.reduce_short(*o as u128 + x as u128 * y as u128);
     }
 }
 
@@ -95,6 +95,9 @@ fn inner_product_blocks<const ACC: bool>(out: &mut [u64], a: &[&[u64]], b: &[&[u
         a.iter().chain(b).all(|x| x.len() >= n),
         "short inner-product operand"
     );
+    // One widening multiplication per reduction where the sums allow it (every pass at
+    // 50 bits; up to 4 terms at 61).
+    let short = q.short_sum_fits(a.len());
     let mut sums = [0u128; INNER_BLOCK];
     for (blk, o) in out.chunks_mut(INNER_BLOCK).enumerate() {
         let k0 = blk * INNER_BLOCK;
@@ -112,8 +115,14 @@ fn inner_product_blocks<const ACC: bool>(out: &mut [u64], a: &[&[u64]], b: &[&[u
                 *s += x as u128 * y as u128;
             }
         }
-        for (o, &s) in o.iter_mut().zip(sums.iter()) {
-            *o = q.reduce_u128(s);
+        if short {
+            for (o, &s) in o.iter_mut().zip(sums.iter()) {
+                *o = q.reduce_short(s);
+            }
+        } else {
+            for (o, &s) in o.iter_mut().zip(sums.iter()) {
+                *o = q.reduce_u128(s);
+            }
         }
     }
 }

@@ -74,10 +74,11 @@ struct MontTables {
 }
 
 impl MontTables {
-    /// The tables, if every sum fits (`Σ_i q_i + 1 <= 2^64`).
+    /// The tables, if every sum fits (`Σ_i q_i + 1 <= 2^64`) and every target is odd (has
+    /// an inverse modulo `2^64`; BFV's `t = 2` has not).
     fn new(from: &[Modulus], to: &[Modulus], q_hat_mod_p: &[u64], neg_vq: &[u64]) -> Option<Self> {
         let total: u128 = from.iter().map(|q| q.value() as u128).sum::<u128>() + 1;
-        if total > 1u128 << 64 || from.is_empty() {
+        if total > 1u128 << 64 || from.is_empty() || to.iter().any(|p| p.value() % 2 == 0) {
             return None;
         }
         let (l, l1) = (from.len(), from.len() + 1);

@@ -172,6 +172,48 @@ fn convert_with_primes_below_2_to_50_matches_reference() {
     }
 }
 
+/// The portable path's Montgomery sums ([`BaseConverter`]'s `MontTables`) and the bases
+/// they do not take: even targets (BFV's `t = 2`, a power of two), and inputs whose primes
+/// sum past `2^64` (Barrett instead), each against [`reference_convert`] on every
+/// instruction set.
+#[test]
+fn convert_with_even_targets_and_wide_sums_matches_reference() {
+    use rand_chacha::rand_core::RngCore;
+    let mut rng = ChaCha8Rng::seed_from_u64(64);
+    let mut g = PrimeGenerator::new(1 << 10).unwrap();
+    let p61: Vec<u64> = (0..9).map(|_| g.next_prime(61).unwrap()).collect();
+    let p50: Vec<u64> = (0..4).map(|_| g.next_prime(50).unwrap()).collect();
+    for (from, to) in [
+        (p50.clone(), vec![2u64, p61[0]]),
+        (p50.clone(), vec![1 << 16, 65537]),
+        (p61[..8].to_vec(), vec![p61[8], p50[0]]), // Σ q_i > 2^64: Barrett
+        (p61[..7].to_vec(), vec![p61[8], p50[0]]), // just below: Montgomery
+    ] {
+        let (c, b) = (RnsBasis::new(&from).unwrap(), RnsBasis::new(&to).unwrap());
+        let conv = BaseConverter::new(&c, &b);
+        let n = 64;
+        let input: Vec<u64> = from
+            .iter()
+            .flat_map(|&q| {
+                let mut v: Vec<u64> = (0..n).map(|_| rng.next_u64() % q).collect();
+                v[0] = q - 1;
+                v[1] = 0;
+                v
+            })
+            .collect();
+        for exact in [true, false] {
+            let mut want = vec![0u64; to.len() * n];
+            reference_convert(&conv, exact, &input, &mut want, n);
+            let mut scratch = vec![0u64; (from.len() + 1) * n];
+            for isa in Isa::ALL {
+                let mut got = vec![0u64; to.len() * n];
+                conv.convert_using(isa, exact, &input, &mut got, n, &mut scratch);
+                assert_eq!(got, want, "{from:?} -> {to:?}, {isa:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn convert_matches_reference_on_many_shapes() {
     use rand_chacha::rand_core::RngCore;
