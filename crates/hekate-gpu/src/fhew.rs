@@ -322,53 +322,47 @@ impl DeviceBlindRotationKey {
         let mut t = DevicePoly::batch(&self.ctx, 2 * b, Form::Ntt)?;
         let block = big_n.min(GROUP);
         let grid = [big_n.div_ceil(block) as u32, (2 * b) as u32];
+        let run =
+            |kernel: &str, args: &[Arg<'_>]| gpu.launch(&module, kernel, grid, block as u32, args);
+        let (mods, n32) = (&self.ctx.mods, big_n as u32);
         for (s, &(log_base, d)) in gadgets.iter().enumerate() {
             let off = (s * b) as u32;
-            gpu.launch(
-                &module,
+            run(
                 "hk_fhew_decompose",
-                grid,
-                block as u32,
                 &[
                     Arg::Buf(digits.buffer()),
                     Arg::Buf(acc.buffer()),
-                    Arg::Buf(&self.ctx.mods),
-                    Arg::U32(big_n as u32),
+                    Arg::Buf(mods),
+                    Arg::U32(n32),
                     Arg::U32(log_base),
                     Arg::U32(d as u32),
                 ],
             )?;
             digits.forward_limbs(0..2 * b * d, true)?;
-            gpu.launch(
-                &module,
+            run(
                 "hk_fhew_product",
-                grid,
-                block as u32,
                 &[
                     Arg::Buf(t.buffer()),
                     Arg::Buf(digits.buffer()),
                     Arg::Buf(&self.keys),
                     Arg::Buf(&index),
                     Arg::U32(off),
-                    Arg::Buf(&self.ctx.mods),
-                    Arg::U32(big_n as u32),
+                    Arg::Buf(mods),
+                    Arg::U32(n32),
                     Arg::U32(d as u32),
                 ],
             )?;
             t.inverse_limbs(0..2 * b, true)?;
-            gpu.launch(
-                &module,
+            run(
                 "hk_fhew_update",
-                grid,
-                block as u32,
                 &[
                     Arg::Buf(acc.buffer()),
                     Arg::Buf(t.buffer()),
                     Arg::Buf(&index),
                     Arg::Buf(&expo),
                     Arg::U32(off),
-                    Arg::Buf(&self.ctx.mods),
-                    Arg::U32(big_n as u32),
+                    Arg::Buf(mods),
+                    Arg::U32(n32),
                     Arg::U32(ginx as u32),
                 ],
             )?;
