@@ -62,6 +62,9 @@ FHEW_ALLOWED = {
     "worker": "per-thread scratch copies: the Python evaluator keeps its own pool of them",
     "bootstrap": "takes a raw test polynomial (no Python type); lut() is its Python form",
     "blind_rotation_error": "noise measurement of the paper's tables (test polynomial, secret key)",
+    "gate_input": "the seam for another device's batched blind rotations (hekate_gpu::fhew); gate() is its Python form",
+    "gate_test_vector": "a raw test polynomial (no Python type), for the same seam",
+    "finish_gate": "takes a raw RLWE accumulator (no Python type), for the same seam",
 }
 
 # `impl Type {` or `impl<...> Type {` (not `impl Trait for Type`).
