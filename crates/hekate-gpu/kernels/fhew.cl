@@ -21,6 +21,23 @@ HK_INLINE u64 hk_sar(u64 v, u32 s) {
     return ((v ^ m) >> s) ^ m;
 }
 
+/* One signed base-2^lb digit of x (two's complement, centred), lifted to [0, Q); x becomes
+ * the rest (rlwe::gsw's decompose_portable step). */
+HK_INLINE u64 hk_fhew_next_digit(u64 *x, u64 mask, u64 hb, u32 lb, u64 q) {
+    u64 r = *x & mask;
+    u64 s = r - ((r & hb) << 1);
+    *x = hk_sar(*x - s, lb);
+    return s + ((s >> 63) ? q : 0);
+}
+
+/* The GINX update of one accumulator coefficient a at index j (blindrotate.rs
+ * add_monomial_times): x is t[j - shift] (j >= shift) or t[j + n - shift] (below), tj is
+ * t[j]; the sign of x flips when k >= n. */
+HK_INLINE u64 hk_fhew_ginx(u64 a, u64 x, u64 tj, u32 below, u32 flip, u64 q) {
+    a = (flip != below) ? hk_sub(a, x, q) : hk_add(a, x, q);
+    return hk_sub(a, tj, q);
+}
+
 /* The signed base-2^lb digits of the accumulators (Gadget::decompose, portable twin): the
  * centred value, then d - 1 signed digits in [-B/2, B/2), then the rest, each lifted to
  * [0, Q). Grid x: coefficients, y: the 2B polynomials. */
@@ -33,12 +50,7 @@ HK_KERNEL hk_fhew_decompose(HK_GLOBAL u64 *digits, HK_GLOBAL const u64 *acc,
     u64 x = c > q / 2 ? c - q : c;
     u64 mask = ((u64)1 << lb) - 1, hb = (u64)1 << (lb - 1);
     HK_GLOBAL u64 *out = digits + ((u64)(p >> 1) * 2 * d + (u64)(p & 1) * d) * n + k;
-    for (u32 i = 0; i + 1 < d; i++) {
-        u64 r = x & mask;
-        u64 s = r - ((r & hb) << 1);
-        x = hk_sar(x - s, lb);
-        out[(u64)i * n] = s + ((s >> 63) ? q : 0);
-    }
+    for (u32 i = 0; i + 1 < d; i++) out[(u64)i * n] = hk_fhew_next_digit(&x, mask, hb, lb, q);
     out[(u64)(d - 1) * n] = x + ((x >> 63) ? q : 0);
 }
 
@@ -82,19 +94,11 @@ HK_KERNEL hk_fhew_update(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *t, HK_GLOBAL c
         acc[at + j] = t[at + j];
         return;
     }
-    u64 q = mods[HK_MOD_Q];
     u64 kk = expo[off + e];
     u32 flip = kk >= n;
-    u32 shift = (u32)(flip ? kk - n : kk);
-    u64 a = acc[at + j];
-    if (j >= shift) {
-        u64 x = t[at + j - shift];
-        a = flip ? hk_sub(a, x, q) : hk_add(a, x, q);
-    } else {
-        u64 x = t[at + j + n - shift];
-        a = flip ? hk_add(a, x, q) : hk_sub(a, x, q);
-    }
-    acc[at + j] = hk_sub(a, t[at + j], q);
+    u32 shift = (u32)(flip ? kk - n : kk), below = j < shift;
+    u64 x = t[at + (below ? j + n - shift : j - shift)];
+    acc[at + j] = hk_fhew_ginx(acc[at + j], x, t[at + j], below, flip, mods[HK_MOD_Q]);
 }
 
 /* Digit i of the signed base-2^lb decomposition of c (hk_fhew_decompose's, for one digit),
@@ -103,10 +107,8 @@ HK_INLINE u64 hk_fhew_digit(u64 c, u32 i, u32 lb, u32 d, u64 q) {
     u64 x = c > q / 2 ? c - q : c;
     u64 mask = ((u64)1 << lb) - 1, hb = (u64)1 << (lb - 1);
     for (u32 k = 0; k + 1 < d; k++) {
-        u64 r = x & mask;
-        u64 s = r - ((r & hb) << 1);
-        if (k == i) return s + ((s >> 63) ? q : 0);
-        x = hk_sar(x - s, lb);
+        u64 digit = hk_fhew_next_digit(&x, mask, hb, lb, q);
+        if (k == i) return digit;
     }
     return x + ((x >> 63) ? q : 0);
 }
@@ -117,15 +119,8 @@ HK_INLINE u64 hk_fhew_digit(u64 c, u32 i, u32 lb, u32 d, u64 q) {
 HK_INLINE u64 hk_fhew_step(u64 a, HK_LOCAL_PTR const u64 *o, u32 j, u32 n, u32 ginx, u64 kk, u64 q) {
     if (!ginx) return o[j];
     u32 flip = kk >= n;
-    u32 shift = (u32)(flip ? kk - n : kk);
-    if (j >= shift) {
-        u64 x = o[j - shift];
-        a = flip ? hk_sub(a, x, q) : hk_add(a, x, q);
-    } else {
-        u64 x = o[j + n - shift];
-        a = flip ? hk_add(a, x, q) : hk_sub(a, x, q);
-    }
-    return hk_sub(a, o[j], q);
+    u32 shift = (u32)(flip ? kk - n : kk), below = j < shift;
+    return hk_fhew_ginx(a, o[below ? j + n - shift : j - shift], o[j], below, flip, q);
 }
 
 /* The whole blind rotation of batch element e = group x, in one launch for the batch

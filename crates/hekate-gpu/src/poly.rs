@@ -116,14 +116,12 @@ impl DevicePoly {
                 "a batch of polynomials is not one ring element: read its words".into(),
             ));
         }
-        let mut data = vec![0u64; self.num_limbs() * self.n()];
-        self.ctx.gpu().read(&self.buf, &mut data)?;
         Ok(Poly::from_raw(
             self.n(),
             self.q_limbs,
             self.p_limbs,
             self.form,
-            data,
+            self.read_words()?,
         ))
     }
 
