@@ -187,22 +187,17 @@ impl Modulus {
     pub fn add(&self, a: u64, b: u64) -> u64 {
         debug_assert!(a < self.q && b < self.q);
         let s = a + b;
-        if s >= self.q {
-            s - self.q
-        } else {
-            s
-        }
+        // Branch-free (a conditional move): the data are secret-dependent and random, so
+        // a branch would mispredict half the time.
+        s.min(s.wrapping_sub(self.q))
     }
 
     /// `a - b mod q` for reduced inputs.
     #[inline(always)]
     pub fn sub(&self, a: u64, b: u64) -> u64 {
         debug_assert!(a < self.q && b < self.q);
-        if a >= b {
-            a - b
-        } else {
-            a + self.q - b
-        }
+        let d = a.wrapping_sub(b);
+        d.min(d.wrapping_add(self.q))
     }
 
     /// `-a mod q` for a reduced input.
@@ -247,11 +242,7 @@ impl Modulus {
     #[inline(always)]
     pub fn mul_shoup(&self, x: u64, w: u64, w_shoup: u64) -> u64 {
         let r = self.mul_shoup_lazy(x, w, w_shoup);
-        if r >= self.q {
-            r - self.q
-        } else {
-            r
-        }
+        r.min(r.wrapping_sub(self.q))
     }
 
     /// `base^exp mod q`.

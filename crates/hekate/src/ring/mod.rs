@@ -9,7 +9,7 @@ mod context;
 mod poly;
 mod pool;
 
-pub(crate) use poly::{for_each_limb, for_each_limb_pair};
+pub(crate) use poly::{for_each_limb, for_each_limb_many, for_each_limb_pair};
 
 // The format's hash: public as `hekate::serialize::fnv1a64`, hidden here.
 #[doc(hidden)]

@@ -113,6 +113,36 @@ where
     }
 }
 
+/// Runs `f(limb_index, limbs)` over the limbs of several equally shaped buffers at once
+/// (`limbs[b]` is limb `limb_index` of `bufs[b]`), in parallel like [`for_each_limb`].
+pub(crate) fn for_each_limb_many<F>(bufs: &mut [&mut [u64]], n: usize, f: F)
+where
+    F: Fn(usize, &mut [&mut [u64]]) + Sync + Send,
+{
+    let len = bufs.first().map_or(0, |b| b.len());
+    debug_assert!(bufs.iter().all(|b| b.len() == len));
+    let mut per_limb: Vec<Vec<&mut [u64]>> = (0..len / n.max(1)).map(|_| Vec::new()).collect();
+    for buf in bufs.iter_mut() {
+        for (slot, limb) in per_limb.iter_mut().zip(buf.chunks_mut(n)) {
+            slot.push(limb);
+        }
+    }
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if len >= 1 << 14 && len > n && rayon::current_num_threads() > 1 {
+            per_limb
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(i, limbs)| f(i, limbs));
+            return;
+        }
+    }
+    for (i, limbs) in per_limb.iter_mut().enumerate() {
+        f(i, limbs);
+    }
+}
+
 impl Poly {
     /// A polynomial with no coefficients and no buffer (neither allocated nor taken from the
     /// pool): a placeholder while the real one is borrowed out with `std::mem::replace`.
