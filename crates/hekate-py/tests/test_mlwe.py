@@ -298,6 +298,7 @@ def test_rlwe_bridge(mlwe, vals):
     x = pk.encrypt(a)
     rl = bridge.mlwe_to_rlwe(x, cev)
     assert rl.slots == 128
+    assert bridge.trace_gain_bits(x.level) == 8 and bridge.trace_gain_bits(0) == 0
     close(rsk.decrypt(rl), a)
     back = bridge.rlwe_to_mlwe(rl)
     assert back.rank == 2

@@ -109,7 +109,7 @@ fn main() -> Result<(), hekate::Error> {
     let got: Vec<Complex64> = ckks.decrypt_decode(&rl, &rsk)?;
     assert!((got[5].re - x[5]).abs() < 1e-5);
     println!(
-        "MLWE -> RLWE: N = {}, {} slots, scale 2^{:.1} (r·Δ); slot 5 = {:.5}",
+        "MLWE -> RLWE: N = {}, {} slots, scale 2^{:.1} (2^g·r·Δ); slot 5 = {:.5}",
         ckks.n(),
         rl.slots(),
         rl.scale().log2(),

@@ -49,6 +49,12 @@ impl PyRlweBridge {
         self.inner.trace_rotations()
     }
 
+    /// The gain (bits) ``mlwe_to_rlwe`` applies before the trace at ``level``: the
+    /// output's scale is ``2**g * r * Δ`` (0 at level 0; at most 8).
+    fn trace_gain_bits(&self, level: usize) -> u32 {
+        self.inner.trace_gain_bits(level)
+    }
+
     /// The RLWE (CKKS) secret key under which embedded ciphertexts decrypt.
     fn rlwe_secret_key(
         &self,
@@ -99,7 +105,8 @@ impl PyRlweBridge {
         ))
     }
 
-    /// The MLWE ciphertext as a CKKS one at N = r·n (its n/2 slots, at scale r·Δ), with
+    /// The MLWE ciphertext as a CKKS one at N = r·n (its n/2 slots, at scale
+    /// ``2**trace_gain_bits(level) * r * Δ``, the same level), with
     /// the trace keys of ``ev`` (a ``hekate.ckks.Evaluator``).
     fn mlwe_to_rlwe(
         &self,

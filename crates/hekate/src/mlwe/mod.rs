@@ -56,7 +56,7 @@ mod rotate;
 pub(crate) mod serialize;
 
 pub use ciphertext::Ciphertext;
-pub use convert::RlweBridge;
+pub use convert::{RlweBridge, TRACE_GAIN_BITS};
 pub use cost::OpCount;
 pub use evaluator::Evaluator;
 pub use keys::{

@@ -385,11 +385,9 @@ mod conversion {
     }
 
     /// MLWE -> RLWE then RLWE decryption gives the MLWE slots within 1 bit of the direct
-    /// MLWE decryption (at scale r·Δ), for a product (tensor, relinearization, rescale),
-    /// and RLWE -> MLWE -> RLWE round-trips, at r = 2, 4. (A fresh secret-key encryption
-    /// carries less noise, `σ` per coefficient, than the trace's key switches add, about
-    /// the rounding `sqrt(N/18)`: converting one loses 0.6-1 bit at this size, more at
-    /// larger `N`; after a product the rescale's rounding is of that size already.)
+    /// MLWE decryption (at scale 2^g·r·Δ), for a product (tensor, relinearization,
+    /// rescale), and RLWE -> MLWE -> RLWE round-trips, at r = 2, 4; at level 0 (no gain)
+    /// the conversion still decrypts, with the trace's noise.
     #[test]
     fn conversions_round_trip() {
         let mut rng = ChaCha20Rng::seed_from_u64(9);
@@ -416,12 +414,21 @@ mod conversion {
             let direct = precision(&m.decrypt_decode(&ct, &sk).unwrap(), &zz);
             let rl = br.mlwe_to_rlwe(&ct, &eval).unwrap();
             assert_eq!((rl.slots(), rl.level()), (m.max_slots(), ct.level()));
-            assert_eq!(rl.scale(), &ct.scale().mul_integer(r as u64));
+            let g = br.trace_gain_bits(ct.level());
+            assert_eq!(g, super::super::TRACE_GAIN_BITS, "room above level 0");
+            assert_eq!(rl.scale(), &ct.scale().mul_integer((r as u64) << g));
             let via = precision(&c.decrypt_decode(&rl, &rsk).unwrap(), &zz);
             assert!(
                 via > direct - 1.0,
                 "r = {r}: M->R {via:.2} bits against {direct:.2}"
             );
+            // At level 0 there is no room for the gain: scale r·Δ, the trace's noise kept.
+            let low = mev.drop_level(&ct, ct.level()).unwrap();
+            assert_eq!(br.trace_gain_bits(0), 0);
+            let rl0 = br.mlwe_to_rlwe(&low, &eval).unwrap();
+            assert_eq!(rl0.scale(), &ct.scale().mul_integer(r as u64));
+            let p0 = precision(&c.decrypt_decode(&rl0, &rsk).unwrap(), &zz);
+            assert!(p0 > direct - 2.0, "r = {r}: M->R at level 0 {p0:.2} bits");
             // A fresh ciphertext converts too (with the trace's noise).
             let fresh = br.mlwe_to_rlwe(&x, &eval).unwrap();
             let pf = precision(&c.decrypt_decode(&fresh, &rsk).unwrap(), &z);
