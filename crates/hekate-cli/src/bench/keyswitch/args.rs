@@ -50,14 +50,17 @@ pub struct KeyswitchArgs {
     /// Only these log2 N in t8, comma separated
     #[arg(long = "log-n", value_delimiter = ',', value_name = "LOG_N,...")]
     log_n: Option<Vec<u32>>,
-    /// Timed repetitions per setting, after one untimed warm-up (the median is shown)
-    #[arg(long, default_value_t = 3)]
-    reps: usize,
+    /// Timed repetitions per setting, after one untimed warm-up (the median is shown);
+    /// default 3, and 15 with --quick (its switches take milliseconds)
+    #[arg(long)]
+    reps: Option<usize>,
     /// Threads of the global rayon pool the library parallelises on (the papers: 1)
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// A fast smoke run at N = 2^12 with small chains (seconds): t3 ℓ̃ = 8, r = 1, 2; t4
-    /// ℓ̃ = 12, r = 1, 4; t8 l = 4, 8. Paper columns are then for shape only.
+    /// ℓ̃ = 12, r = 1, 4; t8 l = 4, 8. Paper columns are then for shape only. The methods
+    /// of a cell are timed interleaved (all keys built first, one switch per method per
+    /// round), which the full sizes cannot afford in memory.
     #[arg(long)]
     quick: bool,
 }
@@ -114,7 +117,8 @@ impl KeyswitchArgs {
         };
         tables.sort_unstable();
         tables.dedup();
-        if self.reps == 0 {
+        let reps = self.reps.unwrap_or(if self.quick { 15 } else { 3 });
+        if reps == 0 {
             return Err("--reps must be at least 1".into());
         }
         let positive = |name: &str, v: &Option<Vec<usize>>| match v {
@@ -144,7 +148,7 @@ impl KeyswitchArgs {
         Ok(Config {
             tables,
             quick: self.quick,
-            reps: self.reps,
+            reps,
             threads: self.threads,
             r_tilde: self.r_tilde,
             b_prime_bits: self.b_prime_bits,

@@ -10,7 +10,7 @@ use hekate::rand_core::{RngCore, SeedableRng};
 use hekate::ring::{Form, RingContext};
 use hekate::rlwe::keyswitch::cost::{CostModel, UnitCosts};
 use hekate::rlwe::keyswitch::{
-    HybridKeySwitcher, KeyStorage, KeySwitchMethod, KeySwitcher, KlssBound, KlssConfig,
+    HybridKeySwitcher, KeyStorage, KeySwitchMethod, KeySwitcher, KlssBound, KlssConfig, KlssKey,
     KlssKeySwitcher,
 };
 use hekate::rlwe::{SecretDistribution, SecretKey};
@@ -205,12 +205,23 @@ fn t8_levels(scheme: T8Scheme, log_n: u32, quick: bool) -> Vec<usize> {
     }
 }
 
+/// One method ready to time: hybrid (the cell's key), or a KLSS engine with its expanded
+/// key and the expansion's time.
+enum Prepared {
+    Hybrid,
+    Klss(Box<(KlssKeySwitcher, KlssKey, std::time::Duration)>),
+}
+
 /// Builds the ring and one hybrid key, times every method against one random input at the
-/// top level, and drops everything. At most one expanded key is alive at a time.
+/// top level, and drops everything. `interleave`: every method's key is built first and
+/// the repetitions run in rounds, one switch per method each (fair on a noisy host; for
+/// `--quick`, whose keys are small); otherwise one method at a time, its repetitions in a
+/// row, with at most one expanded key alive.
 pub(super) fn run_cell(
     spec: &CellSpec,
     costs: &UnitCosts,
     reps: usize,
+    interleave: bool,
     progress: bool,
 ) -> Result<CellResult, Box<dyn Error>> {
     let n = 1usize << spec.log_n;
@@ -257,54 +268,47 @@ pub(super) fn run_cell(
         methods.push(auto);
     }
 
-    let mut timed = Vec::with_capacity(methods.len());
-    let mut reference = None;
-    for (idx, m) in methods.iter().enumerate() {
-        let predicted_s = model.predict(m, ql)?.seconds;
-        let row = match canon(m) {
-            KeySwitchMethod::Hybrid => {
-                let (stats, out) =
-                    try_measure(reps, || Ok::<_, Infallible>(hybrid.switch(&c, &key)))?;
-                reference = Some(out);
-                Timed {
-                    method: *m,
-                    auto_extra: false,
-                    klss: None,
-                    key_bytes: key.size_bytes(),
-                    expand_s: None,
-                    stats,
-                    predicted_s,
-                    identical: true,
-                    transforms: transforms(&|| drop(hybrid.switch(&c, &key))),
-                }
-            }
+    // One method's engine and key: hybrid's key is shared; a KLSS engine expands it.
+    let prepare = |m: &KeySwitchMethod| -> Result<Prepared, Box<dyn Error>> {
+        match canon(m) {
+            KeySwitchMethod::Hybrid => Ok(Prepared::Hybrid),
             KeySwitchMethod::Klss(cfg) => {
                 let engine = KlssKeySwitcher::new(ctx.clone(), spec.dnum, cfg)?;
                 let (ek, t_expand) = time_once(|| engine.expand(&key, KeyStorage::ExpandedOnly));
-                let ek = ek?;
-                let (stats, out) =
-                    try_measure(reps, || Ok::<_, Infallible>(engine.switch(&c, &ek)))?;
-                let key_bytes = ek.expanded_bytes();
-                let count = transforms(&|| drop(engine.switch(&c, &ek)));
-                drop(ek); // never two expanded keys at once
-                Timed {
-                    method: *m,
-                    auto_extra: auto_extra && idx == methods.len() - 1,
-                    klss: Some((
-                        engine.r_tilde(),
-                        engine.d_tilde(),
-                        r_prime_range(engine.r_primes()),
-                    )),
-                    key_bytes,
-                    expand_s: Some(t_expand.as_secs_f64()),
-                    stats,
-                    predicted_s,
-                    identical: reference.as_ref() == Some(&out),
-                    transforms: count,
-                }
+                Ok(Prepared::Klss(Box::new((engine, ek?, t_expand))))
             }
-            other => return Err(format!("cannot time {}", other.name()).into()),
+            other => Err(format!("cannot time {}", other.name()).into()),
+        }
+    };
+    let switch = |p: &Prepared| match p {
+        Prepared::Hybrid => hybrid.switch(&c, &key),
+        Prepared::Klss(k) => k.0.switch(&c, &k.1),
+    };
+    let row = |idx: usize, p: &Prepared, stats: Stats| -> Result<Timed, Box<dyn Error>> {
+        let m = methods[idx];
+        let (klss, key_bytes, expand_s) = match p {
+            Prepared::Hybrid => (None, key.size_bytes(), None),
+            Prepared::Klss(k) => (
+                Some((k.0.r_tilde(), k.0.d_tilde(), r_prime_range(k.0.r_primes()))),
+                k.1.expanded_bytes(),
+                Some(k.2.as_secs_f64()),
+            ),
         };
+        Ok(Timed {
+            method: m,
+            auto_extra: auto_extra && idx == methods.len() - 1,
+            klss,
+            key_bytes,
+            expand_s,
+            stats,
+            predicted_s: model.predict(&m, ql)?.seconds,
+            identical: true, // set against hybrid's output below
+            transforms: transforms(&|| drop(switch(p))),
+        })
+    };
+    let reference = switch(&Prepared::Hybrid);
+    let mut timed = Vec::with_capacity(methods.len());
+    let note = |row: &Timed| {
         if progress {
             crate::progress::line_add(format!(
                 " {} {} ms;",
@@ -312,7 +316,40 @@ pub(super) fn run_cell(
                 fmt_ms(row.stats.ms())
             ));
         }
-        timed.push(row);
+    };
+    if interleave {
+        // Every key alive at once; rounds of one switch per method, so that the host's
+        // drifts fall on all methods alike.
+        let prepared = methods.iter().map(prepare).collect::<Result<Vec<_>, _>>()?;
+        let mut same = Vec::with_capacity(prepared.len());
+        for p in &prepared {
+            same.push(switch(p) == reference); // also the warm-up
+        }
+        let mut times = vec![Vec::with_capacity(reps); prepared.len()];
+        for _ in 0..reps.max(1) {
+            for (t, p) in times.iter_mut().zip(&prepared) {
+                let start = std::time::Instant::now();
+                let out = std::hint::black_box(switch(p));
+                t.push(start.elapsed());
+                drop(out);
+            }
+        }
+        for (idx, (p, t)) in prepared.iter().zip(times).enumerate() {
+            let mut r = row(idx, p, Stats::of(t))?;
+            r.identical = same[idx];
+            note(&r);
+            timed.push(r);
+        }
+    } else {
+        for (idx, m) in methods.iter().enumerate() {
+            let p = prepare(m)?;
+            let (stats, out) = try_measure(reps, || Ok::<_, Infallible>(switch(&p)))?;
+            let mut r = row(idx, &p, stats)?;
+            r.identical = out == reference;
+            drop(p); // never two expanded keys at once
+            note(&r);
+            timed.push(r);
+        }
     }
     Ok(CellResult {
         spec: spec.clone(),

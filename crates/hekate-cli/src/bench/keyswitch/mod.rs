@@ -180,7 +180,7 @@ fn execute(cfg: &Config, progress: bool) -> Result<Report, Box<dyn Error>> {
                 ));
             }
             let t = Instant::now();
-            let cell = run_cell(spec, &costs[&spec.log_n], cfg.reps, progress)?;
+            let cell = run_cell(spec, &costs[&spec.log_n], cfg.reps, cfg.quick, progress)?;
             if progress {
                 crate::progress::line_end(format!(
                     " (keygen {:.1} s, cell {:.1} s)",

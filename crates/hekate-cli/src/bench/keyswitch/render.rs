@@ -255,10 +255,15 @@ fn render_klss(out: &mut String, table: PaperTable, cells: &[CellResult], cfg: &
          once (not part of the switch).\n",
     );
     out.push_str(&format!(
-        "- time ms: median of {} key switches after one warm-up; speedup = hybrid time / \
+        "- time ms: median of {} key switches after one warm-up{}; speedup = hybrid time / \
          this time (same run). paper s / paper speedup: the paper's seconds (Lattigo, Xeon \
          Platinum 8268, one thread) and its Prev / Ours for that r̃.\n",
-        cfg.reps
+        cfg.reps,
+        if cfg.quick {
+            " (the methods of a cell interleaved: one switch of each per round)"
+        } else {
+            ""
+        }
     ));
     out.push_str(
         "- pred ms: CostModel::predict with the unit costs calibrated once per N at start-up \
@@ -395,10 +400,15 @@ fn render_linear(out: &mut String, cells: &[CellResult], cfg: &Config) {
          its original size\", i.e. its r' = 2).\n",
     );
     out.push_str(&format!(
-        "- time ms: median of {} key switches after one warm-up, on this CPU; speedup = \
+        "- time ms: median of {} key switches after one warm-up{}, on this CPU; speedup = \
          hybrid time / this time. paper ms (GPU): the paper's Baseline and Ours times on one \
          NVIDIA A100, and its speedup vs Baseline: only the ratios are comparable.\n",
-        cfg.reps
+        cfg.reps,
+        if cfg.quick {
+            " (the methods of a cell interleaved: one switch of each per round)"
+        } else {
+            ""
+        }
     ));
     out.push_str(
         "- pred ms / pred err: CostModel::predict (calibrated once per N) and predicted / \

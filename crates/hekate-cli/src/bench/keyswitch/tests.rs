@@ -127,7 +127,7 @@ fn quick_tiny_grid_runs_and_matches_hybrid() {
 fn narrow_b_prime_cell_matches_hybrid() {
     let spec = seed000_spec(12, 8, 1, &[3], 50);
     let costs = UnitCosts::calibrate(1 << 12);
-    let c = run_cell(&spec, &costs, 1, false).unwrap();
+    let c = run_cell(&spec, &costs, 1, false, false).unwrap();
     // Hybrid, the 50-bit sweep, and the model's (61-bit) pick as an extra row unless it
     // is hybrid.
     let extra = c.auto != KeySwitchMethod::Hybrid;

@@ -80,7 +80,7 @@ impl UnitCosts {
     /// The unit costs at degree `n` for this process: measured once per degree
     /// ([`UnitCosts::calibrate`]) and reused, so that every context with the same
     /// parameters built by one process picks the same engine (and only the first pays the
-    /// 0.2 s and 64 MiB of the measurement). Callers that want a choice independent of the
+    /// 0.5 s and 64 MiB of the measurement). Callers that want a choice independent of the
     /// machine's load pass their own (saved) costs to the engine instead.
     pub fn for_process(n: usize) -> UnitCosts {
         use std::collections::HashMap;
@@ -91,8 +91,10 @@ impl UnitCosts {
         *map.entry(n).or_insert_with(|| UnitCosts::calibrate(n))
     }
 
-    /// Times each unit operation at degree `n`, on narrow and wide primes (about 0.2 s at
-    /// `2^16`).
+    /// Times each unit operation at degree `n`, on narrow and wide primes (about 0.5 s at
+    /// `2^16`): the best of five passes for the transforms and conversions and of two
+    /// for the inner products (a single pass let the host's noise flip the cost model's
+    /// pick between candidates within 10% of each other).
     pub fn calibrate(n: usize) -> UnitCosts {
         let mut g = PrimeGenerator::new(n).expect("power-of-two degree");
         let narrow = g.next_prime(49).expect("prime");
@@ -106,7 +108,7 @@ impl UnitCosts {
             let mut a: Vec<Vec<u64>> = (0..limbs)
                 .map(|l| (0..n as u64).map(|i| (i * 7 + l as u64) % p).collect())
                 .collect();
-            best_of(3, || {
+            best_of(5, || {
                 for x in a.iter_mut() {
                     plan.forward(black_box(x));
                 }
@@ -124,12 +126,13 @@ impl UnitCosts {
             let digits: Vec<u64> = (0..terms * n).map(|i| i as u64 * 3 % p).collect();
             let mut out = vec![0u64; n];
             let a: Vec<&[u64]> = digits.chunks(n).collect();
-            let start = Instant::now();
-            for w in 0..windows {
-                let b: Vec<&[u64]> = key[w * terms * n..(w + 1) * terms * n].chunks(n).collect();
-                kernels::inner_product(&mut out, &a, &b, &m);
-            }
-            start.elapsed().as_secs_f64() / (windows * terms) as f64
+            best_of(2, || {
+                for w in 0..windows {
+                    let b: Vec<&[u64]> =
+                        key[w * terms * n..(w + 1) * terms * n].chunks(n).collect();
+                    kernels::inner_product(black_box(&mut out), &a, &b, &m);
+                }
+            }) / (windows * terms) as f64
         };
         let hadamard = time_hadamard(narrow);
         let hadamard_wide = time_hadamard(wide);
@@ -144,7 +147,7 @@ impl UnitCosts {
             let input: Vec<u64> = (0..4 * n).map(|i| i as u64 % from[0]).collect();
             let mut output = vec![0u64; 8 * n];
             let mut scratch = vec![0u64; 5 * n];
-            best_of(3, || {
+            best_of(5, || {
                 conv.convert(black_box(&input), &mut output, n, &mut scratch)
             }) / 32.0
         };
