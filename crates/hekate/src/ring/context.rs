@@ -211,17 +211,7 @@ impl RingContext {
         let mut out = Poly::from_raw(self.n, q_limbs, p_limbs, Form::Coeff, self.pool().take(len));
         let largest = coeffs.iter().fold(0u64, |m, &c| m.max(c.unsigned_abs()));
         for (i, limb) in out.limbs_mut().enumerate() {
-            let m = *self.modulus(i, q_limbs);
-            let q = m.value();
-            if largest < q {
-                for (o, &c) in limb.iter_mut().zip(coeffs) {
-                    *o = (c as u64).wrapping_add(q & ((c >> 63) as u64));
-                }
-            } else {
-                for (o, &c) in limb.iter_mut().zip(coeffs) {
-                    *o = m.reduce_i64_ct(c);
-                }
-            }
+            signed_limb(coeffs, largest, self.modulus(i, q_limbs), limb);
         }
         out
     }
@@ -338,5 +328,22 @@ impl RingContext {
             .entry(k)
             .or_insert_with(|| Arc::new(NttPermutation::new(self.n, k)))
             .clone()
+    }
+}
+
+/// One limb of [`RingContext::from_signed`]: `limb[j] = coeffs[j] mod q`, without branches
+/// on the coefficients (they may be secret), given `largest >= max |coeffs[j]|` (public:
+/// `1` for a ternary secret).
+#[inline]
+pub(crate) fn signed_limb(coeffs: &[i64], largest: u64, m: &Modulus, limb: &mut [u64]) {
+    let q = m.value();
+    if largest < q {
+        for (o, &c) in limb.iter_mut().zip(coeffs) {
+            *o = (c as u64).wrapping_add(q & ((c >> 63) as u64));
+        }
+    } else {
+        for (o, &c) in limb.iter_mut().zip(coeffs) {
+            *o = m.reduce_i64_ct(c);
+        }
     }
 }

@@ -14,6 +14,7 @@ pub(crate) use poly::{for_each_limb, for_each_limb_many, for_each_limb_pair};
 // The format's hash: public as `hekate::serialize::fnv1a64`, hidden here.
 #[doc(hidden)]
 pub use context::fnv1a64;
+pub(crate) use context::signed_limb;
 pub use context::{ring_fingerprint, RingContext};
 pub use poly::{Form, Poly};
 

@@ -1,7 +1,8 @@
 //! Secret and public keys, and the secret-key distributions.
 
+use crate::math::kernels;
 use crate::math::sample::{self, DiscreteGaussian, Seed};
-use crate::ring::{Form, Poly, RingContext};
+use crate::ring::{for_each_limb_many, signed_limb, Form, Poly, RingContext};
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 use zeroize::{Zeroize, Zeroizing};
@@ -310,31 +311,58 @@ pub fn encrypt_zero_module_pk<R: RngCore + CryptoRng>(
     let k = ctx.encryption_p_len();
     let width = rows.first().map_or(0, |r| r.len());
     debug_assert!(rows.iter().all(|r| r.len() == width));
-    // The ephemeral `u` decrypts the ciphertext: wiped, never pooled.
-    let mut u: Vec<Poly> = rows
+    let n = ctx.n();
+    // The ephemeral `u` decrypts the ciphertext: its coefficients and every limb of its
+    // transform are wiped (`Zeroizing`), never pooled.
+    let u: Vec<Zeroizing<Vec<i64>>> = rows
         .iter()
-        .map(|_| {
-            let mut c = sample::ternary(rng, ctx.n());
-            let mut p = ctx.from_signed(&c, q_limbs, k);
-            c.zeroize();
-            p.ntt(ctx);
-            p
-        })
+        .map(|_| Zeroizing::new(sample::ternary(rng, n)))
         .collect();
     let g = DiscreteGaussian::new(NOISE_SIGMA, NOISE_TAIL).expect("valid constants");
     let mut e: Vec<Vec<i64>> = (0..width)
         .map(|_| {
-            let mut x = vec![0i64; ctx.n()];
+            let mut x = vec![0i64; n];
             g.fill(rng, &mut x);
             x
         })
         .collect();
-    let out = (0..width)
-        .map(|t| {
-            let mut acc = ctx.zero(q_limbs, k, Form::Ntt);
-            for (uk, row) in u.iter().zip(rows) {
-                acc.mul_add_assign(uk, &row[t].restricted(q_limbs, k), ctx);
+    // parts[t] = sum_k u_k rows[k][t] over Q_l ∪ P', one limb at a time: the limb of each
+    // u_k is lifted, transformed and multiplied while it is in cache, and the key's limbs
+    // are read in place (chain limb i, special limb j at the key's q_limbs + j).
+    let mut parts: Vec<Poly> = (0..width)
+        .map(|_| ctx.scratch_poly(q_limbs, k, Form::Ntt)) // every word is written below
+        .collect();
+    {
+        let mut bufs: Vec<&mut [u64]> = parts.iter_mut().map(|p| p.data_mut()).collect();
+        for_each_limb_many(&mut bufs, n, |i, outs| {
+            let m = ctx.modulus(i, q_limbs);
+            let src = |p: &Poly| {
+                if i < q_limbs {
+                    i
+                } else {
+                    p.q_limbs() + i - q_limbs
+                }
+            };
+            let mut ui = Zeroizing::new(vec![0u64; n]);
+            for (kk, (uk, row)) in u.iter().zip(rows).enumerate() {
+                signed_limb(uk, 1, m, &mut ui);
+                ctx.ntt_plan(i, q_limbs).forward(&mut ui);
+                for (o, key) in outs.iter_mut().zip(row) {
+                    let key = key.limb(src(key));
+                    if kk == 0 {
+                        kernels::mul(&ui, key, o, m);
+                    } else {
+                        kernels::mul_add_assign(o, &ui, key, m);
+                    }
+                }
             }
+        });
+    }
+    drop(u);
+    let out = parts
+        .into_iter()
+        .enumerate()
+        .map(|(t, mut acc)| {
             if k == 0 {
                 // No special primes: e in NTT form, added.
                 let mut ep = ctx.from_signed(&e[t], q_limbs, 0);
@@ -347,7 +375,6 @@ pub fn encrypt_zero_module_pk<R: RngCore + CryptoRng>(
             }
         })
         .collect();
-    u.iter_mut().for_each(|p| p.zeroize());
     e.iter_mut().for_each(|x| x.zeroize());
     out
 }
