@@ -175,11 +175,9 @@ impl Modulus {
     #[inline(always)]
     pub fn center(&self, x: u64) -> i64 {
         debug_assert!(x < self.q);
-        if x > self.q >> 1 {
-            x as i64 - self.q as i64
-        } else {
-            x as i64
-        }
+        // Branch-free (a mask): the residues are often secret-dependent and random.
+        let upper = 0u64.wrapping_sub((x > self.q >> 1) as u64);
+        (x as i64).wrapping_sub((self.q & upper) as i64)
     }
 
     /// `a + b mod q` for reduced inputs.
@@ -360,6 +358,41 @@ mod tests {
     /// `reduce_short` against `%` over its whole domain `[0, 2^(b + 63))`: random values of
     /// every magnitude, the largest sums `short_sum_fits` admits, the domain's edge, for odd
     /// primes and for powers of two (whose constant is clamped to `2^64 - 1`).
+    /// The branch-free `add`, `sub`, `mul_shoup` and `center` against their definitions,
+    /// at the edges and on random residues, for odd primes and even moduli.
+    #[test]
+    fn branch_free_helpers_match_definitions() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut qs = QS.to_vec();
+        qs.extend([2, 3, 4, 1 << 20, (1 << 62) - 57]);
+        for &q in &qs {
+            let m = Modulus::new(q);
+            let mut xs = vec![0, 1, q / 2, (q / 2 + 1) % q, q - 1];
+            xs.extend((0..200).map(|_| rng.next_u64() % q));
+            for &x in &xs {
+                let c = m.center(x);
+                let want = if x > q / 2 {
+                    x as i128 - q as i128
+                } else {
+                    x as i128
+                };
+                assert_eq!(c as i128, want, "center({x}) mod {q}");
+                for &y in &xs[..7] {
+                    assert_eq!(m.add(x, y) as u128, (x as u128 + y as u128) % q as u128);
+                    assert_eq!(
+                        m.sub(x, y) as u128,
+                        (x as u128 + q as u128 - y as u128) % q as u128
+                    );
+                    let ys = m.shoup(y);
+                    assert_eq!(
+                        m.mul_shoup(x, y, ys) as u128,
+                        x as u128 * y as u128 % q as u128
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn reduce_short_matches_u128_remainder() {
         let mut rng = ChaCha8Rng::seed_from_u64(2);
