@@ -137,6 +137,12 @@ struct SimdTables {
     q_hat_inv_shoup52: Vec<u64>,
     /// `q_hat_mod_p` with the 32-bit halves of each word swapped.
     q_hat_mod_p_sw: Vec<u64>,
+    /// `q_hat_mod_p` and `q_hat_mod_p_sw` each in four lanes, at `2 (j l + i)` and
+    /// `2 (j l + i) + 1` (the AVX2 output sums read them as memory operands).
+    q_hat_mod_p_x4: Vec<[u64; 4]>,
+    /// `q_hat_mod_p` as `f64` in four lanes (exact for `p_j < 2^53`; read only for
+    /// `p_j < 2^50`).
+    q_hat_mod_p_f64x4: Vec<[f64; 4]>,
     /// `[(Q/q_i) 2^50]_{p_j}`, same layout as `q_hat_mod_p`.
     q_hat_mod_p_split: Vec<u64>,
     /// `[-Q]_{p_j}`, and with halves swapped.
@@ -232,6 +238,11 @@ impl BaseConverter {
                 })
                 .collect(),
             q_hat_mod_p_sw: q_hat_mod_p.iter().map(swap).collect(),
+            q_hat_mod_p_x4: q_hat_mod_p
+                .iter()
+                .flat_map(|c| [[*c; 4], [swap(c); 4]])
+                .collect(),
+            q_hat_mod_p_f64x4: q_hat_mod_p.iter().map(|&c| [c as f64; 4]).collect(),
             q_hat_mod_p_split,
             neg_q_sw: neg_q.iter().map(swap).collect(),
             neg_q,
@@ -448,6 +459,8 @@ impl BaseConverter {
                 to: &self.simd.to[j0..],
                 c: &self.q_hat_mod_p[j0 * l..],
                 c_sw: &self.simd.q_hat_mod_p_sw[j0 * l..],
+                c_x4: &self.simd.q_hat_mod_p_x4[2 * j0 * l..],
+                c_f64x4: &self.simd.q_hat_mod_p_f64x4[j0 * l..],
                 c_split: &self.simd.q_hat_mod_p_split[j0 * l..],
                 neg_q: &self.simd.neg_q[j0..],
                 neg_q_sw: &self.simd.neg_q_sw[j0..],

@@ -220,23 +220,32 @@ fn convert_matches_reference_on_many_shapes() {
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let mut g = PrimeGenerator::new(1 << 12).unwrap();
     let sizes = [50u32, 50, 50, 60, 61, 49, 36, 51];
-    // (from, to, n); 70 input limbs exceed one lazy sum of 61-bit products.
+    // Primes below 2^50 only: the SIMD paths' exact `f64` sums (reduced every few terms).
+    let small = [50u32, 49, 36, 45, 50, 50, 40, 48];
+    // (from, to, n, only primes below 2^50); 70 input limbs exceed one lazy sum of 61-bit
+    // products, and 7 to 20 small ones cross the `f64` sums' reductions.
     let mut shapes = vec![
-        (1usize, 1usize, 16usize),
-        (3, 60, 64),
-        (20, 7, 4096),
-        (70, 3, 24),
-        (6, 22, 100),
-        (5, 9, 1),
+        (1usize, 1usize, 16usize, false),
+        (3, 60, 64, false),
+        (20, 7, 4096, false),
+        (70, 3, 24, false),
+        (6, 22, 100, false),
+        (5, 9, 1, false),
+        (20, 7, 4096, true),
+        (9, 30, 64, true),
+        (7, 5, 100, true),
+        (8, 3, 36, true),
+        (70, 3, 24, true),
     ];
     for _ in 0..14 {
         let from = 1 + (rng.next_u32() % 20) as usize;
         let to = 1 + (rng.next_u32() % 60) as usize;
         let n = 16usize << (rng.next_u32() % 9);
-        shapes.push((from, to, n));
+        shapes.push((from, to, n, false));
     }
-    for (from, to, n) in shapes {
+    for (from, to, n, only_small) in shapes {
         let mut pick = |count: usize| -> Vec<u64> {
+            let sizes = if only_small { small } else { sizes };
             (0..count)
                 .map(|_| g.next_prime(sizes[(rng.next_u32() % 8) as usize]).unwrap())
                 .collect()

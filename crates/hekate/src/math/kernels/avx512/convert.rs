@@ -26,6 +26,10 @@ pub(crate) struct ConvTables<'a> {
     /// `[(Q/q_i) 2^50]_{p_j}` (the constant of the high part of a split operand).
     pub c: &'a [u64],
     pub c_sw: &'a [u64],
+    /// `c` and `c_sw` each in four lanes, at `2 (j l + i)` and `2 (j l + i) + 1` (AVX2).
+    pub c_x4: &'a [[u64; 4]],
+    /// `c` as `f64` in four lanes, at `j l + i` (AVX2, output primes below `2^50`).
+    pub c_f64x4: &'a [[f64; 4]],
     pub c_split: &'a [u64],
     /// `[-Q]_{p_j}`, and with halves swapped.
     pub neg_q: &'a [u64],
