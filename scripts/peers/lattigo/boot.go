@@ -45,6 +45,24 @@ type hekateSet struct {
 	// hanKi: EvalMod by Han and Ki's interpolant (Lattigo's CosDiscrete, hekate's
 	// Interpolant::HanKi) instead of the standard Chebyshev one (CosContinuous).
 	hanKi bool
+	// stc, cts: the factors' scales per prime where a prime holds several factors
+	// (hekate's stc_bits / stc_factors); nil: stcLevels x [stcBits], ctsLevels x [ctsBits].
+	stc, cts [][]int
+	// logRatio: log2 of the message ratio Q_0 / Delta (0: 8); invDegree: the arcsine's
+	// degree after EvalMod (0: none).
+	logRatio, invDegree int
+}
+
+// The seed 003 Table 5 / 6 sets as hekate's presets set-i ... set-v define them
+// (crates/hekate/src/ckks/bootstrap/presets.rs): h = 192 (set IV: h = N/2), no
+// encapsulation, Han and Ki's interpolant of degree 63 with 2 double angles and K = 25
+// (set IV: the Chebyshev one of degree 255, 4 double angles, K = 325).
+var paperI = hekateSet{
+	logN: 16, logSlots: 15, xs: ring.Ternary{H: 192},
+	residual:  append([]int{60}, repeat(40, 9)...),
+	stcLevels: 3, stcBits: 39, evalModBits: 60, ctsLevels: 4, ctsBits: 56,
+	logP: repeat(61, 5), logScale: 40,
+	k: 25, mod1Degree: 63, doubleAngle: 2, hanKi: true,
 }
 
 func repeat(v, n int) []int {
@@ -101,6 +119,38 @@ var hekateSets = map[string]hekateSet{
 		logP: repeat(61, 5), logScale: 40,
 		k: 15, mod1Degree: 30, doubleAngle: 3, eph: 32, hanKi: true,
 	},
+	"hekate-set-i": paperI,
+	"hekate-set-ii": func() hekateSet {
+		s := paperI
+		s.residual = append([]int{60}, repeat(45, 5)...)
+		s.stcBits, s.ctsBits, s.logP, s.logScale = 42, 58, repeat(61, 4), 45
+		s.logRatio, s.invDegree = 2, 7
+		return s
+	}(),
+	"hekate-set-iii": func() hekateSet {
+		s := paperI
+		s.residual = append(append([]int{55}, repeat(60, 7)...), 30)
+		s.stc = [][]int{{30}, {30, 30}}
+		s.evalModBits, s.ctsBits, s.logScale = 55, 53, 30
+		return s
+	}(),
+	"hekate-set-iv": func() hekateSet {
+		s := paperI
+		s.xs = ring.Ternary{H: 32768}
+		s.residual = append([]int{50}, repeat(40, 9)...)
+		s.stc = [][]int{{28, 28}, {28}}
+		s.ctsBits, s.logP, s.logScale = 53, repeat(61, 6), 45
+		s.k, s.mod1Degree, s.doubleAngle, s.hanKi = 325, 255, 4, false
+		return s
+	}(),
+	"hekate-set-v": func() hekateSet {
+		s := paperI
+		s.logN, s.logSlots = 15, 14
+		s.residual = []int{33, 50, 25}
+		s.stc = [][]int{{30, 30}}
+		s.evalModBits, s.ctsLevels, s.ctsBits, s.logP, s.logScale = 50, 2, 49, repeat(50, 2), 25
+		return s
+	}(),
 }
 
 // literals returns the residual and bootstrapping parameter literals of s.
@@ -123,21 +173,32 @@ func (s hekateSet) literals() (ckks.ParametersLiteral, bootstrapping.ParametersL
 	if s.hanKi {
 		mod1Type = mod1.CosDiscrete
 	}
+	stc, cts := s.stc, s.cts
+	if stc == nil {
+		stc = factors(s.stcLevels, s.stcBits)
+	}
+	if cts == nil {
+		cts = factors(s.ctsLevels, s.ctsBits)
+	}
+	logRatio := s.logRatio
+	if logRatio == 0 {
+		logRatio = 8
+	}
 	btp := bootstrapping.ParametersLiteral{
 		LogN:     utils.Pointy(s.logN),
 		LogP:     s.logP,
 		Xs:       s.xs,
 		LogSlots: utils.Pointy(s.logSlots),
-		CoeffsToSlotsFactorizationDepthAndLogScales: factors(s.ctsLevels, s.ctsBits),
-		SlotsToCoeffsFactorizationDepthAndLogScales: factors(s.stcLevels, s.stcBits),
+		CoeffsToSlotsFactorizationDepthAndLogScales: cts,
+		SlotsToCoeffsFactorizationDepthAndLogScales: stc,
 		EvalModLogScale:       utils.Pointy(s.evalModBits),
 		EphemeralSecretWeight: utils.Pointy(s.eph),
 		Mod1Type:              mod1Type,
-		LogMessageRatio:       utils.Pointy(8),
+		LogMessageRatio:       utils.Pointy(logRatio),
 		K:                     utils.Pointy(s.k + 1),
 		Mod1Degree:            utils.Pointy(s.mod1Degree),
 		DoubleAngle:           utils.Pointy(s.doubleAngle),
-		Mod1InvDegree:         utils.Pointy(0),
+		Mod1InvDegree:         utils.Pointy(s.invDegree),
 	}
 	return res, btp
 }

@@ -612,6 +612,15 @@ impl Poly {
                 for (o, &x) in t.iter_mut().zip(last_ref) {
                     *o = x + (shift & 0u64.wrapping_sub(u64::from(x > half)));
                 }
+            } else if q_last - qi.value() < qi.value() {
+                // q_i < q_l < 2 q_i (primes of one size): x mod q_i is one conditional
+                // subtraction, and q_l mod q_i = q_l - q_i; branch-free, so it vectorizes.
+                let (q, ql_mod) = (qi.value(), q_last - qi.value());
+                for (o, &x) in t.iter_mut().zip(last_ref) {
+                    let r = x.min(x.wrapping_sub(q));
+                    let sub = ql_mod & 0u64.wrapping_sub(u64::from(x > half));
+                    *o = qi.sub(r, sub);
+                }
             } else {
                 // (x mod q_i) - (q_l mod q_i) when x > q_l / 2.
                 let ql_mod = qi.reduce(q_last);

@@ -74,10 +74,35 @@ fn product_in_ntt_form_is_negacyclic_and_monomials_shift() {
 #[test]
 fn rescale_is_rounded_division_in_both_forms() {
     // The dropped prime larger than some of the others, smaller than all, and between:
-    // both ways of lifting its centered residues.
-    for bits in [[60, 50, 50], [40, 45, 60], [60, 40, 50], [40, 60, 45]] {
+    // the three ways of lifting its centered residues (q_l <= q_i, q_i < q_l < 2 q_i, and
+    // q_l >= 2 q_i), each met at least once.
+    let mut met = [false; 3];
+    for bits in [
+        [60, 50, 50],
+        [40, 45, 60],
+        [60, 40, 50],
+        [40, 60, 45],
+        [50, 50, 50],
+        [49, 50, 50],
+        [39, 40, 40],
+    ] {
+        let ctx = ring(16, &bits, &[]);
+        let q: Vec<u64> = ctx.q().moduli().iter().map(|m| m.value()).collect();
+        for &qi in &q[..2] {
+            met[if q[2] <= qi {
+                0
+            } else if q[2] - qi < qi {
+                1
+            } else {
+                2
+            }] = true;
+        }
         rescale_matches_the_oracle(&bits);
     }
+    assert_eq!(
+        met, [true; 3],
+        "every way of lifting the dropped limb is tested"
+    );
 }
 
 fn rescale_matches_the_oracle(bits: &[u32; 3]) {
