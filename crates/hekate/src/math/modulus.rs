@@ -355,9 +355,6 @@ mod tests {
         }
     }
 
-    /// `reduce_short` against `%` over its whole domain `[0, 2^(b + 63))`: random values of
-    /// every magnitude, the largest sums `short_sum_fits` admits, the domain's edge, for odd
-    /// primes and for powers of two (whose constant is clamped to `2^64 - 1`).
     /// The branch-free `add`, `sub`, `mul_shoup` and `center` against their definitions,
     /// at the edges and on random residues, for odd primes and even moduli.
     #[test]
@@ -393,6 +390,9 @@ mod tests {
         }
     }
 
+    /// `reduce_short` against `%` over its whole domain `[0, 2^(b + 63))`: random values of
+    /// every magnitude, the largest sums `short_sum_fits` admits, the domain's edge, for odd
+    /// primes and for powers of two (whose constant is clamped to `2^64 - 1`).
     #[test]
     fn reduce_short_matches_u128_remainder() {
         let mut rng = ChaCha8Rng::seed_from_u64(2);

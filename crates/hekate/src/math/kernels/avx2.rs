@@ -44,6 +44,8 @@ use crate::math::simd::avx2::{
 pub(crate) const TERMS: usize = 63;
 /// Products between two folds of the middle accumulators (`2^32 + 7 * 2^61 < 2^64`).
 pub(crate) const FOLD: usize = 7;
+// The base conversion reduces after whole runs of FOLD products.
+const _: () = assert!(TERMS.is_multiple_of(FOLD));
 
 /// Which lanes of a chunk are live: all (`None`), or those of the mask.
 #[derive(Clone, Copy)]

@@ -7,10 +7,8 @@
 //! The output sums' inner loops hold nothing but the products: the terms run in runs of
 //! [`FOLD`] (integer lanes) or [`F64_TERMS`] (`f64`) with the folds and reductions between
 //! runs, and the constants `[Q/q_i]_{p_j}` are read already broadcast to four lanes
-//! (`ConvTables::c_x4`, `c_f64x4`) as memory operands of the products. Before, a counter
-//! tested per term (a division by [`FOLD`]) and two loads and broadcasts per constant kept
-//! the accumulators on the stack: 1.2x (61-bit) to 1.45x (50-bit) slower on Zen 3
-//! (`BENCHMARKS.md`).
+//! (`ConvTables::c_x4`, `c_f64x4`) as memory operands of the products, so the
+//! accumulators stay in registers (`BENCHMARKS.md`, "AVX2 base conversion").
 
 use super::*;
 use crate::math::kernels::avx512::ConvTables;
@@ -138,11 +136,12 @@ unsafe fn convert_out<const EXACT: bool, const J: usize>(
     let zero = _mm256_setzero_si256();
     chunks!(len, |kk, m| {
         let mut s = [[zero; 4]; J];
-        // The terms run in runs of at most FOLD products with nothing else in the loop
-        // (no counters to test per term, so the accumulators stay in registers); between
-        // runs the middle accumulators are folded, and after TERMS products the sum is
-        // reduced and restarted from its residue (both exact, so the words do not depend
-        // on where they happen). The `v [-Q]_{p_j}` term opens the first run.
+        // The terms run in runs of FOLD products (the last one possibly shorter) with
+        // nothing else in the loop (no counter tested per term, so the accumulators stay
+        // in registers); between runs the middle accumulators are folded, and after every
+        // TERMS / FOLD runs (TERMS products) the sum is reduced and restarted from its
+        // residue (both exact, so the words do not depend on where they happen). The
+        // `v [-Q]_{p_j}` term opens the first run.
         let mut run = FOLD;
         if EXACT {
             let v = ld(pv.add(kk), m);
@@ -155,7 +154,7 @@ unsafe fn convert_out<const EXACT: bool, const J: usize>(
             run -= 1;
         }
         let mut i = 0;
-        let mut since_reduce = FOLD - run;
+        let mut runs = 0usize;
         loop {
             let end = (i + run).min(l);
             while i < end {
@@ -171,13 +170,12 @@ unsafe fn convert_out<const EXACT: bool, const J: usize>(
             if i == l {
                 break;
             }
-            since_reduce += run;
-            if since_reduce == TERMS {
+            runs += 1;
+            if runs.is_multiple_of(TERMS / FOLD) {
                 for u in 0..J {
                     let r = ar[u].acc_reduce(s[u]);
                     s[u] = ar[u].acc_new(r);
                 }
-                since_reduce = 0;
             } else {
                 for u in 0..J {
                     ar[u].acc_fold(&mut s[u]);
