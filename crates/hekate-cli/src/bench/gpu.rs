@@ -158,7 +158,11 @@ pub fn run(args: GpuArgs) -> Result<Outcome, Box<dyn Error>> {
         let db = DevicePoly::upload(&dctx, &b)?;
         let (h2d, d2h) = {
             let mut d = DevicePoly::upload(&dctx, &a)?;
-            let h2d = measure(reps, || DevicePoly::upload(&dctx, &a).map(drop)).ms();
+            // An upload only queues the copy: wait for it, so the column is the transfer.
+            let h2d = measure(reps, || {
+                DevicePoly::upload(&dctx, &a).and_then(|_| dctx.gpu().synchronize())
+            })
+            .ms();
             let d2h = measure(reps, || d.download().map(drop)).ms();
             d.ntt()?;
             (h2d, d2h)

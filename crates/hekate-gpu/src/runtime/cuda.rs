@@ -120,6 +120,16 @@ impl Cuda {
         .map_err(runtime("CUDA memset"))
     }
 
+    /// Queues the copy of `data` into `buf` and returns without waiting for the stream.
+    ///
+    /// `data` is pageable host memory (never pinned here), and for a pageable source
+    /// `cuMemcpyHtoDAsync` has consumed it, staged for DMA, by the time it returns (CUDA's
+    /// "API synchronization behavior"), so the caller may drop or reuse it at once; the
+    /// stream orders the copy after the work queued before and before the work queued
+    /// after. Not waiting lets the host queue a circuit's launches ahead of the device: a
+    /// polynomial uploads a small constant table for every constant product, and a
+    /// synchronization after each made its host time equal its device time (an H200,
+    /// 2026-11-28: degree 15 at 32 limbs, 16.0 ms host for 16.1 ms device).
     pub(crate) fn upload(&self, buf: &mut CudaSlice<u64>, data: &[u64]) -> Result<()> {
         if data.is_empty() {
             return Ok(());
@@ -127,8 +137,7 @@ impl Cuda {
         let mut view = buf.slice_mut(0..data.len());
         self.stream
             .memcpy_htod(data, &mut view)
-            .map_err(runtime("CUDA upload"))?;
-        self.synchronize()
+            .map_err(runtime("CUDA upload"))
     }
 
     pub(crate) fn download(&self, buf: &CudaSlice<u64>, out: &mut [u64]) -> Result<()> {
