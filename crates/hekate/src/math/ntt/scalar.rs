@@ -3,14 +3,15 @@
 //!
 //! Radix-2 Harvey butterflies with Shoup products (`Modulus::mul_shoup_lazy`): forward
 //! values stay in `[0, 4q)`, inverse values in `[0, 2q)`, each product costs one high and
-//! two low word multiplications. Two stages run per pass over the array where both are
-//! ordinary ones (the same butterflies in the same order, so the same words as one stage
-//! per pass, with half the loads and stores: 10-20% faster on a Zen 3). The loops run over `chunks_exact_mut` / `split_at_mut`
-//! and zipped twiddle slices, so the inner loops have no bounds checks, and the
-//! corrections are branch-free (`min(x, x - c)`). The last forward stage carries the final
-//! correction (to `[0, 2q)`, or `[0, q)`), and the last inverse stage carries the factor
-//! `N^-1` (folded into its twiddle) and the final correction, so neither transform makes
-//! an extra pass.
+//! two low word multiplications. Two stages run per pass over the array (the same
+//! butterflies in the same order, so the same words as one stage per pass, with half the
+//! loads and stores: 10-20% faster on a Zen 3), the last two as well when the number of
+//! stages is even (one pass fewer: forward 736 -> 699 µs, inverse 765 -> 708 µs at
+//! N = 2^16 on a Zen 4). The loops run over `chunks_exact_mut` / `split_at_mut` and zipped
+//! twiddle slices, so the inner loops have no bounds checks, and the corrections are
+//! branch-free (`min(x, x - c)`). The last forward stage carries the final correction (to
+//! `[0, 2q)`, or `[0, q)`), and the last inverse stage carries the factor `N^-1` (folded
+//! into its twiddle) and the final correction, so neither transform makes an extra pass.
 
 use super::NttPlan;
 
@@ -61,22 +62,40 @@ impl NttPlan {
             t /= 4;
             mg *= 4;
         }
-        while t > 1 {
-            let tws = w[mg..2 * mg].iter().zip(&ws[mg..2 * mg]);
-            for (blk, (&w, &ws)) in a.chunks_exact_mut(2 * t).zip(tws) {
-                let (lo, hi) = blk.split_at_mut(t);
-                for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
-                    // x, y in [0, 4q) (in [0, 2q) at the first stage).
-                    let u = csub(*x, two_q);
-                    let v = m.mul_shoup_lazy(*y, w, ws);
-                    *x = u + v;
-                    *y = u + two_q - v;
+        if t == 2 {
+            // An even number of stages: the stage t = 2 and the last one (t = 1, with the
+            // final corrections) in one pass over blocks of four (the same butterflies in
+            // the same order).
+            let (quads, _) = a.as_chunks_mut::<4>();
+            for (g, [x0, x1, x2, x3]) in quads.iter_mut().enumerate() {
+                let (w1, ws1) = (w[mg + g], ws[mg + g]);
+                let (w2, ws2) = (w[2 * mg + 2 * g], ws[2 * mg + 2 * g]);
+                let (w3, ws3) = (w[2 * mg + 2 * g + 1], ws[2 * mg + 2 * g + 1]);
+                let u0 = csub(*x0, two_q);
+                let v0 = m.mul_shoup_lazy(*x2, w1, ws1);
+                let u1 = csub(*x1, two_q);
+                let v1 = m.mul_shoup_lazy(*x3, w1, ws1);
+                let (y0, y2) = (u0 + v0, u0 + two_q - v0);
+                let (y1, y3) = (u1 + v1, u1 + two_q - v1);
+                let u0 = csub(y0, two_q);
+                let v0 = m.mul_shoup_lazy(y1, w2, ws2);
+                let u2 = csub(y2, two_q);
+                let v2 = m.mul_shoup_lazy(y3, w3, ws3);
+                let mut s = [
+                    csub(u0 + v0, two_q),
+                    csub(u0 + two_q - v0, two_q),
+                    csub(u2 + v2, two_q),
+                    csub(u2 + two_q - v2, two_q),
+                ];
+                if REDUCE {
+                    s = s.map(|x| csub(x, q));
                 }
+                [*x0, *x1, *x2, *x3] = s;
             }
-            t /= 2;
-            mg *= 2;
+            return;
         }
-        // The last stage (t = 1) with the final corrections.
+        // An odd number of stages: the last stage (t = 1) with the final corrections.
+        debug_assert_eq!(t, 1);
         let (pairs, _) = a.as_chunks_mut::<2>();
         let tws = w[n / 2..].iter().zip(&ws[n / 2..]);
         for ([x, y], (&w, &ws)) in pairs.iter_mut().zip(tws) {
@@ -129,20 +148,37 @@ impl NttPlan {
             t *= 4;
             h /= 4;
         }
-        while h > 1 {
-            let tws = w[h..2 * h].iter().zip(&ws[h..2 * h]);
-            for (blk, (&w, &ws)) in a.chunks_exact_mut(2 * t).zip(tws) {
-                let (lo, hi) = blk.split_at_mut(t);
-                for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
-                    // x, y in [0, 2q).
-                    let (u, v) = (*x, *y);
-                    *x = csub(u + v, two_q);
-                    *y = m.mul_shoup_lazy(u + two_q - v, w, ws);
+        if h == 2 {
+            // An even number of stages: the stage h = 2 (t = n/4) and the last one in one
+            // pass, x0..x3 at j, j + n/4, j + n/2, j + 3n/4 (the same butterflies in the
+            // same order).
+            let (wa, wsa) = (w[2], ws[2]);
+            let (wb, wsb) = (w[3], ws[3]);
+            let (lo, hi) = a.split_at_mut(2 * t);
+            let (q0, q1) = lo.split_at_mut(t);
+            let (q2, q3) = hi.split_at_mut(t);
+            for (((x0, x1), x2), x3) in q0.iter_mut().zip(q1).zip(q2).zip(q3) {
+                // x0..x3 in [0, 2q).
+                let (u0, v0) = (*x0, *x1);
+                let (u2, v2) = (*x2, *x3);
+                let y0 = csub(u0 + v0, two_q);
+                let y1 = m.mul_shoup_lazy(u0 + two_q - v0, wa, wsa);
+                let y2 = csub(u2 + v2, two_q);
+                let y3 = m.mul_shoup_lazy(u2 + two_q - v2, wb, wsb);
+                let mut s = [
+                    m.mul_shoup_lazy(y0 + y2, self.n_inv, self.n_inv_shoup),
+                    m.mul_shoup_lazy(y1 + y3, self.n_inv, self.n_inv_shoup),
+                    m.mul_shoup_lazy(y0 + two_q - y2, self.inv_last, self.inv_last_shoup),
+                    m.mul_shoup_lazy(y1 + two_q - y3, self.inv_last, self.inv_last_shoup),
+                ];
+                if REDUCE {
+                    s = s.map(|x| csub(x, q));
                 }
+                [*x0, *x1, *x2, *x3] = s;
             }
-            t *= 2;
-            h /= 2;
+            return;
         }
+        debug_assert_eq!(h, 1);
         // The last stage (t = n/2): (x + y) / N and (x - y) w / N, with `inv_last` =
         // w / N; x + y < 4q is a valid product input.
         let (lo, hi) = a.split_at_mut(n / 2);
