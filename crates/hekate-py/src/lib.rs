@@ -18,7 +18,8 @@
 //!   `ArithmeticError`).
 //! - **Pickling goes through hekate's validated byte format** (`ckks`, `fhew`): an
 //!   object pickles as its context (which pickles as its parameter bytes, memoized once per
-//!   pickle stream and cached per process by content) and its hekate bytes. Secret keys
+//!   pickle stream and cached per process by content, weakly: `context_cache`) and its
+//!   hekate bytes. Secret keys
 //!   refuse to pickle; `to_bytes()` is their explicit path.
 
 use pyo3::prelude::*;
@@ -29,6 +30,7 @@ mod bench;
 mod bytes;
 mod ckks;
 mod container;
+mod context_cache;
 mod fhew;
 mod integer;
 mod mlwe;
@@ -172,6 +174,13 @@ fn _key_loads() -> usize {
     KEY_LOADS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// The CKKS and MLWE contexts of this process's unpickling cache that are still alive
+/// (the cache holds them weakly).
+#[pyfunction]
+fn _cached_contexts(py: Python<'_>) -> usize {
+    ckks::cached_contexts(py) + mlwe::cached_contexts(py)
+}
+
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -181,6 +190,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(inspect, m)?)?;
     m.add_function(wrap_pyfunction!(_key_loads, m)?)?;
+    m.add_function(wrap_pyfunction!(_cached_contexts, m)?)?;
     m.add_function(wrap_pyfunction!(bench::_rust_time_mul, m)?)?;
     m.add_function(wrap_pyfunction!(bench::_rust_time_nand, m)?)?;
     ckks::register(m)?;

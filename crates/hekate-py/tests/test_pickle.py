@@ -41,6 +41,30 @@ def test_unpickled_objects_work(ckks):
     assert a.context == ctx and a.context is b.context
 
 
+def test_context_cache_holds_contexts_weakly():
+    """The unpickling cache shares one context object per parameters while objects use it,
+    and keeps no context alive by itself: a worker meeting many parameter sets frees the
+    ones no object uses any more."""
+    import gc
+
+    from hekate import _native
+    from conftest import toy_context
+
+    gc.collect()
+    before = _native._cached_contexts()
+    blobs = [pickle.dumps(toy_context(log_q=[50] + [38] * k)) for k in (1, 2, 3)]
+    loaded = [pickle.loads(b) for b in blobs]
+    assert _native._cached_contexts() == before + 3
+    # Loading again while they live gives the same objects.
+    assert all(pickle.loads(b) is c for b, c in zip(blobs, loaded))
+    del loaded
+    gc.collect()
+    assert _native._cached_contexts() == before
+    # And a later load builds a working context again.
+    again = pickle.loads(blobs[0])
+    assert again == pickle.loads(blobs[0]) and _native._cached_contexts() == before + 1
+
+
 def test_real_flag_survives(ckks):
     ctx, sk, pk, _, _ = ckks
     r = pickle.loads(pickle.dumps(pk.encrypt([0.5])))

@@ -29,6 +29,7 @@ __all__ = [
     "get_num_threads",
     "inspect",
     "_key_loads",
+    "_cached_contexts",
     "_rust_time_mul",
     "_rust_time_nand",
     "CkksContext",
@@ -139,6 +140,7 @@ def fhew_presets() -> list[str]: ...
 
 # Evaluation and bootstrapping keys deserialized in this process (hekate.ray reports it).
 def _key_loads() -> int: ...
+def _cached_contexts() -> int: ...
 
 # Benchmark hooks (bench/overhead.py): seconds for `iters` Rust calls, no Python in the loop.
 def _rust_time_mul(

@@ -7,6 +7,7 @@
 //! rather than `complex128`), and ciphertexts optionally the evaluator they are bound to
 //! (operators that need keys use it; see [`evaluator`]).
 
+use crate::context_cache::ContextCache;
 use crate::progress::{Callback, Units};
 use crate::values::{rows_out, slot_values, slots_out};
 use crate::{heavy, IntoPy};
@@ -24,8 +25,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use rayon::prelude::*;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 pub(crate) mod boot;
 pub(crate) mod evaluator;
@@ -61,13 +61,13 @@ pub(crate) fn security_of(bits: Option<u32>) -> PyResult<SecurityLevel> {
     }
 }
 
-/// What identifies a context in this process's cache: its parameter bytes, the security
-/// level it was checked at, and its `auto_rescale`.
-type ContextKey = (Vec<u8>, Option<u32>, bool);
+/// This process's CKKS contexts, held weakly ([`ContextCache`]).
+static CONTEXTS: ContextCache = ContextCache::new();
 
-/// Contexts already built in this process, by [`ContextKey`]: unpickling many objects of
-/// one context (in one stream or many) builds its tables once.
-static CONTEXTS: Mutex<Option<HashMap<ContextKey, Py<PyContext>>>> = Mutex::new(None);
+/// The live CKKS contexts in [`CONTEXTS`].
+pub(crate) fn cached_contexts(py: Python<'_>) -> usize {
+    CONTEXTS.live(py)
+}
 
 /// CKKS parameters and their precomputed tables.
 ///
@@ -79,7 +79,7 @@ static CONTEXTS: Mutex<Option<HashMap<ContextKey, Py<PyContext>>>> = Mutex::new(
 /// ``security`` 128, 192, 256 or None (no check: toy sizes only), ``key_switching``
 /// ``"hybrid"``, ``"klss:R"``, ``"linear"``, ``"linear-heuristic"`` or ``"auto"``.
 /// With ``auto_rescale`` the operators rescale after every product.
-#[pyclass(frozen, module = "hekate._native", name = "CkksContext")]
+#[pyclass(frozen, weakref, module = "hekate._native", name = "CkksContext")]
 pub(crate) struct PyContext {
     pub(crate) inner: Arc<CkksContext>,
     params_bytes: Vec<u8>,
@@ -114,13 +114,8 @@ impl PyContext {
         auto_rescale: bool,
     ) -> PyResult<Py<PyContext>> {
         let key = (data, security, auto_rescale);
-        if let Some(c) = CONTEXTS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_or_insert_with(HashMap::new)
-            .get(&key)
-        {
-            return Ok(c.clone_ref(py));
+        if let Some(c) = CONTEXTS.get::<PyContext>(py, &key)? {
+            return Ok(c);
         }
         let policy = ReadPolicy::default().min_security(security_of(security)?);
         let bytes = key.0.clone();
@@ -128,11 +123,7 @@ impl PyContext {
             hekate::serialize::ckks_context_from_bytes_with(&bytes, &policy)
         })?;
         let ctx = Py::new(py, PyContext::wrap(inner, security, auto_rescale))?;
-        CONTEXTS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_or_insert_with(HashMap::new)
-            .insert(key, ctx.clone_ref(py));
+        CONTEXTS.insert(py, key, &ctx)?;
         Ok(ctx)
     }
 }

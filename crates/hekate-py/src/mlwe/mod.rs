@@ -4,13 +4,14 @@
 //! The shapes follow the CKKS bindings ([`crate::ckks`]): immutable objects over `Arc`s,
 //! the GIL released around every computation ([`heavy`]), pickling through hekate's
 //! validated byte format (the context as its parameter bytes, cached per process by
-//! content; every other object as its bytes and its context), secret keys refusing to
+//! content, weakly; every other object as its bytes and its context), secret keys refusing to
 //! pickle (`to_bytes()` is their explicit path), and ciphertext operators that find their
 //! keys in the evaluator a ciphertext is bound to or in the innermost `with ev:` block.
 //! `ct * ct` relinearizes (the evaluator's key for the operands' rank) and, with the
 //! context's `auto_rescale` (the default), rescales, as the CKKS operators do.
 
 use crate::ckks::{real_dtype, security_of};
+use crate::context_cache::ContextCache;
 use crate::values::{slot_values, slots_out};
 use crate::{error_of_class, heavy};
 use hekate::ckks::Scale;
@@ -23,8 +24,7 @@ use hekate::serialize::ReadPolicy;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyComplex, PyFloat};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Registers the MLWE classes.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -60,11 +60,13 @@ fn method_name(m: RelinMethod) -> &'static str {
     }
 }
 
-/// The key of this process's context cache: parameter bytes, security, `auto_rescale`.
-type ContextKey = (Vec<u8>, Option<u32>, bool);
+/// This process's MLWE contexts, held weakly ([`ContextCache`]).
+static CONTEXTS: ContextCache = ContextCache::new();
 
-/// MLWE contexts already built in this process, by [`ContextKey`].
-static CONTEXTS: Mutex<Option<HashMap<ContextKey, Py<PyMlweContext>>>> = Mutex::new(None);
+/// The live MLWE contexts in [`CONTEXTS`].
+pub(crate) fn cached_contexts(py: Python<'_>) -> usize {
+    CONTEXTS.live(py)
+}
 
 /// MLWE-CKKS parameters and their precomputed tables.
 ///
@@ -77,7 +79,7 @@ static CONTEXTS: Mutex<Option<HashMap<ContextKey, Py<PyMlweContext>>>> = Mutex::
 /// log_p_hat)`` or ``(rank_hat, log_p_hat, mu)``, ``security`` 128, 192, 256 or None (not
 /// checked: toy sizes only), checked at ``r·n``. With ``auto_rescale`` the operators
 /// rescale after every product.
-#[pyclass(frozen, module = "hekate._native", name = "MlweContext")]
+#[pyclass(frozen, weakref, module = "hekate._native", name = "MlweContext")]
 pub(crate) struct PyMlweContext {
     pub(super) inner: Arc<MlweContext>,
     pub(super) params_bytes: Vec<u8>,
@@ -108,13 +110,8 @@ impl PyMlweContext {
         auto_rescale: bool,
     ) -> PyResult<Py<PyMlweContext>> {
         let key = (data, security, auto_rescale);
-        if let Some(c) = CONTEXTS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_or_insert_with(HashMap::new)
-            .get(&key)
-        {
-            return Ok(c.clone_ref(py));
+        if let Some(c) = CONTEXTS.get::<PyMlweContext>(py, &key)? {
+            return Ok(c);
         }
         let policy = ReadPolicy::default().min_security(security_of(security)?);
         let bytes = key.0.clone();
@@ -122,11 +119,7 @@ impl PyMlweContext {
             hekate::serialize::mlwe_context_from_bytes_with(&bytes, &policy)
         })?;
         let ctx = Py::new(py, PyMlweContext::wrap(inner, security, auto_rescale))?;
-        CONTEXTS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_or_insert_with(HashMap::new)
-            .insert(key, ctx.clone_ref(py));
+        CONTEXTS.insert(py, key, &ctx)?;
         Ok(ctx)
     }
 }
