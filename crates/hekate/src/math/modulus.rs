@@ -68,13 +68,14 @@ impl Modulus {
     /// `x mod q` for any word `x`.
     #[inline(always)]
     pub fn reduce(&self, x: u64) -> u64 {
-        // Barrett with the high word of the constant: floor(x * floor(2^128/q) / 2^128)
-        // approximated by the high word of x * barrett_hi (error < 2).
+        // Barrett with the high word of the constant: floor(x / q) approximated by
+        // est = floor(x * barrett_hi / 2^64), barrett_hi = floor(2^64 / q), which is short
+        // by x / q - est < x / 2^64 + 1 < 2, so est >= floor(x / q) - 1 and r < 2q: one
+        // branch-free subtraction (the wrapped difference exceeds r when r < q).
         let est = ((x as u128 * self.barrett_hi as u128) >> 64) as u64;
-        let mut r = x.wrapping_sub(est.wrapping_mul(self.q));
-        while r >= self.q {
-            r -= self.q;
-        }
+        let r = x.wrapping_sub(est.wrapping_mul(self.q));
+        let r = r.min(r.wrapping_sub(self.q));
+        debug_assert!(r < self.q);
         r
     }
 
@@ -332,11 +333,32 @@ mod tests {
         (1u64 << 61) - 1,
     ];
 
+    /// `reduce` at the smallest moduli and the largest, on the top words.
+    #[test]
+    fn reduce_at_the_extreme_moduli() {
+        for q in [2u64, 3, 4, 5, 7, (1 << 62) - 57, (1 << 62) - 1] {
+            let m = Modulus::new(q);
+            for x in (0..4096u64).chain((0..4096).map(|i| u64::MAX - i)) {
+                assert_eq!(m.reduce(x), x % q, "q = {q}, x = {x}");
+            }
+        }
+    }
+
     #[test]
     fn reductions_match_u128_remainder() {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         for &q in &QS {
             let m = Modulus::new(q);
+            // The words where the Barrett estimate falls short: the top ones and those
+            // just below multiples of q.
+            for x in [0, 1, q - 1, q, q + 1, u64::MAX, u64::MAX - 1, u64::MAX - q] {
+                assert_eq!(m.reduce(x), x % q, "q = {q}, x = {x}");
+            }
+            for k in [1u64, 2, 3, u64::MAX / q - 1, u64::MAX / q] {
+                for x in [k * q - 1, k * q, k * q + 1] {
+                    assert_eq!(m.reduce(x), x % q, "q = {q}, x = {x}");
+                }
+            }
             for _ in 0..20_000 {
                 let x = rng.next_u64();
                 let y = ((rng.next_u64() as u128) << 64) | rng.next_u64() as u128;
