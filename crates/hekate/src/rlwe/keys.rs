@@ -2,7 +2,7 @@
 
 use crate::math::kernels;
 use crate::math::sample::{self, DiscreteGaussian, Seed};
-use crate::ring::{for_each_limb_many, signed_limb, Form, Poly, RingContext};
+use crate::ring::{for_each_limb, for_each_limb_many, signed_limb, Form, Poly, RingContext};
 use crate::{Error, Result};
 use rand_chacha::rand_core::{CryptoRng, RngCore};
 use zeroize::{Zeroize, Zeroizing};
@@ -238,12 +238,25 @@ pub fn encrypt_zero_sk_with<R: RngCore + CryptoRng>(
 ) -> [Poly; 2] {
     let a = expand_uniform(ctx, seed, stream, q_limbs, p_limbs);
     let mut b = sample_noise_with(ctx, q_limbs, p_limbs, noise, rng);
-    let s = sk.ntt_at(q_limbs, p_limbs);
-    // `a·s` gives `s` away (divide by the public `a`): wiped, never pooled.
-    let mut as_ = a.clone();
-    as_.mul_assign(&s, ctx);
-    b.sub_assign(&as_, ctx);
-    as_.discard_secret();
+    // b = e - a·s limb by limb against the secret's own limbs: no product `a·s` (which
+    // would give `s` away) is ever stored, and neither `a` nor `s` is copied (a key
+    // switching key is dnum such samples over all of Q ∪ P: the two copies were most of
+    // key generation's memory traffic and page faults). The residues are those of
+    // `e - a·s` whichever way they are computed: -(-e + a·s) mod q.
+    let (n, s) = (ctx.n(), &sk.ntt);
+    let s_q = s.q_limbs();
+    debug_assert!(q_limbs <= s_q && p_limbs <= s.p_limbs());
+    for_each_limb(b.data_mut(), n, |t, bt| {
+        let st = if t < q_limbs {
+            s.limb(t)
+        } else {
+            s.limb(s_q + t - q_limbs)
+        };
+        let m = ctx.modulus(t, q_limbs);
+        kernels::neg_assign(bt, m);
+        kernels::mul_add_assign(bt, a.limb(t), st, m);
+        kernels::neg_assign(bt, m);
+    });
     [b, a]
 }
 
