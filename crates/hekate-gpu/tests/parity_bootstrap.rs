@@ -1,17 +1,22 @@
 //! CKKS bootstrapping on the device (`DeviceBootstrapper`) against the CPU bootstrapper,
 //! word for word: the toy presets with sparse packing (SubSum, one repacked ciphertext)
-//! and full packing (two halves), the output decrypting to the input; encapsulated
-//! configurations refused.
+//! and full packing (two halves), and a small `q_0` (ModRaise's integer gain), the output
+//! decrypting to the input; encapsulated configurations refused.
 
 mod common;
 
-use hekate::ckks::bootstrap::{generate_keys_with, preset, BootstrapEvaluator, Bootstrapper};
-use hekate::ckks::Ciphertext;
+use hekate::ckks::bootstrap::{
+    generate_keys_with, preset, BootstrapConfig, BootstrapEvaluator, Bootstrapper,
+};
+use hekate::ckks::{Ciphertext, CkksContext, CkksParameters};
+use hekate::params::SecurityLevel;
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
+use hekate::rlwe::SecretDistribution;
 use hekate_gpu::ckks::{DeviceBootstrapper, DeviceCiphertext};
 use hekate_gpu::DeviceRingContext;
 use num_complex::Complex64;
+use std::sync::Arc;
 
 /// The first word where two ciphertexts differ, if any.
 fn first_difference(a: &Ciphertext, b: &Ciphertext) -> Option<(usize, usize)> {
@@ -31,12 +36,18 @@ fn first_difference(a: &Ciphertext, b: &Ciphertext) -> Option<(usize, usize)> {
 }
 
 fn check(name: &str, seed: u64) {
-    let Some(gpu) = common::gpu() else { return };
     let (ctx, config) = preset(name).unwrap().build().unwrap();
+    check_with(name, ctx, config, seed, false);
+}
+
+/// [`check`] on `ctx` and `config`, whose ModRaise gain is above 1 iff `gain`.
+fn check_with(name: &str, ctx: Arc<CkksContext>, config: BootstrapConfig, seed: u64, gain: bool) {
+    let Some(gpu) = common::gpu() else { return };
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let sk = ctx.generate_secret_key_with(&mut rng);
     let keys = generate_keys_with(&ctx, &config, &sk, &mut rng, |_, _| {}).unwrap();
     let boot = Bootstrapper::new(ctx.clone(), config.clone(), keys).unwrap();
+    assert_eq!(boot.mod_raise_gain() > 1, gain, "{name}: ModRaise gain");
     let dctx = DeviceRingContext::new(&gpu, ctx.ring()).unwrap();
     let dboot = DeviceBootstrapper::new(&dctx, &boot).unwrap();
     let slots = config.slots;
@@ -96,4 +107,22 @@ fn sparse_packing_bootstraps_word_for_word() {
 #[test]
 fn full_packing_bootstraps_word_for_word() {
     check("quick-dense", 8);
+}
+
+/// `q_0 = 2^33` below 50-bit EvalMod primes (seed 003 Set V's shape at `N = 2^12`):
+/// ModRaise multiplies by its gain on the device too.
+#[test]
+fn a_small_q0_raises_with_the_gain_word_for_word() {
+    let secret = SecretDistribution::HammingWeight(64);
+    let mut config = BootstrapConfig::new(1 << 12, secret, 1 << 11, -40.0).unwrap();
+    (config.cts_levels, config.stc_levels) = (2, 2);
+    let ctx = CkksParameters::new(12)
+        .log_q(&config.chain(&[33, 50, 25], 60, 50, 49))
+        .log_p(&[50, 50])
+        .log_scale(25)
+        .secret(secret)
+        .security(SecurityLevel::NotChecked)
+        .build()
+        .unwrap();
+    check_with("q_0 = 2^33", ctx, config, 9, true);
 }

@@ -49,8 +49,9 @@ impl BootstrapEvaluator for DeviceEvaluator {
 impl DeviceEvaluator {
     /// ModRaise on the device, as [`Bootstrapper::mod_raise`]: each part of the level-0
     /// ciphertext to coefficient form, centred modulo `q_0` and reduced modulo every chain
-    /// prime (`hk_mod_raise_kernel`), back to NTT form, at scale
-    /// [`Bootstrapper::mod_raise_scale`] and `N/2` slots.
+    /// prime (`hk_mod_raise_kernel`), back to NTT form, times the gain
+    /// [`Bootstrapper::mod_raise_gain`], at scale [`Bootstrapper::mod_raise_scale`] and
+    /// `N/2` slots.
     fn mod_raise_on_device(
         &self,
         boot: &Bootstrapper,
@@ -82,11 +83,16 @@ impl DeviceEvaluator {
                 Ok(out)
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(DeviceCiphertext {
+        let mut out = DeviceCiphertext {
             parts,
             scale: boot.mod_raise_scale(),
             slots: self.ctx.max_slots(),
-        })
+        };
+        let gain = boot.mod_raise_gain();
+        if gain > 1 {
+            self.mul_integer_assign(&mut out, gain as i64)?;
+        }
+        Ok(out)
     }
 }
 

@@ -5,6 +5,7 @@ use super::config::{factor_layout, BootstrapConfig};
 use super::dft::{dft_factors, DftKind};
 use super::encapsulation::{self, EncapsulationKeys};
 use super::keys::BootstrapKeys;
+use super::scales::{eval_mod_target, raise_gain, raised_scale};
 use crate::circuits::lintrans::{BsgsPlan, Diagonals, LinearTransform};
 use crate::ckks::{Ciphertext, CkksContext, Evaluator, Scale};
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
@@ -136,7 +137,7 @@ pub(super) fn factors(config: &BootstrapConfig, repack: bool) -> Result<(Factors
 }
 
 /// `N / 2n`: the SubSum (trace) factor, 1 for full packing.
-fn trace_factor(ctx: &CkksContext, slots: usize) -> usize {
+pub(super) fn trace_factor(ctx: &CkksContext, slots: usize) -> usize {
     ctx.n() / (2 * slots)
 }
 
@@ -335,7 +336,7 @@ impl Bootstrapper {
         // evenly over its factors, the last one landing exactly: its inputs are dominated
         // by the overflow `I`, `R K'` times the message, so every factor needs a scale as
         // large as possible (splitting each prime alone would leave `q^(1/k)`).
-        let s0 = Self::raised_scale(&ctx, &config);
+        let s0 = raised_scale(&ctx, &config);
         let cts_grouping = config.cts_grouping();
         let cts_primes = cts_grouping.len();
         let eval_mod_level = top - cts_primes;
@@ -364,11 +365,10 @@ impl Bootstrapper {
             };
             cts.push((LinearTransform::new(&eval, &d, p, level, scale)?, last));
         }
-        // EvalMod stays near the primes of its own levels: a scale as large as they allow
-        // keeps the noise its products add far below the message (SlotsToCoeffs sums `n`
-        // coefficients per slot, which multiplies that noise by about `sqrt(n)`).
+        // EvalMod's output: near the prime of its last level, or lower where SlotsToCoeffs's
+        // diagonals need the room (see `scales::eval_mod_target`).
         let stc_level = eval_mod_level - config.eval_mod.depth();
-        let eval_mod_target = ctx.constant_scale(stc_level + 1).to_f64();
+        let eval_mod_target = eval_mod_target(&ctx, &config);
         let eval_mod_scale =
             config
                 .eval_mod
@@ -434,19 +434,15 @@ impl Bootstrapper {
         Ok(b)
     }
 
-    /// The scale ModRaise's output is read at: `S_0 = q_0 K' (N / 2n)`, so that after
-    /// SubSum and CoeffsToSlots a slot holds `t / (q_0 K')`.
-    fn raised_scale(ctx: &CkksContext, config: &BootstrapConfig) -> Scale {
-        let g = trace_factor(ctx, config.slots) as u64;
-        let k_prime = config.eval_mod.k_prime();
-        ctx.constant_scale(0)
-            .mul(&Scale::from_f64(k_prime).expect("K' is a positive integer"))
-            .mul_integer(g)
-    }
-
     /// The scale ModRaise's output is read at, `S_0` (see [`Bootstrapper::mod_raise`]).
     pub fn mod_raise_scale(&self) -> Scale {
-        Self::raised_scale(&self.ctx, &self.config)
+        raised_scale(&self.ctx, &self.config)
+    }
+
+    /// ModRaise's integer gain `c`: its output decrypts to `c t` (see
+    /// [`Bootstrapper::mod_raise`]).
+    pub fn mod_raise_gain(&self) -> u64 {
+        raise_gain(&self.ctx, &self.config)
     }
 
     /// The configuration.
@@ -545,9 +541,10 @@ impl Bootstrapper {
     }
 
     /// ModRaise: the level-0 ciphertext `(c_0, c_1)` lifted to the top level, each
-    /// coefficient centred in `(-q_0/2, q_0/2]` and reduced modulo every prime of `Q_L`.
-    /// It decrypts to `t = m + q_0 I` with `I` small (`|I| <= K` except with the failure
-    /// probability). The result has `N/2` slots (the polynomial is no longer in the
+    /// coefficient centred in `(-q_0/2, q_0/2]`, multiplied by the gain `c`
+    /// ([`Bootstrapper::mod_raise_gain`]) and reduced modulo every prime of `Q_L`.
+    /// It decrypts to `c t`, `t = m + q_0 I` with `I` small (`|I| <= K` except with the
+    /// failure probability). The result has `N/2` slots (the polynomial is no longer in the
     /// subring of sparse packing) and scale `S_0` (see the module documentation).
     pub fn mod_raise(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         self.ctx.check_ciphertext(ct)?;
@@ -562,6 +559,8 @@ impl Bootstrapper {
         let ring = self.ctx.ring();
         let q0 = ring.modulus(0, 1).value();
         let ql = self.ctx.max_level() + 1;
+        // c q_0 / 2 <= q_EvalMod / (2 K') < 2^62 where c > 1: the products fit an i64.
+        let gain = self.mod_raise_gain() as i64;
         let mut parts = Vec::with_capacity(2);
         let mut centred = vec![0i64; ring.n()];
         for part in ct.parts() {
@@ -569,11 +568,12 @@ impl Bootstrapper {
             p.intt(ring);
             // q_0 < 2^62: the centred residues fit an i64.
             for (o, &c) in centred.iter_mut().zip(p.limb(0)) {
-                *o = if c > q0 / 2 {
-                    c as i64 - q0 as i64
-                } else {
-                    c as i64
-                };
+                *o = gain
+                    * if c > q0 / 2 {
+                        c as i64 - q0 as i64
+                    } else {
+                        c as i64
+                    };
             }
             ring.recycle(p);
             let mut out = ring.from_signed(&centred, ql, 0);
@@ -583,7 +583,7 @@ impl Bootstrapper {
         Ciphertext::from_parts(
             &self.ctx,
             parts,
-            Self::raised_scale(&self.ctx, &self.config),
+            raised_scale(&self.ctx, &self.config),
             self.ctx.max_slots(),
             None,
         )

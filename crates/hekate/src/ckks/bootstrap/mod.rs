@@ -9,7 +9,10 @@
 //!    `Δ_0 = q_0 / R` exactly, `R = 2^log_message_ratio` the *message ratio*, so that the
 //!    message's coefficients `m` satisfy `|m| <= q_0 / R` for slot values of magnitude
 //!    at most about 1.
-//! 2. **ModRaise** ([`Bootstrapper::mod_raise`]): `(c_0, c_1) mod q_0` lifted to `Q_L`.
+//! 2. **ModRaise** ([`Bootstrapper::mod_raise`]): `(c_0, c_1) mod q_0` lifted to `Q_L`
+//!    (times an integer gain where `q_0` is small against EvalMod's primes:
+//!    [`Bootstrapper::mod_raise_gain`], so that the key switches that follow add their
+//!    noise to a larger message).
 //!    It decrypts to `t = m + q_0 I(X)`, with `I` the small integer polynomial of the
 //!    wrap-arounds of `c_0 + c_1 s`: each coefficient a sum of about `h + 1` uniforms on
 //!    `(-1/2, 1/2)` (`h` the secret's Hamming weight), bounded by `K` except with the
@@ -49,7 +52,7 @@
 //! sit in bit-reversed order between them.
 //!
 //! **Scales** are exact rationals throughout (seed 003 §3.3, Alg. 2): ModRaise's output is
-//! *read* at `S_0 = q_0 K' (N/2n)` (a reinterpretation, free), CoeffsToSlots preserves
+//! *read* at `S_0 = c q_0 K' (N/2n)` (a reinterpretation, free), CoeffsToSlots preserves
 //! it and its last factor lands on the prime of EvalMod's first level, EvalMod's scales
 //! are planned backwards from the output, and SlotsToCoeffs lands on the input's scale.
 //!
@@ -102,6 +105,7 @@ pub mod failure;
 mod keys;
 mod pipeline;
 pub mod presets;
+mod scales;
 pub mod search;
 #[cfg(test)]
 mod tests;

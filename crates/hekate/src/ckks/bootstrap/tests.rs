@@ -113,6 +113,53 @@ fn bootstraps_sparse_packing_with_a_sparse_secret() {
     assert!(mean >= 15.0 && min >= 12.0, "{mean} / {min}");
 }
 
+/// ModRaise's gain where `q_0` is small against EvalMod's primes (seed 003 Set V's shape at
+/// `N = 2^12`: `q_0 = 2^33`, `Δ = 2^25`, 50-bit EvalMod primes, `h = 64`): `c =
+/// ⌊q_em / (q_0 K')⌋ > 1`, the raised ciphertext decrypts to `c t` exactly (`t = m + q_0 I`,
+/// `|I| <= K`), and the bootstrap keeps the precision of the rescaling noise at `Δ`:
+/// 17.0 bits mean (14.0 without the gain, the key switches of CoeffsToSlots then adding
+/// their noise to a message of `q_0 / R`).
+#[test]
+fn mod_raise_gain_keeps_a_small_q0_precise() {
+    let (log_n, slots) = (12, 1 << 11);
+    let secret = SecretDistribution::HammingWeight(64);
+    let mut config = BootstrapConfig::new(1 << log_n, secret, slots, -40.0).unwrap();
+    (config.cts_levels, config.stc_levels) = (2, 2);
+    let ctx = CkksParameters::new(log_n)
+        .log_q(&config.chain(&[33, 50, 25], 60, 50, 49))
+        .log_p(&[50, 50])
+        .log_scale(25)
+        .secret(secret)
+        .security(SecurityLevel::NotChecked)
+        .build()
+        .unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(71);
+    let sk = ctx.generate_secret_key_with(&mut rng);
+    let keys = generate_keys_with(&ctx, &config, &sk, &mut rng, |_, _| {}).unwrap();
+    let boot = Bootstrapper::new(ctx.clone(), config, keys).unwrap();
+    let s = Setup { ctx, sk, boot };
+    let gain = s.boot.mod_raise_gain();
+    let q0 = s.ctx.q_primes()[0] as f64;
+    let k_prime = s.boot.config().eval_mod.k_prime();
+    let q_em = s.ctx.q_primes()[s.ctx.max_level() - 2] as f64;
+    assert_eq!(gain, (q_em / (q0 * k_prime)).floor() as u64);
+    let z = random_values(slots, &mut rng);
+    let ct = s.encrypt(&z, slots, 1, s.ctx.default_scale(), &mut rng);
+    let raised = s.boot.mod_raise(&s.boot.scale_down(&ct).unwrap()).unwrap();
+    assert_eq!(
+        raised.scale().to_f64(),
+        q0 * k_prime * gain as f64,
+        "S_0 = c q_0 K'"
+    );
+    for c in decrypted_coefficients(&s, &raised) {
+        assert_eq!(c % gain as f64, 0.0, "a multiple of the gain");
+        assert!((c / (gain as f64 * q0)).abs() <= s.boot.config().k as f64 + 1.0);
+    }
+    let (mean, min) = bootstrap_once(&s, slots, 72);
+    println!("q_0 = 2^33, Δ = 2^25: {mean:.2} bits mean, {min:.2} min");
+    assert!(mean >= 16.0 && min >= 14.0, "{mean} / {min}");
+}
+
 /// The centred coefficients of the decryption of `ct` (exact to `2^-50` relative).
 fn decrypted_coefficients(s: &Setup, ct: &crate::ckks::Ciphertext) -> Vec<f64> {
     let pt = s.ctx.decrypt(ct, &s.sk).unwrap();
@@ -137,7 +184,10 @@ fn coeffs_to_slots_puts_the_raised_coefficients_in_bit_reversed_slots() {
     let z = random_values(slots, &mut rng);
     let ct = s.encrypt(&z, slots, 1, s.ctx.default_scale(), &mut rng);
     let raised = s.boot.mod_raise(&s.boot.scale_down(&ct).unwrap()).unwrap();
-    let t = decrypted_coefficients(&s, &raised);
+    let gain = s.boot.mod_raise_gain() as f64;
+    let t: Vec<f64> = (decrypted_coefficients(&s, &raised).iter())
+        .map(|c| c / gain)
+        .collect();
     let q0 = s.ctx.q_primes()[0] as f64;
     let k = s.boot.config().k as f64;
     assert!(t.iter().all(|c| (c / q0).abs() <= k + 1.0), "|I| <= K");
@@ -217,8 +267,9 @@ fn mod_raise_overflow_follows_the_irwin_hall_model() {
             let z = random_values(4, &mut rng);
             let ct = s.encrypt(&z, 4, 0, &scale, &mut rng);
             let t = decrypted_coefficients(&s, &s.boot.mod_raise(&ct).unwrap());
+            let gain = s.boot.mod_raise_gain() as f64;
             for c in t {
-                let i = (c / q0).round();
+                let i = (c / (gain * q0)).round();
                 sum2 += i * i;
                 worst = worst.max(i.abs());
                 *counts.entry(i.abs() as u64).or_insert(0usize) += 1;
@@ -644,8 +695,9 @@ fn encapsulated_mod_raise_overflow_has_the_ephemeral_weights_variance() {
             .boot
             .decapsulate(&s.boot.mod_raise(&low).unwrap())
             .unwrap();
+        let gain = s.boot.mod_raise_gain() as f64;
         for c in decrypted_coefficients(&s, &raised) {
-            let i = (c / q0).round();
+            let i = (c / (gain * q0)).round();
             sum2 += i * i;
             worst = worst.max(i.abs());
             total += 1;

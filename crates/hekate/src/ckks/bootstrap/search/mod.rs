@@ -59,7 +59,7 @@
 //! | term | formula |
 //! | --- | --- |
 //! | ScaleDown to `Δ_0 = q_0 / R` | `ε_0 = ν R / q_0` |
-//! | CoeffsToSlots rescales and key switches, in the slots | `ε_ks = ν R s sqrt(ρ_CtS + 1) (2n / N) / q_0` |
+//! | CoeffsToSlots rescales and key switches, in the slots | `ε_ks = ν R s sqrt(ρ_CtS + 1) (2n / N) / (c q_0)`, `c q_0 = max(q_0, q_em / (K' N/2n))` (ModRaise's gain) |
 //! | CoeffsToSlots diagonals (`D_c` of them, at `q_cts`) | `ε_cts = R s K' sqrt(D_c) / q_cts` |
 //! | EvalMod's approximation | `ε_poly = R s e / sqrt(2)` |
 //! | the sine against `x mod 1` | `ε_sin = (2π)^2/6 · sqrt(15) σ_z^3 / (R^2 s^2)` |

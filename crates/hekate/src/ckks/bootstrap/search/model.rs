@@ -463,9 +463,13 @@ impl Circuit<'_> {
             .max(f64::MIN_POSITIVE)
             .log2();
         let q0 = f64::from(s.q0);
+        // ModRaise's gain c raises q_0 to c q_0 ~ q_em / (K' N/2n) against the key
+        // switches' noise where that is larger (Bootstrapper::mod_raise_gain).
+        let trace = (self.ring_degree() as f64 / (2.0 * self.inputs.slots as f64)).log2();
+        let raised = q0.max(f64::from(s.eval_mod) - k_prime - trace);
         [
             self.log_nu + r - q0,
-            self.log_nu + r + self.log_cts_noise_gain() - q0,
+            self.log_nu + r + self.log_cts_noise_gain() - raised,
             r + ls + k_prime + 0.5 * (self.shape.cts_diagonals as f64).log2() - f64::from(s.cts),
             r + ls + poly - 0.5,
             log_sine_error(self.log_ratio, self.inputs.slots),
