@@ -128,8 +128,8 @@ impl Cuda {
     /// stream orders the copy after the work queued before and before the work queued
     /// after. Not waiting lets the host queue a circuit's launches ahead of the device: a
     /// polynomial uploads a small constant table for every constant product, and a
-    /// synchronization after each made its host time equal its device time (an H200,
-    /// 2026-11-28: degree 15 at 32 limbs, 16.0 ms host for 16.1 ms device).
+    /// synchronization after each made its host time equal its device time (BENCHMARKS.md,
+    /// "GPU backend on an NVIDIA H200").
     pub(crate) fn upload(&self, buf: &mut CudaSlice<u64>, data: &[u64]) -> Result<()> {
         if data.is_empty() {
             return Ok(());

@@ -213,6 +213,13 @@ impl Poly {
     pub fn limb(&self, i: usize) -> &[u64] {
         &self.data[i * self.n..(i + 1) * self.n]
     }
+    /// Limb `t` of `Q_l ∪ P` (`ql` chain limbs, then the special ones) read from this
+    /// polynomial, which may carry more chain limbs than `ql` (a key generated for a
+    /// higher level): its chain limb `t` for `t < ql`, else its special limb `t - ql`.
+    pub fn limb_over(&self, t: usize, ql: usize) -> &[u64] {
+        debug_assert!(ql <= self.q_limbs);
+        self.limb(if t < ql { t } else { self.q_limbs + (t - ql) })
+    }
     /// Limb `i`, mutable.
     pub fn limb_mut(&mut self, i: usize) -> &mut [u64] {
         &mut self.data[i * self.n..(i + 1) * self.n]

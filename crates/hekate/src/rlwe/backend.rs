@@ -244,10 +244,8 @@ impl Backend for RingContext {
             "a switching key over {key_q} chain limbs for an input over {ql}: check the key's \
              level first"
         );
-        let key_limb = |t: usize| if t < ql { t } else { key_q + (t - ql) };
         let [acc0, acc1] = acc;
         for_each_limb_pair(acc0.data_mut(), acc1.data_mut(), n, |t, l0, l1| {
-            let kt = key_limb(t);
             let q = self.modulus(t, ql);
             let mut a: Vec<&[u64]> = Vec::with_capacity(beta);
             let mut b: Vec<&[u64]> = Vec::with_capacity(beta);
@@ -257,7 +255,11 @@ impl Backend for RingContext {
                 a.extend(digits.iter().map(|p| &p.limb(t)[r.clone()]));
                 for (half, out) in [(0, &mut *l0), (1, &mut *l1)] {
                     b.clear();
-                    b.extend(key[..beta].iter().map(|k| &k[half].limb(kt)[r.clone()]));
+                    b.extend(
+                        key[..beta]
+                            .iter()
+                            .map(|k| &k[half].limb_over(t, ql)[r.clone()]),
+                    );
                     if accumulate {
                         kernels::inner_product_add_assign(&mut out[r.clone()], &a, &b, q);
                     } else {

@@ -349,19 +349,12 @@ pub fn encrypt_zero_module_pk<R: RngCore + CryptoRng>(
         let mut bufs: Vec<&mut [u64]> = parts.iter_mut().map(|p| p.data_mut()).collect();
         for_each_limb_many(&mut bufs, n, |i, outs| {
             let m = ctx.modulus(i, q_limbs);
-            let src = |p: &Poly| {
-                if i < q_limbs {
-                    i
-                } else {
-                    p.q_limbs() + i - q_limbs
-                }
-            };
             let mut ui = Zeroizing::new(vec![0u64; n]);
             for (kk, (uk, row)) in u.iter().zip(rows).enumerate() {
                 signed_limb(uk, 1, m, &mut ui);
                 ctx.ntt_plan(i, q_limbs).forward(&mut ui);
                 for (o, key) in outs.iter_mut().zip(row) {
-                    let key = key.limb(src(key));
+                    let key = key.limb_over(i, q_limbs);
                     if kk == 0 {
                         kernels::mul(&ui, key, o, m);
                     } else {

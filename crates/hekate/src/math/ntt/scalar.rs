@@ -75,6 +75,8 @@ impl NttPlan {
         let two_q = 2 * q;
         let n = self.n;
         let (w, ws) = (&self.fwd[..n], &self.fwd_shoup[..n]);
+        // Twiddle i with its Shoup companion.
+        let tw = |i: usize| (w[i], ws[i]);
         // Stages of distance t >= 2; group g of a stage with mg groups uses twiddle mg + g.
         let (mut t, mut mg) = (n / 2, 1);
         // Two stages per pass while both have t >= 2 (the same butterflies in the same
@@ -83,14 +85,12 @@ impl NttPlan {
         while t >= 4 {
             let h = t / 2;
             for (g, blk) in a.chunks_exact_mut(2 * t).enumerate() {
-                let (w1, ws1) = (w[mg + g], ws[mg + g]);
-                let (w2, ws2) = (w[2 * mg + 2 * g], ws[2 * mg + 2 * g]);
-                let (w3, ws3) = (w[2 * mg + 2 * g + 1], ws[2 * mg + 2 * g + 1]);
+                let (w1, w2, w3) = (tw(mg + g), tw(2 * mg + 2 * g), tw(2 * mg + 2 * g + 1));
                 let (lo, hi) = blk.split_at_mut(t);
                 let (q0, q1) = lo.split_at_mut(h);
                 let (q2, q3) = hi.split_at_mut(h);
                 for (((x0, x1), x2), x3) in q0.iter_mut().zip(q1).zip(q2).zip(q3) {
-                    let y = forward_pair(&m, [*x0, *x1, *x2, *x3], (w1, ws1), (w2, ws2), (w3, ws3));
+                    let y = forward_pair(&m, [*x0, *x1, *x2, *x3], w1, w2, w3);
                     [*x0, *x1, *x2, *x3] = y;
                 }
             }
@@ -103,10 +103,8 @@ impl NttPlan {
             // the same order).
             let (quads, _) = a.as_chunks_mut::<4>();
             for (g, [x0, x1, x2, x3]) in quads.iter_mut().enumerate() {
-                let (w1, ws1) = (w[mg + g], ws[mg + g]);
-                let (w2, ws2) = (w[2 * mg + 2 * g], ws[2 * mg + 2 * g]);
-                let (w3, ws3) = (w[2 * mg + 2 * g + 1], ws[2 * mg + 2 * g + 1]);
-                let y = forward_pair(&m, [*x0, *x1, *x2, *x3], (w1, ws1), (w2, ws2), (w3, ws3));
+                let (w1, w2, w3) = (tw(mg + g), tw(2 * mg + 2 * g), tw(2 * mg + 2 * g + 1));
+                let y = forward_pair(&m, [*x0, *x1, *x2, *x3], w1, w2, w3);
                 let mut s = y.map(|y| csub(y, two_q));
                 if REDUCE {
                     s = s.map(|x| csub(x, q));
@@ -138,6 +136,8 @@ impl NttPlan {
         let two_q = 2 * q;
         let n = self.n;
         let (w, ws) = (&self.inv[..n], &self.inv_shoup[..n]);
+        // Twiddle i with its Shoup companion.
+        let tw = |i: usize| (w[i], ws[i]);
         // Stages of distance t < n/2; group g of a stage with h groups uses twiddle h + g.
         let (mut t, mut h) = (1, n / 2);
         // Two stages per pass while both are ordinary (h >= 4), as in the forward
@@ -146,15 +146,12 @@ impl NttPlan {
         while h >= 4 {
             let h2 = h / 2;
             for (g, blk) in a.chunks_exact_mut(4 * t).enumerate() {
-                let (wa, wsa) = (w[h + 2 * g], ws[h + 2 * g]);
-                let (wb, wsb) = (w[h + 2 * g + 1], ws[h + 2 * g + 1]);
-                let (wc, wsc) = (w[h2 + g], ws[h2 + g]);
+                let (wa, wb, (wc, wsc)) = (tw(h + 2 * g), tw(h + 2 * g + 1), tw(h2 + g));
                 let (lo, hi) = blk.split_at_mut(2 * t);
                 let (q0, q1) = lo.split_at_mut(t);
                 let (q2, q3) = hi.split_at_mut(t);
                 for (((x0, x1), x2), x3) in q0.iter_mut().zip(q1).zip(q2).zip(q3) {
-                    let [y0, y1, y2, y3] =
-                        inverse_first(&m, [*x0, *x1, *x2, *x3], (wa, wsa), (wb, wsb));
+                    let [y0, y1, y2, y3] = inverse_first(&m, [*x0, *x1, *x2, *x3], wa, wb);
                     *x0 = csub(y0 + y2, two_q);
                     *x2 = m.mul_shoup_lazy(y0 + two_q - y2, wc, wsc);
                     *x1 = csub(y1 + y3, two_q);
@@ -168,14 +165,12 @@ impl NttPlan {
             // An even number of stages: the stage h = 2 (t = n/4) and the last one in one
             // pass, x0..x3 at j, j + n/4, j + n/2, j + 3n/4 (the same butterflies in the
             // same order).
-            let (wa, wsa) = (w[2], ws[2]);
-            let (wb, wsb) = (w[3], ws[3]);
+            let (wa, wb) = (tw(2), tw(3));
             let (lo, hi) = a.split_at_mut(2 * t);
             let (q0, q1) = lo.split_at_mut(t);
             let (q2, q3) = hi.split_at_mut(t);
             for (((x0, x1), x2), x3) in q0.iter_mut().zip(q1).zip(q2).zip(q3) {
-                let [y0, y1, y2, y3] =
-                    inverse_first(&m, [*x0, *x1, *x2, *x3], (wa, wsa), (wb, wsb));
+                let [y0, y1, y2, y3] = inverse_first(&m, [*x0, *x1, *x2, *x3], wa, wb);
                 let mut s = [
                     m.mul_shoup_lazy(y0 + y2, self.n_inv, self.n_inv_shoup),
                     m.mul_shoup_lazy(y1 + y3, self.n_inv, self.n_inv_shoup),

@@ -245,8 +245,6 @@ impl HybridKeySwitcher {
     ) -> Vec<Poly> {
         let ctx = self.ring();
         let (n, k, width) = (ctx.n(), ctx.p_len(), key.width());
-        let key_q = key.q_limbs();
-        let key_limb = |t: usize| if t < ql { t } else { key_q + (t - ql) };
         let mut acc: Vec<Poly> = (0..width)
             .map(|_| ctx.scratch_poly(ql, k, Form::Ntt))
             .collect();
@@ -265,7 +263,6 @@ impl HybridKeySwitcher {
             }
         }
         let work = |t: usize, outs: &mut Vec<&mut [u64]>| {
-            let kt = key_limb(t);
             let q = ctx.modulus(t, ql);
             let mut a: Vec<&[u64]> = Vec::with_capacity(terms.len());
             let mut b: Vec<&[u64]> = Vec::with_capacity(terms.len());
@@ -282,7 +279,7 @@ impl HybridKeySwitcher {
                     b.extend(
                         terms
                             .iter()
-                            .map(|&(j, i)| &key.rows[j][i][col].limb(kt)[r.clone()]),
+                            .map(|&(j, i)| &key.rows[j][i][col].limb_over(t, ql)[r.clone()]),
                     );
                     kernels::inner_product(&mut out[r.clone()], &a, &b, q);
                 }
