@@ -729,3 +729,36 @@ fn hostile_parameters_are_refused() {
     let m = patched(rank_at + 2, &[2, 0]);
     assert!(m.contains("corrupt MLWE parameters"), "{m}");
 }
+
+/// Plaintexts (tag `0x0208`, through `MlwePlaintext` or the context's methods): the
+/// contract at the top level and after dropping to level 0, the same bytes both ways, a
+/// round trip that decodes to the message and encrypts, and the refusals: a plaintext of
+/// another context, and bytes of another context.
+#[test]
+fn plaintexts_contract_and_round_trip() {
+    use hekate::mlwe::MlwePlaintext;
+    let (ctx, other) = contexts();
+    let z = values(ctx.max_slots(), 0x0208);
+    let top = ctx.encode(&z).unwrap();
+    let low = ctx.encode_at(&z, 0, ctx.default_scale()).unwrap();
+    for pt in [&top, &low] {
+        check_contract(&MlwePlaintext(pt.clone()), &*ctx, &*other, |a, b| a == b);
+        let bytes = ctx.plaintext_to_bytes(pt).unwrap();
+        assert_eq!(bytes, MlwePlaintext(pt.clone()).to_bytes(&ctx).unwrap());
+        let back = ctx.plaintext_from_bytes(&bytes).unwrap();
+        assert_eq!(&back, pt);
+        assert!(max_err(&ctx.decode(&back).unwrap(), &z) < 1e-9);
+        let sk = ctx.generate_secret_key();
+        let ct = ctx.encrypt_symmetric(&back, &sk).unwrap();
+        assert!(max_err(&ctx.decrypt_decode(&ct, &sk).unwrap(), &z) < 1e-6);
+    }
+    // A plaintext of another context is not written under this one, and bytes of another
+    // context are not read.
+    let foreign = other.encode(&z).unwrap();
+    assert!(ctx.plaintext_to_bytes(&foreign).is_err());
+    assert!(MlwePlaintext(foreign.clone()).to_bytes(&ctx).is_err());
+    let theirs = other.plaintext_to_bytes(&foreign).unwrap();
+    assert!(ctx.plaintext_from_bytes(&theirs).is_err());
+    let msg = deserialize_err(ctx.plaintext_from_bytes(&theirs[..HEADER_LEN + 3]));
+    assert!(!msg.is_empty());
+}

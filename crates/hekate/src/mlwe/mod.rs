@@ -16,9 +16,10 @@
 //!   relinearization (ModHE, DPad-HE), rescaling and rank reduction.
 //! * [`RlweBridge`]: MLWE <-> RLWE conversion with CKKS at `N = r·n` (Embed / Extract in
 //!   NTT form, the trace that turns an embedded ciphertext into sparse slots).
-//! * Serialization: the parameters ([`crate::serialize::mlwe_context_to_bytes`]), ciphertexts
-//!   and every key implement [`crate::serialize::Serialize`] and
-//!   [`crate::serialize::Deserialize`] under an [`MlweContext`] (tags `0x0200..=0x0207`).
+//! * Serialization: the parameters ([`crate::serialize::mlwe_context_to_bytes`]), ciphertexts,
+//!   every key and plaintexts (through [`MlwePlaintext`], or
+//!   [`MlweContext::plaintext_to_bytes`]) implement [`crate::serialize::Serialize`] and
+//!   [`crate::serialize::Deserialize`] under an [`MlweContext`] (tags `0x0200..=0x0208`).
 
 //!
 //! Messages are encoded by CKKS's encoder at degree `n` into a [`crate::ckks::Plaintext`],
@@ -54,6 +55,7 @@ mod keys;
 mod params;
 mod rotate;
 pub(crate) mod serialize;
+pub use serialize::MlwePlaintext;
 
 pub use ciphertext::Ciphertext;
 pub use convert::{RlweBridge, TRACE_GAIN_BITS};

@@ -61,7 +61,7 @@
 //! | `0x0027..=0x002F` | threshold FHEW, `fhew/threshold/serialize.rs` | 39 public-key share, 40 evaluation-key share, 41 partial decryption, 42 joint public key |
 //! | `0x0030..=0x00FF` | unassigned | |
 //! | `0x0100..=0x01FF` | BFV and BGV, `rlwe/integer/serialize/` | 256 parameters, 257 plaintext, 258 ciphertext, 259 relinearization key, 260 Galois keys |
-//! | `0x0200..=0x02FF` | MLWE-CKKS, `mlwe/serialize/` | `0x0200` parameters, `0x0201` ciphertext, `0x0202` secret key, `0x0203` public key, `0x0204` relinearization key, `0x0205` rank-reduction key, `0x0206` rotation key, `0x0207` hoisted rotation keys |
+//! | `0x0200..=0x02FF` | MLWE-CKKS, `mlwe/serialize/` | `0x0200` parameters, `0x0201` ciphertext, `0x0202` secret key, `0x0203` public key, `0x0204` relinearization key, `0x0205` rank-reduction key, `0x0206` rotation key, `0x0207` hoisted rotation keys, `0x0208` plaintext |
 //! | `0x0300..=0x03FF`, `0x0400..=0x04FF`, … | one block of 256 per new scheme, or a second block for a scheme whose first is full | |
 //!
 //! A new scheme adds a `serialize` module with its codecs and its block, and one line to
@@ -567,6 +567,13 @@
 //! `a_{t+1} = `[`expand_uniform`](crate::rlwe::keys::expand_uniform)`(ring, seed, t, l + 1, 0)`
 //! and the ciphertext keeps its seed. Every other ciphertext (every operation clears the
 //! seed) is written with every part.
+//!
+//! ### MLWE plaintext (tag `0x0208`)
+//!
+//! A CKKS `Plaintext` made under an MLWE context (written through
+//! [`MlwePlaintext`](crate::mlwe::MlwePlaintext)): the body of tag 17 (scale, slot count
+//! in `[1, n/2]`, the message polynomial in NTT form over `Q_l` without special limbs),
+//! under the MLWE context's fingerprint.
 //!
 //! ### MLWE `SecretKey` (tag `0x0202`)
 //!

@@ -122,6 +122,7 @@ fn version_1_codes_are_frozen() {
             tag::<mlwe::HoistedRotationKeys>(),
             (0x0207, "MLWE hoisted rotation keys"),
         ),
+        (tag::<mlwe::MlwePlaintext>(), (0x0208, "MLWE plaintext")),
     ];
     for (got, want) in expected {
         assert_eq!(got, want);

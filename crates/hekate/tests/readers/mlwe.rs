@@ -3,8 +3,8 @@
 
 use super::{bytes, target, Target};
 use hekate::mlwe::{
-    Ciphertext, Evaluator, HoistedRotationKeys, MlweContext, MlweParameters, PublicKey,
-    RankReductionKey, RelinMethod, RelinearizationKey, RotationKey, SecretKey,
+    Ciphertext, Evaluator, HoistedRotationKeys, MlweContext, MlweParameters, MlwePlaintext,
+    PublicKey, RankReductionKey, RelinMethod, RelinearizationKey, RotationKey, SecretKey,
 };
 use hekate::params::SecurityLevel;
 use hekate::rand_chacha::ChaCha20Rng;
@@ -156,7 +156,50 @@ pub(super) fn targets() -> Vec<Target> {
         rank_reduction_keys(&f),
         rotation_keys(&f),
         hoisted_rotation_keys(&f),
+        plaintexts(&f),
     ]
+}
+
+/// Plaintexts at the top level and at level 0; variants with the polynomial in coefficient
+/// form, and slot counts that are zero, not a power of two, or above `n/2`.
+fn plaintexts(f: &Arc<Fixture>) -> Target {
+    let ctx = f.ctx.clone();
+    let z = message(ctx.max_slots());
+    let top = ctx.encode(&z).expect("encode");
+    let low = ctx.encode_at(&z, 0, ctx.default_scale()).expect("encode");
+    let seeds = vec![
+        ("top".to_string(), bytes(&MlwePlaintext(top.clone()), &ctx)),
+        ("level0".to_string(), bytes(&MlwePlaintext(low), &ctx)),
+    ];
+    let (ring, fp) = (ctx.ring(), ctx.fingerprint());
+    let valid = bytes(&MlwePlaintext(top.clone()), &ctx);
+    let body = &valid[hekate::serialize::HEADER_LEN..];
+    let scale_len = {
+        let num = 2 + u16::from_le_bytes([body[0], body[1]]) as usize;
+        num + 2 + u16::from_le_bytes([body[num], body[num + 1]]) as usize
+    };
+    let scale_bytes = body[..scale_len].to_vec();
+    let mut variants = Vec::new();
+    let mut coeff = top.poly().clone();
+    coeff.intt(ring);
+    for slots in [0u32, 3, ctx.max_slots() as u32 * 2] {
+        variants.push(with_header(MlwePlaintext::TAG, fp, |w| {
+            w.write_bytes(&scale_bytes);
+            w.write_u32(slots);
+            top.poly().write_body(w, ring);
+        }));
+    }
+    variants.push(with_header(MlwePlaintext::TAG, fp, |w| {
+        w.write_bytes(&scale_bytes);
+        w.write_u32(ctx.max_slots() as u32);
+        coeff.write_body(w, ring);
+    }));
+    let g = f.clone();
+    target::<MlwePlaintext, _>("mlwe_plaintext", ctx.clone(), seeds, variants, move |pt| {
+        g.ctx.decode(&pt.0)?;
+        let ct = g.ctx.encrypt_symmetric_with(&pt.0, &g.sk, &mut g.rng())?;
+        g.use_ct(&ct)
+    })
 }
 
 /// Parameter sets: the fixture's, one without DPad-HE (rank 3, a Gaussian secret, a

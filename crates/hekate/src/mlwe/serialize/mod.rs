@@ -2,7 +2,7 @@
 //! documentation of [`crate::serialize`]): the parameters (self-contained, in `params`),
 //! ciphertexts (`ciphertext`), the vector secret key and the public key (`keys`), the
 //! relinearization keys (ModHE and DPad-HE), rank-reduction keys and the plain and
-//! rank-hoisted rotation keys (`switching`). This module holds what they share: the tag
+//! rank-hoisted rotation keys (`switching`), plaintexts (`plaintext`). This module holds what they share: the tag
 //! block and the seed-compressed module switching keys.
 //!
 //! Every object but the parameters is read under an [`MlweContext`], whose fingerprint
@@ -14,9 +14,11 @@
 mod ciphertext;
 mod keys;
 mod params;
+mod plaintext;
 mod switching;
 
 pub use params::{mlwe_context_from_bytes, mlwe_context_from_bytes_with, mlwe_context_to_bytes};
+pub use plaintext::MlwePlaintext;
 
 use super::keys::quadratic_terms;
 use super::{
@@ -48,6 +50,7 @@ pub(crate) const TAGS: TagBlock = TagBlock {
         <RankReductionKey as Serialize>::TAG,
         <RotationKey as Serialize>::TAG,
         <HoistedRotationKeys as Serialize>::TAG,
+        <MlwePlaintext as Serialize>::TAG,
     ],
 };
 
