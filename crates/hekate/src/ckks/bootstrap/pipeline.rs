@@ -161,11 +161,16 @@ impl Bootstrapper {
         let level = eval.level(ct);
         if level == 0 {
             if *eval.scale(ct) != delta0 {
+                let (want, got) = (delta0.to_f64(), eval.scale(ct).to_f64());
                 return Err(Error::ScaleMismatch(format!(
                     "a level-0 input must be at scale q_0 / R = 2^{:.2} exactly (it is at \
-                     2^{:.2}): bootstrap it from level 1 or above",
+                     2^{:.2}, a relative difference of {:.1e}): bootstrap it from level 1 \
+                     or above, or encode it at level 0 with the scale \
+                     CkksContext::constant_scale(0) / 2^{}",
                     delta0.log2(),
-                    eval.scale(ct).log2()
+                    eval.scale(ct).log2(),
+                    (got / want - 1.0).abs(),
+                    self.config.log_message_ratio
                 )));
             }
             return Ok(ct.clone());

@@ -478,6 +478,29 @@ fn bad_inputs_and_configurations_are_errors() {
         s.boot.bootstrap(&ct),
         Err(crate::Error::ScaleMismatch(_))
     ));
+    // Level 0 within a rounding of q_0 / R (q_0 / 256 through an f64): the message gives
+    // the difference and the exact scale to encode at, which bootstraps.
+    let ratio = s.boot.config().log_message_ratio;
+    let q0 = s.ctx.q_primes()[0] as f64;
+    let near = crate::ckks::Scale::from_f64(q0 / f64::from(ratio).exp2()).unwrap();
+    let ct = s.encrypt(&random_values(8, &mut rng), 8, 0, &near, &mut rng);
+    match s.boot.bootstrap(&ct) {
+        Err(crate::Error::ScaleMismatch(m)) => assert!(
+            m.contains("relative difference")
+                && m.contains(&format!("constant_scale(0) / 2^{ratio}")),
+            "{m}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let exact = s
+        .ctx
+        .constant_scale(0)
+        .div(&crate::ckks::Scale::from_bits(ratio));
+    let ct = s.encrypt(&random_values(8, &mut rng), 8, 0, &exact, &mut rng);
+    assert_eq!(
+        s.boot.bootstrap(&ct).unwrap().level(),
+        s.boot.output_level()
+    );
     // A scale too large for the message ratio.
     let big = crate::ckks::Scale::from_bits(95);
     let ct = s.encrypt(&random_values(8, &mut rng), 8, 2, &big, &mut rng);
