@@ -30,6 +30,8 @@ CKKS_ALLOWED = {
     "with_key_set": "constructor over a shared key set (what CkksEvaluator(keys) calls)",
     # Internals.
     "rlwe": "the embedded RLWE evaluator core: an implementation layer, not a CKKS operation",
+    "mul_const_scaled_add_assign": "a fused step of polynomial evaluation (acc += c ct at an "
+    "exact scale), which Python's polynomial evaluation runs inside",
 }
 # A `NAME_assign` method (in place, on `&mut Ciphertext`) needs no counterpart of its own
 # when the Rust `NAME` exists: Python objects are immutable and every operation returns a

@@ -227,3 +227,56 @@ fn rotation_sum_is_the_sum_of_the_rotations() {
     let one = f.eval.rotate_sum(&[(&cts[0], 5)]).unwrap();
     assert!(one == f.eval.rotate(&cts[0], 5).unwrap());
 }
+
+/// `mul_const_scaled_add_assign` (the fused leaf step of polynomial evaluation) gives the
+/// words of its three steps (`ct` brought to `acc`'s level, `mul_const_scaled`, `add`):
+/// fused (a real constant, `acc` below `ct`, the exact product scale) and in every
+/// fallback (a complex constant, `acc` above `ct`, a scale three times the product's).
+#[test]
+fn fused_constant_product_addition_equals_its_steps_word_for_word() {
+    let mut f = fixture(12, 17, &[1]);
+    let (x, y) = (random_values(2048, 3), random_values(2048, 4));
+    let (a, b) = (encrypt(&mut f, &x), encrypt(&mut f, &y));
+    let e = f.eval.clone();
+    let steps = |acc: &Ciphertext, ct: &Ciphertext, c: Complex64, s: &Scale| {
+        let level = acc.level().min(ct.level());
+        let mut t = e.drop_level(ct, ct.level() - level).unwrap();
+        e.mul_const_scaled_assign(&mut t, c, s).unwrap();
+        e.add(acc, &t).unwrap()
+    };
+    let s = f.ctx.constant_scale(f.ctx.max_level() - 1);
+    // acc one level below b, at exactly b's scale times s.
+    let mut acc = e.drop_level(&a, 1).unwrap();
+    e.mul_const_scaled_assign(&mut acc, Complex64::new(0.5, 0.0), &s)
+        .unwrap();
+    let big = s.mul_integer(3);
+    let cases: [(&str, &Ciphertext, Complex64, &Scale); 4] = [
+        ("fused", &b, Complex64::new(-0.625, 0.0), &s),
+        ("complex constant", &b, Complex64::new(0.25, 0.5), &s),
+        (
+            "acc above ct",
+            &e.drop_level(&b, 2).unwrap(),
+            Complex64::new(0.25, 0.0),
+            &s,
+        ),
+        ("another scale", &b, Complex64::new(0.25, 0.0), &big),
+    ];
+    for (what, ct, c, scale) in cases {
+        let want = steps(&acc, ct, c, scale);
+        let mut got = acc.clone();
+        e.mul_const_scaled_add_assign(&mut got, ct, c, scale)
+            .unwrap();
+        assert!(got == want, "{what}: differs from its steps");
+    }
+    // And it decrypts to acc + c b.
+    let mut got = acc.clone();
+    let c = Complex64::new(-0.625, 0.0);
+    e.mul_const_scaled_add_assign(&mut got, &b, c, &s).unwrap();
+    let out = f.ctx.decrypt_decode(&got, &f.sk).unwrap();
+    let err = out
+        .iter()
+        .zip(x.iter().zip(&y))
+        .map(|(o, (u, v))| (o - (u * 0.5 + v * c)).norm())
+        .fold(0.0, f64::max);
+    assert!(err < 1e-6, "{err}");
+}

@@ -163,6 +163,22 @@ pub trait CircuitEvaluator: Send + Sync {
         c: Self::Value,
         scale: &Self::Scale,
     ) -> Result<()>;
+    /// `acc += c · ct`, the constant encoded at `scale` and `ct` read at `acc`'s level (not
+    /// above `ct`'s): [`CircuitEvaluator::at_level`], then
+    /// [`CircuitEvaluator::mul_const_scaled_assign`] and [`CircuitEvaluator::add_assign`],
+    /// which this default runs; an evaluator may fuse them (the CPU's does: one pass, no
+    /// copy), giving the same words.
+    fn mul_const_scaled_add_assign(
+        &self,
+        acc: &mut Self::Ciphertext,
+        ct: &Self::Ciphertext,
+        c: Self::Value,
+        scale: &Self::Scale,
+    ) -> Result<()> {
+        let mut t = self.at_level(ct, self.level(acc))?;
+        self.mul_const_scaled_assign(&mut t, c, scale)?;
+        self.add_assign(acc, &t)
+    }
     /// `ct += c`, the constant encoded at `ct`'s scale.
     fn add_const_assign(&self, ct: &mut Self::Ciphertext, c: Self::Value) -> Result<()>;
     /// `ct *= k` for an integer `k` (exact; scale unchanged).
@@ -254,6 +270,15 @@ impl CircuitEvaluator for ckks::Evaluator {
         pt: &ckks::Plaintext,
     ) -> Result<()> {
         ckks::Evaluator::mul_plain_add_assign(self, acc, ct, pt)
+    }
+    fn mul_const_scaled_add_assign(
+        &self,
+        acc: &mut ckks::Ciphertext,
+        ct: &ckks::Ciphertext,
+        c: Complex64,
+        scale: &ckks::Scale,
+    ) -> Result<()> {
+        ckks::Evaluator::mul_const_scaled_add_assign(self, acc, ct, c, scale)
     }
     fn mul_relin(&self, a: &ckks::Ciphertext, b: &ckks::Ciphertext) -> Result<ckks::Ciphertext> {
         self.mul(a, b)

@@ -511,11 +511,15 @@ impl<E: CircuitEvaluator<Value = Complex64>> PowerBasis<E> {
                 let mut acc: Option<E::Ciphertext> = None;
                 for i in terms {
                     let bi = &self.powers[&i];
-                    let mut t = eval.at_level(bi, level + 1)?;
-                    eval.mul_const_scaled_assign(&mut t, c[i], &up.over(eval.scale(bi)))?;
+                    let ci = up.over(eval.scale(bi));
                     match acc.as_mut() {
-                        None => acc = Some(t),
-                        Some(a) => eval.add_assign(a, &t)?,
+                        None => {
+                            let mut t = eval.at_level(bi, level + 1)?;
+                            eval.mul_const_scaled_assign(&mut t, c[i], &ci)?;
+                            acc = Some(t);
+                        }
+                        // At level + 1 and scale `up`, as the first term.
+                        Some(a) => eval.mul_const_scaled_add_assign(a, bi, c[i], &ci)?,
                     }
                 }
                 let mut acc = acc.expect("at least one term");

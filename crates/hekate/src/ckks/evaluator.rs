@@ -504,6 +504,38 @@ impl Evaluator {
         Ok(())
     }
 
+    /// `acc += c · ct` for a complex constant `c` encoded at `scale` (as
+    /// [`Evaluator::mul_const_scaled`]), `ct` read at `acc`'s level: the same words as
+    /// `mul_const_scaled` of `ct` brought to `acc`'s level, then [`Evaluator::add_assign`],
+    /// in one pass over `acc` (no copy of `ct`) when `c` is real, `acc` is not above `ct`'s
+    /// level, both have the same degree and `acc`'s scale is exactly `ct`'s times `scale`
+    /// (a polynomial's leaf terms); otherwise by those three steps.
+    pub fn mul_const_scaled_add_assign(
+        &self,
+        acc: &mut Ciphertext,
+        ct: &Ciphertext,
+        c: Complex64,
+        scale: &Scale,
+    ) -> Result<()> {
+        self.check_pair(acc, ct)?;
+        let fused = c.im == 0.0
+            && acc.level() <= ct.level()
+            && acc.parts.len() == ct.parts.len()
+            && acc.scale == ct.scale.mul(scale);
+        if !fused {
+            let mut t = self.drop_level(ct, ct.level() - ct.level().min(acc.level()))?;
+            self.mul_const_scaled_assign(&mut t, c, scale)?;
+            return self.add_assign(acc, &t);
+        }
+        let ring = self.ring();
+        let re = self.constant_residues(c.re * scale.to_f64(), acc.level() + 1)?;
+        for (a, b) in acc.parts.iter_mut().zip(&ct.parts) {
+            a.mul_scalar_add_assign(b, &re, ring);
+        }
+        acc.seed = None;
+        Ok(())
+    }
+
     /// `ct * k` for an integer `k` (exact; the scale is unchanged).
     pub fn mul_integer(&self, ct: &Ciphertext, k: i64) -> Result<Ciphertext> {
         self.copied(ct, |o| self.mul_integer_assign(o, k))

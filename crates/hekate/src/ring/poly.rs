@@ -360,6 +360,32 @@ impl Poly {
         });
     }
 
+    /// `self += w · other` for the constant integer `w` given by its residues (one per limb
+    /// of `self`), in one pass. `other` is read at `self`'s level: it may carry more chain
+    /// limbs (the ones above are ignored, as after a level drop); neither has special
+    /// limbs, and both are in the same form.
+    pub fn mul_scalar_add_assign(&mut self, other: &Poly, scalars: &[u64], ctx: &RingContext) {
+        assert_eq!(scalars.len(), self.num_limbs());
+        assert!(
+            self.n == other.n
+                && self.form == other.form
+                && self.p_limbs == 0
+                && other.p_limbs == 0
+                && other.q_limbs >= self.q_limbs,
+            "mul_scalar_add_assign: shapes ({} + {} limbs, {:?}) and ({} + {}, {:?})",
+            self.q_limbs,
+            self.p_limbs,
+            self.form,
+            other.q_limbs,
+            other.p_limbs,
+            other.form
+        );
+        let ql = self.q_limbs;
+        for_each_limb(&mut self.data, self.n, |i, limb| {
+            kernels::mul_scalar_add_assign(limb, other.limb(i), scalars[i], ctx.modulus(i, ql))
+        });
+    }
+
     /// Adds the constant integer (given by its residues) to every NTT slot, or to the
     /// constant coefficient in coefficient form.
     pub fn add_scalar_assign(&mut self, scalars: &[u64], ctx: &RingContext) {

@@ -657,6 +657,38 @@ pub(crate) unsafe fn mul_scalar_assign(c: &LaneConsts, a: &mut [u64], w: u64, ws
     });
 }
 
+/// See [`crate::math::kernels::mul_scalar_add_assign`]; `ws` is the 64-bit companion of
+/// `w`.
+///
+/// # Safety
+/// As [`add_assign`]; `w < q`.
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn mul_scalar_add_assign(
+    c: &LaneConsts,
+    acc: &mut [u64],
+    b: &[u64],
+    w: u64,
+    ws: u64,
+) {
+    let (pa, pb) = (acc.as_mut_ptr(), b.as_ptr());
+    let q = splat(c.q);
+    if c.q < F64_MAX_Q {
+        // As `mul_scalar_assign`'s product, then the modular addition.
+        let (ar, wv) = (Exact52::new(c.q), splat(w));
+        chunks!(acc.len(), |k, m| {
+            let s = _mm256_add_epi64(ld(pa.add(k), m), ar.mul(ld(pb.add(k), m), wv));
+            st(pa.add(k), m, csub(s, q));
+        });
+        return;
+    }
+    let ar = Avx2::new(c);
+    let w = shoup_consts(w, ws);
+    chunks!(acc.len(), |k, m| {
+        let s = _mm256_add_epi64(ld(pa.add(k), m), ar.mul_shoup(ld(pb.add(k), m), w));
+        st(pa.add(k), m, csub(s, q));
+    });
+}
+
 /// See [`crate::math::kernels::sub_mul_scalar_assign`].
 ///
 /// # Safety

@@ -580,6 +580,25 @@ unsafe fn mul_scalar_assign<A: Arith>(ar: A, c: &LaneConsts, a: &mut [u64], w: u
 }
 
 #[inline(always)]
+unsafe fn mul_scalar_add_assign<A: Arith>(
+    ar: A,
+    c: &LaneConsts,
+    acc: &mut [u64],
+    b: &[u64],
+    w: u64,
+    ws: u64,
+) {
+    let ws = bcast(A::companion(c, w, ws));
+    let w = bcast(w);
+    let q = bcast(c.q);
+    let (pa, pb) = (acc.as_mut_ptr(), b.as_ptr());
+    chunks!(acc.len(), |k, m| {
+        let s = _mm512_add_epi64(ld(pa.add(k), m), ar.mul_shoup(ld(pb.add(k), m), w, ws));
+        st(pa.add(k), m, csub(s, q));
+    });
+}
+
+#[inline(always)]
 unsafe fn sub_mul_scalar_assign<A: Arith>(
     ar: A,
     c: &LaneConsts,
@@ -713,6 +732,22 @@ macro_rules! entry_points {
             #[target_feature(enable = $features)]
             pub(crate) unsafe fn mul_scalar_assign(c: &LaneConsts, a: &mut [u64], w: u64, ws: u64) {
                 super::mul_scalar_assign(<$arith>::new(c), c, a, w, ws)
+            }
+
+            /// See [`crate::math::kernels::mul_scalar_add_assign`]; `ws` is the 64-bit
+            /// companion of `w`.
+            ///
+            /// # Safety
+            /// As [`add_assign`]; `w < q`.
+            #[target_feature(enable = $features)]
+            pub(crate) unsafe fn mul_scalar_add_assign(
+                c: &LaneConsts,
+                acc: &mut [u64],
+                b: &[u64],
+                w: u64,
+                ws: u64,
+            ) {
+                super::mul_scalar_add_assign(<$arith>::new(c), c, acc, b, w, ws)
             }
 
             /// See [`crate::math::kernels::sub_mul_scalar_assign`].

@@ -475,6 +475,19 @@ pub fn mul_scalar_assign(a: &mut [u64], w: u64, q: &Modulus) {
     )
 }
 
+/// `acc[k] = acc[k] + b[k] * w mod q` for a reduced constant `w`, in one pass (a constant
+/// product added to an accumulator: the terms of a polynomial's leaves).
+#[inline]
+pub fn mul_scalar_add_assign(acc: &mut [u64], b: &[u64], w: u64, q: &Modulus) {
+    assert_eq!(acc.len(), b.len());
+    assert!(w < q.value());
+    dispatch!(
+        q,
+        mul_scalar_add_assign(acc, b, w, q.shoup(w)),
+        scalar::mul_scalar_add_assign(acc, b, w, q)
+    )
+}
+
 /// `a[k] = (a[k] + q - b[k]) * w mod q`: subtract-then-multiply (ModDown's and rescaling's
 /// last step, `w = P^-1` or `q_l^-1`, `w_shoup` its companion [`Modulus::shoup`]).
 #[inline]

@@ -136,6 +136,16 @@ pub fn mul_scalar_assign(a: &mut [u64], w: u64, q: &Modulus) {
     }
 }
 
+/// `acc[k] = acc[k] + b[k] * w mod q` for a reduced constant `w`.
+#[inline]
+pub fn mul_scalar_add_assign(acc: &mut [u64], b: &[u64], w: u64, q: &Modulus) {
+    debug_assert_eq!(acc.len(), b.len());
+    let ws = q.shoup(w);
+    for (x, &y) in acc.iter_mut().zip(b) {
+        *x = q.add(*x, q.mul_shoup(y, w, ws));
+    }
+}
+
 /// `a[k] = (a[k] + q - b[k]) * w mod q`: subtract-then-multiply (ModDown's and rescaling's
 /// last step, `w = P^-1` or `q_l^-1`).
 #[inline]

@@ -230,6 +230,12 @@ fn elementwise_kernels_match_scalar() {
                     let mut got = a.clone();
                     simd!(lanes, q, sub_mul_scalar_assign(&mut got, &b, w, ws));
                     assert_eq!(got, want, "sub_mul_scalar w = {w}: {ctx}");
+
+                    let mut want = c.clone();
+                    scalar::mul_scalar_add_assign(&mut want, &b, w, &m);
+                    let mut got = c.clone();
+                    simd!(lanes, q, mul_scalar_add_assign(&mut got, &b, w, ws));
+                    assert_eq!(got, want, "mul_scalar_add w = {w}: {ctx}");
                 }
                 let _ = ws;
             }
@@ -267,6 +273,8 @@ fn dispatched_kernels_match_scalar() {
             scalar::mul_scalar_assign(&mut y, w, &m);
             sub_mul_scalar_assign(&mut x, &b, w, m.shoup(w), &m);
             scalar::sub_mul_scalar_assign(&mut y, &b, w, m.shoup(w), &m);
+            mul_scalar_add_assign(&mut x, &b, w, &m);
+            scalar::mul_scalar_add_assign(&mut y, &b, w, &m);
             let (mut o1, mut o2) = (vec![0; len], vec![0; len]);
             mul(&x, &b, &mut o1, &m);
             scalar::mul(&y, &b, &mut o2, &m);
