@@ -67,7 +67,11 @@ fn main() -> Result<(), hekate::Error> {
 
     let slots = ctx.max_slots();
     let x: Vec<f64> = (0..slots).map(|i| 0.75 + 0.25 * (i as f64).sin()).collect();
-    let mut ct = ctx.encrypt(&ctx.encode_real(&x)?, &pk)?;
+    // A plaintext saved and loaded (tag 0x0208, checked against this context on read).
+    let bytes = ctx.plaintext_to_bytes(&ctx.encode_real(&x)?)?;
+    let pt = ctx.plaintext_from_bytes(&bytes)?;
+    println!("plaintext: {} bytes", bytes.len());
+    let mut ct = ctx.encrypt(&pt, &pk)?;
     // x^16 by four squarings; drop to rank 2 as soon as that is secure (the last product
     // then runs at rank 2, with that rank's key).
     let mut want: Vec<f64> = x.clone();
