@@ -136,6 +136,23 @@ pub(super) fn factors(config: &BootstrapConfig, repack: bool) -> Result<(Factors
     Ok((planned, stc))
 }
 
+/// The BSGS plans of both DFTs, `(CoeffsToSlots, SlotsToCoeffs)`: those of [`factors`]
+/// (the same plans, checked by the tests), from the factors' diagonal index sets alone, so
+/// that listing the keys a bootstrap needs computes no matrix.
+pub(super) fn factor_plans(
+    ctx: &CkksContext,
+    config: &BootstrapConfig,
+) -> Result<(Vec<BsgsPlan>, Vec<BsgsPlan>)> {
+    super::search::dft_plans(
+        ctx.n(),
+        config.slots,
+        config.cts_levels,
+        config.stc_levels,
+        config.giant_steps,
+        config.bsgs_ties,
+    )
+}
+
 /// `N / 2n`: the SubSum (trace) factor, 1 for full packing.
 pub(super) fn trace_factor(ctx: &CkksContext, slots: usize) -> usize {
     ctx.n() / (2 * slots)
@@ -164,7 +181,7 @@ pub(super) fn labelled_elements(
     config: &BootstrapConfig,
 ) -> Result<BTreeMap<usize, KeyUse>> {
     config.check(ctx)?;
-    let (cts, stc) = factors(config, repacks(ctx, config.slots))?;
+    let (cts, stc) = factor_plans(ctx, config)?;
     let n = ctx.n();
     let top = ctx.max_level();
     let eval_mod_level = top - config.cts_primes();
@@ -182,7 +199,7 @@ pub(super) fn labelled_elements(
         ("CoeffsToSlots", &cts, top, config.cts_grouping()),
         ("SlotsToCoeffs", &stc, stc_level, config.stc_grouping()),
     ] {
-        for ((_, p), (off, _, _)) in f.iter().zip(factor_layout(&grouping)) {
+        for (p, (off, _, _)) in f.iter().zip(factor_layout(&grouping)) {
             for r in p.rotations() {
                 add(galois_element_for_rotation(r, n), first - off, &|| {
                     format!("{stage}: rotation by {r}")

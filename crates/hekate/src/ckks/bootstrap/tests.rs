@@ -833,3 +833,38 @@ fn han_ki_bootstraps_as_precisely_as_the_deeper_chebyshev() {
     assert!(hk_min >= cheb_min - 1.0, "{hk_min} vs {cheb_min}");
     assert!(hk_mean >= 15.0, "{hk_mean}");
 }
+
+/// The key lists plan the DFTs from their index sets alone (`factor_plans`): the plans
+/// equal those of the factors the bootstrapper encodes, full and sparse (repacked)
+/// packing, both giant-step forms and both tie rules, at the presets' shapes.
+#[test]
+fn key_lists_plan_the_factors_the_bootstrapper_encodes() {
+    use super::bootstrapper::{factor_plans, factors, repacks};
+    use crate::circuits::lintrans::{BsgsTies, GiantSteps};
+    let mut cases = Vec::new();
+    for name in ["quick-dense", "quick-sparse", "quick-encapsulated"] {
+        cases.push(preset(name).unwrap().build().unwrap());
+    }
+    // Set V's shape (N = 2^15, two factors each) as it is.
+    let mut more = vec![preset("set-v").unwrap().build().unwrap()];
+    for (ctx, config) in &cases {
+        for form in [GiantSteps::Distinct, GiantSteps::Horner] {
+            for ties in [BsgsTies::FewerGiantSteps, BsgsTies::FewerKeys] {
+                let mut c = config.clone();
+                (c.giant_steps, c.bsgs_ties) = (form, ties);
+                more.push((ctx.clone(), c));
+            }
+        }
+        let mut c = config.clone();
+        (c.cts_levels, c.stc_levels) = (1, 2);
+        more.push((ctx.clone(), c));
+    }
+    for (ctx, config) in more {
+        let (cts, stc) = factors(&config, repacks(&ctx, config.slots)).unwrap();
+        let want: (Vec<_>, Vec<_>) = (
+            cts.into_iter().map(|(_, p)| p).collect(),
+            stc.into_iter().map(|(_, p)| p).collect(),
+        );
+        assert_eq!(factor_plans(&ctx, &config).unwrap(), want, "{config:?}");
+    }
+}
