@@ -9,11 +9,11 @@
 //!    `Δ_0 = q_0 / R` exactly, `R = 2^log_message_ratio` the *message ratio*, so that the
 //!    message's coefficients `m` satisfy `|m| <= q_0 / R` for slot values of magnitude
 //!    at most about 1.
-//! 2. **ModRaise** ([`Bootstrapper::mod_raise`]): `(c_0, c_1) mod q_0` lifted to `Q_L`
-//!    (times an integer gain where `q_0` is small against EvalMod's primes:
-//!    [`Bootstrapper::mod_raise_gain`], so that the key switches that follow add their
-//!    noise to a larger message).
-//!    It decrypts to `t = m + q_0 I(X)`, with `I` the small integer polynomial of the
+//! 2. **ModRaise** ([`Bootstrapper::mod_raise`]): `(c_0, c_1) mod q_0` lifted to `Q_L`,
+//!    times an integer gain `c` where `q_0` is small against EvalMod's primes
+//!    ([`Bootstrapper::mod_raise_gain`], so that the key switches that follow add their
+//!    noise to a larger message; `c = 1` otherwise). It decrypts to `c t`,
+//!    `t = m + q_0 I(X)`, with `I` the small integer polynomial of the
 //!    wrap-arounds of `c_0 + c_1 s`: each coefficient a sum of about `h + 1` uniforms on
 //!    `(-1/2, 1/2)` (`h` the secret's Hamming weight), bounded by `K` except with the
 //!    failure probability of Eq. (1) ([`failure`], [`BootstrapConfig::failure_log2`]).
