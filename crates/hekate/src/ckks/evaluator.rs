@@ -523,7 +523,7 @@ impl Evaluator {
             && acc.parts.len() == ct.parts.len()
             && acc.scale == ct.scale.mul(scale);
         if !fused {
-            let mut t = self.drop_level(ct, ct.level() - ct.level().min(acc.level()))?;
+            let mut t = self.drop_level(ct, ct.level().saturating_sub(acc.level()))?;
             self.mul_const_scaled_assign(&mut t, c, scale)?;
             return self.add_assign(acc, &t);
         }

@@ -11,7 +11,7 @@ use crate::serialize::ReadPolicy;
 /// A plaintext of an MLWE context, for its byte encoding: `MlwePlaintext(pt).to_bytes(&ctx)`
 /// and `MlwePlaintext::from_bytes(&bytes, &ctx)?.0` (or the context's
 /// [`MlweContext::plaintext_to_bytes`] / [`MlweContext::plaintext_from_bytes`], which do
-/// the same without the wrapper). The body is CKKS's plaintext body (scale, slot count,
+/// the same through the wrapper). The body is CKKS's plaintext body (scale, slot count,
 /// the message polynomial in NTT form over `Q_l`), under the MLWE context's fingerprint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MlwePlaintext(pub Plaintext);
@@ -45,12 +45,7 @@ impl MlweContext {
     /// The byte encoding of `pt`, a plaintext of this context (see [`MlwePlaintext`]);
     /// an error for a plaintext of another context or of an unusable shape.
     pub fn plaintext_to_bytes(&self, pt: &Plaintext) -> Result<Vec<u8>> {
-        self.check_plaintext_shape(pt)?;
-        check_scale_writable(&pt.scale)?;
-        let mut w = Writer::new();
-        w.write_header(MlwePlaintext::TAG, self.fingerprint());
-        write_plaintext_body(&mut w, pt, self);
-        Ok(w.into_bytes())
+        MlwePlaintext(pt.clone()).to_bytes(self)
     }
 
     /// The plaintext of bytes [`MlweContext::plaintext_to_bytes`] wrote under this
@@ -69,12 +64,6 @@ impl MlweContext {
     }
 }
 
-fn write_plaintext_body(w: &mut Writer, pt: &Plaintext, ctx: &MlweContext) {
-    write_scale(w, &pt.scale);
-    w.write_u32(pt.slots as u32);
-    pt.poly.write_body(w, ctx.ring());
-}
-
 impl Serialize for MlwePlaintext {
     type Context = MlweContext;
     const TAG: ObjectTag = ObjectTag::new(0x0208, "MLWE plaintext");
@@ -86,7 +75,9 @@ impl Serialize for MlwePlaintext {
     }
 
     fn write_body(&self, w: &mut Writer, ctx: &MlweContext) {
-        write_plaintext_body(w, &self.0, ctx);
+        write_scale(w, &self.0.scale);
+        w.write_u32(self.0.slots as u32);
+        self.0.poly.write_body(w, ctx.ring());
     }
 }
 
