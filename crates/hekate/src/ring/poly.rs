@@ -634,34 +634,11 @@ impl Poly {
         self.q_limbs = l;
         let mut lifted = pool.take(l * n);
         let last_ref = &last;
-        let (q_last, half) = (ql.value(), ql.value() >> 1);
+        let q_last = ql.value();
         for_each_limb_pair(&mut self.data, &mut lifted, n, |i, limb, t| {
             let qi = ctx.modulus(i, l);
-            // t = center(x) mod q_i for the last limb's x (centered: x - q_l when
-            // x > q_l / 2), branch-free.
-            if q_last <= qi.value() {
-                // x < q_l <= q_i: x, or x + (q_i - q_l).
-                let shift = qi.value() - q_last;
-                for (o, &x) in t.iter_mut().zip(last_ref) {
-                    *o = x + (shift & 0u64.wrapping_sub(u64::from(x > half)));
-                }
-            } else if q_last - qi.value() < qi.value() {
-                // q_i < q_l < 2 q_i (primes of one size): x mod q_i is one conditional
-                // subtraction, and q_l mod q_i = q_l - q_i; branch-free, so it vectorizes.
-                let (q, ql_mod) = (qi.value(), q_last - qi.value());
-                for (o, &x) in t.iter_mut().zip(last_ref) {
-                    let r = x.min(x.wrapping_sub(q));
-                    let sub = ql_mod & 0u64.wrapping_sub(u64::from(x > half));
-                    *o = qi.sub(r, sub);
-                }
-            } else {
-                // (x mod q_i) - (q_l mod q_i) when x > q_l / 2.
-                let ql_mod = qi.reduce(q_last);
-                for (o, &x) in t.iter_mut().zip(last_ref) {
-                    let sub = ql_mod & 0u64.wrapping_sub(u64::from(x > half));
-                    *o = qi.sub(qi.reduce(x), sub);
-                }
-            }
+            // t = center(x) mod q_i for the last limb's x.
+            kernels::lift_centered(t, last_ref, q_last, qi);
             if form == Form::Ntt {
                 ctx.ntt_plan(i, l).forward(t);
             }

@@ -730,3 +730,29 @@ pub(crate) unsafe fn sub_mul_scalar_assign(
 
 mod convert;
 pub(crate) use convert::convert;
+
+/// See [`crate::math::kernels::lift_centered`]: `x mod q` as the Shoup product by 1 (any
+/// word `x`), then `q_l mod q` off where `x > q_l / 2` (a signed comparison: the lifted
+/// words are below `2^63`).
+///
+/// # Safety
+/// As [`add_assign`]; `x.len() == out.len()`, `ql_mod < q`, every `x[k] < 2^63`.
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn lift_centered(
+    c: &LaneConsts,
+    out: &mut [u64],
+    x: &[u64],
+    half: u64,
+    ql_mod: u64,
+) {
+    let ar = Avx2::new(c);
+    let (half, ql_mod) = (splat(half), splat(ql_mod));
+    let (po, px) = (out.as_mut_ptr(), x.as_ptr());
+    chunks!(out.len(), |k, m| {
+        let v = ld(px.add(k), m);
+        let quo = mulhi_sw(v, swap32(v), ar.one_shoup, ar.one_shoup_sw);
+        let r = csub(_mm256_sub_epi64(v, mullo(quo, ar.q, ar.q_sw)), ar.q);
+        let sub = _mm256_and_si256(_mm256_cmpgt_epi64(v, half), ql_mod);
+        st(po.add(k), m, sub_mod(r, sub, ar.q));
+    });
+}

@@ -617,6 +617,26 @@ unsafe fn sub_mul_scalar_assign<A: Arith>(
     });
 }
 
+/// [`crate::math::kernels::lift_centered`] with 64-bit lanes for every arithmetic (the
+/// words lifted are up to 63 bits, beyond the 52-bit lanes): `x mod q` is the Shoup
+/// product by 1 (`x - floor(x floor(2^64 / q) / 2^64) q`, in `[0, 2q)` for any word `x`)
+/// and one conditional subtraction; then `q_l mod q` comes off where `x > q_l / 2`.
+#[inline(always)]
+unsafe fn lift_centered(c: &LaneConsts, out: &mut [u64], x: &[u64], half: u64, ql_mod: u64) {
+    let q = bcast(c.q);
+    let one_shoup = bcast(c.one64_shoup);
+    let one_shoup_sw = swap32(one_shoup);
+    let (half, ql_mod) = (bcast(half), bcast(ql_mod));
+    let (po, px) = (out.as_mut_ptr(), x.as_ptr());
+    chunks!(out.len(), |k, m| {
+        let v = ld(px.add(k), m);
+        let quo = mulhi_u64_sw(v, swap32(v), one_shoup, one_shoup_sw);
+        let r = csub(_mm512_sub_epi64(v, _mm512_mullo_epi64(quo, q)), q);
+        let sub = _mm512_maskz_mov_epi64(_mm512_cmpgt_epu64_mask(v, half), ql_mod);
+        st(po.add(k), m, sub_mod(r, sub, q));
+    });
+}
+
 /// `#[target_feature]` entry points of one lane arithmetic. Slice lengths are the
 /// callers' (checked) business: `b`, `out` and every inner-product operand have `a`'s
 /// (resp. `acc`'s) length.
@@ -763,6 +783,22 @@ macro_rules! entry_points {
                 ws: u64,
             ) {
                 super::sub_mul_scalar_assign(<$arith>::new(c), c, a, b, w, ws)
+            }
+
+            /// See [`crate::math::kernels::lift_centered`] (64-bit lanes in both
+            /// arithmetics).
+            ///
+            /// # Safety
+            /// As [`add_assign`]; `x.len() == out.len()`, `ql_mod < q`.
+            #[target_feature(enable = $features)]
+            pub(crate) unsafe fn lift_centered(
+                c: &LaneConsts,
+                out: &mut [u64],
+                x: &[u64],
+                half: u64,
+                ql_mod: u64,
+            ) {
+                super::lift_centered(c, out, x, half, ql_mod)
             }
         }
     };

@@ -4,6 +4,36 @@
 
 use crate::math::modulus::Modulus;
 
+/// `out[k] = [x[k]]_{q_last} mod q` (see [`super::lift_centered`]), branch-free per
+/// coefficient, in three cases of `q_last` against `q`.
+pub fn lift_centered(out: &mut [u64], x: &[u64], q_last: u64, q: &Modulus) {
+    debug_assert_eq!(out.len(), x.len());
+    let (qv, half) = (q.value(), q_last >> 1);
+    if q_last <= qv {
+        // x < q_l <= q: x, or x + (q - q_l).
+        let shift = qv - q_last;
+        for (o, &x) in out.iter_mut().zip(x) {
+            *o = x + (shift & 0u64.wrapping_sub(u64::from(x > half)));
+        }
+    } else if q_last - qv < qv {
+        // q < q_l < 2 q (primes of one size): x mod q is one conditional subtraction, and
+        // q_l mod q = q_l - q; so it vectorizes.
+        let ql_mod = q_last - qv;
+        for (o, &x) in out.iter_mut().zip(x) {
+            let r = x.min(x.wrapping_sub(qv));
+            let sub = ql_mod & 0u64.wrapping_sub(u64::from(x > half));
+            *o = q.sub(r, sub);
+        }
+    } else {
+        // (x mod q) - (q_l mod q) when x > q_l / 2.
+        let ql_mod = q.reduce(q_last);
+        for (o, &x) in out.iter_mut().zip(x) {
+            let sub = ql_mod & 0u64.wrapping_sub(u64::from(x > half));
+            *o = q.sub(q.reduce(x), sub);
+        }
+    }
+}
+
 /// `a[k] = a[k] + b[k] mod q`.
 #[inline]
 pub fn add_assign(a: &mut [u64], b: &[u64], q: &Modulus) {

@@ -396,3 +396,50 @@ fn one_pass_add_and_sub_match_the_in_place_kernels() {
         }
     }
 }
+
+/// `lift_centered`: the scalar code against the `i128` definition, and every SIMD path and
+/// the dispatcher against the scalar code, for dropped moduli below, near and far above
+/// `q` (words 0, `q_l / 2`, `q_l / 2 + 1`, `q_l - 1` among random ones).
+#[test]
+fn lift_centered_matches_its_definition_and_scalar() {
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    let mut g = PrimeGenerator::new(1 << 10).unwrap();
+    let lasts: Vec<u64> = [20u32, 36, 40, 50, 51, 56, 60, 61]
+        .iter()
+        .map(|&b| g.next_prime(b).unwrap())
+        .chain([(1 << 62) + 1, (1 << 63) - 25, u64::MAX - 58])
+        .collect();
+    for q in moduli() {
+        let m = Modulus::new(q);
+        for &q_last in &lasts {
+            for len in [0usize, 1, 7, 8, 9, 33, 100] {
+                let half = q_last >> 1;
+                let x: Vec<u64> = (0..len)
+                    .map(|k| match k % 6 {
+                        0 => [0, half, half + 1, q_last - 1][(k / 6) % 4],
+                        _ => rng.next_u64() % q_last,
+                    })
+                    .collect();
+                let mut want = vec![0; len];
+                scalar::lift_centered(&mut want, &x, q_last, &m);
+                for (k, (&w, &xk)) in want.iter().zip(&x).enumerate() {
+                    let c = xk as i128 - if xk > half { q_last as i128 } else { 0 };
+                    let r = c.rem_euclid(q as i128) as u64;
+                    assert_eq!(w, r, "scalar: q = {q}, q_l = {q_last}, k = {k}");
+                }
+                let mut got = vec![1; len];
+                lift_centered(&mut got, &x, q_last, &m);
+                assert_eq!(got, want, "dispatched: q = {q}, q_l = {q_last}");
+                #[cfg(target_arch = "x86_64")]
+                if q_last < 1 << 63 {
+                    let ql_mod = m.reduce(q_last);
+                    for lanes in simd_paths(q) {
+                        let mut got = vec![1; len];
+                        simd!(lanes, q, lift_centered(&mut got, &x, half, ql_mod));
+                        assert_eq!(got, want, "{lanes:?}: q = {q}, q_l = {q_last}, len {len}");
+                    }
+                }
+            }
+        }
+    }
+}
