@@ -128,6 +128,12 @@ def test_evaluator_methods(ckks, rng):
     close(sk.decrypt(ev.rescale(ev.mul(x, y))), A * B)
     close(sk.decrypt(ev.rescale(ev.square(x))), A * A)
     prod = ev.rescale(ev.mul(x, y))
+    # The fused multiply-rescale: the same ciphertext as mul then rescale.
+    fused = ev.mul_relin_rescale(x, y)
+    assert fused.to_bytes() == prod.to_bytes()
+    w = ev.mul_integer(ev.mul(x, x), 0)  # zero at the product's scale and level
+    w = ev.add_const(w, 0.25)
+    close(sk.decrypt(ev.mul_relin_rescale(x, y, 2, w)), 2 * A * B + 0.25)
     aligned = ev.rescale_to(prod, x)
     assert aligned.scale == x.scale and aligned.level == prod.level - 1
     close(sk.decrypt(aligned), A * B)

@@ -140,6 +140,7 @@ struct Cell {
     add: Stats,
     mul_relin: Stats,
     rescale: Stats,
+    mul_rescale: Stats,
     rotate: Stats,
     hoisted: Stats,
     keygen_rlk_ms: f64,
@@ -242,8 +243,10 @@ pub fn run(args: CkksArgs) -> Result<Outcome, Box<dyn Error>> {
     );
     say!(
         "- NTT: one forward NTT of one limb, in microseconds. encrypt: public-key \
-         encryption. mul+relin: tensor and relinearization, no rescale. rotate: by one \
-         slot, key switching included."
+         encryption. mul+relin: tensor and relinearization, no rescale. mul+rescale: both \
+         and the rescale in one call (Evaluator::mul_relin_rescale: the relinearization's \
+         ModDown fused into the rescale, the same words as mul+relin then rescale). rotate: \
+         by one slot, key switching included."
     );
     say!(
         "- hoisted: per-rotation time of {HOISTED} rotations from one decomposition \
@@ -284,6 +287,7 @@ fn table() -> Table {
             "add",
             "mul+relin",
             "rescale",
+            "mul+rescale",
             "rotate",
             "hoisted/rot",
             "keygen rlk",
@@ -303,6 +307,7 @@ fn table() -> Table {
             "add",
             "mul+relin",
             "rescale",
+            "mul+rescale",
             "rotate",
             "hoisted/rot",
             "keygen rlk",
@@ -328,6 +333,7 @@ fn row(c: &Cell) -> Vec<String> {
         fmt_ms(c.add.ms()),
         fmt_ms(c.mul_relin.ms()),
         fmt_ms(c.rescale.ms()),
+        fmt_ms(c.mul_rescale.ms()),
         fmt_ms(c.rotate.ms()),
         fmt_ms(c.hoisted.ms()),
         fmt_ms(c.keygen_rlk_ms),
@@ -400,6 +406,11 @@ fn run_cell(
     let (add, _) = try_measure(reps, || eval.add(&cx, &cy))?;
     let (mul_relin, prod) = try_measure(reps, || eval.mul(&cx, &cy))?;
     let (rescale, prod) = try_measure(reps, || eval.rescale(&prod))?;
+    let (mul_rescale, fused) = try_measure(reps, || eval.mul_relin_rescale(&cx, &cy, 1, None))?;
+    if fused.parts() != prod.parts() {
+        return Err("the fused multiply-rescale differs from mul then rescale".into());
+    }
+    drop(fused);
     let precision = {
         let got = ctx.decrypt_decode(&prod, &sk)?;
         let want: Vec<Complex64> = xv.iter().zip(&yv).map(|(a, b)| a * b).collect();
@@ -425,6 +436,7 @@ fn run_cell(
         add,
         mul_relin,
         rescale,
+        mul_rescale,
         rotate,
         hoisted,
         keygen_rlk_ms: t_rlk.as_secs_f64() * 1e3,

@@ -155,6 +155,30 @@ pub trait CircuitEvaluator: Send + Sync {
     }
     /// `a · b`, relinearized (scales multiply; no rescale).
     fn mul_relin(&self, a: &Self::Ciphertext, b: &Self::Ciphertext) -> Result<Self::Ciphertext>;
+    /// `k a b + addend`, rescaled: [`CircuitEvaluator::mul_relin`],
+    /// [`CircuitEvaluator::mul_integer_assign`] by `k` (skipped for 1),
+    /// [`CircuitEvaluator::add_assign`] of `addend` (at the product's level and scale) and
+    /// [`CircuitEvaluator::rescale_assign`], which this default runs; an evaluator may fuse
+    /// the relinearization into the rescale (the CPU's does, with the hybrid engine: one
+    /// ModDown's forward NTTs fewer), giving the same words. Every product of the polynomial
+    /// evaluator goes through here.
+    fn mul_relin_rescale(
+        &self,
+        a: &Self::Ciphertext,
+        b: &Self::Ciphertext,
+        k: i64,
+        addend: Option<&Self::Ciphertext>,
+    ) -> Result<Self::Ciphertext> {
+        let mut p = self.mul_relin(a, b)?;
+        if k != 1 {
+            self.mul_integer_assign(&mut p, k)?;
+        }
+        if let Some(w) = addend {
+            self.add_assign(&mut p, w)?;
+        }
+        self.rescale_assign(&mut p)?;
+        Ok(p)
+    }
     /// `ct *= c`, the constant encoded at `scale` (the ciphertext's scale is multiplied by
     /// `scale` exactly; no level consumed).
     fn mul_const_scaled_assign(
@@ -187,6 +211,24 @@ pub trait CircuitEvaluator: Send + Sync {
     fn rescale_assign(&self, ct: &mut Self::Ciphertext) -> Result<()>;
     /// A copy of `ct` at `level <= level(ct)` (exact: drops limbs).
     fn at_level(&self, ct: &Self::Ciphertext, level: usize) -> Result<Self::Ciphertext>;
+    /// A noiseless ciphertext of the constant `c` (`None`: zero) at `level <= level(like)`
+    /// and `scale`, shaped like `like`: both parts zero, then `c` added at `scale`. The
+    /// zeros and constant addends of the polynomial evaluator.
+    fn constant_like(
+        &self,
+        like: &Self::Ciphertext,
+        level: usize,
+        scale: &Self::Scale,
+        c: Option<Self::Value>,
+    ) -> Result<Self::Ciphertext> {
+        let mut z = self.at_level(like, level)?;
+        self.mul_integer_assign(&mut z, 0)?;
+        self.set_scale(&mut z, scale.clone());
+        if let Some(c) = c {
+            self.add_const_assign(&mut z, c)?;
+        }
+        Ok(z)
+    }
 
     /// `ct` rotated by `steps`.
     fn rotate(&self, ct: &Self::Ciphertext, steps: i64) -> Result<Self::Ciphertext>;
@@ -282,6 +324,15 @@ impl CircuitEvaluator for ckks::Evaluator {
     }
     fn mul_relin(&self, a: &ckks::Ciphertext, b: &ckks::Ciphertext) -> Result<ckks::Ciphertext> {
         self.mul(a, b)
+    }
+    fn mul_relin_rescale(
+        &self,
+        a: &ckks::Ciphertext,
+        b: &ckks::Ciphertext,
+        k: i64,
+        addend: Option<&ckks::Ciphertext>,
+    ) -> Result<ckks::Ciphertext> {
+        ckks::Evaluator::mul_relin_rescale(self, a, b, k, addend)
     }
     fn mul_const_scaled_assign(
         &self,

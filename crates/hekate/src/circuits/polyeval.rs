@@ -467,21 +467,25 @@ impl<E: CircuitEvaluator<Value = Complex64>> PowerBasis<E> {
             self.generate(eval, a - b)?;
         }
         let (ta, tb) = (&self.powers[&a], &self.powers[&b]);
-        let mut p = eval.mul_relin(ta, tb)?;
-        if chebyshev {
-            // T_{a+b} = 2 T_a T_b - T_{a-b}, the subtraction at the product's scale.
-            eval.mul_integer_assign(&mut p, 2)?;
-            if a == b {
-                eval.add_const_assign(&mut p, Complex64::new(-1.0, 0.0))?;
+        let p = if chebyshev {
+            // T_{a+b} = 2 T_a T_b - T_{a-b}, the subtraction at the product's level and
+            // scale, before the rescale.
+            let level = eval.level(ta).min(eval.level(tb));
+            let prod = eval.scale(ta).times(eval.scale(tb));
+            let minus = Complex64::new(-1.0, 0.0);
+            let w = if a == b {
+                eval.constant_like(ta, level, &prod, Some(minus))?
             } else {
                 let d = &self.powers[&(a - b)];
-                let mut t = eval.at_level(d, eval.level(&p))?;
-                let x = eval.scale(&p).over(eval.scale(d));
-                eval.mul_const_scaled_assign(&mut t, Complex64::new(1.0, 0.0), &x)?;
-                eval.sub_assign(&mut p, &t)?;
-            }
-        }
-        eval.rescale_assign(&mut p)?;
+                let mut t = eval.at_level(d, level)?;
+                let x = prod.over(eval.scale(d));
+                eval.mul_const_scaled_assign(&mut t, minus, &x)?;
+                t
+            };
+            eval.mul_relin_rescale(ta, tb, 2, Some(&w))?
+        } else {
+            eval.mul_relin_rescale(ta, tb, 1, None)?
+        };
         debug_assert_eq!(eval.level(&p), self.top_level - ceil_log2(i));
         self.powers.insert(i, p);
         Ok(())
@@ -489,10 +493,7 @@ impl<E: CircuitEvaluator<Value = Complex64>> PowerBasis<E> {
 
     /// A ciphertext of 0 at `level` and `scale` (no noise: both parts zero).
     fn zero(&self, eval: &E, level: usize, scale: &E::Scale) -> Result<E::Ciphertext> {
-        let mut z = eval.at_level(&self.powers[&1], level)?;
-        eval.mul_integer_assign(&mut z, 0)?;
-        eval.set_scale(&mut z, scale.clone());
-        Ok(z)
+        eval.constant_like(&self.powers[&1], level, scale, None)
     }
 
     /// Evaluates `node` to exactly `(level, scale)`.
@@ -538,14 +539,14 @@ impl<E: CircuitEvaluator<Value = Complex64>> PowerBasis<E> {
                     Some(c) => {
                         let mut t = eval.at_level(bg, level + 1)?;
                         eval.mul_const_scaled_assign(&mut t, c, &sq)?;
+                        eval.rescale_assign(&mut t)?;
                         t
                     }
                     None => {
                         let cq = self.run(eval, q, level + 1, &sq)?;
-                        eval.mul_relin(&cq, bg)?
+                        eval.mul_relin_rescale(&cq, bg, 1, None)?
                     }
                 };
-                eval.rescale_assign(&mut prod)?;
                 debug_assert!(eval.scale(&prod) == scale && eval.level(&prod) == level);
                 let zero_r = matches!(&**r, Node::Leaf(c) if c.iter().all(is_zero));
                 if !zero_r {

@@ -611,6 +611,85 @@ impl Poly {
         self
     }
 
+    /// ModDown fused into a rescale: `rescale(k ModDown(self) + add)` for a key-switching
+    /// accumulator `self` over `Q_l ∪ P` (`P` whole), an integer `k` and `add` over `Q_l`,
+    /// both in NTT form; the result is over `Q_{l-1}`. The words are exactly those of
+    /// [`Poly::mod_down_by_p`], a multiplication by `k`, an addition of `add` and
+    /// [`Poly::divide_round_by_last_q`] in sequence (every step is exact modular arithmetic;
+    /// only the order of the additions changes), with `l + 1` forward NTTs fewer: the
+    /// ModDown's converted limbs are never transformed alone.
+    ///
+    /// With `x` the accumulator, `Conv = Conv_{P -> Q_l}(INTT(x_P))` and `c_i = k P^-1 mod
+    /// q_i`, the unfused steps compute `z_i = c_i x_i - NTT(c_i Conv_i) + add_i`, then
+    /// `y = INTT(z_l)` and `out_i = (z_i - NTT(lift_i(y))) q_l^-1` (`lift`: the centered
+    /// residue modulo `q_l` reduced modulo `q_i`). Here `y = INTT(c_l x_l + add_l) - c_l
+    /// Conv_l` (coefficient form) and `out_i = (c_i x_i + add_i - NTT(c_i Conv_i +
+    /// lift_i(y))) q_l^-1`: one forward NTT per output limb instead of two.
+    pub fn mod_down_rescale(mut self, k: i64, add: &Poly, ctx: &RingContext) -> Poly {
+        let (n, ql, kp) = (self.n, self.q_limbs, self.p_limbs);
+        assert!(
+            self.form == Form::Ntt && add.form == Form::Ntt,
+            "the fused ModDown and rescale works in NTT form"
+        );
+        assert!(
+            kp == ctx.p_len() && ql >= 2,
+            "needs P whole and two chain limbs"
+        );
+        assert!(
+            add.q_limbs == ql && add.p_limbs == 0,
+            "the addend is over Q_l"
+        );
+        let ext = ctx.extender_for(kp);
+        let pool = ctx.pool();
+        for_each_limb(&mut self.data[ql * n..(ql + kp) * n], n, |j, limb| {
+            ctx.ntt_plan(ql + j, ql).inverse(limb)
+        });
+        let mut conv = pool.take(ql * n);
+        let mut scratch = pool.take((kp + 1) * n);
+        ext.b_to_c().convert(
+            &self.data[ql * n..(ql + kp) * n],
+            &mut conv,
+            n,
+            &mut scratch,
+        );
+        pool.recycle(scratch);
+        let (p_inv, _) = ext.p_inv();
+        let c = |i: usize| {
+            let m = ctx.modulus(i, ql);
+            m.mul(m.reduce_i64(k), p_inv[i])
+        };
+        // y = INTT(c_l x_l + add_l) - c_l Conv_l, the dropped limb in coefficient form.
+        let l = ql - 1;
+        let (ml, cl) = (ctx.modulus(l, ql), c(l));
+        let mut y = pool.take(n);
+        y.copy_from_slice(add.limb(l));
+        kernels::mul_scalar_add_assign(&mut y, self.limb(l), cl, ml);
+        ctx.ntt_plan(l, ql).inverse(&mut y);
+        let minus_cl = (ml.value() - cl) % ml.value();
+        kernels::mul_scalar_add_assign(&mut y, &conv[l * n..ql * n], minus_cl, ml);
+        self.truncate(l);
+        let q_last = ml.value();
+        let consts = ctx.rescale_constants(l);
+        let mut t_all = pool.take(l * n);
+        let (y_ref, conv_ref) = (&y, &conv);
+        for_each_limb_pair(&mut self.data, &mut t_all, n, |i, limb, t| {
+            let (qi, ci) = (ctx.modulus(i, l), c(i));
+            // t = NTT(c_i Conv_i + lift_i(y)).
+            kernels::lift_centered(t, y_ref, q_last, qi);
+            kernels::mul_scalar_add_assign(t, &conv_ref[i * n..(i + 1) * n], ci, qi);
+            ctx.ntt_plan(i, l).forward(t);
+            // (c_i x_i + add_i - t) q_l^-1.
+            kernels::mul_scalar_assign(limb, ci, qi);
+            kernels::add_assign(limb, add.limb(i), qi);
+            let (w, ws) = consts[i];
+            kernels::sub_mul_scalar_assign(limb, t, w, ws, qi);
+        });
+        pool.recycle(t_all);
+        pool.recycle(conv);
+        pool.recycle(y);
+        self
+    }
+
     /// Divides by the last chain prime `q_l` with rounding, dropping that limb:
     /// `x_i <- (x_i - [x]_{q_l}) * q_l^-1 mod q_i` with the centered `[x]_{q_l}`.
     /// Works in either form (one inverse NTT plus `l` forward NTTs in NTT form).

@@ -290,3 +290,38 @@ fn mod_down_adding_small_noise_equals_adding_it_first() {
         }
     }
 }
+
+/// `mod_down_rescale` gives the words of ModDown, `k` times, plus the addend, then the
+/// rescale, on chains whose dropped prime is smaller than, like, and far larger than the
+/// others (the three cases of the rescale's lift).
+#[test]
+fn fused_mod_down_rescale_is_word_for_word_the_unfused_steps() {
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    for (q_bits, p_bits) in [
+        (&[40u32, 40, 40, 60, 60][..], &[61u32, 61][..]),
+        (&[50, 50, 50][..], &[55][..]),
+        (&[60, 45, 40][..], &[61, 61, 61][..]),
+    ] {
+        let ctx = ring(256, q_bits, p_bits);
+        let (kp, top) = (p_bits.len(), q_bits.len());
+        for ql in 2..=top {
+            for k in [1i64, 2, -3, 0] {
+                let mut x = ctx.zero(ql, kp, Form::Ntt);
+                for (i, limb) in x.limbs_mut().enumerate() {
+                    let q = ctx.modulus(i, ql).value();
+                    limb.iter_mut().for_each(|v| *v = rng.next_u64() % q);
+                }
+                let mut add = random_poly(&ctx, ql, &mut rng);
+                add.ntt(&ctx);
+                let fused = x.clone().mod_down_rescale(k, &add, &ctx);
+                let mut want = x.mod_down_by_p(&ctx);
+                let s: Vec<u64> = (0..ql).map(|i| ctx.modulus(i, ql).reduce_i64(k)).collect();
+                want.mul_scalar_assign(&s, &ctx);
+                want.add_assign(&add, &ctx);
+                want.divide_round_by_last_q(&ctx);
+                assert_eq!(fused.q_limbs(), ql - 1);
+                assert!(fused == want, "q {q_bits:?}, P {p_bits:?}, ql {ql}, k {k}");
+            }
+        }
+    }
+}

@@ -282,6 +282,65 @@ impl Evaluator {
         Ok(())
     }
 
+    /// [`Evaluator::relinearize_with`] fused with a rescale: the width-3 `parts`
+    /// `(c_0, c_1, c_2)` over `Q_l` (NTT form, `l >= 1`) become
+    /// `rescale(k (c_0 + u_0, c_1 + u_1) + w)` over `Q_{l-1}`, for an integer `k` and
+    /// `w = add` (width 2 over `Q_l`, NTT form; `None`: zero): the words of relinearizing,
+    /// multiplying by `k`, adding `w` and dividing every part by `q_l` with rounding, the
+    /// key switch's ModDown fused into the rescale ([`KeySwitcher::mod_down_rescale`]).
+    pub fn relinearize_rescale_with(
+        &self,
+        parts: &mut Vec<Poly>,
+        k: i64,
+        add: Option<&[Poly]>,
+        rlk: &RelinearizationKey,
+    ) -> Result<()> {
+        let form = self.check_parts(parts, 3)?;
+        let ql = parts[0].q_limbs();
+        if form != Form::Ntt {
+            return Err(Error::ParameterMismatch(
+                "the fused relinearization and rescale needs NTT form".into(),
+            ));
+        }
+        if ql < 2 {
+            return Err(Error::OutOfLevels(
+                "cannot rescale a ciphertext at level 0".into(),
+            ));
+        }
+        if let Some(w) = add {
+            if w.len() != 2 || w.iter().any(|p| p.q_limbs() != ql || p.form() != Form::Ntt) {
+                return Err(Error::ParameterMismatch(
+                    "the addend must be two NTT-form parts at the product's level".into(),
+                ));
+            }
+        }
+        self.params
+            .check_key_at(&rlk.0, ql, || "the relinearization key".into())?;
+        let ring = self.ring();
+        let c2 = parts.pop().expect("width 3");
+        let ks = self.params.keyswitcher();
+        let d = ks.decompose(&c2);
+        let acc = ks.multiply(&d, &rlk.0, ql);
+        ks.recycle(d);
+        ring.recycle(c2);
+        self.counts.add(1, 1);
+        // add_h = k c_h + w_h, then rescale(k u_h + add_h).
+        let p1 = parts.pop().expect("width 2");
+        let p0 = parts.pop().expect("width 1");
+        let mut add_parts = [p0, p1];
+        for (h, p) in add_parts.iter_mut().enumerate() {
+            if k != 1 {
+                let s: Vec<u64> = (0..ql).map(|i| ring.modulus(i, ql).reduce_i64(k)).collect();
+                p.mul_scalar_assign(&s, ring);
+            }
+            if let Some(w) = add {
+                p.add_assign(&w[h], ring);
+            }
+        }
+        parts.extend(ks.mod_down_rescale(acc, k, add_parts, ring));
+        Ok(())
+    }
+
     /// `φ_g(c_0 + u_0), φ_g(u_1)`: the end of every automorphism (NTT form).
     fn finish_automorphism(&self, c0: &Poly, g: usize, u: [Poly; 2]) -> Vec<Poly> {
         let ring = self.ring();

@@ -425,11 +425,12 @@ impl EvalMod {
         let t0 = self.polynomial_target(eval, level, target)?;
         let mut g = polyeval::evaluate(eval, ct, &self.poly, &t0)?;
         for i in 1..=self.double_angles {
-            let mut sq = eval.mul_relin(&g, &g)?;
-            eval.mul_integer_assign(&mut sq, 2)?;
-            eval.add_const_assign(&mut sq, Complex64::new(-a(i, self.double_angles), 0.0))?;
-            eval.rescale_assign(&mut sq)?;
-            g = sq;
+            // cos(2x) = 2 cos(x)^2 - 1 (scaled): the constant added at the product's scale,
+            // before the rescale.
+            let prod = crate::circuits::ExactScale::times(eval.scale(&g), eval.scale(&g));
+            let c = Complex64::new(-a(i, self.double_angles), 0.0);
+            let w = eval.constant_like(&g, eval.level(&g), &prod, Some(c))?;
+            g = eval.mul_relin_rescale(&g, &g, 2, Some(&w))?;
         }
         match &self.arcsine {
             Some(p) => polyeval::evaluate(eval, &g, p, &Self::arcsine_target(target)?),

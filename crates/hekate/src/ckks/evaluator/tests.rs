@@ -197,3 +197,64 @@ fn klss_contexts_generate_full_keys_at_any_level() {
     let e = max_err(&ctx.decrypt_decode(&rot, &s.sk).unwrap(), &want);
     assert!(e < 1e-6, "error {e}");
 }
+
+/// `mul_relin_rescale` gives the words of `mul`, `mul_integer_assign`, `add_assign` and
+/// `rescale_assign` in sequence, on every engine (hybrid fused, KLSS and linear through the
+/// default), for operands at two levels, several `k`, and addends at the product's scale
+/// (fused), at a higher level (brought down) and at another scale (the steps one by one);
+/// and it decrypts to `k a b + w`.
+#[test]
+fn fused_multiply_rescale_is_word_for_word_the_steps() {
+    for (method, seed) in [
+        (KeySwitchMethod::Hybrid, 41),
+        (KeySwitchMethod::Klss(KlssConfig::klss(2)), 42),
+        (
+            KeySwitchMethod::Linear(crate::rlwe::keyswitch::KlssBound::WorstCase),
+            43,
+        ),
+    ] {
+        let mut s = setup(method, seed);
+        let ctx = s.ctx.clone();
+        let rlk = ctx.generate_relinearization_key_with(&s.sk, &mut s.rng);
+        let ev = Evaluator::new(ctx.clone(), Some(rlk), GaloisKeys::new());
+        let (v, scale) = (values(8), ctx.default_scale().clone());
+        let top = ctx.max_level();
+        let a = s.encrypt(&v, top, &scale);
+        let vb: Vec<Complex64> = v.iter().map(|x| x * 0.5).collect();
+        let b = s.encrypt(&vb, top - 1, &scale);
+        let prod_scale = scale.mul(&scale);
+        let w_same = s.encrypt(&v, top, &prod_scale);
+        let w_other = s.encrypt(&v, top - 1, &scale);
+        for k in [1i64, 2, -3] {
+            for w in [None, Some(&w_same), Some(&w_other)] {
+                let mut want = ev.mul(&a, &b).unwrap();
+                ev.mul_integer_assign(&mut want, k).unwrap();
+                if let Some(w) = w {
+                    ev.add_assign(&mut want, w).unwrap();
+                }
+                ev.rescale_assign(&mut want).unwrap();
+                let got = ev.mul_relin_rescale(&a, &b, k, w).unwrap();
+                assert_eq!(got.scale, want.scale, "{method:?}, k {k}");
+                assert_eq!(got.level(), top - 2);
+                assert!(
+                    got.parts == want.parts,
+                    "{method:?}, k {k}, addend {}",
+                    w.is_some()
+                );
+            }
+        }
+        // Decryption: 2 a b - w at the product's scale.
+        let mut minus_w = w_same.clone();
+        ev.neg_assign(&mut minus_w).unwrap();
+        let got = ev.mul_relin_rescale(&a, &a, 2, Some(&minus_w)).unwrap();
+        let want: Vec<Complex64> = v.iter().map(|x| 2.0 * x * x - x).collect();
+        let e = max_err(&ctx.decrypt_decode(&got, &s.sk).unwrap(), &want);
+        assert!(e < 1e-6, "{method:?}: error {e}");
+        // Level 0 is refused as by `rescale`.
+        let z = s.encrypt(&v, 0, &Scale::from_bits(20));
+        assert!(matches!(
+            ev.mul_relin_rescale(&z, &z, 1, None),
+            Err(Error::OutOfLevels(_))
+        ));
+    }
+}

@@ -448,6 +448,30 @@ impl KeySwitcher for KeySwitchEngine {
         }
     }
 
+    fn mod_down_rescale(
+        &self,
+        acc: EngineAccumulator,
+        k: i64,
+        add: [Poly; 2],
+        ctx: &RingContext,
+    ) -> [Poly; 2] {
+        match (self, acc) {
+            (KeySwitchEngine::Hybrid(e), EngineAccumulator::Hybrid(a)) => {
+                e.mod_down_rescale(a, k, add, ctx)
+            }
+            (KeySwitchEngine::Klss(e), EngineAccumulator::Klss(a)) => {
+                e.mod_down_rescale(a, k, add, ctx)
+            }
+            (KeySwitchEngine::Mixed(e), EngineAccumulator::Hybrid(a)) => {
+                e.hybrid.mod_down_rescale(a, k, add, ctx)
+            }
+            (KeySwitchEngine::Mixed(e), EngineAccumulator::Klss(a)) => {
+                e.klss.mod_down_rescale(a, k, add, ctx)
+            }
+            _ => panic!("{MISMATCH}"),
+        }
+    }
+
     fn mod_down_second(&self, acc: &mut EngineAccumulator) -> Poly {
         match (self, acc) {
             (KeySwitchEngine::Hybrid(e), EngineAccumulator::Hybrid(a)) => e.mod_down_second(a),

@@ -430,6 +430,32 @@ impl KeySwitcher for HybridKeySwitcher {
         }
     }
 
+    fn mod_down_rescale(
+        &self,
+        acc: [Poly; 2],
+        k: i64,
+        add: [Poly; 2],
+        _: &RingContext,
+    ) -> [Poly; 2] {
+        let ctx = &*self.ctx;
+        let [a0, a1] = acc;
+        let [d0, d1] = add;
+        let f = |a: Poly, d: Poly| {
+            let out = a.mod_down_rescale(k, &d, ctx);
+            ctx.recycle(d);
+            out
+        };
+        #[cfg(feature = "parallel")]
+        {
+            let (u0, u1) = rayon::join(|| f(a0, d0), || f(a1, d1));
+            [u0, u1]
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            [f(a0, d0), f(a1, d1)]
+        }
+    }
+
     fn mod_down_second(&self, acc: &mut [Poly; 2]) -> Poly {
         let (ql, k) = (acc[1].q_limbs(), self.ctx.p_len());
         let mut zero = self.ctx.scratch_poly(ql, k, Form::Ntt);

@@ -88,6 +88,36 @@ pub trait KeySwitcher: Send + Sync {
     /// engine costs the same either way.
     fn mod_down_to(&self, acc: Self::Accumulator, form: Form) -> [Poly; 2];
 
+    /// Step 3 fused with a rescale (NTT form): `rescale(k u_h + add_h)` for both halves
+    /// `u_h` of [`KeySwitcher::mod_down`], an integer `k` and `add` over `Q_l` (`ctx`: the
+    /// engine's ring); the
+    /// results are over `Q_{l-1}`. The words are those of ModDown, the product by `k`, the
+    /// addition and [`Poly::divide_round_by_last_q`] in sequence, which is what this
+    /// default does; the hybrid engine fuses its ModDown into the rescale
+    /// ([`Poly::mod_down_rescale`]: `l + 1` forward NTTs fewer per half). CKKS's multiply,
+    /// relinearize and rescale in one step.
+    fn mod_down_rescale(
+        &self,
+        acc: Self::Accumulator,
+        k: i64,
+        add: [Poly; 2],
+        ctx: &RingContext,
+    ) -> [Poly; 2] {
+        let u = self.mod_down(acc);
+        let mut out = add;
+        for (o, mut u) in out.iter_mut().zip(u) {
+            let ql = u.q_limbs();
+            if k != 1 {
+                let s: Vec<u64> = (0..ql).map(|i| ctx.modulus(i, ql).reduce_i64(k)).collect();
+                u.mul_scalar_assign(&s, ctx);
+            }
+            o.add_assign(&u, ctx);
+            o.divide_round_by_last_q(ctx);
+            ctx.recycle(u);
+        }
+        out
+    }
+
     /// Step 3 for the second half only: `u1` over `Q_l` in NTT form, that half of `acc`
     /// cleared and the first left as it was, so that more products can be added to `acc`
     /// and `u0` brought down later with them (Horner giant steps: a rotation's `u1` is
