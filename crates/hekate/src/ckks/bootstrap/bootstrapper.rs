@@ -448,6 +448,11 @@ impl Bootstrapper {
         };
         let default = b.ctx.default_scale().clone();
         b.last_factor(&default)?;
+        // The scratch memory of the first bootstrap, mapped now rather than page by page
+        // during it (polynomials over the whole of Q and P).
+        let ring = b.ctx.ring();
+        ring.pool()
+            .reserve(ring.n() * (b.ctx.max_level() + 1 + ring.p_len()));
         Ok(b)
     }
 
