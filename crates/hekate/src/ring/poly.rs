@@ -690,6 +690,59 @@ impl Poly {
         self
     }
 
+    /// `rescale(k NTT(self) + add)` for `self` over `Q_l` in coefficient form (a key
+    /// switch's output where the engine recombines in coefficient form: KLSS, linear), an
+    /// integer `k` and `add` over `Q_l` in NTT form; the result is over `Q_{l-1}` in NTT form.
+    /// The words of [`Poly::ntt`], the product by `k`, the addition and
+    /// [`Poly::divide_round_by_last_q`] in sequence, with `l + 1` forward NTTs and one
+    /// inverse fewer: `y = k u_l + INTT(add_l)` and `out_i = (add_i - NTT(lift_i(y) - k u_i))
+    /// q_l^-1`, where the steps compute `z_i = k NTT(u_i) + add_i`, `y = INTT(z_l)` and
+    /// `(z_i - NTT(lift_i(y))) q_l^-1` (see [`Poly::mod_down_rescale`]).
+    pub fn coeff_mul_add_rescale(mut self, k: i64, add: &Poly, ctx: &RingContext) -> Poly {
+        let (n, ql) = (self.n, self.q_limbs);
+        assert!(
+            self.form == Form::Coeff && add.form == Form::Ntt,
+            "a coefficient-form polynomial and an NTT-form addend"
+        );
+        assert!(
+            self.p_limbs == 0 && ql >= 2,
+            "needs two chain limbs and no special ones"
+        );
+        assert!(
+            add.q_limbs == ql && add.p_limbs == 0,
+            "the addend is over Q_l"
+        );
+        let pool = ctx.pool();
+        let c = |i: usize| ctx.modulus(i, ql).reduce_i64(k);
+        // y = k u_l + INTT(add_l).
+        let l = ql - 1;
+        let ml = ctx.modulus(l, ql);
+        let mut y = pool.take(n);
+        y.copy_from_slice(add.limb(l));
+        ctx.ntt_plan(l, ql).inverse(&mut y);
+        kernels::mul_scalar_add_assign(&mut y, self.limb(l), c(l), ml);
+        self.truncate(l);
+        let q_last = ml.value();
+        let consts = ctx.rescale_constants(l);
+        let mut t_all = pool.take(l * n);
+        let y_ref = &y;
+        for_each_limb_pair(&mut self.data, &mut t_all, n, |i, limb, t| {
+            let qi = ctx.modulus(i, l);
+            // t = NTT(lift_i(y) - k u_i), then limb = (add_i - t) q_l^-1.
+            kernels::lift_centered(t, y_ref, q_last, qi);
+            let minus_k = (qi.value() - c(i)) % qi.value();
+            kernels::mul_scalar_add_assign(t, limb, minus_k, qi);
+            ctx.ntt_plan(i, l).forward(t);
+            limb.copy_from_slice(add.limb(i));
+            let (w, ws) = consts[i];
+            kernels::sub_mul_scalar_assign(limb, t, w, ws, qi);
+        });
+        self.form = Form::Ntt;
+        pool.recycle(t_all);
+        pool.recycle(y);
+        self
+    }
+
     /// Divides by the last chain prime `q_l` with rounding, dropping that limb:
     /// `x_i <- (x_i - [x]_{q_l}) * q_l^-1 mod q_i` with the centered `[x]_{q_l}`.
     /// Works in either form (one inverse NTT plus `l` forward NTTs in NTT form).

@@ -292,10 +292,11 @@ fn mod_down_adding_small_noise_equals_adding_it_first() {
 }
 
 /// `mod_down_rescale` gives the words of ModDown, `k` times, plus the addend, then the
-/// rescale, on chains whose dropped prime is smaller than, like, and far larger than the
+/// rescale (and `coeff_mul_add_rescale` those of the NTT, `k` times, the addend, the
+/// rescale), on chains whose dropped prime is smaller than, like, and far larger than the
 /// others (the three cases of the rescale's lift).
 #[test]
-fn fused_mod_down_rescale_is_word_for_word_the_unfused_steps() {
+fn fused_rescales_are_word_for_word_the_unfused_steps() {
     let mut rng = ChaCha8Rng::seed_from_u64(31);
     for (q_bits, p_bits) in [
         (&[40u32, 40, 40, 60, 60][..], &[61u32, 61][..]),
@@ -321,6 +322,18 @@ fn fused_mod_down_rescale_is_word_for_word_the_unfused_steps() {
                 want.divide_round_by_last_q(&ctx);
                 assert_eq!(fused.q_limbs(), ql - 1);
                 assert!(fused == want, "q {q_bits:?}, P {p_bits:?}, ql {ql}, k {k}");
+                // The coefficient-form entry (KLSS and linear key switching's exit).
+                let u = random_poly(&ctx, ql, &mut rng);
+                let got = u.clone().coeff_mul_add_rescale(k, &add, &ctx);
+                let mut want = u;
+                want.ntt(&ctx);
+                want.mul_scalar_assign(&s, &ctx);
+                want.add_assign(&add, &ctx);
+                want.divide_round_by_last_q(&ctx);
+                assert!(
+                    got == want,
+                    "coefficient form: q {q_bits:?}, ql {ql}, k {k}"
+                );
             }
         }
     }

@@ -94,7 +94,9 @@ pub trait KeySwitcher: Send + Sync {
     /// results are over `Q_{l-1}`. The words are those of ModDown, the product by `k`, the
     /// addition and [`Poly::divide_round_by_last_q`] in sequence, which is what this
     /// default does; the hybrid engine fuses its ModDown into the rescale
-    /// ([`Poly::mod_down_rescale`]: `l + 1` forward NTTs fewer per half). CKKS's multiply,
+    /// ([`Poly::mod_down_rescale`]: `l + 1` forward NTTs fewer per half), KLSS and linear
+    /// key switching rescale their coefficient-form exit
+    /// ([`Poly::coeff_mul_add_rescale`]: `l + 1` forward NTTs and one inverse fewer). CKKS's multiply,
     /// relinearize and rescale in one step.
     fn mod_down_rescale(
         &self,
