@@ -102,7 +102,8 @@ impl Evaluator {
         let mut d = self.mul_no_relin(a, b)?;
         if d.level() == 0 {
             return Err(Error::OutOfLevels(
-                "cannot rescale the product of ciphertexts at level 0: the computation needs                  more levels (a longer modulus chain) or fewer multiplications"
+                "cannot rescale the product of ciphertexts at level 0: the computation needs \
+                 more levels (a longer modulus chain) or fewer multiplications"
                     .into(),
             ));
         }
