@@ -438,22 +438,11 @@ impl KeySwitcher for HybridKeySwitcher {
         _: &RingContext,
     ) -> [Poly; 2] {
         let ctx = &*self.ctx;
-        let [a0, a1] = acc;
-        let [d0, d1] = add;
-        let f = |a: Poly, d: Poly| {
+        super::map_pairs(acc, add, |a, d| {
             let out = a.mod_down_rescale(k, &d, ctx);
             ctx.recycle(d);
             out
-        };
-        #[cfg(feature = "parallel")]
-        {
-            let (u0, u1) = rayon::join(|| f(a0, d0), || f(a1, d1));
-            [u0, u1]
-        }
-        #[cfg(not(feature = "parallel"))]
-        {
-            [f(a0, d0), f(a1, d1)]
-        }
+        })
     }
 
     fn mod_down_second(&self, acc: &mut [Poly; 2]) -> Poly {

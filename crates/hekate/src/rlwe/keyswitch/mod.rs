@@ -177,6 +177,21 @@ fn map_pair(pair: [Poly; 2], f: impl Fn(Poly) -> Poly + Sync) -> [Poly; 2] {
     }
 }
 
+/// `f(a_h, b_h)` for both halves `h` of two pairs (in parallel with the `parallel`
+/// feature): the fused ModDown-and-rescale of both halves with their addends.
+fn map_pairs(a: [Poly; 2], b: [Poly; 2], f: impl Fn(Poly, Poly) -> Poly + Sync) -> [Poly; 2] {
+    let ([a0, a1], [b0, b1]) = (a, b);
+    #[cfg(feature = "parallel")]
+    {
+        let (u0, u1) = rayon::join(|| f(a0, b0), || f(a1, b1));
+        [u0, u1]
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        [f(a0, b0), f(a1, b1)]
+    }
+}
+
 #[cfg(test)]
 mod level_tests;
 #[cfg(test)]

@@ -526,22 +526,12 @@ impl KeySwitcher for KlssKeySwitcher {
     ) -> [Poly; 2] {
         // The coefficient-form exit, then the rescale transforms each limb once.
         let ctx = &*self.ctx;
-        let [u0, u1] = self.mod_down_to(acc, Form::Coeff);
-        let [d0, d1] = add;
-        let f = |u: Poly, d: Poly| {
+        let u = self.mod_down_to(acc, Form::Coeff);
+        crate::rlwe::keyswitch::map_pairs(u, add, |u, d| {
             let out = u.coeff_mul_add_rescale(k, &d, ctx);
             ctx.recycle(d);
             out
-        };
-        #[cfg(feature = "parallel")]
-        {
-            let (v0, v1) = rayon::join(|| f(u0, d0), || f(u1, d1));
-            [v0, v1]
-        }
-        #[cfg(not(feature = "parallel"))]
-        {
-            [f(u0, d0), f(u1, d1)]
-        }
+        })
     }
 
     fn mod_down_second(&self, acc: &mut KlssAccumulator) -> Poly {
