@@ -272,9 +272,7 @@ impl DeviceEvaluator {
     pub fn mul_integer_assign(&self, ct: &mut DeviceCiphertext, k: i64) -> Result<()> {
         let ring = self.ctx.ring().clone();
         for part in &mut ct.parts {
-            let ql = part.q_limbs();
-            let s: Vec<u64> = (0..ql).map(|i| ring.modulus(i, ql).reduce_i64(k)).collect();
-            part.mul_scalar_assign(&s)?;
+            part.mul_scalar_assign(&ring.integer_residues(k, part.q_limbs()))?;
         }
         Ok(())
     }

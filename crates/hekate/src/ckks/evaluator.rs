@@ -548,7 +548,7 @@ impl Evaluator {
         let ring = self.ring();
         for part in ct.parts.iter_mut() {
             let ql = part.q_limbs();
-            let s: Vec<u64> = (0..ql).map(|i| ring.modulus(i, ql).reduce_i64(k)).collect();
+            let s = ring.integer_residues(k, ql);
             part.mul_scalar_assign(&s, ring);
         }
         Ok(())

@@ -295,6 +295,14 @@ impl RingContext {
         &self.crt
     }
 
+    /// The residues of the integer `k` modulo the first `q_limbs` chain primes (the
+    /// per-limb scalars of a product by `k`).
+    pub fn integer_residues(&self, k: i64, q_limbs: usize) -> Vec<u64> {
+        (0..q_limbs)
+            .map(|i| self.modulus(i, q_limbs).reduce_i64(k))
+            .collect()
+    }
+
     /// `(q_l^-1 mod q_i, Shoup companion)` for `i < l`: the constants of dividing by `q_l`.
     pub fn rescale_constants(&self, l: usize) -> &[(u64, u64)] {
         &self.rescale[l]

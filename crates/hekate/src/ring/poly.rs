@@ -620,21 +620,15 @@ impl Poly {
     /// ModDown's converted limbs are never transformed alone.
     ///
     /// With `x` the accumulator, `Conv = Conv_{P -> Q_l}(INTT(x_P))` and `c_i = k P^-1 mod
-    /// q_i`, the unfused steps compute `z_i = c_i x_i - NTT(c_i Conv_i) + add_i`, then
-    /// `y = INTT(z_l)` and `out_i = (z_i - NTT(lift_i(y))) q_l^-1` (`lift`: the centered
-    /// residue modulo `q_l` reduced modulo `q_i`). Here `y = INTT(c_l x_l + add_l) - c_l
-    /// Conv_l` (coefficient form) and `out_i = (c_i x_i + add_i - NTT(c_i Conv_i +
-    /// lift_i(y))) q_l^-1`: one forward NTT per output limb instead of two.
+    /// q_i`, `k ModDown(x) + add = c x + add - c NTT(Conv)`: the sum
+    /// [`Poly::add_coeff_product_rescale`] rescales with `Conv` in coefficient form.
     pub fn mod_down_rescale(mut self, k: i64, add: &Poly, ctx: &RingContext) -> Poly {
         let (n, ql, kp) = (self.n, self.q_limbs, self.p_limbs);
         assert!(
             self.form == Form::Ntt && add.form == Form::Ntt,
             "the fused ModDown and rescale works in NTT form"
         );
-        assert!(
-            kp == ctx.p_len() && ql >= 2,
-            "needs P whole and two chain limbs"
-        );
+        assert!(kp == ctx.p_len(), "needs P whole");
         assert!(
             add.q_limbs == ql && add.p_limbs == 0,
             "the addend is over Q_l"
@@ -653,74 +647,78 @@ impl Poly {
             &mut scratch,
         );
         pool.recycle(scratch);
+        self.truncate(ql);
+        // c x + add - c NTT(Conv), rescaled (c x + add formed limb by limb there).
         let (p_inv, _) = ext.p_inv();
-        let c = |i: usize| {
-            let m = ctx.modulus(i, ql);
-            m.mul(m.reduce_i64(k), p_inv[i])
-        };
-        // y = INTT(c_l x_l + add_l) - c_l Conv_l, the dropped limb in coefficient form.
-        let l = ql - 1;
-        let (ml, cl) = (ctx.modulus(l, ql), c(l));
-        let mut y = pool.take(n);
-        y.copy_from_slice(add.limb(l));
-        kernels::mul_scalar_add_assign(&mut y, self.limb(l), cl, ml);
-        ctx.ntt_plan(l, ql).inverse(&mut y);
-        let minus_cl = (ml.value() - cl) % ml.value();
-        kernels::mul_scalar_add_assign(&mut y, &conv[l * n..ql * n], minus_cl, ml);
-        self.truncate(l);
-        let q_last = ml.value();
-        let consts = ctx.rescale_constants(l);
-        let mut t_all = pool.take(l * n);
-        let (y_ref, conv_ref) = (&y, &conv);
-        for_each_limb_pair(&mut self.data, &mut t_all, n, |i, limb, t| {
-            let (qi, ci) = (ctx.modulus(i, l), c(i));
-            // t = NTT(c_i Conv_i + lift_i(y)).
-            kernels::lift_centered(t, y_ref, q_last, qi);
-            kernels::mul_scalar_add_assign(t, &conv_ref[i * n..(i + 1) * n], ci, qi);
-            ctx.ntt_plan(i, l).forward(t);
-            // (c_i x_i + add_i - t) q_l^-1.
-            kernels::mul_scalar_assign(limb, ci, qi);
-            kernels::add_assign(limb, add.limb(i), qi);
-            let (w, ws) = consts[i];
-            kernels::sub_mul_scalar_assign(limb, t, w, ws, qi);
-        });
-        pool.recycle(t_all);
-        pool.recycle(conv);
-        pool.recycle(y);
-        self
+        let (c, minus_c): (Vec<u64>, Vec<u64>) = (0..ql)
+            .map(|i| {
+                let m = ctx.modulus(i, ql);
+                let ci = m.mul(m.reduce_i64(k), p_inv[i]);
+                (ci, m.neg(ci))
+            })
+            .unzip();
+        let conv = Poly::from_raw(n, ql, 0, Form::Coeff, conv);
+        let out = self.rescale_sum(Some((&c, add)), &conv, &minus_c, ctx);
+        ctx.recycle(conv);
+        out
     }
 
-    /// `rescale(k NTT(self) + add)` for `self` over `Q_l` in coefficient form (a key
-    /// switch's output where the engine recombines in coefficient form: KLSS, linear), an
-    /// integer `k` and `add` over `Q_l` in NTT form; the result is over `Q_{l-1}` in NTT form.
-    /// The words of [`Poly::ntt`], the product by `k`, the addition and
-    /// [`Poly::divide_round_by_last_q`] in sequence, with `l + 1` forward NTTs and one
-    /// inverse fewer: `y = k u_l + INTT(add_l)` and `out_i = (add_i - NTT(lift_i(y) - k u_i))
-    /// q_l^-1`, where the steps compute `z_i = k NTT(u_i) + add_i`, `y = INTT(z_l)` and
-    /// `(z_i - NTT(lift_i(y))) q_l^-1` (see [`Poly::mod_down_rescale`]).
-    pub fn coeff_mul_add_rescale(mut self, k: i64, add: &Poly, ctx: &RingContext) -> Poly {
+    /// `rescale(self + s NTT(u))` for `self` over `Q_l` in NTT form (whose buffer becomes
+    /// the result, over `Q_{l-1}` in NTT form), `u` over `Q_l` in coefficient form and the
+    /// constant `s` given by its residues (one per limb): the words of [`Poly::ntt`] of `u`,
+    /// the product by `s`, the addition and [`Poly::divide_round_by_last_q`] in sequence,
+    /// with `l + 1` forward NTTs and one inverse fewer. The steps compute `z_i = self_i +
+    /// s_i NTT(u_i)`, `y = INTT(z_l)` and `(z_i - NTT(lift_i(y))) q_l^-1` (`lift`: the
+    /// centered residue modulo `q_l` reduced modulo `q_i`); here `y = INTT(self_l) + s_l u_l`
+    /// and `out_i = (self_i - NTT(lift_i(y) - s_i u_i)) q_l^-1`, one transform per limb.
+    /// The fused multiply-rescale of every key-switching engine: KLSS and linear key
+    /// switching exit in coefficient form (`u`, `s = k`), the hybrid engine's ModDown
+    /// is one ([`Poly::mod_down_rescale`]).
+    pub fn add_coeff_product_rescale(self, u: &Poly, s: &[u64], ctx: &RingContext) -> Poly {
+        self.rescale_sum(None, u, s, ctx)
+    }
+
+    /// [`Poly::add_coeff_product_rescale`] of `c self + add` for `pre = Some((c, add))`
+    /// (per-limb residues `c`, `add` over `Q_l` in NTT form): that sum is formed limb by
+    /// limb in the same pass as the rescale (the hybrid ModDown's `k P^-1 x + add`).
+    fn rescale_sum(
+        mut self,
+        pre: Option<(&[u64], &Poly)>,
+        u: &Poly,
+        s: &[u64],
+        ctx: &RingContext,
+    ) -> Poly {
         let (n, ql) = (self.n, self.q_limbs);
         assert!(
-            self.form == Form::Coeff && add.form == Form::Ntt,
-            "a coefficient-form polynomial and an NTT-form addend"
+            self.form == Form::Ntt && u.form == Form::Coeff,
+            "an NTT-form sum and a coefficient-form term"
         );
         assert!(
-            self.p_limbs == 0 && ql >= 2,
-            "needs two chain limbs and no special ones"
+            self.p_limbs == 0 && u.p_limbs == 0 && u.q_limbs == ql && ql >= 2,
+            "both over the same Q_l, with two chain limbs"
         );
-        assert!(
-            add.q_limbs == ql && add.p_limbs == 0,
-            "the addend is over Q_l"
-        );
+        assert_eq!(s.len(), ql, "one residue of s per limb");
+        if let Some((c, add)) = pre {
+            assert!(
+                c.len() == ql && add.form == Form::Ntt && add.q_limbs == ql && add.p_limbs == 0
+            );
+        }
+        // Limb i of the NTT-form sum: c_i self_i + add_i, or self_i.
+        let sum = |i: usize, limb: &mut [u64], qi: &crate::math::Modulus| {
+            if let Some((c, add)) = pre {
+                kernels::mul_scalar_assign(limb, c[i], qi);
+                kernels::add_assign(limb, add.limb(i), qi);
+            }
+        };
         let pool = ctx.pool();
-        let c = |i: usize| ctx.modulus(i, ql).reduce_i64(k);
-        // y = k u_l + INTT(add_l).
+        // y = INTT(sum_l) + s_l u_l.
         let l = ql - 1;
         let ml = ctx.modulus(l, ql);
         let mut y = pool.take(n);
-        y.copy_from_slice(add.limb(l));
+        y.copy_from_slice(self.limb(l));
+        sum(l, &mut y, ml);
         ctx.ntt_plan(l, ql).inverse(&mut y);
-        kernels::mul_scalar_add_assign(&mut y, self.limb(l), c(l), ml);
+        kernels::mul_scalar_add_assign(&mut y, u.limb(l), s[l], ml);
         self.truncate(l);
         let q_last = ml.value();
         let consts = ctx.rescale_constants(l);
@@ -728,16 +726,14 @@ impl Poly {
         let y_ref = &y;
         for_each_limb_pair(&mut self.data, &mut t_all, n, |i, limb, t| {
             let qi = ctx.modulus(i, l);
-            // t = NTT(lift_i(y) - k u_i), then limb = (add_i - t) q_l^-1.
+            // t = NTT(lift_i(y) - s_i u_i), then limb = (sum_i - t) q_l^-1.
             kernels::lift_centered(t, y_ref, q_last, qi);
-            let minus_k = (qi.value() - c(i)) % qi.value();
-            kernels::mul_scalar_add_assign(t, limb, minus_k, qi);
+            kernels::mul_scalar_add_assign(t, u.limb(i), qi.neg(s[i]), qi);
             ctx.ntt_plan(i, l).forward(t);
-            limb.copy_from_slice(add.limb(i));
+            sum(i, limb, qi);
             let (w, ws) = consts[i];
             kernels::sub_mul_scalar_assign(limb, t, w, ws, qi);
         });
-        self.form = Form::Ntt;
         pool.recycle(t_all);
         pool.recycle(y);
         self

@@ -86,9 +86,10 @@ impl BufferPool {
         b
     }
 
-    /// Fills the pool, up to its cap (1 GiB, counting the buffers it already holds), with buffers of `len` words whose pages are written once, so that the
-    /// operations that follow find their scratch memory mapped instead of page-faulting it in
-    /// (fresh large allocations are zero pages the kernel maps on first write). A
+    /// Fills the pool, up to its cap (1 GiB, counting the buffers it already holds), with
+    /// buffers of `len` words whose pages are written once, so that the operations that
+    /// follow find their scratch memory mapped instead of page-faulting it in (fresh large
+    /// allocations are zero pages the kernel maps on first write). A
     /// [`Bootstrapper`](crate::ckks::bootstrap::Bootstrapper) reserves its polynomials'
     /// size when it is built, which takes the first bootstrap's page faults (a few hundred
     /// thousand at `N = 2^16`) into the setup. Returns the buffers added.

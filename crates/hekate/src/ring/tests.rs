@@ -292,8 +292,8 @@ fn mod_down_adding_small_noise_equals_adding_it_first() {
 }
 
 /// `mod_down_rescale` gives the words of ModDown, `k` times, plus the addend, then the
-/// rescale (and `coeff_mul_add_rescale` those of the NTT, `k` times, the addend, the
-/// rescale), on chains whose dropped prime is smaller than, like, and far larger than the
+/// rescale (and `add_coeff_product_rescale` those of the NTT, `k` times, the addend,
+/// the rescale), on chains whose dropped prime is smaller than, like, and far larger than the
 /// others (the three cases of the rescale's lift).
 #[test]
 fn fused_rescales_are_word_for_word_the_unfused_steps() {
@@ -316,7 +316,7 @@ fn fused_rescales_are_word_for_word_the_unfused_steps() {
                 add.ntt(&ctx);
                 let fused = x.clone().mod_down_rescale(k, &add, &ctx);
                 let mut want = x.mod_down_by_p(&ctx);
-                let s: Vec<u64> = (0..ql).map(|i| ctx.modulus(i, ql).reduce_i64(k)).collect();
+                let s = ctx.integer_residues(k, ql);
                 want.mul_scalar_assign(&s, &ctx);
                 want.add_assign(&add, &ctx);
                 want.divide_round_by_last_q(&ctx);
@@ -324,7 +324,7 @@ fn fused_rescales_are_word_for_word_the_unfused_steps() {
                 assert!(fused == want, "q {q_bits:?}, P {p_bits:?}, ql {ql}, k {k}");
                 // The coefficient-form entry (KLSS and linear key switching's exit).
                 let u = random_poly(&ctx, ql, &mut rng);
-                let got = u.clone().coeff_mul_add_rescale(k, &add, &ctx);
+                let got = add.clone().add_coeff_product_rescale(&u, &s, &ctx);
                 let mut want = u;
                 want.ntt(&ctx);
                 want.mul_scalar_assign(&s, &ctx);

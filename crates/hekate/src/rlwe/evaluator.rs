@@ -328,9 +328,9 @@ impl Evaluator {
         let p1 = parts.pop().expect("width 2");
         let p0 = parts.pop().expect("width 1");
         let mut add_parts = [p0, p1];
+        let s = ring.integer_residues(k, ql);
         for (h, p) in add_parts.iter_mut().enumerate() {
             if k != 1 {
-                let s: Vec<u64> = (0..ql).map(|i| ring.modulus(i, ql).reduce_i64(k)).collect();
                 p.mul_scalar_assign(&s, ring);
             }
             if let Some(w) = add {

@@ -43,7 +43,7 @@
 
 use super::cosine::HanKiCosine;
 use crate::circuits::polyeval::{self, Polynomial};
-use crate::circuits::CircuitEvaluator;
+use crate::circuits::{CircuitEvaluator, ExactScale};
 use crate::ckks::Scale;
 use crate::{Error, Result};
 use num_complex::Complex64;
@@ -427,7 +427,7 @@ impl EvalMod {
         for i in 1..=self.double_angles {
             // cos(2x) = 2 cos(x)^2 - 1 (scaled): the constant added at the product's scale,
             // before the rescale.
-            let prod = crate::circuits::ExactScale::times(eval.scale(&g), eval.scale(&g));
+            let prod = eval.scale(&g).times(eval.scale(&g));
             let c = Complex64::new(-a(i, self.double_angles), 0.0);
             let w = eval.constant_like(&g, eval.level(&g), &prod, Some(c))?;
             g = eval.mul_relin_rescale(&g, &g, 2, Some(&w))?;

@@ -146,6 +146,14 @@ impl Avx2 {
         }
     }
 
+    /// `x mod q` in `[0, 2q)` for any word `x`: the Shoup product by 1,
+    /// `x - floor(x floor(2^64 / q) / 2^64) q`.
+    #[inline(always)]
+    unsafe fn reduce_word_lazy(self, x: __m256i) -> __m256i {
+        let quo = mulhi_sw(x, swap32(x), self.one_shoup, self.one_shoup_sw);
+        _mm256_sub_epi64(x, mullo(quo, self.q, self.q_sw))
+    }
+
     /// `x mod q` in `[0, q)` for `x = hi 2^64 + lo < 2^(2b)` (Barrett, see the module
     /// documentation).
     #[inline(always)]
@@ -264,8 +272,7 @@ impl Avx2 {
             self.q,
             self.q_sw,
         );
-        let quo = mulhi_sw(lo, swap32(lo), self.one_shoup, self.one_shoup_sw);
-        let rl = _mm256_sub_epi64(lo, mullo(quo, self.q, self.q_sw));
+        let rl = self.reduce_word_lazy(lo);
         csub(csub(_mm256_add_epi64(rh, rl), self.two_q), self.q)
     }
 }
@@ -731,8 +738,8 @@ pub(crate) unsafe fn sub_mul_scalar_assign(
 mod convert;
 pub(crate) use convert::convert;
 
-/// See [`crate::math::kernels::lift_centered`]: `x mod q` as the Shoup product by 1 (any
-/// word `x`), then `q_l mod q` off where `x > q_l / 2` (a signed comparison: the lifted
+/// See [`crate::math::kernels::lift_centered`]: `x mod q` by [`Avx2::reduce_word_lazy`]
+/// and one conditional subtraction, then `q_l mod q` off where `x > q_l / 2` (a signed comparison: the lifted
 /// words are below `2^63`).
 ///
 /// # Safety
@@ -750,8 +757,7 @@ pub(crate) unsafe fn lift_centered(
     let (po, px) = (out.as_mut_ptr(), x.as_ptr());
     chunks!(out.len(), |k, m| {
         let v = ld(px.add(k), m);
-        let quo = mulhi_sw(v, swap32(v), ar.one_shoup, ar.one_shoup_sw);
-        let r = csub(_mm256_sub_epi64(v, mullo(quo, ar.q, ar.q_sw)), ar.q);
+        let r = csub(ar.reduce_word_lazy(v), ar.q);
         let sub = _mm256_and_si256(_mm256_cmpgt_epi64(v, half), ql_mod);
         st(po.add(k), m, sub_mod(r, sub, ar.q));
     });

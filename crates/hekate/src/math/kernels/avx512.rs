@@ -173,6 +173,14 @@ pub(crate) struct Wide {
 }
 
 impl Wide {
+    /// `x mod q` in `[0, 2q)` for any word `x`: the Shoup product by 1,
+    /// `x - floor(x floor(2^64 / q) / 2^64) q`.
+    #[inline(always)]
+    unsafe fn reduce_word_lazy(self, x: __m512i) -> __m512i {
+        let quo = mulhi_u64_sw(x, swap32(x), self.one_shoup, self.one_shoup_sw);
+        _mm512_sub_epi64(x, _mm512_mullo_epi64(quo, self.q))
+    }
+
     /// `x mod q` in `[0, q)` for `x = hi 2^64 + lo < 2^(2b)`.
     #[inline(always)]
     unsafe fn barrett(self, lo: __m512i, hi: __m512i) -> __m512i {
@@ -303,8 +311,7 @@ impl Arith for Wide {
         );
         // [hi 2^64]_q and [lo]_q, each in [0, 2q) (Shoup, valid for any word).
         let rh = shoup_mul_wide(hi, self.r64, self.r64_shoup, self.q);
-        let quo = mulhi_u64_sw(lo, swap32(lo), self.one_shoup, self.one_shoup_sw);
-        let rl = _mm512_sub_epi64(lo, _mm512_mullo_epi64(quo, self.q));
+        let rl = self.reduce_word_lazy(lo);
         csub(csub(_mm512_add_epi64(rh, rl), self.two_q), self.q)
     }
 }
@@ -618,20 +625,18 @@ unsafe fn sub_mul_scalar_assign<A: Arith>(
 }
 
 /// [`crate::math::kernels::lift_centered`] with 64-bit lanes for every arithmetic (the
-/// words lifted are up to 63 bits, beyond the 52-bit lanes): `x mod q` is the Shoup
-/// product by 1 (`x - floor(x floor(2^64 / q) / 2^64) q`, in `[0, 2q)` for any word `x`)
-/// and one conditional subtraction; then `q_l mod q` comes off where `x > q_l / 2`.
+/// words lifted are up to 63 bits, beyond the 52-bit lanes): `x mod q` by
+/// [`Wide::reduce_word_lazy`] and one conditional subtraction; then `q_l mod q` comes off
+/// where `x > q_l / 2`.
 #[inline(always)]
 unsafe fn lift_centered(c: &LaneConsts, out: &mut [u64], x: &[u64], half: u64, ql_mod: u64) {
-    let q = bcast(c.q);
-    let one_shoup = bcast(c.one64_shoup);
-    let one_shoup_sw = swap32(one_shoup);
+    let ar = Wide::new(c);
+    let q = ar.q;
     let (half, ql_mod) = (bcast(half), bcast(ql_mod));
     let (po, px) = (out.as_mut_ptr(), x.as_ptr());
     chunks!(out.len(), |k, m| {
         let v = ld(px.add(k), m);
-        let quo = mulhi_u64_sw(v, swap32(v), one_shoup, one_shoup_sw);
-        let r = csub(_mm512_sub_epi64(v, _mm512_mullo_epi64(quo, q)), q);
+        let r = csub(ar.reduce_word_lazy(v), q);
         let sub = _mm512_maskz_mov_epi64(_mm512_cmpgt_epu64_mask(v, half), ql_mod);
         st(po.add(k), m, sub_mod(r, sub, q));
     });

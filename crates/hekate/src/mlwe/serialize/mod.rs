@@ -2,8 +2,8 @@
 //! documentation of [`crate::serialize`]): the parameters (self-contained, in `params`),
 //! ciphertexts (`ciphertext`), the vector secret key and the public key (`keys`), the
 //! relinearization keys (ModHE and DPad-HE), rank-reduction keys and the plain and
-//! rank-hoisted rotation keys (`switching`), plaintexts (`plaintext`). This module holds what they share: the tag
-//! block and the seed-compressed module switching keys.
+//! rank-hoisted rotation keys (`switching`), plaintexts (`plaintext`). This module holds
+//! what they share: the tag block and the seed-compressed module switching keys.
 //!
 //! Every object but the parameters is read under an [`MlweContext`], whose fingerprint
 //! ([`MlweContext::fingerprint`]) covers the ring, the rank, `d` and DPad-HE's settings.

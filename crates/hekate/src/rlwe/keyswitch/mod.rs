@@ -90,14 +90,13 @@ pub trait KeySwitcher: Send + Sync {
 
     /// Step 3 fused with a rescale (NTT form): `rescale(k u_h + add_h)` for both halves
     /// `u_h` of [`KeySwitcher::mod_down`], an integer `k` and `add` over `Q_l` (`ctx`: the
-    /// engine's ring); the
-    /// results are over `Q_{l-1}`. The words are those of ModDown, the product by `k`, the
+    /// engine's ring); the results are over `Q_{l-1}`. The words are those of ModDown, the product by `k`, the
     /// addition and [`Poly::divide_round_by_last_q`] in sequence, which is what this
     /// default does; the hybrid engine fuses its ModDown into the rescale
     /// ([`Poly::mod_down_rescale`]: `l + 1` forward NTTs fewer per half), KLSS and linear
     /// key switching rescale their coefficient-form exit
-    /// ([`Poly::coeff_mul_add_rescale`]: `l + 1` forward NTTs and one inverse fewer). CKKS's multiply,
-    /// relinearize and rescale in one step.
+    /// ([`Poly::add_coeff_product_rescale`]: `l + 1` forward NTTs and one inverse fewer).
+    /// CKKS's multiply, relinearize and rescale in one step.
     fn mod_down_rescale(
         &self,
         acc: Self::Accumulator,
@@ -108,10 +107,8 @@ pub trait KeySwitcher: Send + Sync {
         let u = self.mod_down(acc);
         let mut out = add;
         for (o, mut u) in out.iter_mut().zip(u) {
-            let ql = u.q_limbs();
             if k != 1 {
-                let s: Vec<u64> = (0..ql).map(|i| ctx.modulus(i, ql).reduce_i64(k)).collect();
-                u.mul_scalar_assign(&s, ctx);
+                u.mul_scalar_assign(&ctx.integer_residues(k, u.q_limbs()), ctx);
             }
             o.add_assign(&u, ctx);
             o.divide_round_by_last_q(ctx);

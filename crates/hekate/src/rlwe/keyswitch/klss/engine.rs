@@ -527,9 +527,10 @@ impl KeySwitcher for KlssKeySwitcher {
         // The coefficient-form exit, then the rescale transforms each limb once.
         let ctx = &*self.ctx;
         let u = self.mod_down_to(acc, Form::Coeff);
-        crate::rlwe::keyswitch::map_pairs(u, add, |u, d| {
-            let out = u.coeff_mul_add_rescale(k, &d, ctx);
-            ctx.recycle(d);
+        let s = ctx.integer_residues(k, add[0].q_limbs());
+        crate::rlwe::keyswitch::map_pairs(add, u, |d, u| {
+            let out = d.add_coeff_product_rescale(&u, &s, ctx);
+            ctx.recycle(u);
             out
         })
     }
