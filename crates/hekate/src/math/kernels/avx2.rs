@@ -738,12 +738,14 @@ pub(crate) unsafe fn sub_mul_scalar_assign(
 mod convert;
 pub(crate) use convert::convert;
 
-/// See [`crate::math::kernels::lift_centered`]: `x mod q` by [`Avx2::reduce_word_lazy`]
-/// and one conditional subtraction, then `q_l mod q` off where `x > q_l / 2` (a signed comparison: the lifted
-/// words are below `2^63`).
+/// See [`crate::math::kernels::lift_centered`]: `x mod q` by one conditional subtraction
+/// when every word is below `2q` (`near`), else by [`Avx2::reduce_word_lazy`] and one;
+/// then `q_l mod q` off where `x > q_l / 2` (a signed comparison: the lifted words are
+/// below `2^63`).
 ///
 /// # Safety
-/// As [`add_assign`]; `x.len() == out.len()`, `ql_mod < q`, every `x[k] < 2^63`.
+/// As [`add_assign`]; `x.len() == out.len()`, `ql_mod < q`, every `x[k] < 2^63`, and
+/// every `x[k] < 2q` when `near`.
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn lift_centered(
     c: &LaneConsts,
@@ -751,14 +753,23 @@ pub(crate) unsafe fn lift_centered(
     x: &[u64],
     half: u64,
     ql_mod: u64,
+    near: bool,
 ) {
     let ar = Avx2::new(c);
     let (half, ql_mod) = (splat(half), splat(ql_mod));
     let (po, px) = (out.as_mut_ptr(), x.as_ptr());
-    chunks!(out.len(), |k, m| {
-        let v = ld(px.add(k), m);
-        let r = csub(ar.reduce_word_lazy(v), ar.q);
-        let sub = _mm256_and_si256(_mm256_cmpgt_epi64(v, half), ql_mod);
-        st(po.add(k), m, sub_mod(r, sub, ar.q));
-    });
+    if near {
+        chunks!(out.len(), |k, m| {
+            let v = ld(px.add(k), m);
+            let sub = _mm256_and_si256(_mm256_cmpgt_epi64(v, half), ql_mod);
+            st(po.add(k), m, sub_mod(csub(v, ar.q), sub, ar.q));
+        });
+    } else {
+        chunks!(out.len(), |k, m| {
+            let v = ld(px.add(k), m);
+            let r = csub(ar.reduce_word_lazy(v), ar.q);
+            let sub = _mm256_and_si256(_mm256_cmpgt_epi64(v, half), ql_mod);
+            st(po.add(k), m, sub_mod(r, sub, ar.q));
+        });
+    }
 }

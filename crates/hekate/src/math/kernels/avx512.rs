@@ -625,21 +625,36 @@ unsafe fn sub_mul_scalar_assign<A: Arith>(
 }
 
 /// [`crate::math::kernels::lift_centered`] with 64-bit lanes for every arithmetic (the
-/// words lifted are up to 63 bits, beyond the 52-bit lanes): `x mod q` by
-/// [`Wide::reduce_word_lazy`] and one conditional subtraction; then `q_l mod q` comes off
-/// where `x > q_l / 2`.
+/// words lifted are up to 63 bits, beyond the 52-bit lanes): `x mod q` by one conditional
+/// subtraction when every word is below `2q` (`near`: `q_l <= 2q`), else by
+/// [`Wide::reduce_word_lazy`] and one; then `q_l mod q` comes off where `x > q_l / 2`.
 #[inline(always)]
-unsafe fn lift_centered(c: &LaneConsts, out: &mut [u64], x: &[u64], half: u64, ql_mod: u64) {
+unsafe fn lift_centered(
+    c: &LaneConsts,
+    out: &mut [u64],
+    x: &[u64],
+    half: u64,
+    ql_mod: u64,
+    near: bool,
+) {
     let ar = Wide::new(c);
     let q = ar.q;
     let (half, ql_mod) = (bcast(half), bcast(ql_mod));
     let (po, px) = (out.as_mut_ptr(), x.as_ptr());
-    chunks!(out.len(), |k, m| {
-        let v = ld(px.add(k), m);
-        let r = csub(ar.reduce_word_lazy(v), q);
-        let sub = _mm512_maskz_mov_epi64(_mm512_cmpgt_epu64_mask(v, half), ql_mod);
-        st(po.add(k), m, sub_mod(r, sub, q));
-    });
+    if near {
+        chunks!(out.len(), |k, m| {
+            let v = ld(px.add(k), m);
+            let sub = _mm512_maskz_mov_epi64(_mm512_cmpgt_epu64_mask(v, half), ql_mod);
+            st(po.add(k), m, sub_mod(csub(v, q), sub, q));
+        });
+    } else {
+        chunks!(out.len(), |k, m| {
+            let v = ld(px.add(k), m);
+            let r = csub(ar.reduce_word_lazy(v), q);
+            let sub = _mm512_maskz_mov_epi64(_mm512_cmpgt_epu64_mask(v, half), ql_mod);
+            st(po.add(k), m, sub_mod(r, sub, q));
+        });
+    }
 }
 
 /// `#[target_feature]` entry points of one lane arithmetic. Slice lengths are the
@@ -794,7 +809,8 @@ macro_rules! entry_points {
             /// arithmetics).
             ///
             /// # Safety
-            /// As [`add_assign`]; `x.len() == out.len()`, `ql_mod < q`.
+            /// As [`add_assign`]; `x.len() == out.len()`, `ql_mod < q`; every
+            /// `x[k] < 2q` when `near`.
             #[target_feature(enable = $features)]
             pub(crate) unsafe fn lift_centered(
                 c: &LaneConsts,
@@ -802,8 +818,9 @@ macro_rules! entry_points {
                 x: &[u64],
                 half: u64,
                 ql_mod: u64,
+                near: bool,
             ) {
-                super::lift_centered(c, out, x, half, ql_mod)
+                super::lift_centered(c, out, x, half, ql_mod, near)
             }
         }
     };

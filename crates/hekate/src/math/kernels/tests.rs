@@ -433,10 +433,17 @@ fn lift_centered_matches_its_definition_and_scalar() {
                 #[cfg(target_arch = "x86_64")]
                 if q_last < 1 << 63 {
                     let ql_mod = m.reduce(q_last);
-                    for lanes in simd_paths(q) {
-                        let mut got = vec![1; len];
-                        simd!(lanes, q, lift_centered(&mut got, &x, half, ql_mod));
-                        assert_eq!(got, want, "{lanes:?}: q = {q}, q_l = {q_last}, len {len}");
+                    // The general reduction for every `q_l`, the one-subtraction one where
+                    // its words are below `2q`.
+                    for near in [false, true].into_iter().filter(|&n| !n || q_last <= 2 * q) {
+                        for lanes in simd_paths(q) {
+                            let mut got = vec![1; len];
+                            simd!(lanes, q, lift_centered(&mut got, &x, half, ql_mod, near));
+                            assert_eq!(
+                                got, want,
+                                "{lanes:?}: q = {q}, q_l = {q_last}, len {len}, near {near}"
+                            );
+                        }
                     }
                 }
             }
