@@ -17,6 +17,7 @@ use hekate::ckks::{Ciphertext, CkksContext, CkksParameters};
 use hekate::params::{security, SecurityLevel};
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
+use hekate::rlwe::keyswitch::KeySwitchMethod;
 use hekate::rlwe::{SecretDistribution, SecretKey};
 use num_complex::Complex64;
 use std::error::Error;
@@ -59,6 +60,12 @@ pub struct BootstrapArgs {
     /// keys)
     #[arg(long, default_value = "keys", value_parser = parse_bsgs_ties)]
     bsgs_ties: BsgsTies,
+    /// Key-switching engines, comma separated, a row per preset and engine: hybrid (the
+    /// presets' own), klss:R, linear, linear-heuristic, auto. The chain, P and dnum stay
+    /// the preset's
+    #[arg(long, value_delimiter = ',', value_name = "M,...", default_value = "hybrid",
+          value_parser = KeySwitchMethod::parse)]
+    key_switching: Vec<KeySwitchMethod>,
 }
 
 fn parse_bsgs_ties(s: &str) -> Result<BsgsTies, String> {
@@ -129,6 +136,8 @@ fn progress(msg: std::fmt::Arguments) {
 /// The figures of one preset.
 struct Row {
     preset: Preset,
+    /// The key-switching engine the context resolved (`--key-switching`).
+    engine: String,
     /// The chain's bit sizes, from `q_0`.
     chain: Vec<u32>,
     log_qp: f64,
@@ -154,13 +163,14 @@ struct Row {
     peak_rss: Option<usize>,
 }
 
-/// The context of a preset: with 128-bit security where the preset asks for it and the
-/// chain fits the table, else `NotChecked` with the reason.
+/// The context of a preset with key-switching `method`: with 128-bit security where the
+/// preset asks for it and the chain fits the table, else `NotChecked` with the reason.
 fn context(
     p: &Preset,
     config: &BootstrapConfig,
+    method: KeySwitchMethod,
 ) -> Result<(Arc<CkksContext>, Option<String>), Box<dyn Error>> {
-    let built = match p.context(config) {
+    let built = match p.context_with(config, method) {
         Err(hekate::Error::Insecure(why)) if p.security == PresetSecurity::Bits128 => {
             let ctx = CkksParameters::new(p.log_n)
                 .log_q(&p.chain_for(config)?)
@@ -168,6 +178,7 @@ fn context(
                 .log_scale(p.log_scale)
                 .secret(p.secret)
                 .security(SecurityLevel::NotChecked)
+                .key_switching(method)
                 .build()?;
             return Ok((ctx, Some(why)));
         }
@@ -239,12 +250,16 @@ pub(crate) fn config_of(p: &Preset, plans: DftPlans) -> Result<BootstrapConfig, 
     Ok(config)
 }
 
-/// Builds the context of `p`, generates its keys (progress on stderr) and the
-/// bootstrapper, and encrypts the input.
-pub(crate) fn prepare(p: &Preset, plans: DftPlans) -> Result<Prepared, Box<dyn Error>> {
+/// Builds the context of `p` with key-switching `method`, generates its keys (progress on
+/// stderr) and the bootstrapper, and encrypts the input.
+pub(crate) fn prepare(
+    p: &Preset,
+    plans: DftPlans,
+    method: KeySwitchMethod,
+) -> Result<Prepared, Box<dyn Error>> {
     let config = config_of(p, plans)?;
     let chain = p.chain_for(&config)?;
-    let (ctx, not_checked) = context(p, &config)?;
+    let (ctx, not_checked) = context(p, &config, method)?;
     let failure_log2 = config.failure_log2(&ctx)?;
     let mut rng = ChaCha20Rng::seed_from_u64(0x426F_6F74 ^ u64::from(p.log_n) ^ p.slots as u64);
     let sk = ctx.generate_secret_key_with(&mut rng);
@@ -371,10 +386,11 @@ pub(crate) fn time_stages(
 fn run_preset(
     p: &Preset,
     plans: DftPlans,
+    method: KeySwitchMethod,
     reps: usize,
     successive: usize,
 ) -> Result<Row, Box<dyn Error>> {
-    let prep = prepare(p, plans)?;
+    let prep = prepare(p, plans, method)?;
     let timing = time_bootstraps(&prep, reps)?;
     let successive = if successive > 0 {
         let mut again = timing.out;
@@ -396,6 +412,7 @@ fn run_preset(
 
     Ok(Row {
         preset: *p,
+        engine: prep.ctx.key_switch_method().name(),
         chain: prep.chain(),
         log_qp: prep.ctx.log_qp(),
         dnum: prep.ctx.dnum(),
@@ -438,7 +455,7 @@ median: of the median one, min: of the largest one.
 ";
 
 /// The table's columns (then one for `--successive`, if asked).
-const HEADERS: &str = "preset,N,slots,secret,log QP,128-bit?,L,CtS/EvalMod/StC,levels left,K,d,\
+const HEADERS: &str = "preset,engine,N,slots,secret,log QP,128-bit?,L,CtS/EvalMod/StC,levels left,K,d,\
     r,log2 failure,keygen s,Galois keys,key MiB,diagonal MiB,setup s,ScaleDown+ModRaise ms,SubSum ms,CtS ms,\
     EvalMod ms,StC ms,total ms,prec mean,prec median,prec min,peak RSS MiB";
 
@@ -462,6 +479,7 @@ fn cells(r: &Row) -> Vec<String> {
         let c = &r.config;
         let mut cells = vec![
             p.name.to_string(),
+            r.engine.clone(),
             format!("2^{}", p.log_n),
             r.preset.slots.to_string(),
             match p.ephemeral_weight {
@@ -534,16 +552,19 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
     let mut rows = Vec::with_capacity(presets.len());
     // Rows go into the table as their presets finish (`--format jsonl` writes them then).
     let mut t = table(&[], args.successive);
-    let bar = Bar::new(presets.len() as u64, "presets");
+    let runs = presets.len() * args.key_switching.len();
+    let bar = Bar::new(runs as u64, "presets");
     for p in &presets {
-        let plans = DftPlans {
-            giant_steps: args.giant_steps,
-            bsgs_ties: args.bsgs_ties,
-        };
-        let row = run_preset(p, plans, args.reps, args.successive)?;
-        t.push(cells(&row));
-        rows.push(row);
-        bar.inc(1);
+        for &method in &args.key_switching {
+            let plans = DftPlans {
+                giant_steps: args.giant_steps,
+                bsgs_ties: args.bsgs_ties,
+            };
+            let row = run_preset(p, plans, method, args.reps, args.successive)?;
+            t.push(cells(&row));
+            rows.push(row);
+            bar.inc(1);
+        }
     }
     drop(bar);
 
@@ -622,7 +643,7 @@ mod tests {
     #[test]
     fn quick_sparse_bootstraps() {
         let p = preset("quick-sparse").unwrap();
-        let row = run_preset(&p, DftPlans::DEFAULT, 1, 1).unwrap();
+        let row = run_preset(&p, DftPlans::DEFAULT, KeySwitchMethod::Hybrid, 1, 1).unwrap();
         assert!(
             row.precision.min >= MIN_PRECISION_BITS,
             "{:?}",

@@ -21,6 +21,7 @@ use crate::progress::Bar;
 use crate::{say, Outcome};
 use clap::Args;
 use hekate::ckks::bootstrap::BootstrapConfig;
+use hekate::rlwe::keyswitch::KeySwitchMethod;
 use std::error::Error;
 use std::process::{Command, Stdio};
 
@@ -355,7 +356,7 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     let kept = if rebuild {
         None
     } else {
-        Some(prepare(&p, DftPlans::DEFAULT)?)
+        Some(prepare(&p, DftPlans::DEFAULT, KeySwitchMethod::Hybrid)?)
     };
     let mut summary = kept.as_ref().map(Summary::of);
 

@@ -65,6 +65,7 @@ use super::failure::{k_for_failure, log2_failure_probability, SecretWeight};
 use crate::circuits::lintrans::{BsgsTies, GiantSteps};
 use crate::ckks::{CkksContext, CkksParameters};
 use crate::params::SecurityLevel;
+use crate::rlwe::keyswitch::KeySwitchMethod;
 use crate::rlwe::SecretDistribution;
 use crate::{Error, Result};
 use std::sync::Arc;
@@ -535,15 +536,28 @@ impl BootstrapPreset {
         }
     }
 
-    /// The context for `config` (from [`Self::config`], perhaps with other giant steps).
+    /// The context for `config` (from [`Self::config`], perhaps with other giant steps),
+    /// with the hybrid key switching the presets are published with.
     /// At `N = 2^16` this allocates the ring's tables (hundreds of MiB).
     pub fn context(&self, config: &BootstrapConfig) -> Result<Arc<CkksContext>> {
+        self.context_with(config, KeySwitchMethod::Hybrid)
+    }
+
+    /// [`Self::context`] with another key-switching engine: the same chain, `P` and
+    /// `dnum`, every key switch of the bootstrap (the DFTs' rotations, EvalMod's
+    /// relinearizations, the encapsulation's switches) through `method`'s engine.
+    pub fn context_with(
+        &self,
+        config: &BootstrapConfig,
+        method: KeySwitchMethod,
+    ) -> Result<Arc<CkksContext>> {
         CkksParameters::new(self.log_n)
             .log_q(&self.chain_for(config)?)
             .log_p(self.log_p)
             .log_scale(self.log_scale)
             .secret(self.secret)
             .security(self.security_level())
+            .key_switching(method)
             .build()
     }
 

@@ -5,6 +5,7 @@ use super::evalmod::Interpolant;
 use super::presets::*;
 use super::*;
 use crate::params::{security, SecurityLevel};
+use crate::rlwe::keyswitch::KeySwitchMethod;
 use crate::rlwe::SecretDistribution;
 use num_complex::Complex64;
 use rand::{Rng, SeedableRng};
@@ -307,6 +308,39 @@ fn quick_encapsulated_preset_bootstraps() {
     let mut rng = ChaCha20Rng::seed_from_u64(0x9E5);
     let (mean, _) = bootstrap_mean(&ctx, &config, &mut rng);
     assert!(mean >= 15.0, "{mean}");
+}
+
+/// Every key switch of a bootstrap runs on the context's engine: the quick presets (one
+/// with the encapsulation's two switches) bootstrap through KLSS and linear key
+/// switching as they do through the hybrid engine, to the same precision within noise.
+#[test]
+fn quick_presets_bootstrap_on_every_engine() {
+    use crate::rlwe::keyswitch::{KlssBound, KlssConfig};
+    let engines = [
+        (KeySwitchMethod::Klss(KlssConfig::klss(2)), "klss(r̃=2)"),
+        (KeySwitchMethod::Linear(KlssBound::WorstCase), "klss(r̃=1)"),
+    ];
+    for (preset, (method, name)) in [QUICK_SPARSE, QUICK_ENCAPSULATED].into_iter().zip(engines) {
+        let config = preset.config().unwrap();
+        let hybrid = preset.context(&config).unwrap();
+        let other = preset.context_with(&config, method).unwrap();
+        assert_eq!(other.key_switch_method().name(), name);
+        assert_eq!(other.log_qp(), hybrid.log_qp());
+        let mut rng = ChaCha20Rng::seed_from_u64(0xE9);
+        let (want, _) = bootstrap_mean(&hybrid, &config, &mut rng);
+        let mut rng = ChaCha20Rng::seed_from_u64(0xE9);
+        let (mean, min) = bootstrap_mean(&other, &config, &mut rng);
+        assert!(
+            mean >= 15.0 && min >= 12.0,
+            "{}, {name}: {mean} / {min}",
+            preset.name
+        );
+        assert!(
+            (mean - want).abs() < 0.5,
+            "{}, {name}: {mean} against {want}",
+            preset.name
+        );
+    }
 }
 
 /// One bootstrap of `a + bi` (`a`, `b` uniform in `[-1, 1)`) from level 1 at the default
