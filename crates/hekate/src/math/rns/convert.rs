@@ -352,25 +352,19 @@ impl BaseConverter {
 
     /// The exact conversion from one prime `q` (a hybrid digit of `α = 1` primes, seed
     /// 001's setting) when every target `p` has `q < 2p`: the centered lift of `x < q` is
-    /// `x` or `x - q`, and modulo `p` that is `x` or `x + p - q`, both in `[0, p)` (a
-    /// select, no product; the generic path multiplies by `[q̂^-1]_q = 1` and `[q̂]_p = 1`
-    /// and estimates `v` in floating point, 20% of an `α = 1` key switch at `N = 2^14`).
-    /// Branch-free, so it vectorizes on every target; the same words as the generic
-    /// path. Returns false (nothing written) when some target is too small.
+    /// `x` or `x - q`, and modulo `p` that is one conditional subtraction and a select, no
+    /// product ([`kernels::lift_centered`](crate::math::kernels::lift_centered), rescale's
+    /// lift; the generic path multiplies by `[q̂^-1]_q = 1` and `[q̂]_p = 1` and estimates
+    /// `v` in floating point, 20% of an `α = 1` key switch at `N = 2^14`). The same words
+    /// as the generic path. Returns false (nothing written) when some target is too small.
     fn single_prime_lift(&self, input: &[u64], output: &mut [u64], j0: usize, n: usize) -> bool {
         let q = self.from[0].value();
         let targets = &self.to[j0..j0 + output.len() / n];
         if targets.iter().any(|p| q >= 2 * p.value()) {
             return false;
         }
-        let half = q >> 1;
         for (limb, p) in output.chunks_exact_mut(n).zip(targets) {
-            let shift = p.value().wrapping_sub(q);
-            for (o, &x) in limb.iter_mut().zip(input) {
-                // (x > half) as a mask from a subtraction's sign bit (x, half < 2^62).
-                let above = 0u64.wrapping_sub(half.wrapping_sub(x) >> 63);
-                *o = x.wrapping_add(shift & above);
-            }
+            crate::math::kernels::lift_centered(limb, input, q, p);
         }
         true
     }
