@@ -26,6 +26,21 @@ def test_parameters():
     assert pickle.loads(pickle.dumps(p)).name == p.name
     with pytest.raises(hk.InvalidParametersError, match="unknown bootstrapping preset"):
         hk.ckks.BootstrapParameters("nope")
+    with pytest.raises(hk.InvalidParametersError, match="unknown key-switching method"):
+        hk.ckks.BootstrapParameters("quick-sparse", key_switching="klss")
+
+
+def test_bootstrap_on_klss_engine():
+    """Every key switch of the bootstrap on the KLSS engine, and the engine survives pickling."""
+    p = hk.ckks.BootstrapParameters("quick-sparse", key_switching="klss:2")
+    assert p.context.key_switching.startswith("klss")
+    q = pickle.loads(pickle.dumps(p))
+    assert q.context.key_switching == p.context.key_switching
+    sk = p.context.secret_key()
+    b = hk.ckks.Bootstrapper(p, sk.bootstrap_keys(p))
+    x = np.linspace(-0.5, 0.5, p.slots)
+    y = b.bootstrap(sk.encrypt(x, level=1, slots=p.slots))
+    assert np.max(np.abs(sk.decrypt(y) - x)) < 2**-12
 
 
 def test_bootstrap_refreshes_levels(boot):

@@ -13,6 +13,7 @@ use hekate::ckks::bootstrap::{
 };
 use hekate::ckks::{Evaluator, GaloisKeys, RelinearizationKey};
 use hekate::params::SecurityLevel;
+use hekate::rlwe::keyswitch::KeySwitchMethod;
 use hekate::rlwe::EvaluationKeySet;
 use hekate::serialize::{Deserialize, Serialize};
 use pyo3::prelude::*;
@@ -21,10 +22,15 @@ use std::sync::Arc;
 
 /// Bootstrapping parameters from a named preset (``BootstrapParameters.presets()``: seed
 /// 003's Sets I-V, Lattigo's default dense set, and the toy ``quick-*`` sets): the CKKS
-/// context (``.context``) and the bootstrapping configuration.
+/// context (``.context``) and the bootstrapping configuration. ``key_switching`` is the
+/// context's engine, as ``CkksContext`` takes it (``hybrid``, the presets' own;
+/// ``klss:R``, ``linear``, ``linear-heuristic``, ``auto``): every key switch of the
+/// bootstrap runs on it, over the preset's chain, ``P`` and ``dnum``.
 #[pyclass(frozen, module = "hekate._native", name = "BootstrapParameters")]
 pub(crate) struct PyBootstrapParameters {
     preset: BootstrapPreset,
+    /// The engine as asked (``key_switching``), for pickling.
+    key_switching: String,
     config: BootstrapConfig,
     ctx: Py<PyContext>,
 }
@@ -32,9 +38,11 @@ pub(crate) struct PyBootstrapParameters {
 #[pymethods]
 impl PyBootstrapParameters {
     #[new]
-    fn new(py: Python<'_>, name: &str) -> PyResult<Self> {
+    #[pyo3(signature = (name, key_switching="hybrid"), text_signature = "(name, key_switching='hybrid')")]
+    fn new(py: Python<'_>, name: &str, key_switching: &str) -> PyResult<Self> {
         let p = preset(name).py_err()?;
-        let (inner, config) = heavy(py, move || p.build())?;
+        let method = KeySwitchMethod::parse(key_switching).py_err()?;
+        let (inner, config) = heavy(py, move || p.build_with(method))?;
         let security = match p.security_level() {
             SecurityLevel::Bits128 => Some(128),
             _ => None,
@@ -42,6 +50,7 @@ impl PyBootstrapParameters {
         let ctx = Py::new(py, PyContext::wrap(inner, security, true))?;
         Ok(PyBootstrapParameters {
             preset: p,
+            key_switching: key_switching.to_string(),
             config,
             ctx,
         })
@@ -78,7 +87,10 @@ impl PyBootstrapParameters {
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        (py.get_type::<PyBootstrapParameters>(), (self.preset.name,))
+        (
+            py.get_type::<PyBootstrapParameters>(),
+            (self.preset.name, self.key_switching.as_str()),
+        )
             .into_pyobject(py)
             .map(Bound::into_any)
     }

@@ -565,8 +565,16 @@ impl BootstrapPreset {
     /// [`generate_keys`](super::generate_keys) and bootstrap with
     /// [`Bootstrapper`](super::Bootstrapper).
     pub fn build(&self) -> Result<(Arc<CkksContext>, BootstrapConfig)> {
+        self.build_with(KeySwitchMethod::Hybrid)
+    }
+
+    /// [`Self::build`] on another key-switching engine ([`Self::context_with`]).
+    pub fn build_with(
+        &self,
+        method: KeySwitchMethod,
+    ) -> Result<(Arc<CkksContext>, BootstrapConfig)> {
         let config = self.config()?;
-        let ctx = self.context(&config)?;
+        let ctx = self.context_with(&config, method)?;
         config.check(&ctx)?;
         Ok((ctx, config))
     }
