@@ -318,7 +318,7 @@ fn quick_presets_bootstrap_on_every_engine() {
     use crate::rlwe::keyswitch::{KlssBound, KlssConfig};
     let engines = [
         (KeySwitchMethod::Klss(KlssConfig::klss(2)), "klss(r̃=2)"),
-        (KeySwitchMethod::Linear(KlssBound::WorstCase), "klss(r̃=1)"),
+        (KeySwitchMethod::Linear(KlssBound::WorstCase), "linear"),
     ];
     for (preset, (method, name)) in [QUICK_SPARSE, QUICK_ENCAPSULATED].into_iter().zip(engines) {
         let config = preset.config().unwrap();

@@ -57,10 +57,17 @@ impl KeySwitchMethod {
         }
     }
 
-    /// A short name for tables and errors.
+    /// A short name for tables and errors. A resolved context reports linear key
+    /// switching as the KLSS engine with `r̃ = 1` it runs on; that engine is named
+    /// `linear` here whichever way it was asked for (`linear` or `klss:1`, the same
+    /// configuration).
     pub fn name(&self) -> String {
         match self {
             KeySwitchMethod::Hybrid => "hybrid".into(),
+            KeySwitchMethod::Klss(c) if c.r_tilde == 1 => match c.bound {
+                KlssBound::WorstCase => "linear".into(),
+                KlssBound::Heuristic => "linear(heuristic)".into(),
+            },
             KeySwitchMethod::Klss(c) => format!("klss(r̃={})", c.r_tilde),
             KeySwitchMethod::Linear(KlssBound::WorstCase) => "linear".into(),
             KeySwitchMethod::Linear(KlssBound::Heuristic) => "linear(heuristic)".into(),
