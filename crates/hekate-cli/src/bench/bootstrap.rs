@@ -455,8 +455,9 @@ keys, once; key MiB: \
 their size in memory. diagonal MiB: the encoded DFT matrices. setup: Bootstrapper::new \
 (encodes the DFT matrices).
 - total: the public bootstrap, median over the reps; first: the first of them (the \
-process's first bootstrap of the preset, its scratch buffers reserved at setup). The stages: the public stages, timed once per rep in \
-sequence on the same input (EvalMod: both halves).
+process's first bootstrap of the preset, its scratch buffers reserved at setup). The \
+stages: the public stages, timed once per rep in sequence on the same input (EvalMod: \
+both halves).
 - prec: bits over the slots against the input; mean: -log2 of the mean absolute error, \
 median: of the median one, min: of the largest one.
 - peak RSS: VmHWM of the process after the preset (includes earlier presets).
@@ -563,12 +564,12 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
     let mut t = table(&[], args.successive);
     let runs = presets.len() * args.key_switching.len();
     let bar = Bar::new(runs as u64, "presets");
+    let plans = DftPlans {
+        giant_steps: args.giant_steps,
+        bsgs_ties: args.bsgs_ties,
+    };
     for p in &presets {
         for &method in &args.key_switching {
-            let plans = DftPlans {
-                giant_steps: args.giant_steps,
-                bsgs_ties: args.bsgs_ties,
-            };
             let row = run_preset(p, plans, method, args.reps, args.successive)?;
             t.push(cells(&row));
             rows.push(row);

@@ -650,10 +650,13 @@ impl Poly {
         self.truncate(ql);
         // c x + add - c NTT(Conv), rescaled (c x + add formed limb by limb there).
         let (p_inv, _) = ext.p_inv();
-        let (c, minus_c): (Vec<u64>, Vec<u64>) = (0..ql)
-            .map(|i| {
+        let (c, minus_c): (Vec<u64>, Vec<u64>) = ctx
+            .integer_residues(k, ql)
+            .into_iter()
+            .enumerate()
+            .map(|(i, ki)| {
                 let m = ctx.modulus(i, ql);
-                let ci = m.mul(m.reduce_i64(k), p_inv[i]);
+                let ci = m.mul(ki, p_inv[i]);
                 (ci, m.neg(ci))
             })
             .unzip();

@@ -637,24 +637,32 @@ unsafe fn lift_centered(
     ql_mod: u64,
     near: bool,
 ) {
+    if near {
+        lift_centered_loop::<true>(c, out, x, half, ql_mod)
+    } else {
+        lift_centered_loop::<false>(c, out, x, half, ql_mod)
+    }
+}
+
+/// [`lift_centered`]'s loop, one per case (no per-chunk test of `NEAR`).
+#[inline(always)]
+unsafe fn lift_centered_loop<const NEAR: bool>(
+    c: &LaneConsts,
+    out: &mut [u64],
+    x: &[u64],
+    half: u64,
+    ql_mod: u64,
+) {
     let ar = Wide::new(c);
     let q = ar.q;
     let (half, ql_mod) = (bcast(half), bcast(ql_mod));
     let (po, px) = (out.as_mut_ptr(), x.as_ptr());
-    if near {
-        chunks!(out.len(), |k, m| {
-            let v = ld(px.add(k), m);
-            let sub = _mm512_maskz_mov_epi64(_mm512_cmpgt_epu64_mask(v, half), ql_mod);
-            st(po.add(k), m, sub_mod(csub(v, q), sub, q));
-        });
-    } else {
-        chunks!(out.len(), |k, m| {
-            let v = ld(px.add(k), m);
-            let r = csub(ar.reduce_word_lazy(v), q);
-            let sub = _mm512_maskz_mov_epi64(_mm512_cmpgt_epu64_mask(v, half), ql_mod);
-            st(po.add(k), m, sub_mod(r, sub, q));
-        });
-    }
+    chunks!(out.len(), |k, m| {
+        let v = ld(px.add(k), m);
+        let r = csub(if NEAR { v } else { ar.reduce_word_lazy(v) }, q);
+        let sub = _mm512_maskz_mov_epi64(_mm512_cmpgt_epu64_mask(v, half), ql_mod);
+        st(po.add(k), m, sub_mod(r, sub, q));
+    });
 }
 
 /// `#[target_feature]` entry points of one lane arithmetic. Slice lengths are the

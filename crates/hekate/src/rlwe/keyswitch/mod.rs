@@ -90,11 +90,11 @@ pub trait KeySwitcher: Send + Sync {
 
     /// Step 3 fused with a rescale (NTT form): `rescale(k u_h + add_h)` for both halves
     /// `u_h` of [`KeySwitcher::mod_down`], an integer `k` and `add` over `Q_l` (`ctx`: the
-    /// engine's ring); the results are over `Q_{l-1}`. The words are those of ModDown, the product by `k`, the
-    /// addition and [`Poly::divide_round_by_last_q`] in sequence, which is what this
-    /// default does; the hybrid engine fuses its ModDown into the rescale
-    /// ([`Poly::mod_down_rescale`]: `l + 1` forward NTTs fewer per half), KLSS and linear
-    /// key switching rescale their coefficient-form exit
+    /// engine's ring); the results are over `Q_{l-1}`. The words are those of ModDown,
+    /// the product by `k`, the addition and [`Poly::divide_round_by_last_q`] in sequence,
+    /// which is what this default does; the hybrid engine fuses its ModDown into the
+    /// rescale ([`Poly::mod_down_rescale`]: `l + 1` forward NTTs fewer per half), KLSS and
+    /// linear key switching rescale their coefficient-form exit
     /// ([`Poly::add_coeff_product_rescale`]: `l + 1` forward NTTs and one inverse fewer).
     /// CKKS's multiply, relinearize and rescale in one step.
     fn mod_down_rescale(
