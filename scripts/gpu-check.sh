@@ -8,7 +8,8 @@
 #   4. `hekate bench gpu` at N = 2^16 (16 and 32 limbs, hybrid; 32 limbs, KLSS and linear),
 #      every row checked bit-exact before it is timed, beside the traffic model, then a
 #      dense-key bootstrap (preset `dense`, or $GPU_CHECK_BOOTSTRAP) on the device, and
-#      batched FHEW NAND gates (OPENFHE_STD128, GINX; batches of 1 to 1024 gates);
+#      batched FHEW NAND gates (OPENFHE_STD128 with GINX and OPENFHE_STD128_LMKCDEY with
+#      LMKCDEY-aux; batches of 1 to 1024 gates);
 #   5. Nsight Compute (`ncu`, where installed): each kernel's time and DRAM bytes in one
 #      multiplication + relinearization (`hekate bench gpu --profile`).
 #
@@ -121,6 +122,8 @@ step() {
         --bootstrap "${GPU_CHECK_BOOTSTRAP:-dense}"
     step bench-fhew timeout 300 "$bin/hekate" bench gpu --logn 12 --limbs 4 --reps 3 \
         --fhew OPENFHE_STD128 --fhew-batch 1,64,256,1024
+    step bench-fhew-lmkcdey timeout 300 "$bin/hekate" bench gpu --logn 12 --limbs 4 --reps 3 \
+        --fhew OPENFHE_STD128_LMKCDEY --fhew-method LMKCDEY-aux --fhew-batch 1,64,256,1024
     ncu="$(command -v ncu || compgen -G '/opt/nvidia/nsight-compute/*/ncu' | head -n1)"
     if [ -n "$ncu" ] && [ "$HEKATE_GPU" = cuda ]; then
         # Per kernel: device time and DRAM bytes of one multiplication + relinearization

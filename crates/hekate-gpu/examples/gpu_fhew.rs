@@ -4,6 +4,7 @@
 //! ```sh
 //! cargo run --release -p hekate-gpu --example gpu_fhew                  # TOY (insecure, fast)
 //! cargo run --release -p hekate-gpu --example gpu_fhew OPENFHE_STD128   # 128-bit, GINX
+//! cargo run --release -p hekate-gpu --example gpu_fhew OPENFHE_STD128_LMKCDEY LMKCDEY-aux
 //! ```
 
 use hekate::fhew::{
@@ -16,6 +17,8 @@ use std::sync::Arc;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let preset = std::env::args().nth(1).unwrap_or_else(|| "TOY".into());
+    // GINX is OpenFHE's default method; the device also runs AP and the LMKCDEY variants.
+    let method = Method::by_name(&std::env::args().nth(2).unwrap_or_else(|| "GINX".into()))?;
     let gpu = Gpu::open(Select::Auto)?;
     println!("device: {}", gpu.info());
     let params = FhewParams::by_name_or_test(&preset)?;
@@ -23,12 +26,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ctx = FhewContext::with_security(params, SecurityLevel::NotChecked)?;
     println!("{}: {}", params.name, params.security());
     let sk = ctx.generate_secret_key()?;
-    // The device runs AP and GINX (RGSW keys); GINX is OpenFHE's default method.
     println!(
-        "generating GINX keys (n = {}, N = {})...",
-        params.n, params.big_n
+        "generating {} keys (n = {}, N = {})...",
+        method.name(),
+        params.n,
+        params.big_n
     );
-    let key = Arc::new(ctx.generate_bootstrap_key(&sk, MethodConfig::new(Method::Ginx))?);
+    let key = Arc::new(ctx.generate_bootstrap_key(&sk, MethodConfig::new(method))?);
     let mut dev = DeviceFhewEvaluator::new(&gpu, ctx.clone(), key.clone())?.with_batch(64);
     println!(
         "device keys: {:.1} MiB",

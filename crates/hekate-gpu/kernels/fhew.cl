@@ -123,14 +123,53 @@ HK_INLINE u64 hk_fhew_step(u64 a, HK_LOCAL_PTR const u64 *o, u32 j, u32 n, u32 g
     return hk_fhew_ginx(a, o[below ? j + n - shift : j - shift], o[j], below, flip, q);
 }
 
+/* The gadget products of one step of a fused rotation, for the work-group of one batch
+ * element (N/2 work-items; item i holds coefficients i and i + N/2 of each half: a0, a1 of
+ * the accumulator's a, b0, b1 of its b): for each of the `terms` digits (j < d: digit j of
+ * a; d <= j < 2d: digit j - d of b), its value for every coefficient, the forward NTT
+ * (reduced), and the products with the key's polynomials j (output half a) and terms + j
+ * (half b) accumulated one reduction at a time (hk_mul_add: the same residues as one
+ * 128-bit sum); then the inverse NTT (reduced) of both halves, left in `out`. `terms` is 2d
+ * for an RGSW key (zm.a, m.a, zm.b, m.b) and d for an RLWE' key (a, b). `tw` holds the
+ * modulus's four twiddle rows. */
+HK_INLINE void hk_fhew_products(HK_LOCAL_PTR u64 *dig, HK_LOCAL_PTR u64 *out,
+                                HK_GLOBAL const u64 *key, u32 terms, u32 lb, u32 d, u64 a0,
+                                u64 a1, u64 b0, u64 b1, HK_GLOBAL const u64 *tw,
+                                HK_GLOBAL const u64 *mods, u32 n) {
+    u32 lid = HK_LID_X, hn = n >> 1;
+    u64 q = mods[HK_MOD_Q], m0 = mods[HK_MOD_MU_LO], m1 = mods[HK_MOD_MU_HI];
+    HK_GLOBAL const u64 *wf = tw, *wfs = tw + n, *wi = tw + 2 * (u64)n, *wis = tw + 3 * (u64)n;
+    for (u32 j = 0; j < terms; j++) {
+        u32 h = j >= d, i = h ? j - d : j;
+        dig[lid] = hk_fhew_digit(h ? b0 : a0, i, lb, d, q);
+        dig[lid + hn] = hk_fhew_digit(h ? b1 : a1, i, lb, d, q);
+        HK_BARRIER();
+        hk_tile_fwd_stages(dig, wf, wfs, n, n, 0, q);
+        u64 x0 = dig[2 * lid], x1 = dig[2 * lid + 1];
+        hk_fwd_last(&x0, &x1, wf[hn + lid], wfs[hn + lid], q, 1);
+        dig[2 * lid] = x0;
+        dig[2 * lid + 1] = x1;
+        HK_BARRIER();
+        HK_GLOBAL const u64 *ka = key + (u64)j * n;
+        HK_GLOBAL const u64 *kb = key + (u64)(terms + j) * n;
+        for (u32 c = 0; c < 2; c++) {
+            u32 k = lid + c * hn;
+            u64 x = dig[k];
+            out[k] = j ? hk_mul_add(out[k], x, ka[k], q, m0, m1) : hk_mul(x, ka[k], q, m0, m1);
+            out[n + k] = j ? hk_mul_add(out[n + k], x, kb[k], q, m0, m1) : hk_mul(x, kb[k], q, m0, m1);
+        }
+        HK_BARRIER();
+    }
+    hk_tile_inv_stages(out, wi, wis, mods, n, n, 0, q, 1);
+    hk_tile_inv_stages(out + n, wi, wis, mods, n, n, 0, q, 1);
+}
+
 /* The whole blind rotation of batch element e = group x, in one launch for the batch
  * (N <= HK_FHEW_N_MAX, N/2 work-items): the same steps as the launches above, with the
  * accumulator in registers (item i holds coefficients i and i + N/2 of both halves), and
  * one digit and the two products in local memory; only the keys stream from global memory.
- * Per step: for each of the 2d digits, its value for every coefficient, the forward NTT
- * (reduced), and the products accumulated one reduction at a time (hk_mul_add: the same
- * residues as one 128-bit sum); then the inverse NTT (reduced) of both products and the
- * update. `sched` holds (log2 B_g, d) per step; `tw` is the modulus's four twiddle rows. */
+ * Per step, the RGSW products (hk_fhew_products) and the update. `sched` holds
+ * (log2 B_g, d) per step. */
 HK_KERNEL hk_fhew_rotate(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *keys, HK_GLOBAL const u64 *index,
                          HK_GLOBAL const u64 *expo, HK_GLOBAL const u64 *sched, u32 steps,
                          u32 batch, u32 ginx, HK_GLOBAL const u64 *tw,
@@ -138,8 +177,7 @@ HK_KERNEL hk_fhew_rotate(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *keys, HK_GLOBA
     HK_LOCAL u64 dig[HK_FHEW_N_MAX];
     HK_LOCAL u64 out[2 * HK_FHEW_N_MAX];
     u32 e = HK_GRP_X, lid = HK_LID_X, hn = n >> 1;
-    u64 q = mods[HK_MOD_Q], m0 = mods[HK_MOD_MU_LO], m1 = mods[HK_MOD_MU_HI];
-    HK_GLOBAL const u64 *wf = tw, *wfs = tw + n, *wi = tw + 2 * (u64)n, *wis = tw + 3 * (u64)n;
+    u64 q = mods[HK_MOD_Q];
     HK_GLOBAL u64 *ae = acc + (u64)2 * e * n;
     /* r<h><c>: coefficient lid + c N/2 of half h. */
     u64 r00 = ae[lid], r01 = ae[lid + hn], r10 = ae[n + lid], r11 = ae[n + lid + hn];
@@ -147,34 +185,72 @@ HK_KERNEL hk_fhew_rotate(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *keys, HK_GLOBA
         u64 key = index[(u64)s * batch + e];
         if (key == HK_NO_KEY) continue; /* the same for the whole group */
         u32 lb = (u32)sched[2 * s], d = (u32)sched[2 * s + 1];
-        for (u32 j = 0; j < 2 * d; j++) {
-            u32 h = j >= d, i = h ? j - d : j;
-            dig[lid] = hk_fhew_digit(h ? r10 : r00, i, lb, d, q);
-            dig[lid + hn] = hk_fhew_digit(h ? r11 : r01, i, lb, d, q);
-            HK_BARRIER();
-            hk_tile_fwd_stages(dig, wf, wfs, n, n, 0, q);
-            u64 x0 = dig[2 * lid], x1 = dig[2 * lid + 1];
-            hk_fwd_last(&x0, &x1, wf[hn + lid], wfs[hn + lid], q, 1);
-            dig[2 * lid] = x0;
-            dig[2 * lid + 1] = x1;
-            HK_BARRIER();
-            HK_GLOBAL const u64 *ka = keys + key + (u64)j * n;
-            HK_GLOBAL const u64 *kb = keys + key + (u64)(2 * d + j) * n;
-            for (u32 c = 0; c < 2; c++) {
-                u32 k = lid + c * hn;
-                u64 x = dig[k];
-                out[k] = j ? hk_mul_add(out[k], x, ka[k], q, m0, m1) : hk_mul(x, ka[k], q, m0, m1);
-                out[n + k] = j ? hk_mul_add(out[n + k], x, kb[k], q, m0, m1) : hk_mul(x, kb[k], q, m0, m1);
-            }
-            HK_BARRIER();
-        }
-        hk_tile_inv_stages(out, wi, wis, mods, n, n, 0, q, 1);
-        hk_tile_inv_stages(out + n, wi, wis, mods, n, n, 0, q, 1);
+        hk_fhew_products(dig, out, keys + key, 2 * d, lb, d, r00, r01, r10, r11, tw, mods, n);
         u64 kk = ginx ? expo[(u64)s * batch + e] : 0;
         r00 = hk_fhew_step(r00, out, lid, n, ginx, kk, q);
         r01 = hk_fhew_step(r01, out, lid + hn, n, ginx, kk, q);
         r10 = hk_fhew_step(r10, out + n, lid, n, ginx, kk, q);
         r11 = hk_fhew_step(r11, out + n, lid + hn, n, ginx, kk, q);
+        HK_BARRIER();
+    }
+    ae[lid] = r00;
+    ae[lid + hn] = r01;
+    ae[n + lid] = r10;
+    ae[n + lid + hn] = r11;
+}
+
+/* Coefficient k of p(X^t) for the coefficient-form p at `src` and t^-1 mod 2N = `tinv`:
+ * p_j for j = k t^-1 mod 2N below N, -p_(j - N) above (ring::automorphism_coeff, gathered). */
+HK_INLINE u64 hk_fhew_auto(HK_LOCAL_PTR const u64 *src, u32 k, u32 tinv, u32 n, u64 q) {
+    u32 j = (k * tinv) & (2 * n - 1);
+    return j < n ? src[j] : hk_neg(src[j - n], q);
+}
+
+/* The automorphism-based rotation (LMKCDEY, seed 002 Alg. 3-5) of batch element e = group
+ * x, fused like hk_fhew_rotate, on coefficient-form accumulators: each element runs its own
+ * list of operations (hekate's AutoScheduler::schedule, flattened), row s of `index` /
+ * `info` holding operation s of every element:
+ * * an RGSW product (info's high word 0): acc = acc ⊗ RGSW (2d terms, hk_fhew_products);
+ * * an automorphism key ak_t (info's high word t^-1 mod 2N): acc = (a', b') = acc(X^t),
+ *   then acc = (a' ⊙ RLWE'(z(X^t)).a, a' ⊙ RLWE'.b + b') (d terms): AutoKey::eval_auto on
+ *   the coefficient forms, the same residues;
+ * * nothing (index HK_NO_KEY: the element's list is shorter).
+ * info's low word holds log2 B_g (bits 0-7) and d (bits 8-15) of the key's gadget. */
+HK_KERNEL hk_fhew_rotate_auto(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *keys,
+                              HK_GLOBAL const u64 *index, HK_GLOBAL const u64 *info, u32 steps,
+                              u32 batch, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
+                              u32 n) {
+    HK_LOCAL u64 dig[HK_FHEW_N_MAX];
+    HK_LOCAL u64 out[2 * HK_FHEW_N_MAX];
+    u32 e = HK_GRP_X, lid = HK_LID_X, hn = n >> 1;
+    u64 q = mods[HK_MOD_Q];
+    HK_GLOBAL u64 *ae = acc + (u64)2 * e * n;
+    u64 r00 = ae[lid], r01 = ae[lid + hn], r10 = ae[n + lid], r11 = ae[n + lid + hn];
+    for (u32 s = 0; s < steps; s++) {
+        u64 key = index[(u64)s * batch + e];
+        if (key == HK_NO_KEY) continue; /* the same for the whole group */
+        u64 inf = info[(u64)s * batch + e];
+        u32 lb = (u32)(inf & 0xff), d = (u32)((inf >> 8) & 0xff), tinv = (u32)(inf >> 32);
+        u32 terms = 2 * d;
+        u64 c0 = 0, c1 = 0; /* b' of an automorphism, added to the output's b */
+        if (tinv) {
+            out[lid] = r00;
+            out[lid + hn] = r01;
+            out[n + lid] = r10;
+            out[n + lid + hn] = r11;
+            HK_BARRIER();
+            r00 = hk_fhew_auto(out, lid, tinv, n, q);
+            r01 = hk_fhew_auto(out, lid + hn, tinv, n, q);
+            c0 = hk_fhew_auto(out + n, lid, tinv, n, q);
+            c1 = hk_fhew_auto(out + n, lid + hn, tinv, n, q);
+            HK_BARRIER();
+            terms = d;
+        }
+        hk_fhew_products(dig, out, keys + key, terms, lb, d, r00, r01, r10, r11, tw, mods, n);
+        r00 = out[lid];
+        r01 = out[lid + hn];
+        r10 = hk_add(out[n + lid], c0, q);
+        r11 = hk_add(out[n + lid + hn], c1, q);
         HK_BARRIER();
     }
     ae[lid] = r00;

@@ -27,9 +27,17 @@
 //! follow the CPU's NTT products step for step, so the accumulators, and the gates, equal
 //! [`RotationArithmetic::Ntt`]'s word for word (`tests/parity_fhew.rs`).
 //!
-//! Supported: AP and GINX with RGSW keys, every gadget schedule. The automorphism-based
-//! LMKCDEY methods (whose steps differ per gate in key and automorphism) and ALTMULT keys
-//! are refused with an error naming the methods that run.
+//! The automorphism-based LMKCDEY methods (seed 002 Alg. 3-5) run fused only
+//! (`hk_fhew_rotate_auto`): their steps differ per gate in key and in the number of
+//! automorphism keys, so each work-group walks its own gate's list of operations
+//! ([`hekate::fhew::AutoScheduler::schedule`], flattened: an RGSW product, or one
+//! automorphism key), and the accumulators stay in coefficient form between operations:
+//! an automorphism permutes the coefficients (`ψ_t`, with signs) where the CPU permutes the
+//! NTT points, and its key switch adds `ψ_t(b)` after the inverse NTT instead of before.
+//! Both are exact in `Z_Q`, so the words are the CPU's.
+//!
+//! Supported: AP, GINX and the three LMKCDEY methods with RGSW keys, every gadget schedule
+//! and automorphism key set. ALTMULT keys are refused with an error naming what runs.
 
 use crate::context::DeviceRingContext;
 use crate::error::{Error, Result};
@@ -37,9 +45,10 @@ use crate::kernels::{KernelModule, FHEW_N_MAX};
 use crate::poly::DevicePoly;
 use crate::runtime::{Arg, Buffer, Gpu};
 use hekate::fhew::{
-    BlindRotationKey, BootstrapKey, BrkElement, FhewContext, FhewEvaluator, Gate, LweCiphertext,
-    Method, RotationArithmetic,
+    AutoScheduler, BlindRotationKey, BootstrapKey, BrkElement, FhewContext, FhewEvaluator, Gate,
+    LweCiphertext, Method, RotationArithmetic,
 };
+use hekate::ring::automorphism::{automorphism_coeff, galois_inverse};
 use hekate::ring::{Form, Poly};
 use hekate::rlwe::gsw::RlweCiphertext;
 use std::sync::Arc;
@@ -53,8 +62,8 @@ const NO_KEY: u64 = u64::MAX;
 /// Gates per batch unless told otherwise ([`DeviceFhewEvaluator::with_batch`]).
 pub const DEFAULT_BATCH: usize = 256;
 
-/// The blind-rotation keys of one [`BlindRotationKey`] (AP or GINX, RGSW keys) on the
-/// device, with what a rotation needs to know about them.
+/// The blind-rotation keys of one [`BlindRotationKey`] (RGSW keys; for LMKCDEY also its
+/// automorphism keys) on the device, with what a rotation needs to know about them.
 pub struct DeviceBlindRotationKey {
     ctx: Arc<DeviceRingContext>,
     method: Method,
@@ -65,12 +74,17 @@ pub struct DeviceBlindRotationKey {
     b_r: u64,
     d_r: usize,
     ginx_u: Vec<i64>,
-    /// Every key, `4 d_k N` words each (layout in `kernels/fhew.cl`).
+    /// Every key, `4 d_k N` words each (layout in `kernels/fhew.cl`), then the
+    /// automorphism keys, `2 d N` words each (`a[0..d]`, `b[0..d]`).
     keys: Buffer,
     /// Word offset of key `k` in `keys`.
     offsets: Vec<u64>,
     /// `(log2 B_g, d_g)` of key `k`.
     gadgets: Vec<(u32, usize)>,
+    /// LMKCDEY: the steps' schedule, and for automorphism key `i` its word offset,
+    /// `(log2 B_g, d_g)` and `t^-1 mod 2N`.
+    sched: Option<AutoScheduler>,
+    auto: Vec<(u64, (u32, usize), u32)>,
     /// Whether rotations run fused, one launch per batch ([`DeviceBlindRotationKey::fused`]).
     fused: bool,
 }
@@ -79,12 +93,22 @@ impl DeviceBlindRotationKey {
     /// Uploads `brk`, a key of the ring `ctx` mirrors (the [`FhewContext`]'s).
     pub fn upload(ctx: &Arc<DeviceRingContext>, brk: &BlindRotationKey) -> Result<Self> {
         let method = brk.config.method;
-        if !matches!(method, Method::Ap | Method::Ginx) || brk.config.alt_mult {
+        if brk.config.alt_mult {
             return Err(Error::InvalidInput(format!(
-                "the device runs the blind rotations of AP and GINX with RGSW keys; this key \
-                 is {} (LMKCDEY steps differ per gate in key and automorphism): evaluate it \
-                 on the CPU, or generate AP / GINX keys for the device",
+                "the device runs the blind rotations of RGSW keys (AP, GINX, LMKCDEY); this \
+                 key is {} (ALTMULT): evaluate it on the CPU, or generate keys without \
+                 ALTMULT for the device",
                 brk.config.label()
+            )));
+        }
+        if method.is_automorphism_based() && !Self::can_fuse(ctx) {
+            return Err(Error::InvalidInput(format!(
+                "{} runs on the device as a fused rotation only, which needs N <= \
+                 {FHEW_N_MAX} and N/2 work-items per group (N = {}, at most {} here): \
+                 evaluate it on the CPU, or use GINX or AP keys",
+                method.name(),
+                ctx.n(),
+                ctx.gpu().info().max_group
             )));
         }
         let ring = ctx.ring();
@@ -120,6 +144,26 @@ impl DeviceBlindRotationKey {
                 }
             }
         }
+        let mut auto = Vec::with_capacity(brk.auto.len());
+        for k in &brk.auto {
+            let g = k.key.gadget;
+            auto.push((
+                words.len() as u64,
+                (g.log_base(), g.digits()),
+                galois_inverse(k.t, n) as u32,
+            ));
+            for p in k.key.a.iter().chain(&k.key.b) {
+                if p.n() != n || p.form() != Form::Ntt {
+                    return Err(Error::InvalidInput(
+                        "automorphism keys are NTT-form polynomials of the ring".into(),
+                    ));
+                }
+                words.extend_from_slice(p.data());
+            }
+        }
+        let sched = method
+            .is_automorphism_based()
+            .then(|| brk.automorphism_scheduler().clone());
         Ok(DeviceBlindRotationKey {
             ctx: ctx.clone(),
             method,
@@ -131,6 +175,8 @@ impl DeviceBlindRotationKey {
             keys: ctx.gpu().upload(&words)?,
             offsets,
             gadgets,
+            sched,
+            auto,
             fused: Self::can_fuse(ctx),
         })
     }
@@ -145,8 +191,9 @@ impl DeviceBlindRotationKey {
     /// Runs each batch's rotations in one launch (`hk_fhew_rotate`: a work-group per gate,
     /// its accumulator and products in registers and local memory, only the keys read from
     /// device memory; the default where it fits, `N <= 1024`) or in five launches per step
-    /// over the whole batch (`fused = false`; any `N`). Both give the same words. An error
-    /// if `fused` is asked for where it does not fit.
+    /// over the whole batch (`fused = false`; any `N`; AP and GINX only). Both give the
+    /// same words. An error if `fused` is asked for where it does not fit, or refused for
+    /// LMKCDEY keys.
     pub fn with_fused(mut self, fused: bool) -> Result<Self> {
         self.set_fused(fused)?;
         Ok(self)
@@ -154,6 +201,12 @@ impl DeviceBlindRotationKey {
 
     /// [`DeviceBlindRotationKey::with_fused`] in place.
     pub fn set_fused(&mut self, fused: bool) -> Result<()> {
+        if !fused && self.sched.is_some() {
+            return Err(Error::InvalidInput(format!(
+                "{} runs on the device as a fused rotation only",
+                self.method.name()
+            )));
+        }
         if fused && !Self::can_fuse(&self.ctx) {
             return Err(Error::InvalidInput(format!(
                 "the fused FHEW rotation needs N <= {FHEW_N_MAX} and N/2 work-items per group \
@@ -164,6 +217,11 @@ impl DeviceBlindRotationKey {
         }
         self.fused = fused;
         Ok(())
+    }
+
+    /// Whether rotations can only run fused (LMKCDEY keys).
+    pub fn fused_only(&self) -> bool {
+        self.sched.is_some()
     }
 
     /// Whether rotations run fused ([`DeviceBlindRotationKey::with_fused`]).
@@ -274,6 +332,9 @@ impl DeviceBlindRotationKey {
                 u16::MAX as usize / (2 * d_max)
             )));
         }
+        if let Some(sched) = &self.sched {
+            return self.rotate_auto_batch(sched, f, cts);
+        }
         let gpu = self.ctx.gpu().clone();
         let two_n = 2 * big_n;
         let y = two_n as u64 / self.q;
@@ -370,6 +431,76 @@ impl DeviceBlindRotationKey {
         Self::download_accumulators(&acc, big_n)
     }
 
+    /// [`DeviceBlindRotationKey::blind_rotate_batch`] for LMKCDEY keys (checked
+    /// ciphertexts, at least one): each element's [`hekate::fhew::AutoSchedule`] flattened
+    /// into one operation per row (an RGSW product, or one automorphism key; see
+    /// `hk_fhew_rotate_auto`), shorter lists padded with [`NO_KEY`], run fused.
+    fn rotate_auto_batch(
+        &self,
+        sched: &AutoScheduler,
+        f: &Poly,
+        cts: &[LweCiphertext],
+    ) -> Result<Vec<RlweCiphertext>> {
+        let ring = self.ctx.ring().clone();
+        let big_n = ring.n();
+        let (b, two_n) = (cts.len(), 2 * big_n);
+        let y = two_n as u64 / self.q;
+        let info =
+            |(lb, d): (u32, usize), tinv: u32| lb as u64 | (d as u64) << 8 | (tinv as u64) << 32;
+        let mut ops: Vec<Vec<(u64, u64)>> = Vec::with_capacity(b);
+        // acc_e = (0, (f X^(y β_e))(X^first_e)).
+        let mut start = vec![0u64; 2 * b * big_n];
+        for (e, ct) in cts.iter().enumerate() {
+            let s = sched.schedule(ct)?;
+            let mut fb = f.clone();
+            fb.mul_monomial_assign((y * ct.b) as usize % two_n, &ring);
+            let out = &mut start[(2 * e + 1) * big_n..(2 * e + 2) * big_n];
+            automorphism_coeff(fb.data(), out, s.first, ring.modulus(0, 1).value());
+            let mut list = Vec::with_capacity(s.steps.len() + s.autos.len());
+            for (key, autos) in &s.steps {
+                list.push((self.offsets[*key], info(self.gadgets[*key], 0)));
+                for &i in &s.autos[autos.clone()] {
+                    let (off, g, tinv) = self.auto[i];
+                    list.push((off, info(g, tinv)));
+                }
+            }
+            ops.push(list);
+        }
+        let rows = ops.iter().map(Vec::len).max().unwrap_or(0);
+        let mut index = vec![NO_KEY; rows * b];
+        let mut inf = vec![0u64; rows * b];
+        for (e, list) in ops.iter().enumerate() {
+            for (s, &(off, i)) in list.iter().enumerate() {
+                index[s * b + e] = off;
+                inf[s * b + e] = i;
+            }
+        }
+        let gpu = self.ctx.gpu().clone();
+        let mut acc = DevicePoly::batch(&self.ctx, 2 * b, Form::Coeff)?;
+        gpu.write(acc.buffer_mut(), &start)?;
+        let index = gpu.upload(&index)?;
+        let inf = gpu.upload(&inf)?;
+        let module = gpu.module(KernelModule::Fhew)?;
+        gpu.launch(
+            &module,
+            "hk_fhew_rotate_auto",
+            [b as u32, 1],
+            (big_n / 2) as u32,
+            &[
+                Arg::Buf(acc.buffer()),
+                Arg::Buf(&self.keys),
+                Arg::Buf(&index),
+                Arg::Buf(&inf),
+                Arg::U32(rows as u32),
+                Arg::U32(b as u32),
+                Arg::Buf(&self.ctx.twiddles),
+                Arg::Buf(&self.ctx.mods),
+                Arg::U32(big_n as u32),
+            ],
+        )?;
+        Self::download_accumulators(&acc, big_n)
+    }
+
     /// The batch's accumulators as ciphertexts (coefficient form).
     fn download_accumulators(acc: &DevicePoly, big_n: usize) -> Result<Vec<RlweCiphertext>> {
         let words = acc.read_words()?;
@@ -404,7 +535,7 @@ pub struct DeviceFhewEvaluator {
 }
 
 impl DeviceFhewEvaluator {
-    /// An evaluator for `key` (AP or GINX with RGSW keys) on `gpu`; the key is uploaded
+    /// An evaluator for `key` (RGSW keys: AP, GINX, LMKCDEY) on `gpu`; the key is uploaded
     /// once. Refuses what [`FhewEvaluator::with_arithmetic`] refuses (a predicted failure
     /// probability above the bound with the exact products).
     pub fn new(gpu: &Arc<Gpu>, ctx: Arc<FhewContext>, key: Arc<BootstrapKey>) -> Result<Self> {

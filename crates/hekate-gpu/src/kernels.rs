@@ -95,6 +95,7 @@ impl KernelModule {
                 "hk_fhew_product",
                 "hk_fhew_update",
                 "hk_fhew_rotate",
+                "hk_fhew_rotate_auto",
             ],
         }
     }

@@ -28,7 +28,8 @@
 //!   evaluation run on the device through hekate's own generic code.
 //!
 //! * **FHEW gates in batches**: [`fhew::DeviceFhewEvaluator`] runs the blind rotations of
-//!   many gates side by side (AP and GINX), equal to the CPU's NTT products word for word.
+//!   many gates side by side (AP, GINX and LMKCDEY), equal to the CPU's NTT products word
+//!   for word.
 //!
 //! Device selection: [`Select::Auto`] (CUDA, else OpenCL), or `HEKATE_GPU=cuda|opencl|off`.
 //!

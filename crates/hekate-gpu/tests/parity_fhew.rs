@@ -3,13 +3,14 @@
 //! base part-way through the keys as OpenFHE's sets do), fused in one launch per batch and
 //! in launches per step, every gate through
 //! `DeviceFhewEvaluator` in batches that do not divide the gate count, decrypting to the
-//! truth table; LMKCDEY and ALTMULT keys refused.
+//! truth table; the three LMKCDEY methods (every automorphism key set, both step orders,
+//! a gadget schedule) fused, and their gates; ALTMULT keys refused.
 
 mod common;
 
 use hekate::fhew::{
-    params, test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewParams, FhewSecretKey, Gate,
-    LweCiphertext, Method, MethodConfig, RotationArithmetic,
+    params, test_vector, AutoKeySet, BootstrapKey, FhewContext, FhewEvaluator, FhewParams,
+    FhewSecretKey, Gate, LweCiphertext, Method, MethodConfig, RotationArithmetic, StepOrder,
 };
 use hekate::params::SecurityLevel;
 use hekate::rand_chacha::ChaCha20Rng;
@@ -27,18 +28,58 @@ const TOY_SCHEDULE: FhewParams = FhewParams {
     ..params::TOY
 };
 
+/// TOY with `q = 2N` (LMKCDEY-base and -aux).
+const TOY_2N: FhewParams = FhewParams {
+    name: "TOY_2N",
+    q: 512,
+    ..params::TOY
+};
+
+/// TOY_2N with TOY_SCHEDULE's gadget schedule.
+const TOY_2N_SCHEDULE: FhewParams = FhewParams {
+    name: "TOY_2N_SCHEDULE",
+    bg_schedule: &[(7, 20), (9, 12)],
+    ..TOY_2N
+};
+
 fn setup(
     p: &FhewParams,
     method: Method,
     seed: u64,
 ) -> (Arc<FhewContext>, FhewSecretKey, BootstrapKey, ChaCha20Rng) {
+    setup_with(p, MethodConfig::new(method), seed)
+}
+
+fn setup_with(
+    p: &FhewParams,
+    cfg: MethodConfig,
+    seed: u64,
+) -> (Arc<FhewContext>, FhewSecretKey, BootstrapKey, ChaCha20Rng) {
     let ctx = FhewContext::with_security(p, SecurityLevel::NotChecked).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let sk = ctx.generate_secret_key_with(&mut rng).unwrap();
-    let key = ctx
-        .generate_bootstrap_key_with(&sk, MethodConfig::new(method), &mut rng)
-        .unwrap();
+    let key = ctx.generate_bootstrap_key_with(&sk, cfg, &mut rng).unwrap();
     (ctx, sk, key, rng)
+}
+
+/// The CPU's blind rotations of `cts` (NTT products).
+fn cpu_rotations(
+    ctx: &FhewContext,
+    key: &BootstrapKey,
+    f: &hekate::ring::Poly,
+    cts: &[LweCiphertext],
+) -> Vec<RlweCiphertext> {
+    let ring = ctx.ring();
+    let mut scratch = GswScratch::new(ring);
+    cts.iter()
+        .map(|ct| {
+            let mut acc = RlweCiphertext::zero(ring, hekate::ring::Form::Coeff);
+            key.brk
+                .blind_rotate(f, ct, ring, &mut scratch, &mut acc)
+                .unwrap();
+            acc
+        })
+        .collect()
 }
 
 #[test]
@@ -70,17 +111,7 @@ fn batched_blind_rotations_match_the_cpu() {
         cts[1].a[0] = 0;
         cts[1].a[5] = 0;
         cts[3].a.iter_mut().step_by(3).for_each(|a| *a = 0);
-        let mut scratch = GswScratch::new(ring);
-        let want: Vec<RlweCiphertext> = cts
-            .iter()
-            .map(|ct| {
-                let mut acc = RlweCiphertext::zero(ring, hekate::ring::Form::Coeff);
-                key.brk
-                    .blind_rotate(&f, ct, ring, &mut scratch, &mut acc)
-                    .unwrap();
-                acc
-            })
-            .collect();
+        let want = cpu_rotations(&ctx, &key, &f, &cts);
         for dkey in [&fused, &steps] {
             let got = dkey.blind_rotate_batch(&f, &cts).unwrap();
             assert_eq!(got.len(), cts.len());
@@ -104,11 +135,84 @@ fn batched_blind_rotations_match_the_cpu() {
     }
 }
 
+/// LMKCDEY's rotations, fused: every method, automorphism key set and step order, and a
+/// gadget schedule; ciphertexts with zero and all-even masks (Alg. 3's and 4's extra
+/// products at the end), in one batch.
+#[test]
+fn automorphism_rotations_match_the_cpu() {
+    let Some(gpu) = common::gpu() else { return };
+    let aux = MethodConfig::new(Method::LmkcdeyAux);
+    let even = MethodConfig::new(Method::LmkcdeyAllEven);
+    for (p, cfg, order) in [
+        (params::TOY, even, StepOrder::Dlog),
+        (
+            TOY_2N,
+            MethodConfig::new(Method::LmkcdeyBase),
+            StepOrder::Dlog,
+        ),
+        (TOY_2N, aux, StepOrder::Dlog),
+        (TOY_2N, aux, StepOrder::Index),
+        (TOY_2N_SCHEDULE, aux, StepOrder::Dlog),
+        (TOY_SCHEDULE, even, StepOrder::Index),
+        (
+            TOY_2N,
+            aux.with_auto_keys(AutoKeySet::PowersOfFive),
+            StepOrder::Dlog,
+        ),
+        (
+            TOY_2N,
+            aux.with_auto_keys(AutoKeySet::Generators),
+            StepOrder::Dlog,
+        ),
+        (
+            params::TOY,
+            even.with_auto_keys(AutoKeySet::Generators),
+            StepOrder::Index,
+        ),
+    ] {
+        let (ctx, sk, mut key, mut rng) = setup_with(&p, cfg, 11);
+        key.brk = key.brk.with_step_order(order);
+        let dctx = DeviceRingContext::new(&gpu, ctx.ring()).unwrap();
+        let mut dkey = DeviceBlindRotationKey::upload(&dctx, &key.brk).unwrap();
+        assert!(dkey.fused() && dkey.fused_only());
+        let err = dkey.set_fused(false).expect_err("fused only").to_string();
+        assert!(err.contains("fused rotation only"), "{err}");
+        let f = test_vector(&ctx, |u| (u as i64 - 100) * 1000);
+        let mut cts: Vec<LweCiphertext> = (0..6)
+            .map(|_| {
+                let m = rng.next_u64() % p.q;
+                sk.lwe.encrypt(m, p.q, ctx.noise(), &mut rng).unwrap()
+            })
+            .collect();
+        cts[1].a[0] = 0;
+        cts[1].a[3] = 0;
+        cts[2].a.iter_mut().for_each(|a| *a &= !1); // every α_i even
+        cts[4].a.iter_mut().step_by(2).for_each(|a| *a = 0);
+        let want = cpu_rotations(&ctx, &key, &f, &cts);
+        let got = dkey.blind_rotate_batch(&f, &cts).unwrap();
+        let what = format!("{} {} {order:?}", p.name, cfg.label());
+        for (i, (dev, acc)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(dev.a.data(), acc.a.data(), "{what}: a of #{i}");
+            assert_eq!(dev.b.data(), acc.b.data(), "{what}: b of #{i}");
+        }
+        // A ciphertext of other (n, q) is refused, naming both.
+        let mut wrong = cts[0].clone();
+        wrong.a.pop();
+        let err = dkey.blind_rotate_batch(&f, &[wrong]).expect_err("refused");
+        assert!(err.to_string().contains("(n, q)"), "{err}");
+    }
+}
+
 #[test]
 fn gates_match_the_cpu_and_decrypt() {
     let Some(gpu) = common::gpu() else { return };
-    for method in [Method::Ginx, Method::Ap] {
-        let (ctx, sk, key, mut rng) = setup(&params::TOY, method, 21);
+    for (p, method) in [
+        (params::TOY, Method::Ginx),
+        (params::TOY, Method::Ap),
+        (params::TOY, Method::LmkcdeyAllEven),
+        (TOY_2N, Method::LmkcdeyAux),
+    ] {
+        let (ctx, sk, key, mut rng) = setup(&p, method, 21);
         let key = Arc::new(key);
         let mut cpu =
             FhewEvaluator::with_arithmetic(ctx.clone(), key.clone(), RotationArithmetic::Ntt)
@@ -150,14 +254,14 @@ fn gates_match_the_cpu_and_decrypt() {
 }
 
 #[test]
-fn automorphism_methods_and_altmult_are_refused() {
+fn altmult_is_refused() {
     let Some(gpu) = common::gpu() else { return };
     let ctx = FhewContext::with_security(&params::TOY, SecurityLevel::NotChecked).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(3);
     let sk = ctx.generate_secret_key_with(&mut rng).unwrap();
     let dctx = DeviceRingContext::new(&gpu, ctx.ring()).unwrap();
     for cfg in [
-        MethodConfig::new(Method::LmkcdeyAllEven),
+        MethodConfig::new(Method::LmkcdeyAllEven).with_alt_mult(true),
         MethodConfig::new(Method::Ginx).with_alt_mult(true),
     ] {
         let key = ctx.generate_bootstrap_key_with(&sk, cfg, &mut rng).unwrap();
@@ -165,6 +269,6 @@ fn automorphism_methods_and_altmult_are_refused() {
             .err()
             .expect("refused")
             .to_string();
-        assert!(err.contains("AP and GINX"), "{err}");
+        assert!(err.contains("ALTMULT"), "{err}");
     }
 }

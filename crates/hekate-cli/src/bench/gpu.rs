@@ -63,7 +63,8 @@ pub struct GpuArgs {
     /// keys generated here, every gate checked against the CPU's first
     #[arg(long, value_delimiter = ',')]
     fhew: Vec<String>,
-    /// Blind-rotation method of the FHEW rows (the device runs AP and GINX)
+    /// Blind-rotation method of the FHEW rows: AP, GINX, or an LMKCDEY variant that applies
+    /// to the preset (LMKCDEY-aux for q = 2N, LMKCDEY-even for q < 2N; fused rotation only)
     #[arg(long, default_value = "GINX")]
     fhew_method: String,
     /// Gates per device batch in the FHEW rows, comma separated

@@ -123,12 +123,9 @@ pub struct BlindRotationKey {
     pub z2: Option<RlwePrime>,
     /// Automorphism keys.
     pub auto: Vec<AutoKey>,
-    /// `auto_slot[t / 2]` = 1 + index into `auto` of `ak_t`, or 0.
-    auto_slot: Vec<u32>,
-    /// `dlog[t / 2] = (e, neg)` with `t = ±5^e mod 2N`.
-    dlog: Vec<(u32, bool)>,
-    /// The order of the steps of Alg. 3, 4 and 5 (an evaluation choice, not serialized).
-    order: StepOrder,
+    /// The steps of Alg. 3, 4 and 5 (and their order, an evaluation choice, not
+    /// serialized).
+    sched: AutoScheduler,
 }
 
 /// The order in which Alg. 3, 4 and 5 take their steps.
@@ -425,13 +422,19 @@ impl BlindRotationKey {
 
     /// The same keys with another step order for Alg. 3, 4 and 5 ([`StepOrder`]).
     pub fn with_step_order(mut self, order: StepOrder) -> Self {
-        self.order = order;
+        self.sched.order = order;
         self
     }
 
     /// The step order of Alg. 3, 4 and 5.
     pub fn step_order(&self) -> StepOrder {
-        self.order
+        self.sched.order
+    }
+
+    /// What the steps of Alg. 3, 4 and 5 depend on, without the key material: the
+    /// [`AutoSchedule`] of each rotation for other executors of these keys (a GPU).
+    pub fn automorphism_scheduler(&self) -> &AutoScheduler {
+        &self.sched
     }
 
     /// Number of RLWE' ciphertexts in the key (`brk` and `ak`, seed 002 Table 1).
@@ -456,43 +459,6 @@ impl BlindRotationKey {
                 .map(|k| k.key.compressed_bytes())
                 .sum::<usize>()
             + self.z2.as_ref().map_or(0, |k| k.compressed_bytes())
-    }
-
-    /// Calls `apply(i, t_i)` for the automorphism keys `auto[i]` (`ak_(t_i)`) whose
-    /// composition is `EvalAuto_t`, in order: the key itself, or `ak_(-1)` and powers of
-    /// `ak_5` (seed 002 §3.4). Nothing for `t = 1 mod 2N`.
-    fn auto_chain(&self, t: usize, mut apply: impl FnMut(usize, usize)) {
-        let two_n = 2 * self.auto_slot.len();
-        let t = t % two_n;
-        if t == 1 {
-            return;
-        }
-        let mut by_exponent = |t: usize| {
-            let i = self.auto_slot[t / 2] as usize - 1;
-            apply(i, self.auto[i].t);
-        };
-        if self.auto_slot[t / 2] != 0 {
-            by_exponent(t);
-            return;
-        }
-        let (e, neg) = self.dlog[t / 2];
-        if neg {
-            by_exponent(two_n - 1);
-        }
-        match self.config.auto_keys {
-            AutoKeySet::Generators => (0..e).for_each(|_| by_exponent(5)),
-            _ => {
-                let mut p = 5usize;
-                let mut bits = e;
-                while bits != 0 {
-                    if bits & 1 == 1 {
-                        by_exponent(p);
-                    }
-                    bits >>= 1;
-                    p = p * p % two_n;
-                }
-            }
-        }
     }
 
     /// `acc = RLWE_z(f · Y^(β + <α, s>))` in coefficient form, for the test polynomial `f`
@@ -570,7 +536,6 @@ impl BlindRotationKey {
         acc.b.set_form(Form::Coeff);
         acc.b.data_mut().copy_from_slice(f.data());
         acc.b.mul_monomial_assign(y * ct.b as usize, ctx);
-        let q = self.q as usize;
         match self.config.method {
             Method::Ap => {
                 let br = self.b_r as usize;
@@ -602,13 +567,14 @@ impl BlindRotationKey {
                 }
             }
             Method::LmkcdeyBase | Method::LmkcdeyAux | Method::LmkcdeyAllEven => {
-                self.rotate_auto(ct, ctx, p, acc, t, q, y);
+                self.rotate_auto(ct, ctx, p, acc, t);
             }
         }
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The automorphism-based rotation (Alg. 3-5) of `ct`: its [`AutoSchedule`] run on
+    /// the products `p`.
     fn rotate_auto<P: Products>(
         &self,
         ct: &LweCiphertext,
@@ -616,86 +582,17 @@ impl BlindRotationKey {
         p: &mut P,
         acc: &mut RlweCiphertext,
         t: &mut RlweCiphertext,
-        q: usize,
-        y: usize,
     ) {
-        let n = self.n;
-        let two_n = 2 * ctx.n();
-        let method = self.config.method;
-        // ω_i (odd, as an exponent mod 2N), and the indices still to fix at the end.
-        let mut omega: Vec<usize> = Vec::with_capacity(n);
-        let mut fix_even: Vec<usize> = Vec::new();
-        let mut order: Vec<usize> = (0..n).collect();
-        match method {
-            Method::LmkcdeyAllEven => {
-                omega.extend(ct.a.iter().map(|&a| (y * a as usize + 1) % two_n))
-            }
-            Method::LmkcdeyBase => {
-                for (i, &a) in ct.a.iter().enumerate() {
-                    let a = a as usize;
-                    if a.is_multiple_of(2) {
-                        fix_even.push(i);
-                        omega.push((a + q - 1) % q);
-                    } else {
-                        omega.push(a);
-                    }
-                }
-            }
-            _ => {
-                omega.extend(ct.a.iter().map(|&a| a as usize));
-                match omega.iter().position(|w| w % 2 == 1) {
-                    Some(i0) => order.rotate_left(i0),
-                    None => {
-                        omega[0] = (omega[0] + q - 1) % q;
-                        fix_even.push(0);
-                    }
-                }
-            }
-        }
-        // The steps (key, ω) in the paper's index order, with Alg. 4's even α_(i+1) made
-        // odd by the auxiliary key of step i.
-        let mut steps: Vec<(usize, usize)> = Vec::with_capacity(n);
-        for step in 0..n {
-            let i = order[step];
-            let next = (step + 1 < n).then(|| order[step + 1]);
-            let key = match (method, next) {
-                (Method::LmkcdeyAux, Some(nx)) if omega[nx].is_multiple_of(2) => {
-                    omega[nx] = (omega[nx] + q - omega[i] % q) % q;
-                    n + i
-                }
-                _ => i,
-            };
-            steps.push((key, omega[i] % two_n));
-        }
-        if self.order == StepOrder::Dlog {
-            // ω = ±5^e: positive ω first, each sign by decreasing e.
-            steps.sort_by_key(|&(_, w)| {
-                let (e, neg) = self.dlog[w / 2];
-                (neg, std::cmp::Reverse(e))
-            });
-        }
-        let inv = |w: usize| crate::ring::automorphism::galois_inverse(w, ctx.n());
-        // acc = (0, (f Y^β)(X^(ω'_0))).
-        let w0 = inv(steps[0].1);
-        automorphism_coeff(acc.b.data(), t.b.data_mut(), w0, ctx.modulus(0, 1).value());
+        let schedule = self.sched.schedule_checked(ct);
+        automorphism_coeff(
+            acc.b.data(),
+            t.b.data_mut(),
+            schedule.first,
+            ctx.modulus(0, 1).value(),
+        );
         std::mem::swap(&mut acc.b, &mut t.b);
-        for j in 0..n {
-            let (key, w) = steps[j];
-            // EvalAuto_(ω_j ω'_(j+1)), or EvalAuto_(ω_(n-1)) back to X at the end.
-            let e = match steps.get(j + 1) {
-                Some(&(_, next)) => w * inv(next) % two_n,
-                None => w,
-            };
-            p.product_auto(key, e, acc, t);
-            std::mem::swap(acc, t);
-        }
-        let extra: Vec<usize> = if method == Method::LmkcdeyAllEven {
-            vec![n]
-        } else {
-            fix_even
-        };
-        for k in extra {
-            p.product(k, acc, t);
+        for (key, autos) in &schedule.steps {
+            p.product_auto(*key, &schedule.autos[autos.clone()], acc, t);
             std::mem::swap(acc, t);
         }
     }
@@ -706,8 +603,14 @@ impl BlindRotationKey {
 trait Products {
     /// `out = acc · keys[k]` (`RLWE ⊗ RGSW`, or ALTMULT with `RLWE'` keys).
     fn product(&mut self, k: usize, acc: &RlweCiphertext, out: &mut RlweCiphertext);
-    /// `out = EvalAuto_t(acc · keys[k])` (`t = 1`: no automorphism).
-    fn product_auto(&mut self, k: usize, t: usize, acc: &RlweCiphertext, out: &mut RlweCiphertext);
+    /// `out = acc · keys[k]`, then the automorphism keys `auto[i]` for `i` in `autos`.
+    fn product_auto(
+        &mut self,
+        k: usize,
+        autos: &[usize],
+        acc: &RlweCiphertext,
+        out: &mut RlweCiphertext,
+    );
 }
 
 /// [`Products`] over the NTT-form keys: the automorphism acts on the product's NTT form.
@@ -724,11 +627,18 @@ impl Products for NttProducts<'_> {
         to_coeff(out, self.ctx);
     }
 
-    fn product_auto(&mut self, k: usize, t: usize, acc: &RlweCiphertext, out: &mut RlweCiphertext) {
+    fn product_auto(
+        &mut self,
+        k: usize,
+        autos: &[usize],
+        acc: &RlweCiphertext,
+        out: &mut RlweCiphertext,
+    ) {
         let (b, ctx) = (self.brk, self.ctx);
         b.keys[k].mul_into(acc, ctx, self.scratch, b.z2.as_ref(), out);
-        let s = &mut *self.scratch;
-        b.auto_chain(t, |i, _| b.auto[i].eval_auto(out, ctx, s));
+        for &i in autos {
+            b.auto[i].eval_auto(out, ctx, self.scratch);
+        }
         to_coeff(out, ctx);
     }
 }
@@ -776,18 +686,7 @@ impl BlindRotationKey {
         z2: Option<RlwePrime>,
         auto: Vec<AutoKey>,
     ) -> Self {
-        let two_n = 2 * big_n;
-        let mut dlog = vec![(0u32, false); big_n];
-        let mut t = 1usize;
-        for e in 0..big_n / 2 {
-            dlog[t / 2] = (e as u32, false);
-            dlog[(two_n - t) / 2] = (e as u32, true);
-            t = t * 5 % two_n;
-        }
-        let mut auto_slot = vec![0u32; big_n];
-        for (i, k) in auto.iter().enumerate() {
-            auto_slot[k.t / 2] = i as u32 + 1;
-        }
+        let sched = AutoScheduler::new(config, params, big_n, auto.iter().map(|k| k.t));
         BlindRotationKey {
             config,
             q: params.q,
@@ -798,9 +697,7 @@ impl BlindRotationKey {
             keys,
             z2,
             auto,
-            auto_slot,
-            dlog,
-            order: StepOrder::default(),
+            sched,
         }
     }
 }
@@ -832,6 +729,10 @@ fn add_monomial_times(acc: &mut Poly, t: &Poly, k: usize, q: &Modulus) {
     }
     kernels::sub_assign(acc, t, q);
 }
+
+mod schedule;
+
+pub use schedule::{AutoSchedule, AutoScheduler};
 
 #[cfg(test)]
 mod tests;

@@ -47,7 +47,8 @@ pub(crate) mod serialize;
 pub mod threshold;
 
 pub use blindrotate::{
-    BlindRotationKey, BrkElement, FourierKeys, FourierScratch, GadgetDecomposition, StepOrder,
+    AutoSchedule, AutoScheduler, BlindRotationKey, BrkElement, FourierKeys, FourierScratch,
+    GadgetDecomposition, StepOrder,
 };
 pub use gates::{
     test_vector, BootstrapKey, FhewContext, FhewEvaluator, FhewSecretKey, Gate, RotationArithmetic,

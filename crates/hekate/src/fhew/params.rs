@@ -102,6 +102,15 @@ impl Method {
         }
     }
 
+    /// Whether the method rotates through automorphisms (the LMKCDEY variants: their keys
+    /// include [`crate::fhew::BlindRotationKey::auto`]).
+    pub fn is_automorphism_based(self) -> bool {
+        matches!(
+            self,
+            Method::LmkcdeyBase | Method::LmkcdeyAux | Method::LmkcdeyAllEven
+        )
+    }
+
     /// Whether the method applies to LWE modulus `q` and ring degree `N`.
     pub fn applies(self, q: u64, big_n: usize) -> bool {
         match self {

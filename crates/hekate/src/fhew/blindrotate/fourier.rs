@@ -420,10 +420,18 @@ impl Products for FourierProducts<'_> {
         self.keys.finish(out, self.scratch);
     }
 
-    fn product_auto(&mut self, k: usize, t: usize, acc: &RlweCiphertext, out: &mut RlweCiphertext) {
+    fn product_auto(
+        &mut self,
+        k: usize,
+        autos: &[usize],
+        acc: &RlweCiphertext,
+        out: &mut RlweCiphertext,
+    ) {
         let (keys, s) = (self.keys, &mut *self.scratch);
         keys.product(k, acc, s);
-        self.brk.auto_chain(t, |i, ti| keys.eval_auto(i, ti, s));
+        for &i in autos {
+            keys.eval_auto(i, self.brk.auto[i].t, s);
+        }
         keys.finish(out, s);
     }
 }

@@ -459,3 +459,43 @@ fn approximate_products_are_exact_products_of_the_rounded_accumulator() {
         }
     }
 }
+
+/// [`AutoScheduler::schedule`]: refused for AP and GINX keys and for a ciphertext of other
+/// `(n, q)`; for LMKCDEY, one step per LWE index plus the extra products (Alg. 3: one per
+/// even `α_i`; Alg. 5: one), the extra steps without automorphisms, every automorphism
+/// index a key of the set, and `first` odd.
+#[test]
+fn automorphism_schedules_are_checked() {
+    for (p, cfg) in configs().into_iter().filter(|(_, c)| !c.alt_mult) {
+        let ctx = FhewContext::with_security(&p, crate::params::SecurityLevel::NotChecked).unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let sk = FhewSecretKey::generate(&ctx, &mut rng).unwrap();
+        let key = BootstrapKey::generate(&ctx, &sk, cfg, &mut rng).unwrap();
+        let sched = key.brk.automorphism_scheduler();
+        assert_eq!(sched.ring_degree(), p.big_n);
+        let mut ct = sk.lwe.encrypt(3, p.q, &ctx.noise, &mut rng).unwrap();
+        ct.a.iter_mut().take(5).for_each(|a| *a &= !1); // some even α_i
+        let got = sched.schedule(&ct);
+        if !cfg.method.is_automorphism_based() {
+            let err = got.expect_err("no automorphisms").to_string();
+            assert!(err.contains("without automorphisms"), "{err}");
+            continue;
+        }
+        let s = got.unwrap();
+        let evens = ct.a.iter().filter(|&&a| a % 2 == 0).count();
+        let extra = match cfg.method {
+            Method::LmkcdeyBase => evens,
+            Method::LmkcdeyAllEven => 1,
+            _ => usize::from(evens == p.n),
+        };
+        assert_eq!(s.steps.len(), p.n + extra, "{}", cfg.label());
+        assert!(s.steps[p.n..].iter().all(|(_, r)| r.is_empty()));
+        assert!(s.first % 2 == 1 && s.first < 2 * p.big_n);
+        assert!(s.autos.iter().all(|&i| i < key.brk.auto.len()));
+        assert_eq!(s.steps.last().unwrap().1.end, s.autos.len());
+        let mut wrong = ct.clone();
+        wrong.a.pop();
+        let err = sched.schedule(&wrong).expect_err("other n").to_string();
+        assert!(err.contains("(n, q)"), "{err}");
+    }
+}
