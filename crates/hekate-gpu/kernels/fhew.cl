@@ -54,6 +54,20 @@ HK_KERNEL hk_fhew_decompose(HK_GLOBAL u64 *digits, HK_GLOBAL const u64 *acc,
     out[(u64)(d - 1) * n] = x + ((x >> 63) ? q : 0);
 }
 
+/* sum_{j < terms} dg[j n] kp[j n] mod Q, summed in 128 bits and reduced once
+ * (kernels::inner_product). */
+HK_INLINE u64 hk_fhew_dot(HK_GLOBAL const u64 *dg, HK_GLOBAL const u64 *kp, u32 terms, u32 n,
+                          HK_GLOBAL const u64 *mods) {
+    u64 lo = 0, hi = 0;
+    for (u32 j = 0; j < terms; j++) {
+        u64 x = dg[(u64)j * n], y = kp[(u64)j * n];
+        u64 p_lo = x * y, p_hi = hk_mulhi(x, y);
+        lo += p_lo;
+        hi += p_hi + (u64)(lo < p_lo);
+    }
+    return hk_reduce_u128(lo, hi, mods[HK_MOD_Q], mods[HK_MOD_MU_LO], mods[HK_MOD_MU_HI]);
+}
+
 /* The external products (NTT form): half h of element e is
  *   t[2e + h] = sum_{j < 2d} digit_{e, j} key_{e}[2 d h + j]
  * summed in 128 bits and reduced once (kernels::inner_product). Elements without a key this
@@ -68,14 +82,7 @@ HK_KERNEL hk_fhew_product(HK_GLOBAL u64 *t, HK_GLOBAL const u64 *digits, HK_GLOB
     if (key == HK_NO_KEY) return;
     HK_GLOBAL const u64 *dg = digits + (u64)e * 2 * d * n + k;
     HK_GLOBAL const u64 *kp = keys + key + (u64)2 * d * h * n + k;
-    u64 lo = 0, hi = 0;
-    for (u32 j = 0; j < 2 * d; j++) {
-        u64 x = dg[(u64)j * n], y = kp[(u64)j * n];
-        u64 p_lo = x * y, p_hi = hk_mulhi(x, y);
-        lo += p_lo;
-        hi += p_hi + (u64)(lo < p_lo);
-    }
-    t[(u64)p * n + k] = hk_reduce_u128(lo, hi, mods[HK_MOD_Q], mods[HK_MOD_MU_LO], mods[HK_MOD_MU_HI]);
+    t[(u64)p * n + k] = hk_fhew_dot(dg, kp, 2 * d, n, mods);
 }
 
 /* The accumulators after a step's products t (coefficient form): AP replaces the
@@ -257,4 +264,77 @@ HK_KERNEL hk_fhew_rotate_auto(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *keys,
     ae[lid + hn] = r01;
     ae[n + lid] = r10;
     ae[n + lid + hn] = r11;
+}
+
+/* LMKCDEY in launches per row (any N; hk_fhew_rotate_auto's operations, row `off / B` of
+ * `index` / `info`, one launch of each kernel per row over the whole batch). Elements
+ * without an operation this row (HK_NO_KEY) are left alone. Grid x: coefficients, y: the
+ * 2B polynomials. */
+
+/* Step 1: tmp = acc(X^t) for an automorphism key (both halves: a' to decompose, b' to add
+ * at the end), tmp = acc for an RGSW product. */
+HK_KERNEL hk_fhew_auto_permute(HK_GLOBAL u64 *tmp, HK_GLOBAL const u64 *acc,
+                               HK_GLOBAL const u64 *index, HK_GLOBAL const u64 *info, u32 off,
+                               HK_GLOBAL const u64 *mods, u32 n) {
+    u32 k = HK_GID_X, p = HK_GID_Y, e = p >> 1;
+    if (k >= n || index[off + e] == HK_NO_KEY) return;
+    u32 tinv = (u32)(info[off + e] >> 32);
+    HK_GLOBAL const u64 *src = acc + (u64)p * n;
+    u64 v = src[k];
+    if (tinv) {
+        u32 j = (k * tinv) & (2 * n - 1);
+        v = j < n ? src[j] : hk_neg(src[j - n], mods[HK_MOD_Q]);
+    }
+    tmp[(u64)p * n + k] = v;
+}
+
+/* Step 2: the signed digits of tmp with the element's gadget (info bits 0-7: log2 B_g,
+ * 8-15: d): element e's digits start at polynomial 2 dmax e, a's d digits then b's (an
+ * automorphism decomposes a' only). */
+HK_KERNEL hk_fhew_decompose_ops(HK_GLOBAL u64 *digits, HK_GLOBAL const u64 *tmp,
+                                HK_GLOBAL const u64 *index, HK_GLOBAL const u64 *info,
+                                u32 off, HK_GLOBAL const u64 *mods, u32 n, u32 dmax) {
+    u32 k = HK_GID_X, p = HK_GID_Y, e = p >> 1, h = p & 1;
+    if (k >= n || index[off + e] == HK_NO_KEY) return;
+    u64 inf = info[off + e];
+    u32 lb = (u32)(inf & 0xff), d = (u32)((inf >> 8) & 0xff);
+    if (h && (inf >> 32)) return;
+    u64 q = mods[HK_MOD_Q];
+    u64 c = tmp[(u64)p * n + k];
+    u64 x = c > q / 2 ? c - q : c;
+    u64 mask = ((u64)1 << lb) - 1, hb = (u64)1 << (lb - 1);
+    HK_GLOBAL u64 *out = digits + ((u64)e * 2 * dmax + (u64)h * d) * n + k;
+    for (u32 i = 0; i + 1 < d; i++) out[(u64)i * n] = hk_fhew_next_digit(&x, mask, hb, lb, q);
+    out[(u64)(d - 1) * n] = x + ((x >> 63) ? q : 0);
+}
+
+/* Step 4 (after the forward NTT of the digits): half h of element e's product, the `terms`
+ * digits (2d for an RGSW key, d for an automorphism key) against the key's polynomials
+ * terms h + j. */
+HK_KERNEL hk_fhew_product_ops(HK_GLOBAL u64 *t, HK_GLOBAL const u64 *digits,
+                              HK_GLOBAL const u64 *keys, HK_GLOBAL const u64 *index,
+                              HK_GLOBAL const u64 *info, u32 off, HK_GLOBAL const u64 *mods,
+                              u32 n, u32 dmax) {
+    u32 k = HK_GID_X, p = HK_GID_Y, e = p >> 1, h = p & 1;
+    if (k >= n) return;
+    u64 key = index[off + e];
+    if (key == HK_NO_KEY) return;
+    u64 inf = info[off + e];
+    u32 d = (u32)((inf >> 8) & 0xff), terms = (inf >> 32) ? d : 2 * d;
+    HK_GLOBAL const u64 *dg = digits + (u64)e * 2 * dmax * n + k;
+    HK_GLOBAL const u64 *kp = keys + key + (u64)terms * h * n + k;
+    t[(u64)p * n + k] = hk_fhew_dot(dg, kp, terms, n, mods);
+}
+
+/* Step 6 (after the inverse NTT of the products): acc = t, plus b' = tmp's b for an
+ * automorphism key. */
+HK_KERNEL hk_fhew_update_ops(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *t,
+                             HK_GLOBAL const u64 *tmp, HK_GLOBAL const u64 *index,
+                             HK_GLOBAL const u64 *info, u32 off, HK_GLOBAL const u64 *mods,
+                             u32 n) {
+    u32 k = HK_GID_X, p = HK_GID_Y, e = p >> 1, h = p & 1;
+    if (k >= n || index[off + e] == HK_NO_KEY) return;
+    u64 at = (u64)p * n + k, v = t[at];
+    if (h && (info[off + e] >> 32)) v = hk_add(v, tmp[at], mods[HK_MOD_Q]);
+    acc[at] = v;
 }

@@ -27,14 +27,17 @@
 //! follow the CPU's NTT products step for step, so the accumulators, and the gates, equal
 //! [`RotationArithmetic::Ntt`]'s word for word (`tests/parity_fhew.rs`).
 //!
-//! The automorphism-based LMKCDEY methods (seed 002 Alg. 3-5) run fused only
-//! (`hk_fhew_rotate_auto`): their steps differ per gate in key and in the number of
-//! automorphism keys, so each work-group walks its own gate's list of operations
-//! ([`hekate::fhew::AutoScheduler::schedule`], flattened: an RGSW product, or one
-//! automorphism key), and the accumulators stay in coefficient form between operations:
-//! an automorphism permutes the coefficients (`ψ_t`, with signs) where the CPU permutes the
-//! NTT points, and its key switch adds `ψ_t(b)` after the inverse NTT instead of before.
-//! Both are exact in `Z_Q`, so the words are the CPU's.
+//! The automorphism-based LMKCDEY methods (seed 002 Alg. 3-5) differ per gate in key and
+//! in the number of automorphism keys per step, so each gate's schedule
+//! ([`hekate::fhew::AutoScheduler::schedule`]) is flattened into a list of operations, an
+//! RGSW product or one automorphism key each, row `s` of the tables holding operation `s`
+//! of every gate (shorter lists padded with "nothing"). Fused (`hk_fhew_rotate_auto`), each
+//! work-group walks its own gate's list; per row (any `N`), six launches over the batch: the
+//! automorphism's permutation, the digits with each element's gadget, their forward NTT, the
+//! products, the inverse NTT and the update. The accumulators stay in coefficient form
+//! between operations: an automorphism permutes the coefficients (`ψ_t`, with signs) where
+//! the CPU permutes the NTT points, and its key switch adds `ψ_t(b)` after the inverse NTT
+//! instead of before. Both are exact in `Z_Q`, so the words are the CPU's.
 //!
 //! Supported: AP, GINX and the three LMKCDEY methods with RGSW keys, every gadget schedule
 //! and automorphism key set. ALTMULT keys are refused with an error naming what runs.
@@ -99,16 +102,6 @@ impl DeviceBlindRotationKey {
                  key is {} (ALTMULT): evaluate it on the CPU, or generate keys without \
                  ALTMULT for the device",
                 brk.config.label()
-            )));
-        }
-        if method.is_automorphism_based() && !Self::can_fuse(ctx) {
-            return Err(Error::InvalidInput(format!(
-                "{} runs on the device as a fused rotation only, which needs N <= \
-                 {FHEW_N_MAX} and N/2 work-items per group (N = {}, at most {} here): \
-                 evaluate it on the CPU, or use GINX or AP keys",
-                method.name(),
-                ctx.n(),
-                ctx.gpu().info().max_group
             )));
         }
         let ring = ctx.ring();
@@ -191,9 +184,8 @@ impl DeviceBlindRotationKey {
     /// Runs each batch's rotations in one launch (`hk_fhew_rotate`: a work-group per gate,
     /// its accumulator and products in registers and local memory, only the keys read from
     /// device memory; the default where it fits, `N <= 1024`) or in five launches per step
-    /// over the whole batch (`fused = false`; any `N`; AP and GINX only). Both give the
-    /// same words. An error if `fused` is asked for where it does not fit, or refused for
-    /// LMKCDEY keys.
+    /// over the whole batch (`fused = false`; any `N`; six per operation for LMKCDEY). Both
+    /// give the same words. An error if `fused` is asked for where it does not fit.
     pub fn with_fused(mut self, fused: bool) -> Result<Self> {
         self.set_fused(fused)?;
         Ok(self)
@@ -201,12 +193,6 @@ impl DeviceBlindRotationKey {
 
     /// [`DeviceBlindRotationKey::with_fused`] in place.
     pub fn set_fused(&mut self, fused: bool) -> Result<()> {
-        if !fused && self.sched.is_some() {
-            return Err(Error::InvalidInput(format!(
-                "{} runs on the device as a fused rotation only",
-                self.method.name()
-            )));
-        }
         if fused && !Self::can_fuse(&self.ctx) {
             return Err(Error::InvalidInput(format!(
                 "the fused FHEW rotation needs N <= {FHEW_N_MAX} and N/2 work-items per group \
@@ -219,11 +205,6 @@ impl DeviceBlindRotationKey {
         Ok(())
     }
 
-    /// Whether rotations can only run fused (LMKCDEY keys).
-    pub fn fused_only(&self) -> bool {
-        self.sched.is_some()
-    }
-
     /// Whether rotations run fused ([`DeviceBlindRotationKey::with_fused`]).
     pub fn fused(&self) -> bool {
         self.fused
@@ -234,9 +215,15 @@ impl DeviceBlindRotationKey {
         self.keys.len() * 8
     }
 
-    /// The largest `d_g` of the keys.
+    /// The largest `d_g` of the keys (automorphism keys included).
     fn max_digits(&self) -> usize {
-        self.gadgets.iter().map(|g| g.1).max().unwrap_or(1)
+        let auto = self.auto.iter().map(|a| a.1 .1);
+        self.gadgets
+            .iter()
+            .map(|g| g.1)
+            .chain(auto)
+            .max()
+            .unwrap_or(1)
     }
 
     /// The steps of one rotation: the key of step `s` for each element (word offset, or
@@ -434,7 +421,7 @@ impl DeviceBlindRotationKey {
     /// [`DeviceBlindRotationKey::blind_rotate_batch`] for LMKCDEY keys (checked
     /// ciphertexts, at least one): each element's [`hekate::fhew::AutoSchedule`] flattened
     /// into one operation per row (an RGSW product, or one automorphism key; see
-    /// `hk_fhew_rotate_auto`), shorter lists padded with [`NO_KEY`], run fused.
+    /// `hk_fhew_rotate_auto`), shorter lists padded with [`NO_KEY`], run fused or per row.
     fn rotate_auto_batch(
         &self,
         sched: &AutoScheduler,
@@ -481,6 +468,77 @@ impl DeviceBlindRotationKey {
         let index = gpu.upload(&index)?;
         let inf = gpu.upload(&inf)?;
         let module = gpu.module(KernelModule::Fhew)?;
+        if !self.fused {
+            let d_max = self.max_digits();
+            let tmp = DevicePoly::batch(&self.ctx, 2 * b, Form::Coeff)?;
+            let mut digits = DevicePoly::batch(&self.ctx, 2 * b * d_max, Form::Coeff)?;
+            let mut t = DevicePoly::batch(&self.ctx, 2 * b, Form::Ntt)?;
+            let block = big_n.min(GROUP);
+            let grid = [big_n.div_ceil(block) as u32, (2 * b) as u32];
+            let run = |kernel: &str, args: &[Arg<'_>]| {
+                gpu.launch(&module, kernel, grid, block as u32, args)
+            };
+            let (mods, n32, dm) = (&self.ctx.mods, big_n as u32, d_max as u32);
+            for s in 0..rows {
+                let off = Arg::U32((s * b) as u32);
+                let (ix, nf) = (Arg::Buf(&index), Arg::Buf(&inf));
+                run(
+                    "hk_fhew_auto_permute",
+                    &[
+                        Arg::Buf(tmp.buffer()),
+                        Arg::Buf(acc.buffer()),
+                        ix,
+                        nf,
+                        off,
+                        Arg::Buf(mods),
+                        Arg::U32(n32),
+                    ],
+                )?;
+                run(
+                    "hk_fhew_decompose_ops",
+                    &[
+                        Arg::Buf(digits.buffer()),
+                        Arg::Buf(tmp.buffer()),
+                        ix,
+                        nf,
+                        off,
+                        Arg::Buf(mods),
+                        Arg::U32(n32),
+                        Arg::U32(dm),
+                    ],
+                )?;
+                digits.forward_limbs(0..2 * b * d_max, true)?;
+                run(
+                    "hk_fhew_product_ops",
+                    &[
+                        Arg::Buf(t.buffer()),
+                        Arg::Buf(digits.buffer()),
+                        Arg::Buf(&self.keys),
+                        ix,
+                        nf,
+                        off,
+                        Arg::Buf(mods),
+                        Arg::U32(n32),
+                        Arg::U32(dm),
+                    ],
+                )?;
+                t.inverse_limbs(0..2 * b, true)?;
+                run(
+                    "hk_fhew_update_ops",
+                    &[
+                        Arg::Buf(acc.buffer()),
+                        Arg::Buf(t.buffer()),
+                        Arg::Buf(tmp.buffer()),
+                        ix,
+                        nf,
+                        off,
+                        Arg::Buf(mods),
+                        Arg::U32(n32),
+                    ],
+                )?;
+            }
+            return Self::download_accumulators(&acc, big_n);
+        }
         gpu.launch(
             &module,
             "hk_fhew_rotate_auto",

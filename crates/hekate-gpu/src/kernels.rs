@@ -96,6 +96,10 @@ impl KernelModule {
                 "hk_fhew_update",
                 "hk_fhew_rotate",
                 "hk_fhew_rotate_auto",
+                "hk_fhew_auto_permute",
+                "hk_fhew_decompose_ops",
+                "hk_fhew_product_ops",
+                "hk_fhew_update_ops",
             ],
         }
     }

@@ -4,7 +4,8 @@
 //! in launches per step, every gate through
 //! `DeviceFhewEvaluator` in batches that do not divide the gate count, decrypting to the
 //! truth table; the three LMKCDEY methods (every automorphism key set, both step orders,
-//! a gadget schedule) fused, and their gates; ALTMULT keys refused.
+//! a gadget schedule), fused and per row, at N = 256 and 2048, and their gates; ALTMULT
+//! keys refused.
 
 mod common;
 
@@ -135,9 +136,16 @@ fn batched_blind_rotations_match_the_cpu() {
     }
 }
 
-/// LMKCDEY's rotations, fused: every method, automorphism key set and step order, and a
-/// gadget schedule; ciphertexts with zero and all-even masks (Alg. 3's and 4's extra
-/// products at the end), in one batch.
+/// TOY at N = 2048, where the fused rotation does not fit (per row only).
+const TOY_2048: FhewParams = FhewParams {
+    name: "TOY_2048",
+    big_n: 2048,
+    ..params::TOY
+};
+
+/// LMKCDEY's rotations, fused and per row: every method, automorphism key set and step
+/// order, a gadget schedule, and N = 2048 (per row only); ciphertexts with zero and
+/// all-even masks (Alg. 3's and 4's extra products at the end), in one batch.
 #[test]
 fn automorphism_rotations_match_the_cpu() {
     let Some(gpu) = common::gpu() else { return };
@@ -169,14 +177,17 @@ fn automorphism_rotations_match_the_cpu() {
             even.with_auto_keys(AutoKeySet::Generators),
             StepOrder::Index,
         ),
+        (
+            TOY_2048,
+            even.with_auto_keys(AutoKeySet::PowersOfFive),
+            StepOrder::Dlog,
+        ),
     ] {
         let (ctx, sk, mut key, mut rng) = setup_with(&p, cfg, 11);
         key.brk = key.brk.with_step_order(order);
         let dctx = DeviceRingContext::new(&gpu, ctx.ring()).unwrap();
         let mut dkey = DeviceBlindRotationKey::upload(&dctx, &key.brk).unwrap();
-        assert!(dkey.fused() && dkey.fused_only());
-        let err = dkey.set_fused(false).expect_err("fused only").to_string();
-        assert!(err.contains("fused rotation only"), "{err}");
+        assert_eq!(dkey.fused(), p.big_n <= 1024);
         let f = test_vector(&ctx, |u| (u as i64 - 100) * 1000);
         let mut cts: Vec<LweCiphertext> = (0..6)
             .map(|_| {
@@ -189,11 +200,19 @@ fn automorphism_rotations_match_the_cpu() {
         cts[2].a.iter_mut().for_each(|a| *a &= !1); // every α_i even
         cts[4].a.iter_mut().step_by(2).for_each(|a| *a = 0);
         let want = cpu_rotations(&ctx, &key, &f, &cts);
-        let got = dkey.blind_rotate_batch(&f, &cts).unwrap();
-        let what = format!("{} {} {order:?}", p.name, cfg.label());
-        for (i, (dev, acc)) in got.iter().zip(&want).enumerate() {
-            assert_eq!(dev.a.data(), acc.a.data(), "{what}: a of #{i}");
-            assert_eq!(dev.b.data(), acc.b.data(), "{what}: b of #{i}");
+        let kinds: &[bool] = if dkey.fused() {
+            &[true, false]
+        } else {
+            &[false]
+        };
+        for &fused in kinds {
+            dkey.set_fused(fused).unwrap();
+            let got = dkey.blind_rotate_batch(&f, &cts).unwrap();
+            let what = format!("{} {} {order:?} fused {fused}", p.name, cfg.label());
+            for (i, (dev, acc)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(dev.a.data(), acc.a.data(), "{what}: a of #{i}");
+                assert_eq!(dev.b.data(), acc.b.data(), "{what}: b of #{i}");
+            }
         }
         // A ciphertext of other (n, q) is refused, naming both.
         let mut wrong = cts[0].clone();

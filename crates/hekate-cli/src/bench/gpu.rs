@@ -64,7 +64,7 @@ pub struct GpuArgs {
     #[arg(long, value_delimiter = ',')]
     fhew: Vec<String>,
     /// Blind-rotation method of the FHEW rows: AP, GINX, or an LMKCDEY variant that applies
-    /// to the preset (LMKCDEY-aux for q = 2N, LMKCDEY-even for q < 2N; fused rotation only)
+    /// to the preset (LMKCDEY-aux for q = 2N, LMKCDEY-even for q < 2N)
     #[arg(long, default_value = "GINX")]
     fhew_method: String,
     /// Gates per device batch in the FHEW rows, comma separated

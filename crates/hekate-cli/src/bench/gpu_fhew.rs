@@ -17,7 +17,7 @@ use std::error::Error;
 use std::sync::Arc;
 
 /// One table for `preset` with `method` (AP, GINX or LMKCDEY): per batch size, and per kind
-/// of launch (fused where it fits, and per step for AP and GINX), the device time of a
+/// of launch (fused where it fits, and per step), the device time of a
 /// batch of NAND gates and per gate, beside the CPU's time per gate (one thread) with the
 /// same NTT products and with its default products. Returns whether every device gate
 /// equalled the CPU's.
@@ -90,10 +90,10 @@ pub fn rows(
         params.name,
         method.name()
     ));
-    let kernels: &[bool] = match (dev.key().fused(), dev.key().fused_only()) {
-        (true, true) => &[true],
-        (true, false) => &[true, false],
-        _ => &[false],
+    let kernels: &[bool] = if dev.key().fused() {
+        &[true, false]
+    } else {
+        &[false]
     };
     for &b in batches {
         for &fused in kernels {
