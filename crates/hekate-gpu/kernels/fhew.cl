@@ -268,14 +268,14 @@ HK_KERNEL hk_fhew_rotate_auto(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *keys,
 
 /* LMKCDEY in launches per row (any N; hk_fhew_rotate_auto's operations, row `off / B` of
  * `index` / `info`, one launch of each kernel per row over the whole batch). Elements
- * without an operation this row (HK_NO_KEY) are left alone. Grid x: coefficients, y: the
- * 2B polynomials. */
+ * without an operation this row (HK_NO_KEY) are left alone. Every kernel takes (index, info,
+ * off, mods, n, dmax) after its buffers. Grid x: coefficients, y: the 2B polynomials. */
 
 /* Step 1: tmp = acc(X^t) for an automorphism key (both halves: a' to decompose, b' to add
  * at the end), tmp = acc for an RGSW product. */
 HK_KERNEL hk_fhew_auto_permute(HK_GLOBAL u64 *tmp, HK_GLOBAL const u64 *acc,
                                HK_GLOBAL const u64 *index, HK_GLOBAL const u64 *info, u32 off,
-                               HK_GLOBAL const u64 *mods, u32 n) {
+                               HK_GLOBAL const u64 *mods, u32 n, u32 dmax) {
     u32 k = HK_GID_X, p = HK_GID_Y, e = p >> 1;
     if (k >= n || index[off + e] == HK_NO_KEY) return;
     u32 tinv = (u32)(info[off + e] >> 32);
@@ -331,7 +331,7 @@ HK_KERNEL hk_fhew_product_ops(HK_GLOBAL u64 *t, HK_GLOBAL const u64 *digits,
 HK_KERNEL hk_fhew_update_ops(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *t,
                              HK_GLOBAL const u64 *tmp, HK_GLOBAL const u64 *index,
                              HK_GLOBAL const u64 *info, u32 off, HK_GLOBAL const u64 *mods,
-                             u32 n) {
+                             u32 n, u32 dmax) {
     u32 k = HK_GID_X, p = HK_GID_Y, e = p >> 1, h = p & 1;
     if (k >= n || index[off + e] == HK_NO_KEY) return;
     u64 at = (u64)p * n + k, v = t[at];

@@ -475,66 +475,32 @@ impl DeviceBlindRotationKey {
             let mut t = DevicePoly::batch(&self.ctx, 2 * b, Form::Ntt)?;
             let block = big_n.min(GROUP);
             let grid = [big_n.div_ceil(block) as u32, (2 * b) as u32];
-            let run = |kernel: &str, args: &[Arg<'_>]| {
-                gpu.launch(&module, kernel, grid, block as u32, args)
-            };
             let (mods, n32, dm) = (&self.ctx.mods, big_n as u32, d_max as u32);
             for s in 0..rows {
-                let off = Arg::U32((s * b) as u32);
-                let (ix, nf) = (Arg::Buf(&index), Arg::Buf(&inf));
-                run(
-                    "hk_fhew_auto_permute",
-                    &[
-                        Arg::Buf(tmp.buffer()),
-                        Arg::Buf(acc.buffer()),
-                        ix,
-                        nf,
-                        off,
-                        Arg::Buf(mods),
-                        Arg::U32(n32),
-                    ],
-                )?;
-                run(
-                    "hk_fhew_decompose_ops",
-                    &[
-                        Arg::Buf(digits.buffer()),
-                        Arg::Buf(tmp.buffer()),
-                        ix,
-                        nf,
-                        off,
+                // Each kernel: its buffers, then (index, info, row offset, moduli, N, dmax).
+                let row = |kernel: &str, bufs: &[&Buffer]| {
+                    let mut args: Vec<Arg<'_>> = bufs.iter().map(|x| Arg::Buf(x)).collect();
+                    args.extend([
+                        Arg::Buf(&index),
+                        Arg::Buf(&inf),
+                        Arg::U32((s * b) as u32),
                         Arg::Buf(mods),
                         Arg::U32(n32),
                         Arg::U32(dm),
-                    ],
-                )?;
+                    ]);
+                    gpu.launch(&module, kernel, grid, block as u32, &args)
+                };
+                row("hk_fhew_auto_permute", &[tmp.buffer(), acc.buffer()])?;
+                row("hk_fhew_decompose_ops", &[digits.buffer(), tmp.buffer()])?;
                 digits.forward_limbs(0..2 * b * d_max, true)?;
-                run(
+                row(
                     "hk_fhew_product_ops",
-                    &[
-                        Arg::Buf(t.buffer()),
-                        Arg::Buf(digits.buffer()),
-                        Arg::Buf(&self.keys),
-                        ix,
-                        nf,
-                        off,
-                        Arg::Buf(mods),
-                        Arg::U32(n32),
-                        Arg::U32(dm),
-                    ],
+                    &[t.buffer(), digits.buffer(), &self.keys],
                 )?;
                 t.inverse_limbs(0..2 * b, true)?;
-                run(
+                row(
                     "hk_fhew_update_ops",
-                    &[
-                        Arg::Buf(acc.buffer()),
-                        Arg::Buf(t.buffer()),
-                        Arg::Buf(tmp.buffer()),
-                        ix,
-                        nf,
-                        off,
-                        Arg::Buf(mods),
-                        Arg::U32(n32),
-                    ],
+                    &[acc.buffer(), t.buffer(), tmp.buffer()],
                 )?;
             }
             return Self::download_accumulators(&acc, big_n);

@@ -519,15 +519,7 @@ impl BlindRotationKey {
         acc: &mut RlweCiphertext,
         t: &mut RlweCiphertext,
     ) -> Result<()> {
-        if ct.q != self.q || ct.dim() != self.n {
-            return Err(Error::ParameterMismatch(format!(
-                "blind rotation keys are for (n, q) = ({}, {}), the ciphertext has ({}, {})",
-                self.n,
-                self.q,
-                ct.dim(),
-                ct.q
-            )));
-        }
+        self.sched.check_ciphertext(ct)?;
         let big_n = ctx.n();
         let two_n = 2 * big_n;
         let y = two_n / self.q as usize;

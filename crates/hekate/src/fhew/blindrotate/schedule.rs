@@ -87,6 +87,12 @@ impl AutoScheduler {
                 self.config.method.name()
             )));
         }
+        self.check_ciphertext(ct)?;
+        Ok(self.schedule_checked(ct))
+    }
+
+    /// An error unless `ct` is a ciphertext of the keys' `(n, q)` (every method's check).
+    pub(super) fn check_ciphertext(&self, ct: &LweCiphertext) -> Result<()> {
         if ct.q != self.q || ct.dim() != self.n {
             return Err(Error::ParameterMismatch(format!(
                 "blind rotation keys are for (n, q) = ({}, {}), the ciphertext has ({}, {})",
@@ -96,7 +102,7 @@ impl AutoScheduler {
                 ct.q
             )));
         }
-        Ok(self.schedule_checked(ct))
+        Ok(())
     }
 
     /// [`AutoScheduler::schedule`] for an automorphism-based key set and a ciphertext of
