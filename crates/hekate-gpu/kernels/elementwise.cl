@@ -53,6 +53,15 @@ HK_KERNEL hk_mul_scalar_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GL
     out[at] = hk_mul_shoup(a[at], scalars[2 * l], scalars[2 * l + 1], q);
 }
 
+/* out += a w_l (the same (w_l, w_l') table): Poly::mul_scalar_add_assign. `a` may have more
+ * limbs than `out` (its lower ones are read). */
+HK_KERNEL hk_mul_scalar_add_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a,
+                                   HK_GLOBAL const u64 *scalars, HK_GLOBAL const u64 *mods,
+                                   u32 n, u32 ql, u32 qmax) {
+    HK_ELEMENT_PROLOGUE
+    out[at] = hk_add(out[at], hk_mul_shoup(a[at], scalars[2 * l], scalars[2 * l + 1], q), q);
+}
+
 /* out = a + s_l in NTT form (every coefficient of limb l), s_l reduced (Poly::add_scalar_assign). */
 HK_KERNEL hk_add_scalar_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *scalars,
                                HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {

@@ -330,17 +330,67 @@ impl DevicePoly {
     /// Multiplies limb `i` by the reduced constant `scalars[i]` (an integer given by its
     /// residues; valid in both forms).
     pub fn mul_scalar_assign(&mut self, scalars: &[u64]) -> Result<()> {
+        let table = self.scalar_table(scalars)?;
+        self.mul_scalar_table_assign(&table)
+    }
+
+    /// The device table of the per-limb constants `scalars` (reduced, one per limb of this
+    /// polynomial) with their Shoup companions, for [`DevicePoly::mul_scalar_table_assign`]
+    /// and [`DevicePoly::mul_scalar_add_table_assign`] on any polynomial of this shape: one
+    /// upload for several polynomials.
+    pub fn scalar_table(&self, scalars: &[u64]) -> Result<Buffer> {
         self.check_scalars(scalars)?;
-        let ring = self.ctx.ring().clone();
+        let ring = self.ctx.ring();
         let mut table = Vec::with_capacity(2 * scalars.len());
         for (i, &w) in scalars.iter().enumerate() {
             table.extend_from_slice(&[w, ring.modulus(i, self.q_limbs).shoup(w)]);
         }
-        let table = self.ctx.gpu().upload(&table)?;
+        self.ctx.gpu().upload(&table)
+    }
+
+    /// [`DevicePoly::mul_scalar_assign`] with a table of [`DevicePoly::scalar_table`] (made
+    /// for this polynomial's limbs or more).
+    pub fn mul_scalar_table_assign(&mut self, table: &Buffer) -> Result<()> {
+        self.check_table(table)?;
         self.elementwise(
             "hk_mul_scalar_kernel",
-            &[Arg::Buf(&self.buf), Arg::Buf(&self.buf), Arg::Buf(&table)],
+            &[Arg::Buf(&self.buf), Arg::Buf(&self.buf), Arg::Buf(table)],
         )
+    }
+
+    /// `self += a · w_l` per limb, as [`Poly::mul_scalar_add_assign`], with a table of
+    /// [`DevicePoly::scalar_table`]: one pass, no copy of `a`, which may have more chain
+    /// limbs than `self` (its lower ones are read; neither has special limbs).
+    pub fn mul_scalar_add_table_assign(&mut self, a: &DevicePoly, table: &Buffer) -> Result<()> {
+        self.check_table(table)?;
+        if a.n() != self.n()
+            || a.form != self.form
+            || a.p_limbs != 0
+            || self.p_limbs != 0
+            || a.q_limbs < self.q_limbs
+        {
+            return Err(Error::InvalidInput(format!(
+                "acc += a·w needs chain limbs only, the same form and at least the \
+                 accumulator's {} limbs (a has {} + {} special, {:?} against {:?})",
+                self.q_limbs, a.q_limbs, a.p_limbs, a.form, self.form
+            )));
+        }
+        self.elementwise(
+            "hk_mul_scalar_add_kernel",
+            &[Arg::Buf(&self.buf), Arg::Buf(&a.buf), Arg::Buf(table)],
+        )
+    }
+
+    /// An error unless `table` holds a (w, w') pair per limb of this polynomial.
+    fn check_table(&self, table: &Buffer) -> Result<()> {
+        if table.len() < 2 * self.num_limbs() {
+            return Err(Error::InvalidInput(format!(
+                "a constant table of {} words for {} limbs",
+                table.len(),
+                self.num_limbs()
+            )));
+        }
+        Ok(())
     }
 
     /// `out = self(X^k)`, in the current form (`k` odd, taken mod 2N), as

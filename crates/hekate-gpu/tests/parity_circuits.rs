@@ -1,6 +1,7 @@
 //! hekate's circuits on the device (`CircuitEvaluator` for `DeviceEvaluator`) against the
 //! CPU evaluator, word for word: every operation the circuits use (plaintext products and
-//! accumulations, constants real and complex, integer products, additions aligning levels
+//! accumulations, constants real and complex, constant products accumulated (fused and not),
+//! integer products, additions aligning levels
 //! and integer scale ratios, level drops, rotation sums and Horner sums), then whole BSGS
 //! linear transforms (both giant-step forms) and a Chebyshev polynomial evaluation; the
 //! downloaded results decrypt to the expected values.
@@ -196,6 +197,33 @@ fn every_circuit_operation_matches_the_cpu_word_for_word() {
             &a,
             &format!("add/sub (sub = {sub}) across levels and scales"),
         );
+    }
+
+    // acc += c·ct: the fused pass (real c, acc at ct's level or below, scales matching) and
+    // the general path (a complex c, an acc scale off by an integer factor), as the CPU.
+    let c0 = Complex64::new(0.625, 0.0);
+    let mut base = s.ct.clone();
+    cpu.mul_const_scaled_assign(&mut base, c0, &cs).unwrap();
+    let mut low_base = low.clone();
+    cpu.mul_const_scaled_assign(&mut low_base, c0, &cs).unwrap();
+    let mut off_base = base.clone();
+    cpu.mul_const_scaled_assign(&mut off_base, Complex64::new(1.0, 0.0), &three)
+        .unwrap();
+    for (acc0, c, what) in [
+        (&base, Complex64::new(-1.5, 0.0), "fused, same level"),
+        (
+            &low_base,
+            Complex64::new(2.25, 0.0),
+            "fused, acc two levels down",
+        ),
+        (&base, Complex64::new(0.5, 0.75), "complex c"),
+        (&off_base, Complex64::new(-0.25, 0.0), "acc's scale times 3"),
+    ] {
+        let mut a = acc0.clone();
+        let mut d = DeviceCiphertext::upload(dev, acc0).unwrap();
+        CircuitEvaluator::mul_const_scaled_add_assign(cpu, &mut a, &s.ct, c, &cs).unwrap();
+        CircuitEvaluator::mul_const_scaled_add_assign(dev, &mut d, &s.dct, c, &cs).unwrap();
+        same(&s, &d, &a, &format!("mul_const_scaled_add_assign, {what}"));
     }
 
     // Rescaling and level drops through the trait.

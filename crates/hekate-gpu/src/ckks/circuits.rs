@@ -120,14 +120,20 @@ impl DeviceEvaluator {
         let (ka, kb) = Scale::alignment_factors(&a.scale, &b.scale)?;
         let level = a.level().min(b.level());
         Self::truncate(a, level);
-        let mut bp = self.parts_at(b, level)?;
-        self.mul_integer_parts(&mut bp, kb)?;
         self.mul_integer_parts(&mut a.parts, ka)?;
-        for (i, mut y) in bp.into_iter().enumerate() {
+        for (i, y) in b.parts.iter().enumerate() {
+            // b's limbs are read in place unless they must be scaled (or a lacks the part).
+            let mut y = limbs_of(y, level + 1)?;
+            if kb != 1 || i >= a.parts.len() {
+                let mut t = y.into_owned();
+                self.mul_integer_parts(std::slice::from_mut(&mut t), kb)?;
+                y = std::borrow::Cow::Owned(t);
+            }
             match a.parts.get_mut(i) {
                 Some(x) if sub => x.sub_assign(&y)?,
                 Some(x) => x.add_assign(&y)?,
                 None => {
+                    let mut y = y.into_owned();
                     if sub {
                         y.neg_assign()?;
                     }
@@ -230,18 +236,58 @@ impl DeviceEvaluator {
         let ring = self.ctx.ring();
         let re = constant_residues(ring, c.re * delta, ql)?;
         let im = constant_residues(ring, c.im * delta, ql)?;
+        let Some(first) = ct.parts.first() else {
+            return Ok(());
+        };
+        let re = first.scalar_table(&re)?;
+        let im = if c.im != 0.0 {
+            Some(first.scalar_table(&im)?)
+        } else {
+            None
+        };
         for part in &mut ct.parts {
-            if c.im != 0.0 {
+            if let Some(im) = &im {
                 let mut t = part.clone();
                 t.mul_monomial_half_assign()?;
-                t.mul_scalar_assign(&im)?;
-                part.mul_scalar_assign(&re)?;
+                t.mul_scalar_table_assign(im)?;
+                part.mul_scalar_table_assign(&re)?;
                 part.add_assign(&t)?;
             } else {
-                part.mul_scalar_assign(&re)?;
+                part.mul_scalar_table_assign(&re)?;
             }
         }
         ct.scale = ct.scale.mul(scale);
+        Ok(())
+    }
+
+    /// `acc += c · ct`, the constant encoded at `scale`, as
+    /// [`hekate::ckks::Evaluator::mul_const_scaled_add_assign`]: for a real `c`, `acc` at or
+    /// below `ct`'s level with as many parts and `acc`'s scale `ct`'s times `scale`, one pass
+    /// per part reading `ct`'s limbs in place (one launch, one constant table); otherwise
+    /// `ct` at `acc`'s level times `c`, then [`DeviceEvaluator::add_assign`]. The same words
+    /// either way.
+    pub fn mul_const_scaled_add_assign(
+        &self,
+        acc: &mut DeviceCiphertext,
+        ct: &DeviceCiphertext,
+        c: Complex64,
+        scale: &Scale,
+    ) -> Result<()> {
+        Self::check_pair(acc, ct)?;
+        let fused = c.im == 0.0
+            && acc.level() <= ct.level()
+            && acc.parts.len() == ct.parts.len()
+            && acc.scale == ct.scale.mul(scale);
+        if !fused {
+            let mut t = self.drop_level(ct, ct.level().saturating_sub(acc.level()))?;
+            self.mul_const_scaled_assign(&mut t, c, scale)?;
+            return self.add_assign(acc, &t);
+        }
+        let re = constant_residues(self.ctx.ring(), c.re * scale.to_f64(), acc.level() + 1)?;
+        let table = acc.parts[0].scalar_table(&re)?;
+        for (a, b) in acc.parts.iter_mut().zip(&ct.parts) {
+            a.mul_scalar_add_table_assign(b, &table)?;
+        }
         Ok(())
     }
 
@@ -598,6 +644,15 @@ impl CircuitEvaluator for DeviceEvaluator {
     ) -> hekate::Result<()> {
         DeviceEvaluator::mul_const_scaled_assign(self, ct, c, scale).map_err(to_hekate)
     }
+    fn mul_const_scaled_add_assign(
+        &self,
+        acc: &mut DeviceCiphertext,
+        ct: &DeviceCiphertext,
+        c: Complex64,
+        scale: &Scale,
+    ) -> hekate::Result<()> {
+        DeviceEvaluator::mul_const_scaled_add_assign(self, acc, ct, c, scale).map_err(to_hekate)
+    }
     fn add_const_assign(&self, ct: &mut DeviceCiphertext, c: Complex64) -> hekate::Result<()> {
         DeviceEvaluator::add_const_assign(self, ct, c).map_err(to_hekate)
     }
@@ -605,8 +660,7 @@ impl CircuitEvaluator for DeviceEvaluator {
         DeviceEvaluator::mul_integer_assign(self, ct, k).map_err(to_hekate)
     }
     fn rescale_assign(&self, ct: &mut DeviceCiphertext) -> hekate::Result<()> {
-        *ct = self.rescale(ct).map_err(to_hekate)?;
-        Ok(())
+        DeviceEvaluator::rescale_assign(self, ct).map_err(to_hekate)
     }
     fn at_level(&self, ct: &DeviceCiphertext, level: usize) -> hekate::Result<DeviceCiphertext> {
         let drop = ct.level().checked_sub(level).ok_or_else(|| {

@@ -381,16 +381,28 @@ impl DeviceEvaluator {
                 "cannot rescale a ciphertext at level 0".into(),
             ));
         }
+        let mut out = DeviceCiphertext {
+            parts: self.parts_at(ct, ct.level())?,
+            scale: ct.scale.clone(),
+            slots: ct.slots,
+        };
+        self.rescale_assign(&mut out)?;
+        Ok(out)
+    }
+
+    /// [`DeviceEvaluator::rescale`] in place (no copy of the parts).
+    pub fn rescale_assign(&self, ct: &mut DeviceCiphertext) -> Result<()> {
+        if ct.level() == 0 {
+            return Err(Error::InvalidInput(
+                "cannot rescale a ciphertext at level 0".into(),
+            ));
+        }
         let q_last = self.ctx.ring().q().moduli()[ct.level()].value();
-        let mut parts = self.parts_at(ct, ct.level())?;
-        for p in &mut parts {
+        for p in &mut ct.parts {
             p.divide_round_by_last_q()?;
         }
-        Ok(DeviceCiphertext {
-            parts,
-            scale: ct.scale.div_integer(q_last),
-            slots: ct.slots,
-        })
+        ct.scale = ct.scale.div_integer(q_last);
+        Ok(())
     }
 
     /// The Galois element and device key of a rotation by `steps` (as the CPU evaluator
