@@ -129,14 +129,15 @@ HK_KERNEL hk_sub_mul_scalar_kernel(HK_GLOBAL u64 *x, HK_GLOBAL const u64 *b, HK_
 }
 
 /* Rescaling's lift (ring::Poly::divide_round_by_last_q): limbs i < l of t receive the
- * centered last residue x = t[l] (coefficient form, modulo q_l) modulo q_i: x or
- * x + (q_i - q_l) when q_l <= q_i, else [x]_{q_i} - ([q_l]_{q_i} when x > q_l / 2).
+ * centered last residue x = src[l] (limb l of `src`, coefficient form, modulo q_l) modulo
+ * q_i: x or x + (q_i - q_l) when q_l <= q_i, else [x]_{q_i} - ([q_l]_{q_i} when x > q_l / 2).
  * Called with ql = l (grid y over the l lower limbs). */
-HK_KERNEL hk_rescale_lift_kernel(HK_GLOBAL u64 *t, HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
+HK_KERNEL hk_rescale_lift_kernel(HK_GLOBAL u64 *t, HK_GLOBAL const u64 *src, HK_GLOBAL const u64 *mods,
+                                 u32 n, u32 ql, u32 qmax) {
     HK_ELEMENT_PROLOGUE
     HK_GLOBAL const u64 *ml = mods + HK_MOD_STRIDE * ql;
     u64 q_last = ml[HK_MOD_Q], q_half = q_last >> 1;
-    u64 x = t[(u64)ql * n + k];
+    u64 x = src[(u64)ql * n + k];
     u64 r;
     if (q_last <= q) {
         r = x + (x > q_half ? q - q_last : 0);

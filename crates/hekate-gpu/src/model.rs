@@ -173,12 +173,13 @@ pub fn rotate(s: &Shape) -> Traffic {
     t
 }
 
-/// Rescaling both parts.
+/// Rescaling both parts (a copy of each, as [`crate::ckks::DeviceEvaluator::rescale`]; the
+/// in-place `rescale_assign` saves the copies): per part, the last limb's inverse NTT in
+/// place, the lift to the other limbs, their NTT and the subtraction.
 pub fn rescale(s: &Shape) -> Traffic {
     let l = s.ql - 1;
     let per_part = {
-        let mut p = elementwise(s, 1, 1, 1);
-        p.add(ntt(s, 1));
+        let mut p = ntt(s, 1);
         p.add(elementwise(s, l, 1, 1));
         p.add(ntt(s, l));
         p.add(elementwise(s, l, 2, 1));

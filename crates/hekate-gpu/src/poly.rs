@@ -580,14 +580,17 @@ impl DevicePoly {
         }
         let l = self.q_limbs - 1;
         let form = self.form;
-        let mut t = DevicePoly::uninit(&self.ctx, l + 1, 0, Form::Coeff)?;
-        t.copy_limbs_from(self, l, l, 1)?;
+        // The last limb, dropped below, goes to coefficients in place.
         if form == Form::Ntt {
-            t.inverse_limbs(l..l + 1, true)?;
+            self.inverse_limbs(l..l + 1, true)?;
         }
-        // Over the l lower limbs; the kernel reads the last residue at limb l.
-        t.truncate_to(l);
-        t.run_elementwise("hk_rescale_lift_kernel", &[Arg::Buf(&t.buf)], &[])?;
+        // Over the l lower limbs of t; the kernel reads the last residue at self's limb l.
+        let mut t = DevicePoly::uninit(&self.ctx, l, 0, Form::Coeff)?;
+        t.run_elementwise(
+            "hk_rescale_lift_kernel",
+            &[Arg::Buf(&t.buf), Arg::Buf(&self.buf)],
+            &[],
+        )?;
         if form == Form::Ntt {
             t.forward(true)?;
         }
