@@ -272,35 +272,34 @@ HK_KERNEL hk_fhew_rotate_auto(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *keys,
  * off, mods, n, dmax) after its buffers. Grid x: coefficients, y: the 2B polynomials. */
 
 /* Step 1: tmp = acc(X^t) for an automorphism key (both halves: a' to decompose, b' to add
- * at the end), tmp = acc for an RGSW product. */
+ * at the end); nothing for an RGSW product (its digits are read from acc). */
 HK_KERNEL hk_fhew_auto_permute(HK_GLOBAL u64 *tmp, HK_GLOBAL const u64 *acc,
                                HK_GLOBAL const u64 *index, HK_GLOBAL const u64 *info, u32 off,
                                HK_GLOBAL const u64 *mods, u32 n, u32 dmax) {
     u32 k = HK_GID_X, p = HK_GID_Y, e = p >> 1;
     if (k >= n || index[off + e] == HK_NO_KEY) return;
     u32 tinv = (u32)(info[off + e] >> 32);
+    if (!tinv) return;
     HK_GLOBAL const u64 *src = acc + (u64)p * n;
-    u64 v = src[k];
-    if (tinv) {
-        u32 j = (k * tinv) & (2 * n - 1);
-        v = j < n ? src[j] : hk_neg(src[j - n], mods[HK_MOD_Q]);
-    }
-    tmp[(u64)p * n + k] = v;
+    u32 j = (k * tinv) & (2 * n - 1);
+    tmp[(u64)p * n + k] = j < n ? src[j] : hk_neg(src[j - n], mods[HK_MOD_Q]);
 }
 
-/* Step 2: the signed digits of tmp with the element's gadget (info bits 0-7: log2 B_g,
- * 8-15: d): element e's digits start at polynomial 2 dmax e, a's d digits then b's (an
- * automorphism decomposes a' only). */
+/* Step 2: the signed digits with the element's gadget (info bits 0-7: log2 B_g, 8-15: d) of
+ * acc (an RGSW product) or of tmp's a' (an automorphism): element e's digits start at
+ * polynomial 2 dmax e, a's d digits then b's. */
 HK_KERNEL hk_fhew_decompose_ops(HK_GLOBAL u64 *digits, HK_GLOBAL const u64 *tmp,
-                                HK_GLOBAL const u64 *index, HK_GLOBAL const u64 *info,
-                                u32 off, HK_GLOBAL const u64 *mods, u32 n, u32 dmax) {
+                                HK_GLOBAL const u64 *acc, HK_GLOBAL const u64 *index,
+                                HK_GLOBAL const u64 *info, u32 off, HK_GLOBAL const u64 *mods,
+                                u32 n, u32 dmax) {
     u32 k = HK_GID_X, p = HK_GID_Y, e = p >> 1, h = p & 1;
     if (k >= n || index[off + e] == HK_NO_KEY) return;
     u64 inf = info[off + e];
     u32 lb = (u32)(inf & 0xff), d = (u32)((inf >> 8) & 0xff);
-    if (h && (inf >> 32)) return;
+    u32 autom = (inf >> 32) != 0;
+    if (h && autom) return;
     u64 q = mods[HK_MOD_Q];
-    u64 c = tmp[(u64)p * n + k];
+    u64 c = (autom ? tmp : acc)[(u64)p * n + k];
     u64 x = c > q / 2 ? c - q : c;
     u64 mask = ((u64)1 << lb) - 1, hb = (u64)1 << (lb - 1);
     HK_GLOBAL u64 *out = digits + ((u64)e * 2 * dmax + (u64)h * d) * n + k;

@@ -491,7 +491,10 @@ impl DeviceBlindRotationKey {
                     gpu.launch(&module, kernel, grid, block as u32, &args)
                 };
                 row("hk_fhew_auto_permute", &[tmp.buffer(), acc.buffer()])?;
-                row("hk_fhew_decompose_ops", &[digits.buffer(), tmp.buffer()])?;
+                row(
+                    "hk_fhew_decompose_ops",
+                    &[digits.buffer(), tmp.buffer(), acc.buffer()],
+                )?;
                 digits.forward_limbs(0..2 * b * d_max, true)?;
                 row(
                     "hk_fhew_product_ops",
