@@ -235,13 +235,12 @@ impl DeviceEvaluator {
         let delta = scale.to_f64();
         let ring = self.ctx.ring();
         let re = constant_residues(ring, c.re * delta, ql)?;
-        let im = constant_residues(ring, c.im * delta, ql)?;
         let Some(first) = ct.parts.first() else {
             return Ok(());
         };
         let re = first.scalar_table(&re)?;
         let im = if c.im != 0.0 {
-            Some(first.scalar_table(&im)?)
+            Some(first.scalar_table(&constant_residues(ring, c.im * delta, ql)?)?)
         } else {
             None
         };

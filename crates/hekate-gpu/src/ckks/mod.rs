@@ -376,11 +376,6 @@ impl DeviceEvaluator {
 
     /// Divides by the last prime of the level, as [`Evaluator::rescale`].
     pub fn rescale(&self, ct: &DeviceCiphertext) -> Result<DeviceCiphertext> {
-        if ct.level() == 0 {
-            return Err(Error::InvalidInput(
-                "cannot rescale a ciphertext at level 0".into(),
-            ));
-        }
         let mut out = DeviceCiphertext {
             parts: self.parts_at(ct, ct.level())?,
             scale: ct.scale.clone(),

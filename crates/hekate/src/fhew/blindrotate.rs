@@ -537,7 +537,7 @@ impl BlindRotationKey {
                         let v = x % br;
                         x /= br;
                         if v != 0 {
-                            p.product((i * self.d_r + j) * (br - 1) + v - 1, acc, t);
+                            p.product((i * self.d_r + j) * (br - 1) + v - 1, &[], acc, t);
                             std::mem::swap(acc, t);
                         }
                     }
@@ -552,7 +552,7 @@ impl BlindRotationKey {
                         if k == 0 {
                             continue;
                         }
-                        p.product(i * u.len() + j, acc, t);
+                        p.product(i * u.len() + j, &[], acc, t);
                         add_monomial_times(&mut acc.a, &t.a, k, qm);
                         add_monomial_times(&mut acc.b, &t.b, k, qm);
                     }
@@ -584,7 +584,7 @@ impl BlindRotationKey {
         );
         std::mem::swap(&mut acc.b, &mut t.b);
         for (key, autos) in &schedule.steps {
-            p.product_auto(*key, &schedule.autos[autos.clone()], acc, t);
+            p.product(*key, &schedule.autos[autos.clone()], acc, t);
             std::mem::swap(acc, t);
         }
     }
@@ -593,10 +593,9 @@ impl BlindRotationKey {
 /// The products a blind rotation is made of, on coefficient-form accumulators: over the
 /// NTT-form keys ([`NttProducts`]) or over `f64` transforms ([`FourierKeys`]).
 trait Products {
-    /// `out = acc · keys[k]` (`RLWE ⊗ RGSW`, or ALTMULT with `RLWE'` keys).
-    fn product(&mut self, k: usize, acc: &RlweCiphertext, out: &mut RlweCiphertext);
-    /// `out = acc · keys[k]`, then the automorphism keys `auto[i]` for `i` in `autos`.
-    fn product_auto(
+    /// `out = acc · keys[k]` (`RLWE ⊗ RGSW`, or ALTMULT with `RLWE'` keys), then the
+    /// automorphism keys `auto[i]` for `i` in `autos` (none for AP and GINX).
+    fn product(
         &mut self,
         k: usize,
         autos: &[usize],
@@ -613,13 +612,7 @@ struct NttProducts<'a> {
 }
 
 impl Products for NttProducts<'_> {
-    fn product(&mut self, k: usize, acc: &RlweCiphertext, out: &mut RlweCiphertext) {
-        let b = self.brk;
-        b.keys[k].mul_into(acc, self.ctx, self.scratch, b.z2.as_ref(), out);
-        to_coeff(out, self.ctx);
-    }
-
-    fn product_auto(
+    fn product(
         &mut self,
         k: usize,
         autos: &[usize],

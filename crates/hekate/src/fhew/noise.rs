@@ -59,11 +59,7 @@ pub fn predicted_sigma_acc2(
     cfg: MethodConfig,
     decomposition: GadgetDecomposition,
 ) -> Result<Option<f64>> {
-    let uses_auto = matches!(
-        cfg.method,
-        Method::LmkcdeyBase | Method::LmkcdeyAux | Method::LmkcdeyAllEven
-    );
-    if uses_auto && cfg.auto_keys != AutoKeySet::Full {
+    if cfg.method.is_automorphism_based() && cfg.auto_keys != AutoKeySet::Full {
         return Ok(None);
     }
     let skip = usize::from(decomposition == GadgetDecomposition::Approximate);

@@ -415,12 +415,7 @@ pub(super) struct FourierProducts<'a> {
 }
 
 impl Products for FourierProducts<'_> {
-    fn product(&mut self, k: usize, acc: &RlweCiphertext, out: &mut RlweCiphertext) {
-        self.keys.product(k, acc, self.scratch);
-        self.keys.finish(out, self.scratch);
-    }
-
-    fn product_auto(
+    fn product(
         &mut self,
         k: usize,
         autos: &[usize],

@@ -443,14 +443,14 @@ fn approximate_products_are_exact_products_of_the_rounded_accumulator() {
                 keys: &approx,
                 scratch: &mut s_approx,
             }
-            .product(k, &acc, &mut got);
+            .product(k, &[], &acc, &mut got);
             let mut want = RlweCiphertext::zero(ring, Form::Coeff);
             NttProducts {
                 brk,
                 ctx: ring,
                 scratch: &mut s_ntt,
             }
-            .product(k, &rounded, &mut want);
+            .product(k, &[], &rounded, &mut want);
             assert_eq!(got.a.data(), want.a.data(), "{} key {k}", p.name);
             assert_eq!(got.b.data(), want.b.data(), "{} key {k}", p.name);
             if log_base.is_some() {
