@@ -343,6 +343,86 @@ fn quick_presets_bootstrap_on_every_engine() {
     }
 }
 
+/// The precision of one bootstrap, in bits, over the slots.
+struct Measured {
+    /// `-log2` of the mean and of the largest `|got - want|` (hekate's figures: the error
+    /// of a slot is its complex modulus).
+    mean: f64,
+    min: f64,
+    /// `-log2` of the mean `|Re(got - want)|` and of the mean `|Im(got - want)|`: the
+    /// statistic behind seed 003's Table 7 (Lattigo v2's `GetPrecisionStats`, whose
+    /// `MeanPrecision` takes each part's mean separately). For a circular Gaussian error
+    /// it is `log2(π/2) = 0.65` bits above [`Measured::mean`].
+    re_mean: f64,
+    im_mean: f64,
+}
+
+impl Measured {
+    fn of(got: &[Complex64], want: &[Complex64]) -> Self {
+        let n = got.len() as f64;
+        let mean_of = |f: &dyn Fn(Complex64) -> f64| -> f64 {
+            -(got.iter().zip(want).map(|(g, w)| f(g - w)).sum::<f64>() / n).log2()
+        };
+        let largest = got
+            .iter()
+            .zip(want)
+            .map(|(g, w)| (g - w).norm())
+            .fold(0.0, f64::max);
+        Measured {
+            mean: mean_of(&|e| e.norm()),
+            min: -largest.log2(),
+            re_mean: mean_of(&|e| e.re.abs()),
+            im_mean: mean_of(&|e| e.im.abs()),
+        }
+    }
+
+    /// Table 7's statistic, the worse of the two parts.
+    fn per_part(&self) -> f64 {
+        self.re_mean.min(self.im_mean)
+    }
+}
+
+/// [`Measured`]'s statistics on known errors, and the gap of `log2(π/2)` between Table 7's
+/// per-part mean and the modulus' mean for a circular Gaussian error.
+#[test]
+fn precision_statistics() {
+    let want = vec![Complex64::new(0.5, -0.25); 4];
+    let got: Vec<Complex64> = want
+        .iter()
+        .map(|w| w + Complex64::new(3.0, -4.0) / 1024.0)
+        .collect();
+    let m = Measured::of(&got, &want);
+    assert!((m.mean - (10.0 - 5f64.log2())).abs() < 1e-12);
+    assert!((m.min - m.mean).abs() < 1e-12);
+    assert!((m.re_mean - (10.0 - 3f64.log2())).abs() < 1e-12);
+    assert!((m.im_mean - 8.0).abs() < 1e-12);
+    assert_eq!(m.per_part(), m.im_mean);
+
+    let mut rng = ChaCha20Rng::seed_from_u64(0x9A9);
+    let gauss = |rng: &mut ChaCha20Rng| {
+        // Box-Muller.
+        let (u, v): (f64, f64) = (rng.gen_range(f64::EPSILON..1.0), rng.gen());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    };
+    let want = vec![Complex64::new(0.0, 0.0); 1 << 16];
+    let got: Vec<Complex64> = want
+        .iter()
+        .map(|_| Complex64::new(gauss(&mut rng), gauss(&mut rng)) / 65536.0)
+        .collect();
+    let m = Measured::of(&got, &want);
+    let gap = std::f64::consts::FRAC_PI_2.log2();
+    assert!(
+        (m.re_mean - m.mean - gap).abs() < 0.02,
+        "{}",
+        m.re_mean - m.mean
+    );
+    assert!(
+        (m.im_mean - m.mean - gap).abs() < 0.02,
+        "{}",
+        m.im_mean - m.mean
+    );
+}
+
 /// One bootstrap of `a + bi` (`a`, `b` uniform in `[-1, 1)`) from level 1 at the default
 /// scale: `(mean, min)` precision in bits.
 fn bootstrap_mean(
@@ -350,6 +430,16 @@ fn bootstrap_mean(
     config: &BootstrapConfig,
     rng: &mut ChaCha20Rng,
 ) -> (f64, f64) {
+    let m = bootstrap_measured(ctx, config, rng);
+    (m.mean, m.min)
+}
+
+/// [`bootstrap_mean`]'s bootstrap, every statistic.
+fn bootstrap_measured(
+    ctx: &std::sync::Arc<crate::ckks::CkksContext>,
+    config: &BootstrapConfig,
+    rng: &mut ChaCha20Rng,
+) -> Measured {
     let sk = ctx.generate_secret_key_with(rng);
     let keys = generate_keys_with(ctx, config, &sk, rng, |_, _| {}).unwrap();
     let boot = Bootstrapper::new(ctx.clone(), config.clone(), keys).unwrap();
@@ -361,17 +451,13 @@ fn bootstrap_mean(
     let ct = ctx.encrypt_symmetric_with(&pt, &sk, rng).unwrap();
     let out = boot.bootstrap(&ct).unwrap();
     assert_eq!(out.scale(), ct.scale());
-    let got = ctx.decrypt_decode(&out, &sk).unwrap();
-    let errs: Vec<f64> = got.iter().zip(&z).map(|(g, w)| (g - w).norm()).collect();
-    let mean = errs.iter().sum::<f64>() / errs.len() as f64;
-    (
-        -mean.log2(),
-        -errs.iter().copied().fold(0.0, f64::max).log2(),
-    )
+    Measured::of(&ctx.decrypt_decode(&out, &sk).unwrap(), &z)
 }
 
-/// Full size: the preset named `name` reaches the mean precision Table 7 gives `set`
-/// (minutes and several GiB each).
+/// Full size: the preset named `name` reaches the mean precision Table 7 gives `set`,
+/// measured as Table 7 was (each part's mean error, [`Measured::re_mean`]) from a level-1
+/// input (ScaleDown's rescale included) against the encoded values; hekate's stricter
+/// statistic (the complex modulus) is printed beside it (minutes and several GiB each).
 fn full_size(name: &str, set: BootstrapPreset) {
     let table7 = rows()
         .into_iter()
@@ -381,9 +467,17 @@ fn full_size(name: &str, set: BootstrapPreset) {
     let p = preset(name).unwrap();
     let (ctx, config) = p.build().unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(0x7AB7);
-    let (mean, min) = bootstrap_mean(&ctx, &config, &mut rng);
-    println!("{name}: {mean:.2} bits mean, {min:.2} min (Table 7: {table7})");
-    assert!(mean >= table7, "{name}: {mean:.2} < Table 7's {table7}");
+    let m = bootstrap_measured(&ctx, &config, &mut rng);
+    println!(
+        "{name}: per part (Table 7's statistic) {:.2} real / {:.2} imaginary bits mean; \
+         modulus {:.2} mean / {:.2} min (Table 7: {table7})",
+        m.re_mean, m.im_mean, m.mean, m.min
+    );
+    assert!(
+        m.per_part() >= table7,
+        "{name}: {:.2} < Table 7's {table7}",
+        m.per_part()
+    );
 }
 
 /// `cargo test --release -p hekate --lib tests_presets::full_size_set_i -- --ignored --nocapture`
