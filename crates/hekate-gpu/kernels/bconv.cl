@@ -7,7 +7,8 @@
  * In two kernels, as the CPU's blocks: hk_bconv_yv writes the l rows of y and the row of v
  * into a scratch of (l + 1) n words (grid x over coefficients); hk_bconv_out writes the
  * output limbs (grid x over coefficients, y over the `count` targets j0 .. j0 + count, written
- * to limbs out_first .. of `out`).
+ * to limbs out_first .. of `out`), or hk_bconv_mod_up_out every limb of ModUp's output in
+ * one launch.
  *
  * Tables: `from`, 4 words per input prime: q_i, q_hat_inv_i, its companion, 1/q_i as f64
  * bits; `to`, 4 words per target: p_j, Barrett mu low and high words, 0. */
@@ -26,12 +27,10 @@ HK_KERNEL hk_bconv_yv(HK_GLOBAL u64 *scratch, HK_GLOBAL const u64 *in, HK_GLOBAL
     scratch[(u64)l * n + k] = exact ? (u64)HK_ROUND(acc) : 0;
 }
 
-HK_KERNEL hk_bconv_out(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *scratch, HK_GLOBAL const u64 *to,
-                       HK_GLOBAL const u64 *q_hat_mod_p, HK_GLOBAL const u64 *neg_vq,
-                       u32 n, u32 l, u32 j0, u32 out_first, u32 exact) {
-    u32 k = HK_GID_X;
-    if (k >= n) return;
-    u32 j = j0 + HK_GRP_Y;
+/* Output word k of target j from a hk_bconv_yv scratch. */
+HK_INLINE u64 hk_bconv_word(HK_GLOBAL const u64 *scratch, HK_GLOBAL const u64 *to,
+                            HK_GLOBAL const u64 *q_hat_mod_p, HK_GLOBAL const u64 *neg_vq,
+                            u32 n, u32 l, u32 j, u32 k, u32 exact) {
     HK_GLOBAL const u64 *t = to + 4 * j;
     HK_GLOBAL const u64 *row = q_hat_mod_p + (u64)j * l;
     u64 lo = exact ? neg_vq[(u64)j * (l + 1) + scratch[(u64)l * n + k]] : 0, hi = 0;
@@ -41,5 +40,36 @@ HK_KERNEL hk_bconv_out(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *scratch, HK_GLOB
         lo += plo;
         hi += phi + (u64)(lo < plo);
     }
-    out[(u64)(out_first + HK_GRP_Y) * n + k] = hk_reduce_u128(lo, hi, t[0], t[1], t[2]);
+    return hk_reduce_u128(lo, hi, t[0], t[1], t[2]);
+}
+
+HK_KERNEL hk_bconv_out(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *scratch, HK_GLOBAL const u64 *to,
+                       HK_GLOBAL const u64 *q_hat_mod_p, HK_GLOBAL const u64 *neg_vq,
+                       u32 n, u32 l, u32 j0, u32 out_first, u32 exact) {
+    u32 k = HK_GID_X;
+    if (k >= n) return;
+    out[(u64)(out_first + HK_GRP_Y) * n + k] =
+        hk_bconv_word(scratch, to, q_hat_mod_p, neg_vq, n, l, j0 + HK_GRP_Y, k, exact);
+}
+
+/* ModUp of the digit `start .. end` of a polynomial over ql chain limbs into `out` over
+ * ql + kp limbs (grid y over all of them), the hybrid key switch's layout: the digit's own
+ * limbs copied from `c` (NTT form), every other limb converted, the converter's targets
+ * being P (limbs ql ..), then the chain below the digit (limbs 0 .. start), then above it
+ * (limbs end .. ql). The converted limbs are in coefficient form: the caller transforms
+ * them (hk_ntt_* skipping the digit). */
+HK_KERNEL hk_bconv_mod_up_out(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *c,
+                              HK_GLOBAL const u64 *scratch, HK_GLOBAL const u64 *to,
+                              HK_GLOBAL const u64 *q_hat_mod_p, HK_GLOBAL const u64 *neg_vq,
+                              u32 n, u32 l, u32 ql, u32 kp, u32 start, u32 end) {
+    u32 k = HK_GID_X;
+    if (k >= n) return;
+    u32 o = HK_GRP_Y;
+    HK_GLOBAL u64 *dst = out + (u64)o * n + k;
+    if (o >= start && o < end) {
+        *dst = c[(u64)o * n + k];
+        return;
+    }
+    u32 j = o >= ql ? o - ql : (o < start ? kp + o : kp + o - (end - start));
+    *dst = hk_bconv_word(scratch, to, q_hat_mod_p, neg_vq, n, l, j, k, 1);
 }

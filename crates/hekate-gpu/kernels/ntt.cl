@@ -15,7 +15,9 @@
  * runs the r stages there; the stages within a tile run in one launch from local memory too
  * (hk_ntt_fwd_tail / hk_ntt_inv_head; one work-group per tile). Each work-item loops over its
  * share of the butterflies, with a barrier between stages. Grid y is the limb, counted from
- * `first` (a transform of limbs first .. first + grid y). */
+ * `first` and stepping over the `skip_len` limbs from `skip_at` (a transform of limbs
+ * first .. first + grid y + skip_len but those: ModUp transforms every limb but its digit's
+ * in one launch; `skip_at` = 0xFFFFFFFF skips none). */
 
 #ifndef HK_TILE_MAX
 #define HK_TILE_MAX 2048
@@ -23,6 +25,7 @@
 
 #define HK_NTT_PROLOGUE \
     u32 l = first + HK_GRP_Y; \
+    if (l >= skip_at) l += skip_len; \
     u32 m = hk_mod_index(l, ql, qmax); \
     HK_GLOBAL const u64 *md = mods + HK_MOD_STRIDE * m; \
     u64 q = md[HK_MOD_Q], two_q = q << 1; \
@@ -31,7 +34,8 @@
 /* The r forward stages of distances t = 2^log_t_hi down to 2^(log_t_hi - r + 1) (each at
  * least `cols`), for blocks of `cols` columns: 2^r cols words in local memory. */
 HK_KERNEL hk_ntt_fwd_cols(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                          u32 n, u32 ql, u32 qmax, u32 first, u32 log_t_hi, u32 r, u32 cols) {
+                          u32 n, u32 ql, u32 qmax, u32 first, u32 skip_at, u32 skip_len,
+                          u32 log_t_hi, u32 r, u32 cols) {
     HK_LOCAL u64 s[HK_TILE_MAX];
     HK_NTT_PROLOGUE
     u32 lid = HK_LID_X, lsz = HK_LSZ_X;
@@ -64,7 +68,8 @@ HK_KERNEL hk_ntt_fwd_cols(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL c
 /* The forward stages of distance tile/2 .. 1 on one tile, then the final correction (to
  * [0, 2q), or [0, q) when `reduce`). */
 HK_KERNEL hk_ntt_fwd_tail(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                          u32 n, u32 ql, u32 qmax, u32 first, u32 tile, u32 reduce) {
+                          u32 n, u32 ql, u32 qmax, u32 first, u32 skip_at, u32 skip_len,
+                          u32 tile, u32 reduce) {
     HK_LOCAL u64 s[HK_TILE_MAX];
     HK_NTT_PROLOGUE
     u32 blk = HK_GRP_X, lid = HK_LID_X, lsz = HK_LSZ_X, npairs = tile >> 1;
@@ -86,7 +91,8 @@ HK_KERNEL hk_ntt_fwd_tail(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL c
 /* The inverse stages of distance 1 .. tile/2 on one tile (and, when the tile is the whole
  * polynomial, the last stage with N^-1 as well). */
 HK_KERNEL hk_ntt_inv_head(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                          u32 n, u32 ql, u32 qmax, u32 first, u32 tile, u32 reduce) {
+                          u32 n, u32 ql, u32 qmax, u32 first, u32 skip_at, u32 skip_len,
+                          u32 tile, u32 reduce) {
     HK_LOCAL u64 s[HK_TILE_MAX];
     HK_NTT_PROLOGUE
     u32 blk = HK_GRP_X, lid = HK_LID_X, lsz = HK_LSZ_X;
@@ -103,7 +109,8 @@ HK_KERNEL hk_ntt_inv_head(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL c
  * least `cols`) for blocks of `cols` columns, in local memory as hk_ntt_fwd_cols; a stage of
  * distance n/2 is the last one (hk_inv_last: N^-1, corrected when `reduce`). */
 HK_KERNEL hk_ntt_inv_cols(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                          u32 n, u32 ql, u32 qmax, u32 first, u32 log_t_lo, u32 r, u32 cols,
+                          u32 n, u32 ql, u32 qmax, u32 first, u32 skip_at, u32 skip_len,
+                          u32 log_t_lo, u32 r, u32 cols,
                           u32 reduce) {
     HK_LOCAL u64 s[HK_TILE_MAX];
     HK_NTT_PROLOGUE

@@ -6,7 +6,7 @@
 //! | entry point | device implementation |
 //! | --- | --- |
 //! | NTTs, `add/sub/mul/mul_add_assign`, `automorphism` | the [`DevicePoly`] methods |
-//! | `mod_up` | `hk_bconv_yv` once, `hk_bconv_out` for `P`, the chain below and above the digit, forward NTT of those limbs, the digit's own limbs copied |
+//! | `mod_up` | `hk_bconv_yv`, then `hk_bconv_mod_up_out` (every other limb converted, the digit's own copied) and one forward NTT of all but the digit: two launches per digit and the NTT's |
 //! | `inner_product` | `hk_inner_product_kernel`: every digit (up to 8 per launch) times both key halves in one pass, the sums in 128 bits and reduced once (the CPU's `kernels::inner_product`) |
 //! | `mod_down` | inverse NTT of the `P` limbs, `Conv_{P -> Q}`, forward NTT, `hk_sub_mul_scalar_kernel` with `P^-1` |
 //!
@@ -128,13 +128,8 @@ impl DeviceRingContext {
         debug_assert!(out.q_limbs() == ql && out.p_limbs() == k);
         let dconv = self.converter(conv)?;
         let scratch = dconv.prepare(c_coeff, start)?;
-        // Targets: P, then the chain below the digit, then above it.
-        dconv.write(&scratch, out, 0, k, ql)?;
-        dconv.write(&scratch, out, k, start, 0)?;
-        dconv.write(&scratch, out, k + start, ql - end, end)?;
-        out.forward_limbs(0..start, true)?;
-        out.forward_limbs(end..ql + k, true)?;
-        out.copy_limbs_from(c, start, start, end - start)?;
+        dconv.write_mod_up(&scratch, c, start..end, out)?;
+        out.forward_limbs_except(0..ql + k, start..end, true)?;
         out.set_form(Form::Ntt);
         Ok(())
     }

@@ -139,6 +139,62 @@ impl DeviceBaseConverter {
             ],
         )
     }
+
+    /// ModUp's second step in one launch: every limb of `out` (`ql` chain limbs, then the
+    /// special primes) for the digit `digit` of `c` (NTT form, `ql` limbs): the digit's own
+    /// limbs copied from `c`, the others converted from a [`prepare`](Self::prepare)d
+    /// scratch, whose targets are the special primes, then the chain below the digit, then
+    /// above it (the hybrid key switch's converters). The converted limbs are left in
+    /// coefficient form: [`DevicePoly::forward_limbs_except`] with the digit skipped
+    /// transforms them.
+    pub fn write_mod_up(
+        &self,
+        scratch: &Buffer,
+        c: &DevicePoly,
+        digit: std::ops::Range<usize>,
+        out: &mut DevicePoly,
+    ) -> Result<()> {
+        let (ql, kp) = (out.q_limbs(), out.p_limbs());
+        if c.num_limbs() != ql
+            || out.n() != c.n()
+            || digit.is_empty()
+            || digit.end > ql
+            || digit.len() != self.from_len
+            || kp + ql - digit.len() > self.to_len
+        {
+            return Err(Error::InvalidInput(format!(
+                "ModUp of digit {digit:?} from {} limbs to {ql} + {kp} with a conversion from {} \
+                 to {} primes",
+                c.num_limbs(),
+                self.from_len,
+                self.to_len
+            )));
+        }
+        let gpu = out.context().gpu().clone();
+        let n = out.n();
+        let module = gpu.module(KernelModule::Bconv)?;
+        let block = n.min(GROUP);
+        gpu.launch(
+            &module,
+            "hk_bconv_mod_up_out",
+            [n.div_ceil(block) as u32, (ql + kp) as u32],
+            block as u32,
+            &[
+                Arg::Buf(out.buffer()),
+                Arg::Buf(c.buffer()),
+                Arg::Buf(scratch),
+                Arg::Buf(&self.to),
+                Arg::Buf(&self.q_hat_mod_p),
+                Arg::Buf(&self.neg_vq),
+                Arg::U32(n as u32),
+                Arg::U32(self.from_len as u32),
+                Arg::U32(ql as u32),
+                Arg::U32(kp as u32),
+                Arg::U32(digit.start as u32),
+                Arg::U32(digit.end as u32),
+            ],
+        )
+    }
 }
 
 impl std::fmt::Debug for DeviceBaseConverter {

@@ -120,22 +120,16 @@ pub fn key_switch(s: &Shape) -> Traffic {
     let (ql, k, alpha, beta) = (s.ql, s.k, s.alpha(), s.beta());
     debug_assert!(beta >= 1);
     let mut t = Traffic::default();
-    // Decompose: copy c, inverse NTT; per digit ModUp (conversion, forward NTT of the
-    // other limbs, copy of the digit's own).
+    // Decompose: copy c, inverse NTT; per digit ModUp (the conversion, whose output launch
+    // also copies the digit's own limbs, and one forward NTT of the other limbs).
     t.add(elementwise(s, ql, 1, 1));
     t.add(ntt(s, ql));
     for j in 0..beta {
         let (start, end) = (j * alpha, ((j + 1) * alpha).min(ql));
-        let (below, above) = (start, ql - end);
-        // The conversion's output launches: P, and the chain below / above when not empty.
-        let outs = 1 + u32::from(below > 0) + u32::from(above > 0);
-        t.add(bconv(s, end - start, below + above + k, outs));
-        // Forward NTTs of the converted limbs: below the digit, then above it with P.
-        t.add(ntt(s, below + above + k));
-        if below > 0 {
-            t.launches += ntt(s, 1).launches;
-        }
-        t.add(elementwise(s, end - start, 1, 1));
+        let others = ql - (end - start) + k;
+        t.add(bconv(s, end - start, others, 1));
+        t.bytes += s.limb() * (2 * (end - start)) as f64;
+        t.add(ntt(s, others));
     }
     // The fused inner product: beta digits and 2 beta key polynomials read, 2 written.
     t.add(Traffic {

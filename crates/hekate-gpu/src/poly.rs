@@ -15,6 +15,19 @@ const GROUP: usize = 256;
 /// Work-items per group of the NTT tile kernels (each loops over its share of the tile).
 const TILE_GROUP: usize = 512;
 
+/// The limbs an NTT launch transforms: `range` less the window `skip` (inside `range`,
+/// or empty).
+struct LimbSet {
+    range: Range<usize>,
+    skip: Range<usize>,
+}
+
+impl LimbSet {
+    fn count(&self) -> usize {
+        self.range.len() - self.skip.len()
+    }
+}
+
 /// A polynomial on the device: `q_limbs` chain limbs and `p_limbs` special-prime limbs of
 /// `N` words each, in coefficient or NTT [`Form`].
 pub struct DevicePoly {
@@ -461,37 +474,49 @@ impl DevicePoly {
         self.inverse_limbs(0..self.num_limbs(), reduce)
     }
 
-    fn check_limbs(&self, limbs: &Range<usize>) -> Result<()> {
-        if limbs.start > limbs.end || limbs.end > self.num_limbs() {
+    /// The limbs `limbs` less the window `skip`, checked against this polynomial.
+    fn limb_set(&self, limbs: Range<usize>, skip: Range<usize>) -> Result<LimbSet> {
+        let inside = skip.is_empty() || (limbs.start <= skip.start && skip.end <= limbs.end);
+        if limbs.start > limbs.end || limbs.end > self.num_limbs() || !inside {
             return Err(Error::InvalidInput(format!(
-                "limbs {limbs:?} of a polynomial with {}",
+                "limbs {limbs:?} less {skip:?} of a polynomial with {}",
                 self.num_limbs()
             )));
         }
-        Ok(())
+        Ok(LimbSet { range: limbs, skip })
     }
 
-    /// Launches an NTT kernel on `groups x count` work-groups of `block` items over limbs
-    /// `first .. first + count`: the arguments are the polynomial, the twiddles, the
-    /// standard tail, `first`, then `extra` (`ntt.cl`'s signatures).
+    /// Launches an NTT kernel on `groups x count` work-groups of `block` items over the
+    /// limbs of `limbs` (`count` of them: `limbs.range` less `limbs.skip`): the arguments
+    /// are the polynomial, the twiddles, the standard tail, the first limb and the skipped
+    /// window, then `extra` (`ntt.cl`'s signatures).
     fn launch_ntt(
         &self,
         kernel: &str,
         groups: usize,
         block: usize,
-        limbs: &Range<usize>,
+        limbs: &LimbSet,
         extra: &[Arg<'_>],
     ) -> Result<()> {
         let gpu = self.ctx.gpu();
         let module = gpu.module(KernelModule::Ntt)?;
         let mut args = vec![Arg::Buf(&self.buf), Arg::Buf(&self.ctx.twiddles)];
         args.extend_from_slice(&self.tail_args());
-        args.push(Arg::U32(limbs.start as u32));
+        let (skip_at, skip_len) = if limbs.skip.is_empty() {
+            (u32::MAX, 0)
+        } else {
+            (limbs.skip.start as u32, limbs.skip.len() as u32)
+        };
+        args.extend([
+            Arg::U32(limbs.range.start as u32),
+            Arg::U32(skip_at),
+            Arg::U32(skip_len),
+        ]);
         args.extend_from_slice(extra);
         gpu.launch(
             &module,
             kernel,
-            [groups as u32, limbs.len() as u32],
+            [groups as u32, limbs.count() as u32],
             block as u32,
             &args,
         )
@@ -506,8 +531,20 @@ impl DevicePoly {
 
     /// [`forward`](Self::forward) of the limbs in `limbs` only.
     pub fn forward_limbs(&mut self, limbs: Range<usize>, reduce: bool) -> Result<()> {
-        self.check_limbs(&limbs)?;
-        if limbs.is_empty() {
+        self.forward_limbs_except(limbs, 0..0, reduce)
+    }
+
+    /// [`forward`](Self::forward) of the limbs in `limbs` but those in `skip` (a window
+    /// inside `limbs`, or empty), in one launch per pass: ModUp transforms every limb but
+    /// its digit's own.
+    pub fn forward_limbs_except(
+        &mut self,
+        limbs: Range<usize>,
+        skip: Range<usize>,
+        reduce: bool,
+    ) -> Result<()> {
+        let limbs = self.limb_set(limbs, skip)?;
+        if limbs.count() == 0 {
             return Ok(());
         }
         let (n, tile) = (self.n(), self.ctx.tile());
@@ -536,8 +573,8 @@ impl DevicePoly {
 
     /// [`inverse`](Self::inverse) of the limbs in `limbs` only.
     pub fn inverse_limbs(&mut self, limbs: Range<usize>, reduce: bool) -> Result<()> {
-        self.check_limbs(&limbs)?;
-        if limbs.is_empty() {
+        let limbs = self.limb_set(limbs, 0..0)?;
+        if limbs.count() == 0 {
             return Ok(());
         }
         let (n, tile) = (self.n(), self.ctx.tile());

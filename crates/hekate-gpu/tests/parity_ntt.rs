@@ -165,3 +165,35 @@ fn rejects_foreign_shapes() {
         )
         .is_err());
 }
+
+/// `forward_limbs_except` (ModUp's one transform of every limb but its digit's): the limbs
+/// outside the window are the CPU's transforms, those inside it untouched, for windows at
+/// the start, in the middle and at the end, through column passes and the tile pass; a
+/// window outside the range is refused.
+#[test]
+fn forward_skipping_a_window() {
+    let Some(gpu) = common::gpu() else { return };
+    let (q_bits, p_bits) = ([50, 49, 61, 40, 55], [60, 58]);
+    let (ring, dctx) = common::ring(&gpu, 1 << 12, &q_bits, &p_bits);
+    let (ql, pl, n) = (q_bits.len(), p_bits.len(), 1 << 12);
+    let coeffs = common::random_poly(&ring, ql, pl, Form::Coeff, 1, 40);
+    let mut ntt = coeffs.clone();
+    ntt.ntt(&ring);
+    for skip in [0..2, 2..4, 4..5, 5..7, 3..3] {
+        let mut dev = DevicePoly::upload(&dctx, &coeffs).unwrap();
+        dev.forward_limbs_except(0..ql + pl, skip.clone(), true)
+            .unwrap();
+        let got = dev.download().unwrap();
+        for l in 0..ql + pl {
+            let want = if skip.contains(&l) { &coeffs } else { &ntt };
+            assert_eq!(
+                &got.data()[l * n..(l + 1) * n],
+                &want.data()[l * n..(l + 1) * n],
+                "limb {l}, window {skip:?}"
+            );
+        }
+    }
+    let mut dev = DevicePoly::upload(&dctx, &coeffs).unwrap();
+    assert!(dev.forward_limbs_except(1..4, 3..5, true).is_err());
+    assert!(dev.forward_limbs_except(2..4, 0..1, true).is_err());
+}
