@@ -8,15 +8,22 @@
  * into a scratch of (l + 1) n words (grid x over coefficients); hk_bconv_out writes the
  * output limbs (grid x over coefficients, y over the `count` targets j0 .. j0 + count, written
  * to limbs out_first .. of `out`), or hk_bconv_mod_up_out every limb of ModUp's output in
- * one launch.
+ * one launch. The first two convert a pair of inputs in one launch when asked (ModDown of a
+ * key switch's two halves): hk_bconv_yv's grid y 2 reads `in1` into `scratch1`, and
+ * hk_bconv_out's grid y rows from `per` on write `out1` from `scratch1`.
  *
  * Tables: `from`, 4 words per input prime: q_i, q_hat_inv_i, its companion, 1/q_i as f64
  * bits; `to`, 4 words per target: p_j, Barrett mu low and high words, 0. */
 
-HK_KERNEL hk_bconv_yv(HK_GLOBAL u64 *scratch, HK_GLOBAL const u64 *in, HK_GLOBAL const u64 *from,
-                      u32 n, u32 l, u32 in_first, u32 exact) {
+HK_KERNEL hk_bconv_yv(HK_GLOBAL u64 *scratch, HK_GLOBAL u64 *scratch1, HK_GLOBAL const u64 *in,
+                      HK_GLOBAL const u64 *in1, HK_GLOBAL const u64 *from, u32 n, u32 l,
+                      u32 in_first, u32 exact) {
     u32 k = HK_GID_X;
     if (k >= n) return;
+    if (HK_GRP_Y == 1) {
+        scratch = scratch1;
+        in = in1;
+    }
     double acc = 0.0;
     for (u32 i = 0; i < l; i++) {
         HK_GLOBAL const u64 *f = from + 4 * i;
@@ -43,13 +50,20 @@ HK_INLINE u64 hk_bconv_word(HK_GLOBAL const u64 *scratch, HK_GLOBAL const u64 *t
     return hk_reduce_u128(lo, hi, t[0], t[1], t[2]);
 }
 
-HK_KERNEL hk_bconv_out(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *scratch, HK_GLOBAL const u64 *to,
+HK_KERNEL hk_bconv_out(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1, HK_GLOBAL const u64 *scratch,
+                       HK_GLOBAL const u64 *scratch1, u32 per, HK_GLOBAL const u64 *to,
                        HK_GLOBAL const u64 *q_hat_mod_p, HK_GLOBAL const u64 *neg_vq,
                        u32 n, u32 l, u32 j0, u32 out_first, u32 exact) {
     u32 k = HK_GID_X;
     if (k >= n) return;
-    out[(u64)(out_first + HK_GRP_Y) * n + k] =
-        hk_bconv_word(scratch, to, q_hat_mod_p, neg_vq, n, l, j0 + HK_GRP_Y, k, exact);
+    u32 y = HK_GRP_Y;
+    if (y >= per) {
+        y -= per;
+        out = out1;
+        scratch = scratch1;
+    }
+    out[(u64)(out_first + y) * n + k] =
+        hk_bconv_word(scratch, to, q_hat_mod_p, neg_vq, n, l, j0 + y, k, exact);
 }
 
 /* ModUp of the digit `start .. end` of a polynomial over ql chain limbs into `out` over

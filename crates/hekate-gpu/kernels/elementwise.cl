@@ -120,21 +120,44 @@ HK_KERNEL hk_copy_limbs_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, u32 n
     out[(u64)(out_first + l) * n + k] = a[(u64)(in_first + l) * n + k];
 }
 
+/* A pair of polynomials of the same shape in one launch (rescaling and ModDown of a
+ * ciphertext's two parts): grid y counts `per` limbs of the first operands, then as many of
+ * the second (`*1`); one polynomial passes its buffers twice and `per` = 0xFFFFFFFF. */
+#define HK_PAIR_PROLOGUE \
+    u32 k = HK_GID_X, l = HK_GID_Y; \
+    if (k >= n) return; \
+    u32 second = l >= per; \
+    if (second) l -= per; \
+    u64 at = (u64)l * n + k; \
+    HK_GLOBAL const u64 *md = mods + HK_MOD_STRIDE * hk_mod_index(l, ql, qmax); \
+    u64 q = md[HK_MOD_Q];
+
 /* x = (x + q - b) w_l mod q (ModDown's and rescaling's last step), `scalars` holding
- * (w_l, w_l') pairs (kernels::sub_mul_scalar_assign). */
-HK_KERNEL hk_sub_mul_scalar_kernel(HK_GLOBAL u64 *x, HK_GLOBAL const u64 *b, HK_GLOBAL const u64 *scalars,
+ * (w_l, w_l') pairs (kernels::sub_mul_scalar_assign); a pair (x, b), (x1, b1). */
+HK_KERNEL hk_sub_mul_scalar_kernel(HK_GLOBAL u64 *x, HK_GLOBAL u64 *x1, HK_GLOBAL const u64 *b,
+                                   HK_GLOBAL const u64 *b1, u32 per,
+                                   HK_GLOBAL const u64 *scalars,
                                    HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
-    HK_ELEMENT_PROLOGUE
+    HK_PAIR_PROLOGUE
+    if (second) {
+        x = x1;
+        b = b1;
+    }
     x[at] = hk_mul_shoup(x[at] + q - b[at], scalars[2 * l], scalars[2 * l + 1], q);
 }
 
 /* Rescaling's lift (ring::Poly::divide_round_by_last_q): limbs i < l of t receive the
  * centered last residue x = src[l] (limb l of `src`, coefficient form, modulo q_l) modulo
  * q_i: x or x + (q_i - q_l) when q_l <= q_i, else [x]_{q_i} - ([q_l]_{q_i} when x > q_l / 2).
- * Called with ql = l (grid y over the l lower limbs). */
-HK_KERNEL hk_rescale_lift_kernel(HK_GLOBAL u64 *t, HK_GLOBAL const u64 *src, HK_GLOBAL const u64 *mods,
+ * Called with ql = l (grid y over the l lower limbs); a pair (t, src), (t1, src1). */
+HK_KERNEL hk_rescale_lift_kernel(HK_GLOBAL u64 *t, HK_GLOBAL u64 *t1, HK_GLOBAL const u64 *src,
+                                 HK_GLOBAL const u64 *src1, u32 per, HK_GLOBAL const u64 *mods,
                                  u32 n, u32 ql, u32 qmax) {
-    HK_ELEMENT_PROLOGUE
+    HK_PAIR_PROLOGUE
+    if (second) {
+        t = t1;
+        src = src1;
+    }
     HK_GLOBAL const u64 *ml = mods + HK_MOD_STRIDE * ql;
     u64 q_last = ml[HK_MOD_Q], q_half = q_last >> 1;
     u64 x = src[(u64)ql * n + k];

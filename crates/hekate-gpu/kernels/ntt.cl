@@ -17,24 +17,30 @@
  * share of the butterflies, with a barrier between stages. Grid y is the limb, counted from
  * `first` and stepping over the `skip_len` limbs from `skip_at` (a transform of limbs
  * first .. first + grid y + skip_len but those: ModUp transforms every limb but its digit's
- * in one launch; `skip_at` = 0xFFFFFFFF skips none). */
+ * in one launch; `skip_at` = 0xFFFFFFFF skips none). A launch may transform a pair of
+ * polynomials of the same shape: grid y counts `per` limbs of `a`, then as many of `a1`
+ * (rescaling and ModDown transform a ciphertext's two parts together; `a1` = `a` and
+ * `per` = 0xFFFFFFFF for one polynomial). */
 
 #ifndef HK_TILE_MAX
 #define HK_TILE_MAX 2048
 #endif
 
 #define HK_NTT_PROLOGUE \
-    u32 l = first + HK_GRP_Y; \
+    u32 y = HK_GRP_Y; \
+    HK_GLOBAL u64 *base = y >= per ? a1 : a; \
+    u32 l = first + (y >= per ? y - per : y); \
     if (l >= skip_at) l += skip_len; \
     u32 m = hk_mod_index(l, ql, qmax); \
     HK_GLOBAL const u64 *md = mods + HK_MOD_STRIDE * m; \
     u64 q = md[HK_MOD_Q], two_q = q << 1; \
-    HK_GLOBAL u64 *x = a + (u64)l * n;
+    HK_GLOBAL u64 *x = base + (u64)l * n;
 
 /* The r forward stages of distances t = 2^log_t_hi down to 2^(log_t_hi - r + 1) (each at
  * least `cols`), for blocks of `cols` columns: 2^r cols words in local memory. */
-HK_KERNEL hk_ntt_fwd_cols(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                          u32 n, u32 ql, u32 qmax, u32 first, u32 skip_at, u32 skip_len,
+HK_KERNEL hk_ntt_fwd_cols(HK_GLOBAL u64 *a, HK_GLOBAL u64 *a1, u32 per,
+                          HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods, u32 n, u32 ql,
+                          u32 qmax, u32 first, u32 skip_at, u32 skip_len,
                           u32 log_t_hi, u32 r, u32 cols) {
     HK_LOCAL u64 s[HK_TILE_MAX];
     HK_NTT_PROLOGUE
@@ -67,8 +73,9 @@ HK_KERNEL hk_ntt_fwd_cols(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL c
 
 /* The forward stages of distance tile/2 .. 1 on one tile, then the final correction (to
  * [0, 2q), or [0, q) when `reduce`). */
-HK_KERNEL hk_ntt_fwd_tail(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                          u32 n, u32 ql, u32 qmax, u32 first, u32 skip_at, u32 skip_len,
+HK_KERNEL hk_ntt_fwd_tail(HK_GLOBAL u64 *a, HK_GLOBAL u64 *a1, u32 per,
+                          HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods, u32 n, u32 ql,
+                          u32 qmax, u32 first, u32 skip_at, u32 skip_len,
                           u32 tile, u32 reduce) {
     HK_LOCAL u64 s[HK_TILE_MAX];
     HK_NTT_PROLOGUE
@@ -90,8 +97,9 @@ HK_KERNEL hk_ntt_fwd_tail(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL c
 
 /* The inverse stages of distance 1 .. tile/2 on one tile (and, when the tile is the whole
  * polynomial, the last stage with N^-1 as well). */
-HK_KERNEL hk_ntt_inv_head(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                          u32 n, u32 ql, u32 qmax, u32 first, u32 skip_at, u32 skip_len,
+HK_KERNEL hk_ntt_inv_head(HK_GLOBAL u64 *a, HK_GLOBAL u64 *a1, u32 per,
+                          HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods, u32 n, u32 ql,
+                          u32 qmax, u32 first, u32 skip_at, u32 skip_len,
                           u32 tile, u32 reduce) {
     HK_LOCAL u64 s[HK_TILE_MAX];
     HK_NTT_PROLOGUE
@@ -108,8 +116,9 @@ HK_KERNEL hk_ntt_inv_head(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL c
 /* The r inverse stages of distances t = 2^log_t_lo up to 2^(log_t_lo + r - 1) (the first at
  * least `cols`) for blocks of `cols` columns, in local memory as hk_ntt_fwd_cols; a stage of
  * distance n/2 is the last one (hk_inv_last: N^-1, corrected when `reduce`). */
-HK_KERNEL hk_ntt_inv_cols(HK_GLOBAL u64 *a, HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods,
-                          u32 n, u32 ql, u32 qmax, u32 first, u32 skip_at, u32 skip_len,
+HK_KERNEL hk_ntt_inv_cols(HK_GLOBAL u64 *a, HK_GLOBAL u64 *a1, u32 per,
+                          HK_GLOBAL const u64 *tw, HK_GLOBAL const u64 *mods, u32 n, u32 ql,
+                          u32 qmax, u32 first, u32 skip_at, u32 skip_len,
                           u32 log_t_lo, u32 r, u32 cols,
                           u32 reduce) {
     HK_LOCAL u64 s[HK_TILE_MAX];

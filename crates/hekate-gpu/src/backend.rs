@@ -109,6 +109,10 @@ impl Backend for DeviceRingContext {
     fn mod_down(&self, p: DevicePoly) -> DevicePoly {
         ok(self.mod_down_impl(p))
     }
+
+    fn mod_down_pair(&self, acc: [DevicePoly; 2]) -> [DevicePoly; 2] {
+        ok(self.mod_down_pair_impl(acc))
+    }
 }
 
 impl DeviceRingContext {
@@ -212,7 +216,33 @@ impl DeviceRingContext {
     }
 
     /// [`Backend::mod_down`], fallible.
-    pub(crate) fn mod_down_impl(&self, mut p: DevicePoly) -> crate::Result<DevicePoly> {
+    pub(crate) fn mod_down_impl(&self, p: DevicePoly) -> crate::Result<DevicePoly> {
+        Ok(self.mod_down_of(p, None)?.0)
+    }
+
+    /// [`Backend::mod_down_pair`], fallible: both halves in each launch.
+    pub(crate) fn mod_down_pair_impl(
+        &self,
+        acc: [DevicePoly; 2],
+    ) -> crate::Result<[DevicePoly; 2]> {
+        let [a0, a1] = acc;
+        if a1.q_limbs() != a0.q_limbs() || a1.p_limbs() != a0.p_limbs() || a1.form() != a0.form() {
+            return Err(crate::Error::InvalidInput(
+                "ModDown of two halves of different shapes".into(),
+            ));
+        }
+        let (u0, u1) = self.mod_down_of(a0, Some(a1))?;
+        Ok([u0, u1.expect("the second half")])
+    }
+
+    /// ModDown of `p` and, when given, `second` (the same shape) in the same launches:
+    /// inverse NTT of the `P` limbs, `Conv_{P -> Q}`, forward NTT, then
+    /// `(p - t) · P^-1`.
+    fn mod_down_of(
+        &self,
+        mut p: DevicePoly,
+        mut second: Option<DevicePoly>,
+    ) -> crate::Result<(DevicePoly, Option<DevicePoly>)> {
         let (ql, k) = (p.q_limbs(), p.p_limbs());
         if k == 0 || k != self.ring().p_len() {
             return Err(crate::Error::InvalidInput(format!(
@@ -224,22 +254,45 @@ impl DeviceRingContext {
             .mod_down_tables()?
             .expect("the ring has special primes (k > 0)");
         let form = p.form();
-        if form == Form::Ntt {
-            p.inverse_limbs(ql..ql + k, true)?;
-        }
-        let scratch = conv.prepare(&p, ql)?;
-        let mut t = DevicePoly::uninit(&self.arc(), ql, 0, Form::Coeff)?;
-        conv.write(&scratch, &mut t, 0, ql, 0)?;
-        if form == Form::Ntt {
-            t.forward(true)?;
+        let new_t = || DevicePoly::uninit(&self.arc(), ql, 0, Form::Coeff);
+        let mut t = new_t()?;
+        let mut t1 = second.as_ref().map(|_| new_t()).transpose()?;
+        match second.as_mut() {
+            Some(b) => {
+                if form == Form::Ntt {
+                    DevicePoly::inverse_limbs_pair(&mut p, b, ql..ql + k, true)?;
+                }
+                let [s0, s1] = conv.prepare_pair([&p, b], ql)?;
+                let t1 = t1.as_mut().expect("a second output");
+                conv.write_pair([&s0, &s1], [&mut t, t1], 0, ql, 0)?;
+                if form == Form::Ntt {
+                    DevicePoly::forward_limbs_pair(&mut t, t1, 0..ql, true)?;
+                }
+            }
+            None => {
+                if form == Form::Ntt {
+                    p.inverse_limbs(ql..ql + k, true)?;
+                }
+                let scratch = conv.prepare(&p, ql)?;
+                conv.write(&scratch, &mut t, 0, ql, 0)?;
+                if form == Form::Ntt {
+                    t.forward(true)?;
+                }
+            }
         }
         p.truncate_to(ql);
         t.set_form(form);
-        p.run_elementwise(
+        if let Some(b) = second.as_mut() {
+            b.truncate_to(ql);
+        }
+        let b_buf = second.as_ref().map_or(p.buffer(), |b| b.buffer());
+        let t1_buf = t1.as_ref().map_or(t.buffer(), |t| t.buffer());
+        p.run_pair(
+            second.as_ref(),
             "hk_sub_mul_scalar_kernel",
-            &[Arg::Buf(p.buffer()), Arg::Buf(t.buffer()), Arg::Buf(p_inv)],
-            &[],
+            [&[p.buffer(), t.buffer()], &[b_buf, t1_buf]],
+            &[Arg::Buf(p_inv)],
         )?;
-        Ok(p)
+        Ok((p, second))
     }
 }

@@ -41,6 +41,14 @@ impl Traffic {
         self.launches += other.launches;
     }
 
+    /// The same work on two polynomials in the same launches (a ciphertext's two parts).
+    fn pair(self) -> Traffic {
+        Traffic {
+            bytes: 2.0 * self.bytes,
+            launches: self.launches,
+        }
+    }
+
     fn times(self, k: usize) -> Traffic {
         Traffic {
             bytes: self.bytes * k as f64,
@@ -136,7 +144,8 @@ pub fn key_switch(s: &Shape) -> Traffic {
         bytes: s.limb() * ((ql + k) * (3 * beta + 2)) as f64,
         launches: beta.div_ceil(8) as u32,
     });
-    // ModDown of both halves: inverse NTT of P, conversion, forward NTT, subtract-multiply.
+    // ModDown of both halves in the same launches: inverse NTT of P, conversion, forward
+    // NTT, subtract-multiply.
     let mod_down = {
         let mut m = ntt(s, k);
         m.add(bconv(s, k, ql, 1));
@@ -144,7 +153,7 @@ pub fn key_switch(s: &Shape) -> Traffic {
         m.add(elementwise(s, ql, 2, 1));
         m
     };
-    t.add(mod_down.times(2));
+    t.add(mod_down.pair());
     t
 }
 
@@ -169,7 +178,8 @@ pub fn rotate(s: &Shape) -> Traffic {
 
 /// Rescaling both parts (a copy of each, as [`crate::ckks::DeviceEvaluator::rescale`]; the
 /// in-place `rescale_assign` saves the copies): per part, the last limb's inverse NTT in
-/// place, the lift to the other limbs, their NTT and the subtraction.
+/// place, the lift to the other limbs, their NTT and the subtraction, both parts in the
+/// same launches.
 pub fn rescale(s: &Shape) -> Traffic {
     let l = s.ql - 1;
     let per_part = {
@@ -180,7 +190,7 @@ pub fn rescale(s: &Shape) -> Traffic {
         p
     };
     let mut t = elementwise(s, s.ql, 1, 1).times(2); // the copies of the parts
-    t.add(per_part.times(2));
+    t.add(per_part.pair());
     t
 }
 

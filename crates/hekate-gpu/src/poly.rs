@@ -223,6 +223,18 @@ impl DevicePoly {
         head: &[Arg<'_>],
         extra: &[Arg<'_>],
     ) -> Result<()> {
+        self.run_elementwise_rows(kernel, head, extra, self.num_limbs())
+    }
+
+    /// [`run_elementwise`](Self::run_elementwise) on `rows` rows of grid y (a pair kernel
+    /// runs twice this polynomial's limbs).
+    fn run_elementwise_rows(
+        &self,
+        kernel: &str,
+        head: &[Arg<'_>],
+        extra: &[Arg<'_>],
+        rows: usize,
+    ) -> Result<()> {
         let gpu = self.ctx.gpu();
         let module = gpu.module(KernelModule::Elementwise)?;
         let n = self.n();
@@ -233,10 +245,37 @@ impl DevicePoly {
         gpu.launch(
             &module,
             kernel,
-            [n.div_ceil(block) as u32, self.num_limbs() as u32],
+            [n.div_ceil(block) as u32, rows as u32],
             block as u32,
             &args,
         )
+    }
+
+    /// Runs a pair kernel (`elementwise.cl`'s `HK_PAIR_PROLOGUE`) over every limb of this
+    /// polynomial and of `second` (the same shape) in one launch, or of this one alone:
+    /// `heads(p)` are the leading buffers of polynomial `p`, interleaved as the kernels
+    /// take them (`x, x1, b, b1, per`), then `extra` before the standard tail.
+    pub(crate) fn run_pair(
+        &self,
+        second: Option<&DevicePoly>,
+        kernel: &str,
+        heads: [&[&Buffer]; 2],
+        extra: &[Arg<'_>],
+    ) -> Result<()> {
+        self.check_pair(second)?;
+        let mut args = Vec::with_capacity(2 * heads[0].len() + 1 + extra.len());
+        for (x, x1) in heads[0].iter().zip(heads[1]) {
+            args.extend([Arg::Buf(x), Arg::Buf(if second.is_some() { x1 } else { x })]);
+        }
+        let per = if second.is_some() {
+            self.num_limbs() as u32
+        } else {
+            u32::MAX
+        };
+        args.push(Arg::U32(per));
+        args.extend_from_slice(extra);
+        let rows = self.num_limbs() * if second.is_some() { 2 } else { 1 };
+        self.run_elementwise_rows(kernel, &args, &[], rows)
     }
 
     /// `out = a + b` (one pass), as [`Poly::add_into`].
@@ -487,11 +526,14 @@ impl DevicePoly {
     }
 
     /// Launches an NTT kernel on `groups x count` work-groups of `block` items over the
-    /// limbs of `limbs` (`count` of them: `limbs.range` less `limbs.skip`): the arguments
-    /// are the polynomial, the twiddles, the standard tail, the first limb and the skipped
-    /// window, then `extra` (`ntt.cl`'s signatures).
+    /// limbs of `limbs` (`count` of them: `limbs.range` less `limbs.skip`), of this
+    /// polynomial and, when given, the same limbs of `second` (twice the rows): the
+    /// arguments are the polynomials and the rows per polynomial, the twiddles, the
+    /// standard tail, the first limb and the skipped window, then `extra` (`ntt.cl`'s
+    /// signatures).
     fn launch_ntt(
         &self,
+        second: Option<&DevicePoly>,
         kernel: &str,
         groups: usize,
         block: usize,
@@ -500,13 +542,22 @@ impl DevicePoly {
     ) -> Result<()> {
         let gpu = self.ctx.gpu();
         let module = gpu.module(KernelModule::Ntt)?;
-        let mut args = vec![Arg::Buf(&self.buf), Arg::Buf(&self.ctx.twiddles)];
-        args.extend_from_slice(&self.tail_args());
         let (skip_at, skip_len) = if limbs.skip.is_empty() {
             (u32::MAX, 0)
         } else {
             (limbs.skip.start as u32, limbs.skip.len() as u32)
         };
+        let (a1, per, rows) = match second {
+            Some(b) => (&b.buf, limbs.count() as u32, 2 * limbs.count()),
+            None => (&self.buf, u32::MAX, limbs.count()),
+        };
+        let mut args = vec![
+            Arg::Buf(&self.buf),
+            Arg::Buf(a1),
+            Arg::U32(per),
+            Arg::Buf(&self.ctx.twiddles),
+        ];
+        args.extend_from_slice(&self.tail_args());
         args.extend([
             Arg::U32(limbs.range.start as u32),
             Arg::U32(skip_at),
@@ -516,10 +567,26 @@ impl DevicePoly {
         gpu.launch(
             &module,
             kernel,
-            [groups as u32, limbs.count() as u32],
+            [groups as u32, rows as u32],
             block as u32,
             &args,
         )
+    }
+
+    /// `second`, if given, has this polynomial's shape (a pair for one launch).
+    fn check_pair(&self, second: Option<&DevicePoly>) -> Result<()> {
+        match second {
+            Some(b)
+                if !Arc::ptr_eq(&self.ctx, &b.ctx)
+                    || self.q_limbs != b.q_limbs
+                    || self.p_limbs != b.p_limbs
+                    || self.batch
+                    || b.batch =>
+            {
+                Err(Error::InvalidInput("the pair's shapes differ".into()))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Work-items per group of the tile kernels.
@@ -544,6 +611,24 @@ impl DevicePoly {
         reduce: bool,
     ) -> Result<()> {
         let limbs = self.limb_set(limbs, skip)?;
+        self.forward_of(None, &limbs, reduce)
+    }
+
+    /// [`forward_limbs`](Self::forward_limbs) of the same limbs of `a` and `b` (the same
+    /// shape) in one launch per pass.
+    pub fn forward_limbs_pair(
+        a: &mut DevicePoly,
+        b: &mut DevicePoly,
+        limbs: Range<usize>,
+        reduce: bool,
+    ) -> Result<()> {
+        let limbs = a.limb_set(limbs, 0..0)?;
+        a.forward_of(Some(b), &limbs, reduce)
+    }
+
+    /// The forward passes over `limbs` of this polynomial and `second`.
+    fn forward_of(&self, second: Option<&DevicePoly>, limbs: &LimbSet, reduce: bool) -> Result<()> {
+        self.check_pair(second)?;
         if limbs.count() == 0 {
             return Ok(());
         }
@@ -553,20 +638,22 @@ impl DevicePoly {
         for r in column_passes(n, tile) {
             let cols = tile >> r;
             self.launch_ntt(
+                second,
                 "hk_ntt_fwd_cols",
                 n >> r >> cols.trailing_zeros(),
                 self.tile_block(),
-                &limbs,
+                limbs,
                 &[Arg::U32(log_t_hi), Arg::U32(r), Arg::U32(cols as u32)],
             )?;
             log_t_hi -= r;
         }
         let extra = [Arg::U32(tile as u32), Arg::U32(reduce as u32)];
         self.launch_ntt(
+            second,
             "hk_ntt_fwd_tail",
             n / tile,
             self.tile_block(),
-            &limbs,
+            limbs,
             &extra,
         )
     }
@@ -574,16 +661,35 @@ impl DevicePoly {
     /// [`inverse`](Self::inverse) of the limbs in `limbs` only.
     pub fn inverse_limbs(&mut self, limbs: Range<usize>, reduce: bool) -> Result<()> {
         let limbs = self.limb_set(limbs, 0..0)?;
+        self.inverse_of(None, &limbs, reduce)
+    }
+
+    /// [`inverse_limbs`](Self::inverse_limbs) of the same limbs of `a` and `b` (the same
+    /// shape) in one launch per pass.
+    pub fn inverse_limbs_pair(
+        a: &mut DevicePoly,
+        b: &mut DevicePoly,
+        limbs: Range<usize>,
+        reduce: bool,
+    ) -> Result<()> {
+        let limbs = a.limb_set(limbs, 0..0)?;
+        a.inverse_of(Some(b), &limbs, reduce)
+    }
+
+    /// The inverse passes over `limbs` of this polynomial and `second`.
+    fn inverse_of(&self, second: Option<&DevicePoly>, limbs: &LimbSet, reduce: bool) -> Result<()> {
+        self.check_pair(second)?;
         if limbs.count() == 0 {
             return Ok(());
         }
         let (n, tile) = (self.n(), self.ctx.tile());
         let extra = [Arg::U32(tile as u32), Arg::U32(reduce as u32)];
         self.launch_ntt(
+            second,
             "hk_ntt_inv_head",
             n / tile,
             self.tile_block(),
-            &limbs,
+            limbs,
             &extra,
         )?;
         // Stages t = tile .. N/2 in column passes, the last one (N^-1) included.
@@ -591,10 +697,11 @@ impl DevicePoly {
         for r in column_passes(n, tile) {
             let cols = tile >> r;
             self.launch_ntt(
+                second,
                 "hk_ntt_inv_cols",
                 n >> r >> cols.trailing_zeros(),
                 self.tile_block(),
-                &limbs,
+                limbs,
                 &[
                     Arg::U32(log_t_lo),
                     Arg::U32(r),
@@ -610,33 +717,59 @@ impl DevicePoly {
     /// Divides by the last chain prime `q_l` with rounding, dropping that limb (CKKS
     /// rescaling), as [`Poly::divide_round_by_last_q`]: the same words, in either form.
     pub fn divide_round_by_last_q(&mut self) -> Result<()> {
-        if self.q_limbs < 2 || self.p_limbs != 0 {
+        Self::divide_round_of(self, None)
+    }
+
+    /// [`divide_round_by_last_q`](Self::divide_round_by_last_q) of `a` and `b` (a
+    /// ciphertext's two parts, the same shape) in one launch per step.
+    pub fn divide_round_by_last_q_pair(a: &mut DevicePoly, b: &mut DevicePoly) -> Result<()> {
+        Self::divide_round_of(a, Some(b))
+    }
+
+    fn divide_round_of(a: &mut DevicePoly, mut b: Option<&mut DevicePoly>) -> Result<()> {
+        a.check_pair(b.as_deref())?;
+        if b.as_ref().is_some_and(|b| b.form != a.form) {
+            return Err(Error::InvalidInput("the pair's forms differ".into()));
+        }
+        if a.q_limbs < 2 || a.p_limbs != 0 {
             return Err(Error::InvalidInput(
                 "rescaling needs two chain limbs and no special limbs".into(),
             ));
         }
-        let l = self.q_limbs - 1;
-        let form = self.form;
+        let l = a.q_limbs - 1;
+        let form = a.form;
         // The last limb, dropped below, goes to coefficients in place.
         if form == Form::Ntt {
-            self.inverse_limbs(l..l + 1, true)?;
+            a.inverse_of(b.as_deref(), &a.limb_set(l..l + 1, 0..0)?, true)?;
         }
-        // Over the l lower limbs of t; the kernel reads the last residue at self's limb l.
-        let mut t = DevicePoly::uninit(&self.ctx, l, 0, Form::Coeff)?;
-        t.run_elementwise(
+        // Over the l lower limbs of t; the kernel reads the last residue at limb l.
+        let t = DevicePoly::uninit(&a.ctx, l, 0, Form::Coeff)?;
+        let t1 = match &b {
+            Some(_) => Some(DevicePoly::uninit(&a.ctx, l, 0, Form::Coeff)?),
+            None => None,
+        };
+        let b_buf = b.as_deref().map_or(&a.buf, |b| &b.buf);
+        let t1_buf = t1.as_ref().map_or(&t.buf, |t| &t.buf);
+        t.run_pair(
+            t1.as_ref(),
             "hk_rescale_lift_kernel",
-            &[Arg::Buf(&t.buf), Arg::Buf(&self.buf)],
+            [&[&t.buf, &a.buf], &[t1_buf, b_buf]],
             &[],
         )?;
         if form == Form::Ntt {
-            t.forward(true)?;
+            t.forward_of(t1.as_ref(), &t.limb_set(0..l, 0..0)?, true)?;
         }
-        let consts = self.ctx.rescale_table(l)?;
-        self.truncate_to(l);
-        self.run_elementwise(
+        let consts = a.ctx.rescale_table(l)?;
+        a.truncate_to(l);
+        if let Some(b) = b.as_deref_mut() {
+            b.truncate_to(l);
+        }
+        let b_buf = b.as_deref().map_or(&a.buf, |b| &b.buf);
+        a.run_pair(
+            b.as_deref(),
             "hk_sub_mul_scalar_kernel",
-            &[Arg::Buf(&self.buf), Arg::Buf(&t.buf), Arg::Buf(&consts)],
-            &[],
+            [&[&a.buf, &t.buf], &[b_buf, t1_buf]],
+            &[Arg::Buf(&consts)],
         )
     }
 

@@ -182,7 +182,11 @@ fn base_conversion_to_many_targets_in_pieces() {
 
 #[test]
 fn mod_down_matches_the_cpu_in_both_forms() {
-    let Some(gpu) = common::gpu() else { return };
+    if common::gpu().is_none() {
+        return;
+    }
+    // A device of its own, so that no other test's launches are counted.
+    let gpu = hekate_gpu::Gpu::open(hekate_gpu::Select::Auto).unwrap();
     let (ring, dctx) = common::ring(&gpu, 1 << 11, &[60, 50, 50, 50], &[61, 61]);
     for form in [Form::Ntt, Form::Coeff] {
         for ql in 1..=ring.q_len() {
@@ -190,6 +194,35 @@ fn mod_down_matches_the_cpu_in_both_forms() {
             let want = p.clone().mod_down_by_p(&ring);
             let got = dctx.mod_down(DevicePoly::upload(&dctx, &p).unwrap());
             assert_eq!(got.download().unwrap(), want, "{form:?}, level {ql}");
+            // Two halves in the same launches: each the CPU's words.
+            let p1 = common::random_poly(&ring, ql, ring.p_len(), form, 1, 200 + ql as u64);
+            let want1 = p1.clone().mod_down_by_p(&ring);
+            let pair = [&p, &p1].map(|p| DevicePoly::upload(&dctx, p).unwrap());
+            let before = gpu.launches();
+            let [u0, u1] = dctx.mod_down_pair(pair);
+            let pair_launches = gpu.launches() - before;
+            assert_eq!(u0.download().unwrap(), want, "{form:?}, level {ql}, first");
+            assert_eq!(
+                u1.download().unwrap(),
+                want1,
+                "{form:?}, level {ql}, second"
+            );
+            let before = gpu.launches();
+            drop(dctx.mod_down(DevicePoly::upload(&dctx, &p1).unwrap()));
+            assert_eq!(pair_launches, gpu.launches() - before, "as many as one");
         }
     }
+    // Halves of different shapes are refused (the seam panics with the error).
+    let up = |ql, seed| {
+        DevicePoly::upload(
+            &dctx,
+            &common::random_poly(&ring, ql, 2, Form::Ntt, 1, seed),
+        )
+        .unwrap()
+    };
+    let (a, b) = (up(2, 7), up(3, 8));
+    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        dctx.mod_down_pair([a, b]);
+    }));
+    assert!(refused.is_err());
 }

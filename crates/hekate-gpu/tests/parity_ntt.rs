@@ -197,3 +197,70 @@ fn forward_skipping_a_window() {
     assert!(dev.forward_limbs_except(1..4, 3..5, true).is_err());
     assert!(dev.forward_limbs_except(2..4, 0..1, true).is_err());
 }
+
+/// Pairs in one launch per pass: the NTTs of two polynomials and rescaling of a
+/// ciphertext's two parts equal the CPU's, with as many launches as one polynomial takes;
+/// polynomials of different shapes are refused.
+#[test]
+fn pairs_in_one_launch() {
+    if common::gpu().is_none() {
+        return;
+    }
+    // A device of its own, so that no other test's launches are counted.
+    let gpu = hekate_gpu::Gpu::open(hekate_gpu::Select::Auto).unwrap();
+    let q_bits = [50, 49, 61, 40];
+    let (ring, dctx) = common::ring(&gpu, 1 << 12, &q_bits, &[60]);
+    let ql = q_bits.len();
+    let x = common::random_poly(&ring, ql, 1, Form::Coeff, 1, 50);
+    let y = common::random_poly(&ring, ql, 1, Form::Coeff, 1, 51);
+    let (mut dx, mut dy) = (
+        DevicePoly::upload(&dctx, &x).unwrap(),
+        DevicePoly::upload(&dctx, &y).unwrap(),
+    );
+    let before = gpu.launches();
+    DevicePoly::forward_limbs_pair(&mut dx, &mut dy, 0..ql + 1, true).unwrap();
+    let pair = gpu.launches() - before;
+    let (mut wx, mut wy) = (x.clone(), y.clone());
+    wx.ntt(&ring);
+    wy.ntt(&ring);
+    assert_eq!(dx.download().unwrap().data(), wx.data(), "forward, first");
+    assert_eq!(dy.download().unwrap().data(), wy.data(), "forward, second");
+    let before = gpu.launches();
+    dx.forward_limbs(0..0, true).unwrap();
+    assert_eq!(gpu.launches(), before, "no limbs, no launch");
+    DevicePoly::inverse_limbs_pair(&mut dx, &mut dy, 0..ql + 1, true).unwrap();
+    assert_eq!(gpu.launches() - before, pair);
+    assert_eq!(dx.download().unwrap().data(), x.data(), "inverse, first");
+    assert_eq!(dy.download().unwrap().data(), y.data(), "inverse, second");
+
+    // Rescaling a pair in either form, as Poly::divide_round_by_last_q.
+    for form in [Form::Ntt, Form::Coeff] {
+        let a = common::random_poly(&ring, ql, 0, form, 1, 52);
+        let b = common::random_poly(&ring, ql, 0, form, 1, 53);
+        let (mut da, mut db) = (
+            DevicePoly::upload(&dctx, &a).unwrap(),
+            DevicePoly::upload(&dctx, &b).unwrap(),
+        );
+        let before = gpu.launches();
+        DevicePoly::divide_round_by_last_q_pair(&mut da, &mut db).unwrap();
+        let pair = gpu.launches() - before;
+        let (mut wa, mut wb) = (a.clone(), b.clone());
+        wa.divide_round_by_last_q(&ring);
+        wb.divide_round_by_last_q(&ring);
+        assert_eq!(da.download().unwrap().data(), wa.data(), "{form:?}, first");
+        assert_eq!(db.download().unwrap().data(), wb.data(), "{form:?}, second");
+        let mut one = DevicePoly::upload(&dctx, &a).unwrap();
+        let before = gpu.launches();
+        one.divide_round_by_last_q().unwrap();
+        assert_eq!(gpu.launches() - before, pair, "{form:?}: as many as one");
+        assert_eq!(one.download().unwrap().data(), wa.data());
+    }
+
+    // Different shapes or forms are refused.
+    let mut short = DevicePoly::upload(&dctx, &ring.zero(ql - 1, 0, Form::Ntt)).unwrap();
+    let mut full = DevicePoly::upload(&dctx, &ring.zero(ql, 0, Form::Ntt)).unwrap();
+    assert!(DevicePoly::forward_limbs_pair(&mut short, &mut full, 0..1, true).is_err());
+    assert!(DevicePoly::divide_round_by_last_q_pair(&mut short, &mut full).is_err());
+    let mut coeff = DevicePoly::upload(&dctx, &ring.zero(ql, 0, Form::Coeff)).unwrap();
+    assert!(DevicePoly::divide_round_by_last_q_pair(&mut full, &mut coeff).is_err());
+}

@@ -393,8 +393,13 @@ impl DeviceEvaluator {
             ));
         }
         let q_last = self.ctx.ring().q().moduli()[ct.level()].value();
-        for p in &mut ct.parts {
-            p.divide_round_by_last_q()?;
+        // Two parts per launch.
+        for pair in ct.parts.chunks_mut(2) {
+            match pair {
+                [a, b] => DevicePoly::divide_round_by_last_q_pair(a, b)?,
+                [a] => a.divide_round_by_last_q()?,
+                _ => unreachable!("chunks of one or two"),
+            }
         }
         ct.scale = ct.scale.div_integer(q_last);
         Ok(())

@@ -126,6 +126,22 @@ pub trait Backend: Send + Sync {
     /// ModDown by `P`: `p` over `Q_l ∪ P` (either form) to `(p - Conv(p_P)) · P^-1` over
     /// `Q_l` in NTT form.
     fn mod_down(&self, p: Self::Poly) -> Self::Poly;
+
+    /// [`mod_down`](Backend::mod_down) of a key switch's two halves (the same shape); a
+    /// backend may run both in one pass (the device does, in half the launches). The
+    /// default runs the two, in parallel with the `parallel` feature.
+    fn mod_down_pair(&self, acc: [Self::Poly; 2]) -> [Self::Poly; 2] {
+        let [a0, a1] = acc;
+        #[cfg(feature = "parallel")]
+        {
+            let (u0, u1) = rayon::join(|| self.mod_down(a0), || self.mod_down(a1));
+            [u0, u1]
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            [self.mod_down(a0), self.mod_down(a1)]
+        }
+    }
 }
 
 /// The CPU backend: the ring context's own tables, on host polynomials.

@@ -340,16 +340,7 @@ impl HybridKeySwitcher {
 
     /// Step 3 on any [`Backend`]: ModDown of both halves of the accumulator.
     pub fn mod_down_on<B: Backend>(&self, backend: &B, acc: [B::Poly; 2]) -> [B::Poly; 2] {
-        let [a0, a1] = acc;
-        #[cfg(feature = "parallel")]
-        {
-            let (u0, u1) = rayon::join(|| backend.mod_down(a0), || backend.mod_down(a1));
-            [u0, u1]
-        }
-        #[cfg(not(feature = "parallel"))]
-        {
-            [backend.mod_down(a0), backend.mod_down(a1)]
-        }
+        backend.mod_down_pair(acc)
     }
 }
 
