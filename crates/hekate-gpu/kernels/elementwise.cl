@@ -10,17 +10,39 @@
     HK_GLOBAL const u64 *md = mods + HK_MOD_STRIDE * hk_mod_index(l, ql, qmax); \
     u64 q = md[HK_MOD_Q];
 
-/* out = a + b. */
-HK_KERNEL hk_add_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *b,
-                        HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
-    HK_ELEMENT_PROLOGUE
+/* A pair of polynomials of the same shape in one launch (a ciphertext's two parts): grid y
+ * counts `per` limbs of the first operands, then as many of the second (`*1`, chosen by
+ * HK_PICK); one polynomial passes each buffer twice and `per` = 0xFFFFFFFF. Shared tables
+ * follow `per`. */
+#define HK_PAIR_PROLOGUE \
+    u32 k = HK_GID_X, l = HK_GID_Y; \
+    if (k >= n) return; \
+    u32 second = l >= per; \
+    if (second) l -= per; \
+    u64 at = (u64)l * n + k; \
+    HK_GLOBAL const u64 *md = mods + HK_MOD_STRIDE * hk_mod_index(l, ql, qmax); \
+    u64 q = md[HK_MOD_Q];
+#define HK_PICK(x) if (second) x = x##1
+
+/* out = a + b (a pair). */
+HK_KERNEL hk_add_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1, HK_GLOBAL const u64 *a,
+                        HK_GLOBAL const u64 *a1, HK_GLOBAL const u64 *b, HK_GLOBAL const u64 *b1,
+                        u32 per, HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
+    HK_PAIR_PROLOGUE
+    HK_PICK(out);
+    HK_PICK(a);
+    HK_PICK(b);
     out[at] = hk_add(a[at], b[at], q);
 }
 
-/* out = a - b. */
-HK_KERNEL hk_sub_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *b,
-                        HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
-    HK_ELEMENT_PROLOGUE
+/* out = a - b (a pair). */
+HK_KERNEL hk_sub_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1, HK_GLOBAL const u64 *a,
+                        HK_GLOBAL const u64 *a1, HK_GLOBAL const u64 *b, HK_GLOBAL const u64 *b1,
+                        u32 per, HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
+    HK_PAIR_PROLOGUE
+    HK_PICK(out);
+    HK_PICK(a);
+    HK_PICK(b);
     out[at] = hk_sub(a[at], b[at], q);
 }
 
@@ -38,27 +60,37 @@ HK_KERNEL hk_mul_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GLOBAL co
     out[at] = hk_mul(a[at], b[at], q, md[HK_MOD_MU_LO], md[HK_MOD_MU_HI]);
 }
 
-/* acc = acc + a b, one reduction of the 128-bit sum. */
-HK_KERNEL hk_mul_add_kernel(HK_GLOBAL u64 *acc, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *b,
+/* acc = acc + a b, one reduction of the 128-bit sum (a pair: acc, a per polynomial, `b`
+ * shared, as a plaintext times a ciphertext's parts). */
+HK_KERNEL hk_mul_add_kernel(HK_GLOBAL u64 *acc, HK_GLOBAL u64 *acc1, HK_GLOBAL const u64 *a,
+                            HK_GLOBAL const u64 *a1, u32 per, HK_GLOBAL const u64 *b,
                             HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
-    HK_ELEMENT_PROLOGUE
+    HK_PAIR_PROLOGUE
+    HK_PICK(acc);
+    HK_PICK(a);
     acc[at] = hk_mul_add(acc[at], a[at], b[at], q, md[HK_MOD_MU_LO], md[HK_MOD_MU_HI]);
 }
 
 /* out = a w_l for a reduced constant per limb: `scalars` holds (w_l, w_l') pairs, the Shoup
- * companion w_l' = floor(w_l 2^64 / q_l). */
-HK_KERNEL hk_mul_scalar_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *scalars,
+ * companion w_l' = floor(w_l 2^64 / q_l) (a pair, the table shared). */
+HK_KERNEL hk_mul_scalar_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1, HK_GLOBAL const u64 *a,
+                               HK_GLOBAL const u64 *a1, u32 per, HK_GLOBAL const u64 *scalars,
                                HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
-    HK_ELEMENT_PROLOGUE
+    HK_PAIR_PROLOGUE
+    HK_PICK(out);
+    HK_PICK(a);
     out[at] = hk_mul_shoup(a[at], scalars[2 * l], scalars[2 * l + 1], q);
 }
 
 /* out += a w_l (the same (w_l, w_l') table): Poly::mul_scalar_add_assign. `a` may have more
- * limbs than `out` (its lower ones are read). */
-HK_KERNEL hk_mul_scalar_add_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a,
+ * limbs than `out` (its lower ones are read). A pair, the table shared. */
+HK_KERNEL hk_mul_scalar_add_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1,
+                                   HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *a1, u32 per,
                                    HK_GLOBAL const u64 *scalars, HK_GLOBAL const u64 *mods,
                                    u32 n, u32 ql, u32 qmax) {
-    HK_ELEMENT_PROLOGUE
+    HK_PAIR_PROLOGUE
+    HK_PICK(out);
+    HK_PICK(a);
     out[at] = hk_add(out[at], hk_mul_shoup(a[at], scalars[2 * l], scalars[2 * l + 1], q), q);
 }
 
@@ -94,10 +126,14 @@ HK_KERNEL hk_mod_raise_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a,
     out[at] = r;
 }
 
-/* out = a(X^k) in NTT form: the permutation out[j] = a[index[j]] (ring::NttPermutation). */
-HK_KERNEL hk_permute_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *index,
+/* out = a(X^k) in NTT form: the permutation out[j] = a[index[j]] (ring::NttPermutation; a
+ * pair, the index shared). */
+HK_KERNEL hk_permute_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1, HK_GLOBAL const u64 *a,
+                            HK_GLOBAL const u64 *a1, u32 per, HK_GLOBAL const u64 *index,
                             HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
-    HK_ELEMENT_PROLOGUE
+    HK_PAIR_PROLOGUE
+    HK_PICK(out);
+    HK_PICK(a);
     (void)q;
     out[at] = a[(u64)l * n + index[k]];
 }
@@ -113,24 +149,19 @@ HK_KERNEL hk_automorphism_coeff_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *
     out[(u64)l * n + j] = ((idx & n) == 0 || c == 0) ? c : q - c;
 }
 
-/* out limbs out_first .. = a limbs in_first .. (grid y over the limbs copied). */
-HK_KERNEL hk_copy_limbs_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, u32 n, u32 out_first, u32 in_first) {
+/* out limbs out_first .. = a limbs in_first .. (grid y over the limbs copied, `per` of them
+ * per polynomial of a pair). */
+HK_KERNEL hk_copy_limbs_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1, HK_GLOBAL const u64 *a,
+                               HK_GLOBAL const u64 *a1, u32 per, u32 n, u32 out_first,
+                               u32 in_first) {
     u32 k = HK_GID_X, l = HK_GRP_Y;
     if (k >= n) return;
+    u32 second = l >= per;
+    if (second) l -= per;
+    HK_PICK(out);
+    HK_PICK(a);
     out[(u64)(out_first + l) * n + k] = a[(u64)(in_first + l) * n + k];
 }
-
-/* A pair of polynomials of the same shape in one launch (rescaling and ModDown of a
- * ciphertext's two parts): grid y counts `per` limbs of the first operands, then as many of
- * the second (`*1`); one polynomial passes its buffers twice and `per` = 0xFFFFFFFF. */
-#define HK_PAIR_PROLOGUE \
-    u32 k = HK_GID_X, l = HK_GID_Y; \
-    if (k >= n) return; \
-    u32 second = l >= per; \
-    if (second) l -= per; \
-    u64 at = (u64)l * n + k; \
-    HK_GLOBAL const u64 *md = mods + HK_MOD_STRIDE * hk_mod_index(l, ql, qmax); \
-    u64 q = md[HK_MOD_Q];
 
 /* x = (x + q - b) w_l mod q (ModDown's and rescaling's last step), `scalars` holding
  * (w_l, w_l') pairs (kernels::sub_mul_scalar_assign); a pair (x, b), (x1, b1). */
@@ -139,10 +170,8 @@ HK_KERNEL hk_sub_mul_scalar_kernel(HK_GLOBAL u64 *x, HK_GLOBAL u64 *x1, HK_GLOBA
                                    HK_GLOBAL const u64 *scalars,
                                    HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
     HK_PAIR_PROLOGUE
-    if (second) {
-        x = x1;
-        b = b1;
-    }
+    HK_PICK(x);
+    HK_PICK(b);
     x[at] = hk_mul_shoup(x[at] + q - b[at], scalars[2 * l], scalars[2 * l + 1], q);
 }
 
@@ -154,10 +183,8 @@ HK_KERNEL hk_rescale_lift_kernel(HK_GLOBAL u64 *t, HK_GLOBAL u64 *t1, HK_GLOBAL 
                                  HK_GLOBAL const u64 *src1, u32 per, HK_GLOBAL const u64 *mods,
                                  u32 n, u32 ql, u32 qmax) {
     HK_PAIR_PROLOGUE
-    if (second) {
-        t = t1;
-        src = src1;
-    }
+    HK_PICK(t);
+    HK_PICK(src);
     HK_GLOBAL const u64 *ml = mods + HK_MOD_STRIDE * ql;
     u64 q_last = ml[HK_MOD_Q], q_half = q_last >> 1;
     u64 x = src[(u64)ql * n + k];

@@ -287,10 +287,13 @@ impl DeviceRingContext {
         }
         let b_buf = second.as_ref().map_or(p.buffer(), |b| b.buffer());
         let t1_buf = t1.as_ref().map_or(t.buffer(), |t| t.buffer());
-        p.run_pair(
-            second.as_ref(),
+        let count = if second.is_some() { 2 } else { 1 };
+        let sub = [[p.buffer(), t.buffer()], [b_buf, t1_buf]];
+        DevicePoly::run_parts(
+            &p,
             "hk_sub_mul_scalar_kernel",
-            [&[p.buffer(), t.buffer()], &[b_buf, t1_buf]],
+            count,
+            |i| sub[i].to_vec(),
             &[Arg::Buf(p_inv)],
         )?;
         Ok((p, second))

@@ -157,22 +157,23 @@ pub fn key_switch(s: &Shape) -> Traffic {
     t
 }
 
-/// Multiplication with relinearization at the shape's level.
+/// Multiplication with relinearization at the shape's level (the final sums of both parts
+/// in one launch).
 pub fn mul_relin(s: &Shape) -> Traffic {
     let mut t = Traffic::default();
     // Tensor: three products and one multiply-add.
     t.add(elementwise(s, s.ql, 2, 1).times(3));
     t.add(elementwise(s, s.ql, 3, 1));
     t.add(key_switch(s));
-    t.add(elementwise(s, s.ql, 2, 1).times(2));
+    t.add(elementwise(s, s.ql, 2, 1).pair());
     t
 }
 
-/// A rotation: key switch of `c_1`, the sum with `c_0`, two permutations.
+/// A rotation: key switch of `c_1`, the sum with `c_0`, the permutation of both parts.
 pub fn rotate(s: &Shape) -> Traffic {
     let mut t = key_switch(s);
     t.add(elementwise(s, s.ql, 2, 1));
-    t.add(elementwise(s, s.ql, 1, 1).times(2));
+    t.add(elementwise(s, s.ql, 1, 1).pair());
     t
 }
 
@@ -189,7 +190,7 @@ pub fn rescale(s: &Shape) -> Traffic {
         p.add(elementwise(s, l, 2, 1));
         p
     };
-    let mut t = elementwise(s, s.ql, 1, 1).times(2); // the copies of the parts
+    let mut t = elementwise(s, s.ql, 1, 1).pair(); // the copy of the parts
     t.add(per_part.pair());
     t
 }

@@ -92,13 +92,11 @@ impl DeviceEvaluator {
 
     /// Multiplies every part by the integer `k` (nothing for `k = 1`).
     fn mul_integer_parts(&self, parts: &mut [DevicePoly], k: u64) -> Result<()> {
-        if k == 1 {
+        let Some(first) = parts.first().filter(|_| k != 1) else {
             return Ok(());
-        }
-        for p in parts {
-            p.mul_scalar_assign(&self.integer_residues(k, p.q_limbs()))?;
-        }
-        Ok(())
+        };
+        let table = first.scalar_table(&self.integer_residues(k, first.q_limbs()))?;
+        DevicePoly::mul_scalar_table_parts(parts, &table)
     }
 
     /// Drops `ct`'s limbs above `level` (exact).
@@ -121,25 +119,26 @@ impl DeviceEvaluator {
         let level = a.level().min(b.level());
         Self::truncate(a, level);
         self.mul_integer_parts(&mut a.parts, ka)?;
-        for (i, y) in b.parts.iter().enumerate() {
-            // b's limbs are read in place unless they must be scaled (or a lacks the part).
-            let mut y = limbs_of(y, level + 1)?;
-            if kb != 1 || i >= a.parts.len() {
-                let mut t = y.into_owned();
-                self.mul_integer_parts(std::slice::from_mut(&mut t), kb)?;
-                y = std::borrow::Cow::Owned(t);
+        // b's limbs are read in place unless they must be scaled (or a lacks the part).
+        let mut ys = b
+            .parts
+            .iter()
+            .map(|y| limbs_of(y, level + 1))
+            .collect::<Result<Vec<_>>>()?;
+        if kb != 1 {
+            let mut owned: Vec<DevicePoly> = ys.into_iter().map(|y| y.into_owned()).collect();
+            self.mul_integer_parts(&mut owned, kb)?;
+            ys = owned.into_iter().map(std::borrow::Cow::Owned).collect();
+        }
+        let common = a.parts.len().min(ys.len());
+        let refs: Vec<&DevicePoly> = ys[..common].iter().map(|y| &**y).collect();
+        DevicePoly::add_assign_parts(&mut a.parts[..common], &refs, sub)?;
+        for y in ys.into_iter().skip(common) {
+            let mut y = y.into_owned();
+            if sub {
+                y.neg_assign()?;
             }
-            match a.parts.get_mut(i) {
-                Some(x) if sub => x.sub_assign(&y)?,
-                Some(x) => x.add_assign(&y)?,
-                None => {
-                    let mut y = y.into_owned();
-                    if sub {
-                        y.neg_assign()?;
-                    }
-                    a.parts.push(y);
-                }
-            }
+            a.parts.push(y);
         }
         a.scale = a.scale.mul_integer(ka);
         Ok(())
@@ -208,16 +207,18 @@ impl DeviceEvaluator {
         let level = level.min(acc.level());
         Self::truncate(acc, level);
         let p = limbs_of(&pt.poly, level + 1)?;
-        for (i, part) in ct.parts.iter().enumerate() {
-            let part = limbs_of(part, level + 1)?;
-            match acc.parts.get_mut(i) {
-                Some(a) => a.mul_add_assign(&part, &p)?,
-                None => {
-                    let mut t = part.into_owned();
-                    t.mul_assign(&p)?;
-                    acc.parts.push(t);
-                }
-            }
+        let parts = ct
+            .parts
+            .iter()
+            .map(|part| limbs_of(part, level + 1))
+            .collect::<Result<Vec<_>>>()?;
+        let common = acc.parts.len().min(parts.len());
+        let refs: Vec<&DevicePoly> = parts[..common].iter().map(|x| &**x).collect();
+        DevicePoly::mul_add_parts(&mut acc.parts[..common], &refs, &p)?;
+        for part in parts.into_iter().skip(common) {
+            let mut t = part.into_owned();
+            t.mul_assign(&p)?;
+            acc.parts.push(t);
         }
         Ok(())
     }
@@ -244,15 +245,16 @@ impl DeviceEvaluator {
         } else {
             None
         };
-        for part in &mut ct.parts {
-            if let Some(im) = &im {
-                let mut t = part.clone();
-                t.mul_monomial_half_assign()?;
-                t.mul_scalar_table_assign(im)?;
-                part.mul_scalar_table_assign(&re)?;
-                part.add_assign(&t)?;
-            } else {
-                part.mul_scalar_table_assign(&re)?;
+        match &im {
+            None => DevicePoly::mul_scalar_table_parts(&mut ct.parts, &re)?,
+            Some(im) => {
+                for part in &mut ct.parts {
+                    let mut t = part.clone();
+                    t.mul_monomial_half_assign()?;
+                    t.mul_scalar_table_assign(im)?;
+                    part.mul_scalar_table_assign(&re)?;
+                    part.add_assign(&t)?;
+                }
             }
         }
         ct.scale = ct.scale.mul(scale);
@@ -284,10 +286,8 @@ impl DeviceEvaluator {
         }
         let re = constant_residues(self.ctx.ring(), c.re * scale.to_f64(), acc.level() + 1)?;
         let table = acc.parts[0].scalar_table(&re)?;
-        for (a, b) in acc.parts.iter_mut().zip(&ct.parts) {
-            a.mul_scalar_add_table_assign(b, &table)?;
-        }
-        Ok(())
+        let parts: Vec<&DevicePoly> = ct.parts.iter().collect();
+        DevicePoly::mul_scalar_add_table_parts(&mut acc.parts, &parts, &table)
     }
 
     /// `ct += c`, the constant encoded at `ct`'s scale, as
@@ -429,11 +429,12 @@ impl DeviceEvaluator {
         match (acc, &self.engine) {
             (Acc::Hybrid(a), _) => {
                 let (ql, pl) = (a[0].q_limbs(), a[0].p_limbs());
-                let mut o0 = DevicePoly::uninit(&self.dctx, ql, pl, Form::Ntt)?;
-                let mut o1 = DevicePoly::uninit(&self.dctx, ql, pl, Form::Ntt)?;
-                a[0].automorphism(k, &mut o0)?;
-                a[1].automorphism(k, &mut o1)?;
-                Ok(Acc::Hybrid([o0, o1]))
+                let mut o = [
+                    DevicePoly::uninit(&self.dctx, ql, pl, Form::Ntt)?,
+                    DevicePoly::uninit(&self.dctx, ql, pl, Form::Ntt)?,
+                ];
+                DevicePoly::permute_parts(&[&a[0], &a[1]], k, &mut o)?;
+                Ok(Acc::Hybrid(o))
             }
             (Acc::Klss(a), Engine::Klss(dk)) => Ok(Acc::Klss(dk.permute(&a, k)?)),
             (Acc::Klss(_), Engine::Hybrid) => unreachable!("one engine per evaluator"),
@@ -464,14 +465,14 @@ impl DeviceEvaluator {
 
     /// `out[i] += φ_g(ModDown(acc)[i])`, the end of a rotation sum.
     fn add_mod_down(&self, acc: Acc, g: usize, out: &mut [DevicePoly; 2]) -> Result<()> {
-        let u = self.mod_down_acc(acc)?;
+        let [u0, u1] = self.mod_down_acc(acc)?;
         let ql = out[0].q_limbs();
-        let mut t = DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?;
-        for (o, u) in out.iter_mut().zip(u) {
-            u.automorphism(g, &mut t)?;
-            o.add_assign(&t)?;
-        }
-        Ok(())
+        let mut t = [
+            DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?,
+            DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?,
+        ];
+        DevicePoly::permute_parts(&[&u0, &u1], g, &mut t)?;
+        DevicePoly::add_assign_parts(out, &[&t[0], &t[1]], false)
     }
 
     /// A pair of zero polynomials over `Q_l`.
@@ -493,8 +494,7 @@ impl DeviceEvaluator {
         let (mut acc, mut last_g) = (None, 1);
         for (&(ct, _), key) in terms.iter().zip(keys) {
             let Some((g, key)) = key else {
-                out[0].add_assign(&ct.parts[0])?;
-                out[1].add_assign(&ct.parts[1])?;
+                DevicePoly::add_assign_parts(&mut out, &[&ct.parts[0], &ct.parts[1]], false)?;
                 continue;
             };
             ct.parts[0].automorphism(g, &mut t)?;
@@ -528,8 +528,7 @@ impl DeviceEvaluator {
         let mut acc: Option<Acc> = None;
         let (mut last, mut pending) = (1, false);
         for (&(ct, _), key) in terms.iter().zip(keys).rev() {
-            c[0].add_assign(&ct.parts[0])?;
-            c[1].add_assign(&ct.parts[1])?;
+            DevicePoly::add_assign_parts(&mut c, &[&ct.parts[0], &ct.parts[1]], false)?;
             let Some((g, key)) = key else { continue };
             if pending {
                 // c_1 in full over Q_l: the pending u_1 comes down for the decomposition.

@@ -235,14 +235,7 @@ impl DeviceEvaluator {
 
     /// The parts of `ct` at `level` (a copy of the limbs kept).
     fn parts_at(&self, ct: &DeviceCiphertext, level: usize) -> Result<Vec<DevicePoly>> {
-        ct.parts
-            .iter()
-            .map(|p| {
-                let mut o = DevicePoly::uninit(&self.dctx, level + 1, 0, Form::Ntt)?;
-                o.copy_limbs_from(p, 0, 0, level + 1)?;
-                Ok(o)
-            })
-            .collect()
+        DevicePoly::copy_parts(&ct.parts.iter().collect::<Vec<_>>(), level + 1)
     }
 
     /// `a + b` (the lower level of the two; equal scales).
@@ -272,16 +265,11 @@ impl DeviceEvaluator {
             self.parts_at_level(a, level)?,
             self.parts_at_level(b, level)?,
         );
-        let mut parts = Vec::with_capacity(pa.len());
-        for (x, y) in pa.iter().zip(pb.iter()) {
-            let mut o = DevicePoly::uninit(&self.dctx, level + 1, 0, Form::Ntt)?;
-            if sub {
-                DevicePoly::sub_into(x, y, &mut o)?;
-            } else {
-                DevicePoly::add_into(x, y, &mut o)?;
-            }
-            parts.push(o);
-        }
+        let mut parts = (0..pa.len())
+            .map(|_| DevicePoly::uninit(&self.dctx, level + 1, 0, Form::Ntt))
+            .collect::<Result<Vec<_>>>()?;
+        let (ra, rb): (Vec<_>, Vec<_>) = (pa.iter().collect(), pb.iter().collect());
+        DevicePoly::add_parts(&mut parts, &ra, &rb, sub)?;
         Ok(DeviceCiphertext {
             parts,
             scale: a.scale.clone(),
@@ -359,11 +347,10 @@ impl DeviceEvaluator {
             .as_ref()
             .ok_or_else(|| Error::InvalidInput("no relinearization key on the device".into()))?;
         // (c_0 + u_0, c_1 + u_1), summed into the switch's outputs.
-        let [mut u0, mut u1] = self.switch(&ct.parts[2], key)?;
-        u0.add_assign(&ct.parts[0])?;
-        u1.add_assign(&ct.parts[1])?;
+        let mut u = self.switch(&ct.parts[2], key)?;
+        DevicePoly::add_assign_parts(&mut u, &[&ct.parts[0], &ct.parts[1]], false)?;
         Ok(DeviceCiphertext {
-            parts: vec![u0, u1],
+            parts: u.into(),
             scale: ct.scale.clone(),
             slots: ct.slots,
         })
@@ -446,11 +433,12 @@ impl DeviceEvaluator {
         let [mut u0, u1] = u;
         u0.add_assign(c0)?;
         let ql = u0.q_limbs();
-        let mut out0 = DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?;
-        let mut out1 = DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?;
-        u0.automorphism(g, &mut out0)?;
-        u1.automorphism(g, &mut out1)?;
-        Ok(vec![out0, out1])
+        let mut out = vec![
+            DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?,
+            DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt)?,
+        ];
+        DevicePoly::permute_parts(&[&u0, &u1], g, &mut out)?;
+        Ok(out)
     }
 
     fn automorphism_with(

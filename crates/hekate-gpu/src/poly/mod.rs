@@ -7,26 +7,15 @@ use crate::error::{Error, Result};
 use crate::kernels::KernelModule;
 use crate::runtime::{Arg, Buffer};
 use hekate::ring::{Form, Poly};
-use std::ops::Range;
 use std::sync::Arc;
+
+mod ntt;
+mod parts;
+
+pub(crate) use ntt::column_passes;
 
 /// Work-items per group of the coefficient-wise and per-stage kernels.
 const GROUP: usize = 256;
-/// Work-items per group of the NTT tile kernels (each loops over its share of the tile).
-const TILE_GROUP: usize = 512;
-
-/// The limbs an NTT launch transforms: `range` less the window `skip` (inside `range`,
-/// or empty).
-struct LimbSet {
-    range: Range<usize>,
-    skip: Range<usize>,
-}
-
-impl LimbSet {
-    fn count(&self) -> usize {
-        self.range.len() - self.skip.len()
-    }
-}
 
 /// A polynomial on the device: `q_limbs` chain limbs and `p_limbs` special-prime limbs of
 /// `N` words each, in coefficient or NTT [`Form`].
@@ -209,6 +198,22 @@ impl DevicePoly {
         Ok(())
     }
 
+    /// `second`, if given, has this polynomial's shape (a pair for one launch).
+    pub(crate) fn check_pair(&self, second: Option<&DevicePoly>) -> Result<()> {
+        match second {
+            Some(b)
+                if !Arc::ptr_eq(&self.ctx, &b.ctx)
+                    || self.q_limbs != b.q_limbs
+                    || self.p_limbs != b.p_limbs
+                    || self.batch
+                    || b.batch =>
+            {
+                Err(Error::InvalidInput("the pair's shapes differ".into()))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Runs a coefficient-wise kernel over every limb: `head` are its leading arguments.
     fn elementwise(&self, kernel: &str, head: &[Arg<'_>]) -> Result<()> {
         self.run_elementwise(kernel, head, &[])
@@ -251,51 +256,14 @@ impl DevicePoly {
         )
     }
 
-    /// Runs a pair kernel (`elementwise.cl`'s `HK_PAIR_PROLOGUE`) over every limb of this
-    /// polynomial and of `second` (the same shape) in one launch, or of this one alone:
-    /// `heads(p)` are the leading buffers of polynomial `p`, interleaved as the kernels
-    /// take them (`x, x1, b, b1, per`), then `extra` before the standard tail.
-    pub(crate) fn run_pair(
-        &self,
-        second: Option<&DevicePoly>,
-        kernel: &str,
-        heads: [&[&Buffer]; 2],
-        extra: &[Arg<'_>],
-    ) -> Result<()> {
-        self.check_pair(second)?;
-        let mut args = Vec::with_capacity(2 * heads[0].len() + 1 + extra.len());
-        for (x, x1) in heads[0].iter().zip(heads[1]) {
-            args.extend([Arg::Buf(x), Arg::Buf(if second.is_some() { x1 } else { x })]);
-        }
-        let per = if second.is_some() {
-            self.num_limbs() as u32
-        } else {
-            u32::MAX
-        };
-        args.push(Arg::U32(per));
-        args.extend_from_slice(extra);
-        let rows = self.num_limbs() * if second.is_some() { 2 } else { 1 };
-        self.run_elementwise_rows(kernel, &args, &[], rows)
-    }
-
     /// `out = a + b` (one pass), as [`Poly::add_into`].
     pub fn add_into(a: &DevicePoly, b: &DevicePoly, out: &mut DevicePoly) -> Result<()> {
-        a.same_shape(b)?;
-        out.reshape_like(a)?;
-        a.elementwise(
-            "hk_add_kernel",
-            &[Arg::Buf(&out.buf), Arg::Buf(&a.buf), Arg::Buf(&b.buf)],
-        )
+        Self::add_parts(std::slice::from_mut(out), &[a], &[b], false)
     }
 
     /// `out = a - b` (one pass), as [`Poly::sub_into`].
     pub fn sub_into(a: &DevicePoly, b: &DevicePoly, out: &mut DevicePoly) -> Result<()> {
-        a.same_shape(b)?;
-        out.reshape_like(a)?;
-        a.elementwise(
-            "hk_sub_kernel",
-            &[Arg::Buf(&out.buf), Arg::Buf(&a.buf), Arg::Buf(&b.buf)],
-        )
+        Self::add_parts(std::slice::from_mut(out), &[a], &[b], true)
     }
 
     /// `out = a * b` coefficient-wise (NTT form), as [`Poly::mul_into`].
@@ -325,28 +293,12 @@ impl DevicePoly {
 
     /// `self += other`.
     pub fn add_assign(&mut self, other: &DevicePoly) -> Result<()> {
-        self.same_shape(other)?;
-        self.elementwise(
-            "hk_add_kernel",
-            &[
-                Arg::Buf(&self.buf),
-                Arg::Buf(&self.buf),
-                Arg::Buf(&other.buf),
-            ],
-        )
+        Self::add_assign_parts(std::slice::from_mut(self), &[other], false)
     }
 
     /// `self -= other`.
     pub fn sub_assign(&mut self, other: &DevicePoly) -> Result<()> {
-        self.same_shape(other)?;
-        self.elementwise(
-            "hk_sub_kernel",
-            &[
-                Arg::Buf(&self.buf),
-                Arg::Buf(&self.buf),
-                Arg::Buf(&other.buf),
-            ],
-        )
+        Self::add_assign_parts(std::slice::from_mut(self), &[other], true)
     }
 
     /// `self = -self`.
@@ -370,13 +322,7 @@ impl DevicePoly {
 
     /// `self += a * b` coefficient-wise (NTT form).
     pub fn mul_add_assign(&mut self, a: &DevicePoly, b: &DevicePoly) -> Result<()> {
-        self.same_shape(a)?;
-        self.same_shape(b)?;
-        self.require_ntt("mul_add_assign")?;
-        self.elementwise(
-            "hk_mul_add_kernel",
-            &[Arg::Buf(&self.buf), Arg::Buf(&a.buf), Arg::Buf(&b.buf)],
-        )
+        Self::mul_add_parts(std::slice::from_mut(self), &[a], b)
     }
 
     /// Multiplies limb `i` by the reduced constant `scalars[i]` (an integer given by its
@@ -403,34 +349,14 @@ impl DevicePoly {
     /// [`DevicePoly::mul_scalar_assign`] with a table of [`DevicePoly::scalar_table`] (made
     /// for this polynomial's limbs or more).
     pub fn mul_scalar_table_assign(&mut self, table: &Buffer) -> Result<()> {
-        self.check_table(table)?;
-        self.elementwise(
-            "hk_mul_scalar_kernel",
-            &[Arg::Buf(&self.buf), Arg::Buf(&self.buf), Arg::Buf(table)],
-        )
+        Self::mul_scalar_table_parts(std::slice::from_mut(self), table)
     }
 
     /// `self += a · w_l` per limb, as [`Poly::mul_scalar_add_assign`], with a table of
     /// [`DevicePoly::scalar_table`]: one pass, no copy of `a`, which may have more chain
     /// limbs than `self` (its lower ones are read; neither has special limbs).
     pub fn mul_scalar_add_table_assign(&mut self, a: &DevicePoly, table: &Buffer) -> Result<()> {
-        self.check_table(table)?;
-        if a.n() != self.n()
-            || a.form != self.form
-            || a.p_limbs != 0
-            || self.p_limbs != 0
-            || a.q_limbs < self.q_limbs
-        {
-            return Err(Error::InvalidInput(format!(
-                "acc += a·w needs chain limbs only, the same form and at least the \
-                 accumulator's {} limbs (a has {} + {} special, {:?} against {:?})",
-                self.q_limbs, a.q_limbs, a.p_limbs, a.form, self.form
-            )));
-        }
-        self.elementwise(
-            "hk_mul_scalar_add_kernel",
-            &[Arg::Buf(&self.buf), Arg::Buf(&a.buf), Arg::Buf(table)],
-        )
+        Self::mul_scalar_add_table_parts(std::slice::from_mut(self), &[a], table)
     }
 
     /// An error unless `table` holds a (w, w') pair per limb of this polynomial.
@@ -461,255 +387,13 @@ impl DevicePoly {
                 "hk_automorphism_coeff_kernel",
                 &[Arg::Buf(&out.buf), Arg::Buf(&self.buf), Arg::U32(k as u32)],
             ),
-            Form::Ntt => {
-                let perm = self.ctx.permutation(k)?;
-                self.elementwise(
-                    "hk_permute_kernel",
-                    &[Arg::Buf(&out.buf), Arg::Buf(&self.buf), Arg::Buf(&perm)],
-                )
-            }
+            Form::Ntt => Self::permute_parts(&[self], k, std::slice::from_mut(out)),
         }
     }
 
     fn require_ntt(&self, what: &str) -> Result<()> {
         if self.form != Form::Ntt {
             return Err(Error::InvalidInput(format!("{what} needs NTT form")));
-        }
-        Ok(())
-    }
-
-    /// To NTT form (no-op if already there), as [`Poly::ntt`]: reduced outputs.
-    pub fn ntt(&mut self) -> Result<()> {
-        if self.form == Form::Ntt {
-            return Ok(());
-        }
-        self.forward(true)?;
-        self.form = Form::Ntt;
-        Ok(())
-    }
-
-    /// To coefficient form (no-op if already there), as [`Poly::intt`].
-    pub fn intt(&mut self) -> Result<()> {
-        if self.form == Form::Coeff {
-            return Ok(());
-        }
-        self.inverse(true)?;
-        self.form = Form::Coeff;
-        Ok(())
-    }
-
-    /// The forward transform of every limb in place, without changing the declared form:
-    /// `[0, q)` to `[0, q)` when `reduce`, else `[0, 2q)` to `[0, 2q)` (as
-    /// `NttPlan::forward` / `NttPlan::forward_lazy`; the lazy words equal the scalar
-    /// backend's).
-    pub fn forward(&mut self, reduce: bool) -> Result<()> {
-        self.forward_limbs(0..self.num_limbs(), reduce)
-    }
-
-    /// The inverse transform of every limb in place (with `N^-1`), without changing the
-    /// declared form: `[0, q)` to `[0, q)` when `reduce`, else `[0, 2q)` to `[0, 2q)` (as
-    /// `NttPlan::inverse` / `NttPlan::inverse_lazy`).
-    pub fn inverse(&mut self, reduce: bool) -> Result<()> {
-        self.inverse_limbs(0..self.num_limbs(), reduce)
-    }
-
-    /// The limbs `limbs` less the window `skip`, checked against this polynomial.
-    fn limb_set(&self, limbs: Range<usize>, skip: Range<usize>) -> Result<LimbSet> {
-        let inside = skip.is_empty() || (limbs.start <= skip.start && skip.end <= limbs.end);
-        if limbs.start > limbs.end || limbs.end > self.num_limbs() || !inside {
-            return Err(Error::InvalidInput(format!(
-                "limbs {limbs:?} less {skip:?} of a polynomial with {}",
-                self.num_limbs()
-            )));
-        }
-        Ok(LimbSet { range: limbs, skip })
-    }
-
-    /// Launches an NTT kernel on `groups x count` work-groups of `block` items over the
-    /// limbs of `limbs` (`count` of them: `limbs.range` less `limbs.skip`), of this
-    /// polynomial and, when given, the same limbs of `second` (twice the rows): the
-    /// arguments are the polynomials and the rows per polynomial, the twiddles, the
-    /// standard tail, the first limb and the skipped window, then `extra` (`ntt.cl`'s
-    /// signatures).
-    fn launch_ntt(
-        &self,
-        second: Option<&DevicePoly>,
-        kernel: &str,
-        groups: usize,
-        block: usize,
-        limbs: &LimbSet,
-        extra: &[Arg<'_>],
-    ) -> Result<()> {
-        let gpu = self.ctx.gpu();
-        let module = gpu.module(KernelModule::Ntt)?;
-        let (skip_at, skip_len) = if limbs.skip.is_empty() {
-            (u32::MAX, 0)
-        } else {
-            (limbs.skip.start as u32, limbs.skip.len() as u32)
-        };
-        let (a1, per, rows) = match second {
-            Some(b) => (&b.buf, limbs.count() as u32, 2 * limbs.count()),
-            None => (&self.buf, u32::MAX, limbs.count()),
-        };
-        let mut args = vec![
-            Arg::Buf(&self.buf),
-            Arg::Buf(a1),
-            Arg::U32(per),
-            Arg::Buf(&self.ctx.twiddles),
-        ];
-        args.extend_from_slice(&self.tail_args());
-        args.extend([
-            Arg::U32(limbs.range.start as u32),
-            Arg::U32(skip_at),
-            Arg::U32(skip_len),
-        ]);
-        args.extend_from_slice(extra);
-        gpu.launch(
-            &module,
-            kernel,
-            [groups as u32, rows as u32],
-            block as u32,
-            &args,
-        )
-    }
-
-    /// `second`, if given, has this polynomial's shape (a pair for one launch).
-    fn check_pair(&self, second: Option<&DevicePoly>) -> Result<()> {
-        match second {
-            Some(b)
-                if !Arc::ptr_eq(&self.ctx, &b.ctx)
-                    || self.q_limbs != b.q_limbs
-                    || self.p_limbs != b.p_limbs
-                    || self.batch
-                    || b.batch =>
-            {
-                Err(Error::InvalidInput("the pair's shapes differ".into()))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// Work-items per group of the tile kernels.
-    fn tile_block(&self) -> usize {
-        (self.ctx.tile() / 2)
-            .min(TILE_GROUP)
-            .min(self.ctx.gpu().info().max_group as usize)
-    }
-
-    /// [`forward`](Self::forward) of the limbs in `limbs` only.
-    pub fn forward_limbs(&mut self, limbs: Range<usize>, reduce: bool) -> Result<()> {
-        self.forward_limbs_except(limbs, 0..0, reduce)
-    }
-
-    /// [`forward`](Self::forward) of the limbs in `limbs` but those in `skip` (a window
-    /// inside `limbs`, or empty), in one launch per pass: ModUp transforms every limb but
-    /// its digit's own.
-    pub fn forward_limbs_except(
-        &mut self,
-        limbs: Range<usize>,
-        skip: Range<usize>,
-        reduce: bool,
-    ) -> Result<()> {
-        let limbs = self.limb_set(limbs, skip)?;
-        self.forward_of(None, &limbs, reduce)
-    }
-
-    /// [`forward_limbs`](Self::forward_limbs) of the same limbs of `a` and `b` (the same
-    /// shape) in one launch per pass.
-    pub fn forward_limbs_pair(
-        a: &mut DevicePoly,
-        b: &mut DevicePoly,
-        limbs: Range<usize>,
-        reduce: bool,
-    ) -> Result<()> {
-        let limbs = a.limb_set(limbs, 0..0)?;
-        a.forward_of(Some(b), &limbs, reduce)
-    }
-
-    /// The forward passes over `limbs` of this polynomial and `second`.
-    fn forward_of(&self, second: Option<&DevicePoly>, limbs: &LimbSet, reduce: bool) -> Result<()> {
-        self.check_pair(second)?;
-        if limbs.count() == 0 {
-            return Ok(());
-        }
-        let (n, tile) = (self.n(), self.ctx.tile());
-        // Stages whose blocks exceed a tile, t = N/2 down to tile, in column passes.
-        let mut log_t_hi = n.trailing_zeros() - 1;
-        for r in column_passes(n, tile) {
-            let cols = tile >> r;
-            self.launch_ntt(
-                second,
-                "hk_ntt_fwd_cols",
-                n >> r >> cols.trailing_zeros(),
-                self.tile_block(),
-                limbs,
-                &[Arg::U32(log_t_hi), Arg::U32(r), Arg::U32(cols as u32)],
-            )?;
-            log_t_hi -= r;
-        }
-        let extra = [Arg::U32(tile as u32), Arg::U32(reduce as u32)];
-        self.launch_ntt(
-            second,
-            "hk_ntt_fwd_tail",
-            n / tile,
-            self.tile_block(),
-            limbs,
-            &extra,
-        )
-    }
-
-    /// [`inverse`](Self::inverse) of the limbs in `limbs` only.
-    pub fn inverse_limbs(&mut self, limbs: Range<usize>, reduce: bool) -> Result<()> {
-        let limbs = self.limb_set(limbs, 0..0)?;
-        self.inverse_of(None, &limbs, reduce)
-    }
-
-    /// [`inverse_limbs`](Self::inverse_limbs) of the same limbs of `a` and `b` (the same
-    /// shape) in one launch per pass.
-    pub fn inverse_limbs_pair(
-        a: &mut DevicePoly,
-        b: &mut DevicePoly,
-        limbs: Range<usize>,
-        reduce: bool,
-    ) -> Result<()> {
-        let limbs = a.limb_set(limbs, 0..0)?;
-        a.inverse_of(Some(b), &limbs, reduce)
-    }
-
-    /// The inverse passes over `limbs` of this polynomial and `second`.
-    fn inverse_of(&self, second: Option<&DevicePoly>, limbs: &LimbSet, reduce: bool) -> Result<()> {
-        self.check_pair(second)?;
-        if limbs.count() == 0 {
-            return Ok(());
-        }
-        let (n, tile) = (self.n(), self.ctx.tile());
-        let extra = [Arg::U32(tile as u32), Arg::U32(reduce as u32)];
-        self.launch_ntt(
-            second,
-            "hk_ntt_inv_head",
-            n / tile,
-            self.tile_block(),
-            limbs,
-            &extra,
-        )?;
-        // Stages t = tile .. N/2 in column passes, the last one (N^-1) included.
-        let mut log_t_lo = tile.trailing_zeros();
-        for r in column_passes(n, tile) {
-            let cols = tile >> r;
-            self.launch_ntt(
-                second,
-                "hk_ntt_inv_cols",
-                n >> r >> cols.trailing_zeros(),
-                self.tile_block(),
-                limbs,
-                &[
-                    Arg::U32(log_t_lo),
-                    Arg::U32(r),
-                    Arg::U32(cols as u32),
-                    Arg::U32(reduce as u32),
-                ],
-            )?;
-            log_t_lo += r;
         }
         Ok(())
     }
@@ -740,7 +424,7 @@ impl DevicePoly {
         let form = a.form;
         // The last limb, dropped below, goes to coefficients in place.
         if form == Form::Ntt {
-            a.inverse_of(b.as_deref(), &a.limb_set(l..l + 1, 0..0)?, true)?;
+            a.inverse_of(b.as_deref(), l..l + 1, true)?;
         }
         // Over the l lower limbs of t; the kernel reads the last residue at limb l.
         let t = DevicePoly::uninit(&a.ctx, l, 0, Form::Coeff)?;
@@ -750,14 +434,17 @@ impl DevicePoly {
         };
         let b_buf = b.as_deref().map_or(&a.buf, |b| &b.buf);
         let t1_buf = t1.as_ref().map_or(&t.buf, |t| &t.buf);
-        t.run_pair(
-            t1.as_ref(),
+        let count = if t1.is_some() { 2 } else { 1 };
+        let lift = [[&t.buf, &a.buf], [t1_buf, b_buf]];
+        Self::run_parts(
+            &t,
             "hk_rescale_lift_kernel",
-            [&[&t.buf, &a.buf], &[t1_buf, b_buf]],
+            count,
+            |i| lift[i].to_vec(),
             &[],
         )?;
         if form == Form::Ntt {
-            t.forward_of(t1.as_ref(), &t.limb_set(0..l, 0..0)?, true)?;
+            t.forward_of(t1.as_ref(), 0..l, 0..0, true)?;
         }
         let consts = a.ctx.rescale_table(l)?;
         a.truncate_to(l);
@@ -765,10 +452,12 @@ impl DevicePoly {
             b.truncate_to(l);
         }
         let b_buf = b.as_deref().map_or(&a.buf, |b| &b.buf);
-        a.run_pair(
-            b.as_deref(),
+        let sub = [[&a.buf, &t.buf], [b_buf, t1_buf]];
+        Self::run_parts(
+            a,
             "hk_sub_mul_scalar_kernel",
-            [&[&a.buf, &t.buf], &[b_buf, t1_buf]],
+            count,
+            |i| sub[i].to_vec(),
             &[Arg::Buf(&consts)],
         )
     }
@@ -785,25 +474,13 @@ impl DevicePoly {
         if from + count > src.num_limbs() || to + count > self.num_limbs() || self.n() != src.n() {
             return Err(Error::InvalidInput("limb copy out of range".into()));
         }
-        if count == 0 {
-            return Ok(());
-        }
-        let gpu = self.ctx.gpu();
-        let module = gpu.module(KernelModule::Elementwise)?;
-        let n = self.n();
-        let block = n.min(GROUP);
-        gpu.launch(
-            &module,
-            "hk_copy_limbs_kernel",
-            [n.div_ceil(block) as u32, count as u32],
-            block as u32,
-            &[
-                Arg::Buf(&self.buf),
-                Arg::Buf(&src.buf),
-                Arg::U32(n as u32),
-                Arg::U32(to as u32),
-                Arg::U32(from as u32),
-            ],
+        Self::launch_copy(
+            self,
+            [&self.buf, &self.buf],
+            [&src.buf, &src.buf],
+            None,
+            [to, from],
+            count,
         )
     }
 
@@ -891,22 +568,6 @@ impl DevicePoly {
         self.q_limbs = q_limbs;
         self.p_limbs = 0;
     }
-}
-
-/// The stages each column launch of an NTT runs (`hk_ntt_fwd_cols` / `hk_ntt_inv_cols`):
-/// the `log2(N / tile)` stages whose butterfly blocks exceed a tile, in passes of at most
-/// `log2(tile) - 4` stages (rows of at least 16 consecutive words, for coalescing), which is
-/// one pass up to N = 2^18 with 2048-word tiles.
-pub(crate) fn column_passes(n: usize, tile: usize) -> Vec<u32> {
-    let mut left = (n / tile).trailing_zeros();
-    let most = tile.trailing_zeros().saturating_sub(4).max(1);
-    let mut passes = Vec::new();
-    while left > 0 {
-        let r = left.min(most);
-        passes.push(r);
-        left -= r;
-    }
-    passes
 }
 
 /// A device copy (one copy launch). Panics if the device cannot allocate the copy, as a
