@@ -71,6 +71,21 @@ HK_KERNEL hk_mul_add_kernel(HK_GLOBAL u64 *acc, HK_GLOBAL u64 *acc1, HK_GLOBAL c
     acc[at] = hk_mul_add(acc[at], a[at], b[at], q, md[HK_MOD_MU_LO], md[HK_MOD_MU_HI]);
 }
 
+/* The tensor of two degree-1 ciphertexts in one pass: d0 = a0 b0, d1 = a0 b1 + a1 b0 (the
+ * second product added with one reduction of the 128-bit sum, as hk_mul then
+ * hk_mul_add), d2 = a1 b1 (Evaluator::mul_no_relin's words). */
+HK_KERNEL hk_tensor_kernel(HK_GLOBAL u64 *d0, HK_GLOBAL u64 *d1, HK_GLOBAL u64 *d2,
+                           HK_GLOBAL const u64 *a0, HK_GLOBAL const u64 *a1,
+                           HK_GLOBAL const u64 *b0, HK_GLOBAL const u64 *b1,
+                           HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {
+    HK_ELEMENT_PROLOGUE
+    u64 m0 = md[HK_MOD_MU_LO], m1 = md[HK_MOD_MU_HI];
+    u64 x0 = a0[at], x1 = a1[at], y0 = b0[at], y1 = b1[at];
+    d0[at] = hk_mul(x0, y0, q, m0, m1);
+    d1[at] = hk_mul_add(hk_mul(x0, y1, q, m0, m1), x1, y0, q, m0, m1);
+    d2[at] = hk_mul(x1, y1, q, m0, m1);
+}
+
 /* out = a w_l for a reduced constant per limb: `scalars` holds (w_l, w_l') pairs, the Shoup
  * companion w_l' = floor(w_l 2^64 / q_l) (a pair, the table shared). */
 HK_KERNEL hk_mul_scalar_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1, HK_GLOBAL const u64 *a,

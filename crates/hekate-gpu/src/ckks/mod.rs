@@ -295,13 +295,10 @@ impl DeviceEvaluator {
             self.parts_at_level(b, level)?,
         );
         let out = || DevicePoly::uninit(&self.dctx, level + 1, 0, Form::Ntt);
-        let (mut d0, mut d1, mut d2) = (out()?, out()?, out()?);
-        DevicePoly::mul_into(&pa[0], &pb[0], &mut d0)?;
-        DevicePoly::mul_into(&pa[0], &pb[1], &mut d1)?;
-        d1.mul_add_assign(&pa[1], &pb[0])?;
-        DevicePoly::mul_into(&pa[1], &pb[1], &mut d2)?;
+        let mut d = [out()?, out()?, out()?];
+        DevicePoly::tensor_parts([&pa[0], &pa[1]], [&pb[0], &pb[1]], &mut d)?;
         Ok(DeviceCiphertext {
-            parts: vec![d0, d1, d2],
+            parts: d.into(),
             scale: a.scale.mul(&b.scale),
             slots: a.slots,
         })

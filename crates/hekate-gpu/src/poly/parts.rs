@@ -140,6 +140,33 @@ impl DevicePoly {
         )
     }
 
+    /// The tensor of two degree-1 ciphertexts `(a0, a1)`, `(b0, b1)` (NTT form, one shape):
+    /// `out = (a0 b0, a0 b1 + a1 b0, a1 b1)` in one launch, the words of
+    /// [`mul_into`](DevicePoly::mul_into) and [`mul_add_assign`](DevicePoly::mul_add_assign).
+    pub fn tensor_parts(
+        a: [&DevicePoly; 2],
+        b: [&DevicePoly; 2],
+        out: &mut [DevicePoly; 3],
+    ) -> Result<()> {
+        Self::check_parts(&[a[0], a[1], b[0], b[1]])?;
+        a[0].require_ntt("the tensor")?;
+        for o in out.iter_mut() {
+            o.reshape_like(a[0])?;
+        }
+        a[0].elementwise(
+            "hk_tensor_kernel",
+            &[
+                Arg::Buf(&out[0].buf),
+                Arg::Buf(&out[1].buf),
+                Arg::Buf(&out[2].buf),
+                Arg::Buf(&a[0].buf),
+                Arg::Buf(&a[1].buf),
+                Arg::Buf(&b[0].buf),
+                Arg::Buf(&b[1].buf),
+            ],
+        )
+    }
+
     /// `parts[i] *= w_l` per limb with a table of [`DevicePoly::scalar_table`], two parts
     /// per launch.
     pub fn mul_scalar_table_parts(parts: &mut [DevicePoly], table: &Buffer) -> Result<()> {
