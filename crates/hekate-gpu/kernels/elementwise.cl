@@ -109,6 +109,33 @@ HK_KERNEL hk_mul_scalar_add_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1,
     out[at] = hk_add(out[at], hk_mul_shoup(a[at], scalars[2 * l], scalars[2 * l + 1], q), q);
 }
 
+/* out = (accumulate ? out : 0) + sum_{j < count} x_j w_{j0 + j, l} for up to 4 terms (a pair),
+ * the (w, w') tables of all terms in `tabs` (term t, limb l at 2 (t ql + l)): a polynomial's
+ * leaf sum_j c_j T_j, the words of hk_mul_scalar then hk_mul_scalar_add per term (sums mod q
+ * are exact). Each x_j may have more limbs than `out` (its lower ones are read). */
+HK_KERNEL hk_lincomb_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1, HK_GLOBAL const u64 *x0,
+                            HK_GLOBAL const u64 *x01, HK_GLOBAL const u64 *x1,
+                            HK_GLOBAL const u64 *x11, HK_GLOBAL const u64 *x2,
+                            HK_GLOBAL const u64 *x21, HK_GLOBAL const u64 *x3,
+                            HK_GLOBAL const u64 *x31, u32 per, HK_GLOBAL const u64 *tabs, u32 j0,
+                            u32 count, u32 accumulate, HK_GLOBAL const u64 *mods, u32 n, u32 ql,
+                            u32 qmax) {
+    HK_PAIR_PROLOGUE
+    HK_PICK(out);
+    HK_PICK(x0);
+    HK_PICK(x1);
+    HK_PICK(x2);
+    HK_PICK(x3);
+    HK_GLOBAL const u64 *w = tabs + 2 * ((u64)j0 * ql + l);
+    u64 stride = 2 * (u64)ql;
+    u64 acc = accumulate ? out[at] : 0;
+    acc = hk_add(acc, hk_mul_shoup(x0[at], w[0], w[1], q), q);
+    if (count > 1) acc = hk_add(acc, hk_mul_shoup(x1[at], w[stride], w[stride + 1], q), q);
+    if (count > 2) acc = hk_add(acc, hk_mul_shoup(x2[at], w[2 * stride], w[2 * stride + 1], q), q);
+    if (count > 3) acc = hk_add(acc, hk_mul_shoup(x3[at], w[3 * stride], w[3 * stride + 1], q), q);
+    out[at] = acc;
+}
+
 /* out = a + s_l in NTT form (every coefficient of limb l), s_l reduced (Poly::add_scalar_assign). */
 HK_KERNEL hk_add_scalar_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *scalars,
                                HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {

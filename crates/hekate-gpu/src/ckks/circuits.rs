@@ -24,6 +24,7 @@ use super::{DeviceCiphertext, DeviceEvaluator, DeviceKey, Engine};
 use crate::error::{Error, Result};
 use crate::klss::DeviceKlssAccumulator;
 use crate::poly::DevicePoly;
+use crate::runtime::Arg;
 use hekate::circuits::CircuitEvaluator;
 use hekate::ckks::{constant_residues, Plaintext, Scale};
 use hekate::ring::automorphism::galois_inverse;
@@ -288,6 +289,68 @@ impl DeviceEvaluator {
         let table = acc.parts[0].scalar_table(&re)?;
         let parts: Vec<&DevicePoly> = ct.parts.iter().collect();
         DevicePoly::mul_scalar_add_table_parts(&mut acc.parts, &parts, &table)
+    }
+
+    /// `Σ_j c_j · ct_j` at `level`, as [`CircuitEvaluator::linear_combination`]: with real
+    /// constants, every product at one scale and every term at `level` or above, up to
+    /// four terms of both parts per launch (`hk_lincomb_kernel`, the tables of all terms in
+    /// one upload); otherwise term by term. The CPU's words either way.
+    pub fn linear_combination(
+        &self,
+        terms: &[(&DeviceCiphertext, Complex64, Scale)],
+        level: usize,
+    ) -> Result<DeviceCiphertext> {
+        const PER_LAUNCH: usize = 4;
+        let Some(&(first, _, ref s0)) = terms.first() else {
+            return Err(Error::InvalidInput(
+                "a linear combination needs at least one term".into(),
+            ));
+        };
+        let scale = first.scale.mul(s0);
+        let fused = terms.iter().all(|(ct, c, s)| {
+            c.im == 0.0
+                && ct.level() >= level
+                && ct.slots == first.slots
+                && ct.parts.len() == first.parts.len()
+                && ct.scale.mul(s) == scale
+        });
+        if !fused {
+            return hekate::circuits::linear_combination_termwise(self, terms, level)
+                .map_err(Error::Hekate);
+        }
+        let ql = level + 1;
+        let ring = self.ctx.ring();
+        let mut table = Vec::with_capacity(2 * ql * terms.len());
+        for (_, c, s) in terms {
+            let re = constant_residues(ring, c.re * s.to_f64(), ql)?;
+            for (i, &w) in re.iter().enumerate() {
+                table.extend_from_slice(&[w, ring.modulus(i, ql).shoup(w)]);
+            }
+        }
+        let tabs = self.dctx.gpu().upload(&table)?;
+        let out = (0..first.parts.len())
+            .map(|_| DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt))
+            .collect::<Result<Vec<_>>>()?;
+        for (c, chunk) in terms.chunks(PER_LAUNCH).enumerate() {
+            let x = |i: usize, j: usize| chunk.get(j).unwrap_or(&chunk[0]).0.parts[i].buffer();
+            DevicePoly::run_parts(
+                &out[0],
+                "hk_lincomb_kernel",
+                out.len(),
+                |i| vec![out[i].buffer(), x(i, 0), x(i, 1), x(i, 2), x(i, 3)],
+                &[
+                    Arg::Buf(&tabs),
+                    Arg::U32((c * PER_LAUNCH) as u32),
+                    Arg::U32(chunk.len() as u32),
+                    Arg::U32((c > 0) as u32),
+                ],
+            )?;
+        }
+        Ok(DeviceCiphertext {
+            parts: out,
+            scale,
+            slots: first.slots,
+        })
     }
 
     /// `ct += c`, the constant encoded at `ct`'s scale, as
@@ -650,6 +713,13 @@ impl CircuitEvaluator for DeviceEvaluator {
         scale: &Scale,
     ) -> hekate::Result<()> {
         DeviceEvaluator::mul_const_scaled_add_assign(self, acc, ct, c, scale).map_err(to_hekate)
+    }
+    fn linear_combination(
+        &self,
+        terms: &[(&DeviceCiphertext, Complex64, Scale)],
+        level: usize,
+    ) -> hekate::Result<DeviceCiphertext> {
+        DeviceEvaluator::linear_combination(self, terms, level).map_err(to_hekate)
     }
     fn add_const_assign(&self, ct: &mut DeviceCiphertext, c: Complex64) -> hekate::Result<()> {
         DeviceEvaluator::add_const_assign(self, ct, c).map_err(to_hekate)

@@ -203,6 +203,19 @@ pub trait CircuitEvaluator: Send + Sync {
         self.mul_const_scaled_assign(&mut t, c, scale)?;
         self.add_assign(acc, &t)
     }
+    /// `Σ_j c_j · ct_j` at `level` (not above any `ct_j`'s), the constant `c_j` encoded at
+    /// `s_j` for each term `(ct_j, c_j, s_j)` so that every product has the same scale (a
+    /// leaf of a polynomial's evaluation). This default takes the first term's copy at
+    /// `level` times its constant, then [`CircuitEvaluator::mul_const_scaled_add_assign`]
+    /// per further term; an evaluator may fuse several terms per pass (the device does),
+    /// giving the same words.
+    fn linear_combination(
+        &self,
+        terms: &[(&Self::Ciphertext, Self::Value, Self::Scale)],
+        level: usize,
+    ) -> Result<Self::Ciphertext> {
+        linear_combination_termwise(self, terms, level)
+    }
     /// `ct += c`, the constant encoded at `ct`'s scale.
     fn add_const_assign(&self, ct: &mut Self::Ciphertext, c: Self::Value) -> Result<()>;
     /// `ct *= k` for an integer `k` (exact; scale unchanged).
@@ -264,6 +277,27 @@ pub trait CircuitEvaluator: Send + Sync {
             crate::Error::ParameterMismatch("a Horner rotation sum needs at least one term".into())
         })
     }
+}
+
+/// [`CircuitEvaluator::linear_combination`] term by term (its default, and an evaluator's
+/// fallback where its fused pass does not apply): the first term's copy at `level` times
+/// its constant, then [`CircuitEvaluator::mul_const_scaled_add_assign`] per further term.
+pub fn linear_combination_termwise<E: CircuitEvaluator + ?Sized>(
+    eval: &E,
+    terms: &[(&E::Ciphertext, E::Value, E::Scale)],
+    level: usize,
+) -> Result<E::Ciphertext> {
+    let Some(((first, c0, s0), rest)) = terms.split_first() else {
+        return Err(crate::Error::ParameterMismatch(
+            "a linear combination needs at least one term".into(),
+        ));
+    };
+    let mut acc = eval.at_level(first, level)?;
+    eval.mul_const_scaled_assign(&mut acc, *c0, s0)?;
+    for (ct, c, s) in rest {
+        eval.mul_const_scaled_add_assign(&mut acc, ct, *c, s)?;
+    }
+    Ok(acc)
 }
 
 impl CircuitEvaluator for ckks::Evaluator {

@@ -508,22 +508,16 @@ impl<E: CircuitEvaluator<Value = Complex64>> PowerBasis<E> {
                     }
                     return Ok(z);
                 }
+                // Every term at level + 1 and scale `up`.
                 let up = scale.times(&eval.rescale_factor(level + 1));
-                let mut acc: Option<E::Ciphertext> = None;
-                for i in terms {
-                    let bi = &self.powers[&i];
-                    let ci = up.over(eval.scale(bi));
-                    match acc.as_mut() {
-                        None => {
-                            let mut t = eval.at_level(bi, level + 1)?;
-                            eval.mul_const_scaled_assign(&mut t, c[i], &ci)?;
-                            acc = Some(t);
-                        }
-                        // At level + 1 and scale `up`, as the first term.
-                        Some(a) => eval.mul_const_scaled_add_assign(a, bi, c[i], &ci)?,
-                    }
-                }
-                let mut acc = acc.expect("at least one term");
+                let terms: Vec<_> = terms
+                    .into_iter()
+                    .map(|i| {
+                        let bi = &self.powers[&i];
+                        (bi, c[i], up.over(eval.scale(bi)))
+                    })
+                    .collect();
+                let mut acc = eval.linear_combination(&terms, level + 1)?;
                 if !is_zero(&c[0]) {
                     eval.add_const_assign(&mut acc, c[0])?;
                 }
