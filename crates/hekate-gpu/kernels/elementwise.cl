@@ -136,6 +136,34 @@ HK_KERNEL hk_lincomb_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1, HK_GLOBAL c
     out[at] = acc;
 }
 
+/* out = (accumulate ? out : 0) + sum_{j < count} x_j p_j for up to 4 terms (a pair; the
+ * plaintexts p_j shared by both parts), each product added with one reduction of the 128-bit
+ * sum as hk_mul_add: a linear transform's sum over its baby steps, the words of hk_mul then
+ * hk_mul_add per term. Each x_j and p_j may have more limbs than `out`. */
+HK_KERNEL hk_mul_plain_sum_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1,
+                                  HK_GLOBAL const u64 *x0, HK_GLOBAL const u64 *x01,
+                                  HK_GLOBAL const u64 *x1, HK_GLOBAL const u64 *x11,
+                                  HK_GLOBAL const u64 *x2, HK_GLOBAL const u64 *x21,
+                                  HK_GLOBAL const u64 *x3, HK_GLOBAL const u64 *x31, u32 per,
+                                  HK_GLOBAL const u64 *p0, HK_GLOBAL const u64 *p1,
+                                  HK_GLOBAL const u64 *p2, HK_GLOBAL const u64 *p3, u32 count,
+                                  u32 accumulate, HK_GLOBAL const u64 *mods, u32 n, u32 ql,
+                                  u32 qmax) {
+    HK_PAIR_PROLOGUE
+    HK_PICK(out);
+    HK_PICK(x0);
+    HK_PICK(x1);
+    HK_PICK(x2);
+    HK_PICK(x3);
+    u64 m0 = md[HK_MOD_MU_LO], m1 = md[HK_MOD_MU_HI];
+    u64 acc = accumulate ? out[at] : 0;
+    acc = hk_mul_add(acc, x0[at], p0[at], q, m0, m1);
+    if (count > 1) acc = hk_mul_add(acc, x1[at], p1[at], q, m0, m1);
+    if (count > 2) acc = hk_mul_add(acc, x2[at], p2[at], q, m0, m1);
+    if (count > 3) acc = hk_mul_add(acc, x3[at], p3[at], q, m0, m1);
+    out[at] = acc;
+}
+
 /* out = a + s_l in NTT form (every coefficient of limb l), s_l reduced (Poly::add_scalar_assign). */
 HK_KERNEL hk_add_scalar_kernel(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *a, HK_GLOBAL const u64 *scalars,
                                HK_GLOBAL const u64 *mods, u32 n, u32 ql, u32 qmax) {

@@ -73,6 +73,7 @@ impl KernelModule {
                 "hk_mul_add_kernel",
                 "hk_tensor_kernel",
                 "hk_lincomb_kernel",
+                "hk_mul_plain_sum_kernel",
                 "hk_mul_scalar_kernel",
                 "hk_mul_scalar_add_kernel",
                 "hk_add_scalar_kernel",

@@ -291,6 +291,63 @@ impl DeviceEvaluator {
         DevicePoly::mul_scalar_add_table_parts(&mut acc.parts, &parts, &table)
     }
 
+    /// `Σ_j ct_j ⊙ pt_j`, as [`CircuitEvaluator::mul_plain_sum`]: with every product at one
+    /// scale and the terms' parts alike, up to four terms of both parts per launch
+    /// (`hk_mul_plain_sum_kernel`, every operand's lower limbs read in place); otherwise
+    /// term by term. The CPU's words either way.
+    pub fn mul_plain_sum(
+        &self,
+        terms: &[(&DeviceCiphertext, &DevicePlaintext)],
+    ) -> Result<DeviceCiphertext> {
+        const PER_LAUNCH: usize = 4;
+        let Some(&(first, first_pt)) = terms.first() else {
+            return Err(Error::InvalidInput(
+                "a sum of plaintext products needs at least one term".into(),
+            ));
+        };
+        let scale = first.scale.mul(&first_pt.scale);
+        let fused = terms.iter().all(|(ct, pt)| {
+            ct.slots == first.slots
+                && pt.slots == first.slots
+                && ct.parts.len() == first.parts.len()
+                && ct.scale.mul(&pt.scale) == scale
+        });
+        if !fused {
+            return hekate::circuits::mul_plain_sum_termwise(self, terms).map_err(Error::Hekate);
+        }
+        let level = terms
+            .iter()
+            .map(|(ct, pt)| ct.level().min(pt.level()))
+            .min()
+            .expect("at least one term");
+        let out = (0..first.parts.len())
+            .map(|_| DevicePoly::uninit(&self.dctx, level + 1, 0, Form::Ntt))
+            .collect::<Result<Vec<_>>>()?;
+        for (c, chunk) in terms.chunks(PER_LAUNCH).enumerate() {
+            let term = |j: usize| chunk.get(j).unwrap_or(&chunk[0]);
+            let x = |i: usize, j: usize| term(j).0.parts[i].buffer();
+            DevicePoly::run_parts(
+                &out[0],
+                "hk_mul_plain_sum_kernel",
+                out.len(),
+                |i| vec![out[i].buffer(), x(i, 0), x(i, 1), x(i, 2), x(i, 3)],
+                &[
+                    Arg::Buf(term(0).1.poly.buffer()),
+                    Arg::Buf(term(1).1.poly.buffer()),
+                    Arg::Buf(term(2).1.poly.buffer()),
+                    Arg::Buf(term(3).1.poly.buffer()),
+                    Arg::U32(chunk.len() as u32),
+                    Arg::U32((c > 0) as u32),
+                ],
+            )?;
+        }
+        Ok(DeviceCiphertext {
+            parts: out,
+            scale,
+            slots: first.slots,
+        })
+    }
+
     /// `Σ_j c_j · ct_j` at `level`, as [`CircuitEvaluator::linear_combination`]: with real
     /// constants, every product at one scale and every term at `level` or above, up to
     /// four terms of both parts per launch (`hk_lincomb_kernel`, the tables of all terms in
@@ -713,6 +770,12 @@ impl CircuitEvaluator for DeviceEvaluator {
         scale: &Scale,
     ) -> hekate::Result<()> {
         DeviceEvaluator::mul_const_scaled_add_assign(self, acc, ct, c, scale).map_err(to_hekate)
+    }
+    fn mul_plain_sum(
+        &self,
+        terms: &[(&DeviceCiphertext, &DevicePlaintext)],
+    ) -> hekate::Result<DeviceCiphertext> {
+        DeviceEvaluator::mul_plain_sum(self, terms).map_err(to_hekate)
     }
     fn linear_combination(
         &self,

@@ -362,13 +362,8 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
         };
         let mut partial = Vec::with_capacity(self.blocks.len());
         for (i, row) in &self.blocks {
-            let mut terms = row.iter();
-            let (j, pt) = terms.next().expect("every giant step has a baby step");
-            let mut acc = eval.mul_plain(by_step[j], pt)?;
-            for (j, pt) in terms {
-                eval.mul_plain_add_assign(&mut acc, by_step[j], pt)?;
-            }
-            partial.push((*i, acc));
+            let terms: Vec<_> = row.iter().map(|(j, pt)| (by_step[j], pt)).collect();
+            partial.push((*i, eval.mul_plain_sum(&terms)?));
         }
         // In evaluation order; every rotation relative to the carried outer rotation `o`.
         let by_giant: BTreeMap<usize, E::Ciphertext> = partial.into_iter().collect();

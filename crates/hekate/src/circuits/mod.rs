@@ -203,6 +203,17 @@ pub trait CircuitEvaluator: Send + Sync {
         self.mul_const_scaled_assign(&mut t, c, scale)?;
         self.add_assign(acc, &t)
     }
+    /// `Σ_j ct_j ⊙ pt_j` (every product at one scale; the result at the lowest level of
+    /// the terms): a linear transform's sum over its baby steps. This default takes
+    /// [`CircuitEvaluator::mul_plain`] of the first term, then
+    /// [`CircuitEvaluator::mul_plain_add_assign`] per further term; an evaluator may fuse
+    /// several terms per pass (the device does), giving the same words.
+    fn mul_plain_sum(
+        &self,
+        terms: &[(&Self::Ciphertext, &Self::Plaintext)],
+    ) -> Result<Self::Ciphertext> {
+        mul_plain_sum_termwise(self, terms)
+    }
     /// `Σ_j c_j · ct_j` at `level` (not above any `ct_j`'s), the constant `c_j` encoded at
     /// `s_j` for each term `(ct_j, c_j, s_j)` so that every product has the same scale (a
     /// leaf of a polynomial's evaluation). This default takes the first term's copy at
@@ -277,6 +288,24 @@ pub trait CircuitEvaluator: Send + Sync {
             crate::Error::ParameterMismatch("a Horner rotation sum needs at least one term".into())
         })
     }
+}
+
+/// [`CircuitEvaluator::mul_plain_sum`] term by term (its default, and an evaluator's
+/// fallback where its fused pass does not apply).
+pub fn mul_plain_sum_termwise<E: CircuitEvaluator + ?Sized>(
+    eval: &E,
+    terms: &[(&E::Ciphertext, &E::Plaintext)],
+) -> Result<E::Ciphertext> {
+    let Some(((ct, pt), rest)) = terms.split_first() else {
+        return Err(crate::Error::ParameterMismatch(
+            "a sum of plaintext products needs at least one term".into(),
+        ));
+    };
+    let mut acc = eval.mul_plain(ct, pt)?;
+    for (ct, pt) in rest {
+        eval.mul_plain_add_assign(&mut acc, ct, pt)?;
+    }
+    Ok(acc)
 }
 
 /// [`CircuitEvaluator::linear_combination`] term by term (its default, and an evaluator's
