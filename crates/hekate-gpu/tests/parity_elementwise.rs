@@ -133,3 +133,23 @@ fn fresh_buffers_are_poisoned_in_debug_and_zeroed_on_request() {
     let z = DevicePoly::zero(&dctx, 2, 0, Form::Coeff).unwrap();
     assert_eq!(z.download().unwrap(), ring.zero(2, 0, Form::Coeff));
 }
+
+/// The operations on a ciphertext's parts (two per launch) refuse mismatched counts and
+/// parts of different shapes.
+#[test]
+fn parts_operations_check_their_inputs() {
+    let Some(gpu) = common::gpu() else { return };
+    let (ring, dctx) = common::ring(&gpu, 1 << 4, &[40, 41], &[]);
+    let up = |ql| DevicePoly::upload(&dctx, &ring.zero(ql, 0, Form::Ntt)).unwrap();
+    let (a, b, short) = (up(2), up(2), up(1));
+    let mut acc = vec![up(2), up(2)];
+    assert!(DevicePoly::add_assign_parts(&mut acc, &[&a], false).is_err());
+    let mut mixed = vec![up(2), up(1)];
+    assert!(DevicePoly::add_assign_parts(&mut mixed, &[&a, &short], false).is_err());
+    assert!(DevicePoly::add_assign_parts(&mut acc, &[&a, &b], false).is_ok());
+    let mut out = vec![up(2)];
+    assert!(DevicePoly::add_parts(&mut out, &[&a, &b], &[&a], false).is_err());
+    assert!(DevicePoly::copy_parts(&[&a, &short], 1).is_err());
+    assert!(DevicePoly::copy_parts(&[&a, &b], 3).is_err());
+    assert_eq!(DevicePoly::copy_parts(&[&a, &b], 1).unwrap().len(), 2);
+}

@@ -2,9 +2,9 @@
 //! `HK_PAIR_PROLOGUE` and `HK_PICK`) run one operation on two polynomials of the same shape
 //! in one launch, so that each operation below launches once per two parts instead of once
 //! per part; the single-polynomial methods of [`DevicePoly`] are the same kernels on one
-//! (each buffer passed twice). A key switch's device time is mostly launches at small `N`
-//! and on a host-bound stream, so halving them halves the cost of the coefficient-wise
-//! steps of every ciphertext operation.
+//! (each buffer passed twice). The H200 run found the dense bootstrap bound by the host's
+//! cost per launch (BENCHMARKS.md, "GPU backend on an NVIDIA H200"), so launches, not bytes,
+//! are what these save.
 
 use super::DevicePoly;
 use crate::error::{Error, Result};
@@ -54,6 +54,19 @@ impl DevicePoly {
         }
     }
 
+    /// The first accumulator when `acc` has one part per input (`inputs` of them) and its
+    /// parts are alike (pairs share a launch); `None` for no parts.
+    fn first_accumulator(acc: &[DevicePoly], inputs: usize) -> Result<Option<&DevicePoly>> {
+        if acc.len() != inputs {
+            return Err(Error::InvalidInput(format!(
+                "{} accumulator parts for {inputs} inputs",
+                acc.len()
+            )));
+        }
+        Self::check_parts(&acc.iter().collect::<Vec<_>>())?;
+        Ok(acc.first())
+    }
+
     /// `out[i] = a[i] + b[i]` (or `-` when `sub`), two parts per launch, as
     /// [`DevicePoly::add_into`] / [`DevicePoly::sub_into`] on each.
     pub fn add_parts(
@@ -90,17 +103,13 @@ impl DevicePoly {
 
     /// `acc[i] += b[i]` (or `-=` when `sub`), two parts per launch.
     pub fn add_assign_parts(acc: &mut [DevicePoly], b: &[&DevicePoly], sub: bool) -> Result<()> {
-        if acc.len() != b.len() {
-            return Err(Error::InvalidInput("parts of different counts".into()));
-        }
         let acc: &[DevicePoly] = acc;
-        Self::check_parts(&acc.iter().collect::<Vec<_>>())?;
+        let Some(first) = Self::first_accumulator(acc, b.len())? else {
+            return Ok(());
+        };
         for (x, y) in acc.iter().zip(b) {
             x.same_shape(y)?;
         }
-        let Some(first) = acc.first() else {
-            return Ok(());
-        };
         let kernel = if sub {
             "hk_sub_kernel"
         } else {
@@ -118,19 +127,15 @@ impl DevicePoly {
     /// `acc[i] += a[i] · p` coefficient-wise (NTT form; `p` shared, as a plaintext times a
     /// ciphertext's parts), two parts per launch.
     pub fn mul_add_parts(acc: &mut [DevicePoly], a: &[&DevicePoly], p: &DevicePoly) -> Result<()> {
-        if acc.len() != a.len() {
-            return Err(Error::InvalidInput("parts of different counts".into()));
-        }
         let acc: &[DevicePoly] = acc;
-        Self::check_parts(&acc.iter().collect::<Vec<_>>())?;
+        let Some(first) = Self::first_accumulator(acc, a.len())? else {
+            return Ok(());
+        };
         for (x, y) in acc.iter().zip(a) {
             x.same_shape(y)?;
             x.same_shape(p)?;
             x.require_ntt("mul_add_assign")?;
         }
-        let Some(first) = acc.first() else {
-            return Ok(());
-        };
         Self::run_parts(
             first,
             "hk_mul_add_kernel",
@@ -171,8 +176,7 @@ impl DevicePoly {
     /// per launch.
     pub fn mul_scalar_table_parts(parts: &mut [DevicePoly], table: &Buffer) -> Result<()> {
         let parts: &[DevicePoly] = parts;
-        Self::check_parts(&parts.iter().collect::<Vec<_>>())?;
-        let Some(first) = parts.first() else {
+        let Some(first) = Self::first_accumulator(parts, parts.len())? else {
             return Ok(());
         };
         first.check_table(table)?;
@@ -192,12 +196,8 @@ impl DevicePoly {
         a: &[&DevicePoly],
         table: &Buffer,
     ) -> Result<()> {
-        if acc.len() != a.len() {
-            return Err(Error::InvalidInput("parts of different counts".into()));
-        }
         let acc: &[DevicePoly] = acc;
-        Self::check_parts(&acc.iter().collect::<Vec<_>>())?;
-        let Some(first) = acc.first() else {
+        let Some(first) = Self::first_accumulator(acc, a.len())? else {
             return Ok(());
         };
         first.check_table(table)?;
