@@ -282,7 +282,8 @@ impl DeviceKlss {
         Ok(())
     }
 
-    /// Step 4: ModDown of both halves (then the forward NTT when `form` is NTT form).
+    /// Step 4: ModDown of both halves (then the forward NTT when `form` is NTT form), the
+    /// two in the same launches.
     pub(crate) fn mod_down(
         &self,
         ks: &KlssKeySwitcher,
@@ -292,15 +293,16 @@ impl DeviceKlss {
         if acc.count > 0 || acc.recombined.is_none() {
             self.recombine_into(ks, &mut acc)?;
         }
-        let [a0, a1] = acc.recombined.take().expect("recombined above");
-        let down = |a: DevicePoly| -> Result<DevicePoly> {
-            let mut u = self.main.mod_down_impl(a)?;
-            if form == Form::Ntt {
-                u.ntt()?;
-            }
-            Ok(u)
-        };
-        Ok([down(a0)?, down(a1)?])
+        let recombined = acc.recombined.take().expect("recombined above");
+        // Both halves in the same launches.
+        let [mut u0, mut u1] = self.main.mod_down_pair_impl(recombined)?;
+        if form == Form::Ntt && u0.form() == Form::Coeff {
+            let limbs = u0.num_limbs();
+            DevicePoly::forward_limbs_pair(&mut u0, &mut u1, 0..limbs, true)?;
+            u0.set_form(Form::Ntt);
+            u1.set_form(Form::Ntt);
+        }
+        Ok([u0, u1])
     }
 
     /// ModDown of the second half only (NTT form), the first staying in `Q_l ∪ P`: the
