@@ -257,28 +257,21 @@ impl DeviceRingContext {
         let new_t = || DevicePoly::uninit(&self.arc(), ql, 0, Form::Coeff);
         let mut t = new_t()?;
         let mut t1 = second.as_ref().map(|_| new_t()).transpose()?;
-        match second.as_mut() {
-            Some(b) => {
-                if form == Form::Ntt {
-                    DevicePoly::inverse_limbs_pair(&mut p, b, ql..ql + k, true)?;
-                }
+        if form == Form::Ntt {
+            p.inverse_of(second.as_ref(), ql..ql + k, true)?;
+        }
+        match (second.as_ref(), t1.as_mut()) {
+            (Some(b), Some(t1)) => {
                 let [s0, s1] = conv.prepare_pair([&p, b], ql)?;
-                let t1 = t1.as_mut().expect("a second output");
                 conv.write_pair([&s0, &s1], [&mut t, t1], 0, ql, 0)?;
-                if form == Form::Ntt {
-                    DevicePoly::forward_limbs_pair(&mut t, t1, 0..ql, true)?;
-                }
             }
-            None => {
-                if form == Form::Ntt {
-                    p.inverse_limbs(ql..ql + k, true)?;
-                }
+            _ => {
                 let scratch = conv.prepare(&p, ql)?;
                 conv.write(&scratch, &mut t, 0, ql, 0)?;
-                if form == Form::Ntt {
-                    t.forward(true)?;
-                }
             }
+        }
+        if form == Form::Ntt {
+            t.forward_of(t1.as_ref(), 0..ql, 0..0, true)?;
         }
         p.truncate_to(ql);
         t.set_form(form);

@@ -74,6 +74,19 @@ impl DevicePlaintext {
     }
 }
 
+/// Terms per launch of the fused sums (`hk_lincomb_kernel`, `hk_mul_plain_sum_kernel`).
+const FUSED_TERMS: usize = 4;
+
+/// The term in slot `j` of a fused launch over terms `r`: `r.start + j`, or `r.start` for
+/// an unused slot.
+fn fused_slot(r: &std::ops::Range<usize>, j: usize) -> usize {
+    if r.start + j < r.end {
+        r.start + j
+    } else {
+        r.start
+    }
+}
+
 /// `p`'s first `limbs` chain limbs: `p` itself when that is all of it, else a copy.
 fn limbs_of(p: &DevicePoly, limbs: usize) -> Result<std::borrow::Cow<'_, DevicePoly>> {
     if p.q_limbs() == limbs && p.p_limbs() == 0 {
@@ -299,7 +312,6 @@ impl DeviceEvaluator {
         &self,
         terms: &[(&DeviceCiphertext, &DevicePlaintext)],
     ) -> Result<DeviceCiphertext> {
-        const PER_LAUNCH: usize = 4;
         let Some(&(first, first_pt)) = terms.first() else {
             return Err(Error::InvalidInput(
                 "a sum of plaintext products needs at least one term".into(),
@@ -320,29 +332,14 @@ impl DeviceEvaluator {
             .map(|(ct, pt)| ct.level().min(pt.level()))
             .min()
             .expect("at least one term");
-        let out = (0..first.parts.len())
-            .map(|_| DevicePoly::uninit(&self.dctx, level + 1, 0, Form::Ntt))
-            .collect::<Result<Vec<_>>>()?;
-        for (c, chunk) in terms.chunks(PER_LAUNCH).enumerate() {
-            let term = |j: usize| chunk.get(j).unwrap_or(&chunk[0]);
-            let x = |i: usize, j: usize| term(j).0.parts[i].buffer();
-            DevicePoly::run_parts(
-                &out[0],
-                "hk_mul_plain_sum_kernel",
-                out.len(),
-                |i| vec![out[i].buffer(), x(i, 0), x(i, 1), x(i, 2), x(i, 3)],
-                &[
-                    Arg::Buf(term(0).1.poly.buffer()),
-                    Arg::Buf(term(1).1.poly.buffer()),
-                    Arg::Buf(term(2).1.poly.buffer()),
-                    Arg::Buf(term(3).1.poly.buffer()),
-                    Arg::U32(chunk.len() as u32),
-                    Arg::U32((c > 0) as u32),
-                ],
-            )?;
-        }
+        let cts: Vec<&DeviceCiphertext> = terms.iter().map(|t| t.0).collect();
+        let parts = self.fused_sum("hk_mul_plain_sum_kernel", &cts, level + 1, |r| {
+            (0..FUSED_TERMS)
+                .map(|j| Arg::Buf(terms[fused_slot(&r, j)].1.poly.buffer()))
+                .collect()
+        })?;
         Ok(DeviceCiphertext {
-            parts: out,
+            parts,
             scale,
             slots: first.slots,
         })
@@ -357,7 +354,6 @@ impl DeviceEvaluator {
         terms: &[(&DeviceCiphertext, Complex64, Scale)],
         level: usize,
     ) -> Result<DeviceCiphertext> {
-        const PER_LAUNCH: usize = 4;
         let Some(&(first, _, ref s0)) = terms.first() else {
             return Err(Error::InvalidInput(
                 "a linear combination needs at least one term".into(),
@@ -385,29 +381,47 @@ impl DeviceEvaluator {
             }
         }
         let tabs = self.dctx.gpu().upload(&table)?;
-        let out = (0..first.parts.len())
-            .map(|_| DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt))
-            .collect::<Result<Vec<_>>>()?;
-        for (c, chunk) in terms.chunks(PER_LAUNCH).enumerate() {
-            let x = |i: usize, j: usize| chunk.get(j).unwrap_or(&chunk[0]).0.parts[i].buffer();
-            DevicePoly::run_parts(
-                &out[0],
-                "hk_lincomb_kernel",
-                out.len(),
-                |i| vec![out[i].buffer(), x(i, 0), x(i, 1), x(i, 2), x(i, 3)],
-                &[
-                    Arg::Buf(&tabs),
-                    Arg::U32((c * PER_LAUNCH) as u32),
-                    Arg::U32(chunk.len() as u32),
-                    Arg::U32((c > 0) as u32),
-                ],
-            )?;
-        }
+        let cts: Vec<&DeviceCiphertext> = terms.iter().map(|t| t.0).collect();
+        let parts = self.fused_sum("hk_lincomb_kernel", &cts, ql, |r| {
+            vec![Arg::Buf(&tabs), Arg::U32(r.start as u32)]
+        })?;
         Ok(DeviceCiphertext {
-            parts: out,
+            parts,
             scale,
             slots: first.slots,
         })
+    }
+
+    /// The parts of a fused sum over `cts` at `ql` limbs (`hk_lincomb_kernel`,
+    /// `hk_mul_plain_sum_kernel`): [`FUSED_TERMS`] terms of both parts per launch, unused
+    /// slots repeating the launch's first term (never read). `shared(r)` are the arguments
+    /// of the launch for terms `r` that both parts share; the term count and whether to add
+    /// to the previous launches' sum follow them.
+    fn fused_sum<'s>(
+        &self,
+        kernel: &str,
+        cts: &[&DeviceCiphertext],
+        ql: usize,
+        shared: impl Fn(std::ops::Range<usize>) -> Vec<Arg<'s>>,
+    ) -> Result<Vec<DevicePoly>> {
+        let count = cts[0].parts.len();
+        let out = (0..count)
+            .map(|_| DevicePoly::uninit(&self.dctx, ql, 0, Form::Ntt))
+            .collect::<Result<Vec<_>>>()?;
+        for start in (0..cts.len()).step_by(FUSED_TERMS) {
+            let r = start..(start + FUSED_TERMS).min(cts.len());
+            let x = |i: usize, j: usize| cts[fused_slot(&r, j)].parts[i].buffer();
+            let mut args = shared(r.clone());
+            args.extend([Arg::U32(r.len() as u32), Arg::U32((start > 0) as u32)]);
+            DevicePoly::run_parts(
+                &out[0],
+                kernel,
+                count,
+                |i| vec![out[i].buffer(), x(i, 0), x(i, 1), x(i, 2), x(i, 3)],
+                &args,
+            )?;
+        }
+        Ok(out)
     }
 
     /// `ct += c`, the constant encoded at `ct`'s scale, as

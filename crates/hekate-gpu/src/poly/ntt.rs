@@ -157,7 +157,7 @@ impl DevicePoly {
     }
 
     /// The forward passes over `limbs` less `skip` of this polynomial and `second`.
-    pub(super) fn forward_of(
+    pub(crate) fn forward_of(
         &self,
         second: Option<&DevicePoly>,
         limbs: Range<usize>,
@@ -212,7 +212,7 @@ impl DevicePoly {
     }
 
     /// The inverse passes over `limbs` of this polynomial and `second`.
-    pub(super) fn inverse_of(
+    pub(crate) fn inverse_of(
         &self,
         second: Option<&DevicePoly>,
         limbs: Range<usize>,
