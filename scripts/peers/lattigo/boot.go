@@ -55,14 +55,15 @@ type hekateSet struct {
 
 // The seed 003 Table 5 / 6 sets as hekate's presets set-i ... set-v define them
 // (crates/hekate/src/ckks/bootstrap/presets.rs): h = 192 (set IV: h = N/2), no
-// encapsulation, Han and Ki's interpolant of degree 63 with 2 double angles and K = 25
-// (set IV: the Chebyshev one of degree 255, 4 double angles, K = 325).
+// encapsulation, Han and Ki's interpolant of degree 63 with 2 double angles and the
+// paper's K = 25, i.e. hekate's 24 (set IV: the Chebyshev one of degree 255, 4 double
+// angles, K = 325, hekate's 324): the range (-25, 25) Lattigo v2 ran as SinRange 25.
 var paperI = hekateSet{
 	logN: 16, logSlots: 15, xs: ring.Ternary{H: 192},
 	residual:  append([]int{60}, repeat(40, 9)...),
 	stcLevels: 3, stcBits: 39, evalModBits: 60, ctsLevels: 4, ctsBits: 56,
 	logP: repeat(61, 5), logScale: 40,
-	k: 25, mod1Degree: 63, doubleAngle: 2, hanKi: true,
+	k: 24, mod1Degree: 63, doubleAngle: 2, hanKi: true,
 }
 
 func repeat(v, n int) []int {
@@ -140,7 +141,7 @@ var hekateSets = map[string]hekateSet{
 		s.residual = append([]int{50}, repeat(40, 9)...)
 		s.stc = [][]int{{28, 28}, {28}}
 		s.ctsBits, s.logP, s.logScale = 53, repeat(61, 6), 45
-		s.k, s.mod1Degree, s.doubleAngle, s.hanKi = 325, 255, 4, false
+		s.k, s.mod1Degree, s.doubleAngle, s.hanKi = 324, 255, 4, false
 		return s
 	}(),
 	"hekate-set-v": func() hekateSet {

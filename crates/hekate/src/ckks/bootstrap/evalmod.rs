@@ -486,7 +486,7 @@ mod tests {
             h < -24.0 && s < -29.0,
             "|I| <= 15: standard 2^{s}, Han-Ki 2^{h}"
         );
-        // Seed 003 Sets I-III (K = 25, d = 63, r = 2): 13 nodes to spare go to the outer
+        // K = 25 (one integer beyond seed 003 Sets I-III), d = 63, r = 2: 13 nodes to spare go to the outer
         // integers. Measured: |I| <= 12: 2^-25.2 and 2^-38.2; all: 2^-25.2 and 2^-29.2.
         let (s, h) = errors(25, 2, 63, 12);
         assert!(h <= s - 10.0, "|I| <= 12: standard 2^{s}, Han-Ki 2^{h}");

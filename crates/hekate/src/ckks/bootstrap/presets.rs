@@ -21,6 +21,18 @@
 //!   - Set IV's SlotsToCoeffs `56 + 28`: the 56-bit prime carries two factors, the 28-bit
 //!     one above it one. Set V's single 60-bit SlotsToCoeffs prime carries both of its
 //!     `ρ_StC = 2` factors.
+//!   - Table 6's `K` is the half-width of the interpolation range `(-K, K)` (§5.3: "the
+//!     range of the approximation `(-K, K)`"), which is hekate's `K' = K + 1`: the
+//!     paper's `K = 25` is hekate's `K = 24` (nodes at the integers `|I| <= 24`, the
+//!     interval `[-25, 25]`), exactly what Lattigo v2 (the code behind Table 7) ran with
+//!     `SinRange: 25`, and Set IV's `K = 325` is hekate's 324. Table 7's `log κ` is
+//!     Eq. (1) at the paper's `K`, the probability that `|Ĩ|` leaves `(-K, K)`; the
+//!     interpolant is accurate only near the integers inside it, so hekate reports Eq. (1)
+//!     at its own `K` ([`BootstrapPreset::failure_log2`]): `2^-13.25` for Sets I-III
+//!     (Table 7: `2^-15.58`), `2^-14.25` for Set V (`2^-16.58`), `2^-14.72` for Set IV
+//!     (`2^-14.90`). Read as hekate's `K = 25` (the interval `[-26, 26]`), Set II lost
+//!     0.9 bits to the outer clusters' nodes: 31.09 bits per part against Table 7's 31.5,
+//!     32.47 with the paper's interval (BENCHMARKS.md, "Table 6's K").
 //!   - Set V's bit sizes (`33 + 50 + 25`, `60`, `8 · 50`, `2 · 49`, `P = 2 · 50`) sum to
 //!     766, where Table 5 prints `log QP = 768` (Lattigo's `N15QP768H192H32` has `P = 2 ·
 //!     51`), and its residual to 108 bits, where Table 7 prints 110; the preset keeps
@@ -73,7 +85,9 @@ use std::sync::Arc;
 /// How a preset sets `K`, the ModRaise overflow bound (Eq. (1)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PresetK {
-    /// `K` as published.
+    /// hekate's `K`: EvalMod's interpolant covers the integers `|I| <= K`, on the interval
+    /// `[-(K + 1), K + 1]` (a range half-width as seed 003 and Lattigo give it is this `K`
+    /// plus one).
     Fixed(u64),
     /// The smallest `K` whose failure probability per bootstrap is at most `2^log2 κ`
     /// under the secret ModRaise runs under ([`k_for_failure`]).
@@ -167,7 +181,8 @@ const PAPER_H192: &str = "seed 003 reproduction set: its log QP exceeds the pape
     128-bit bound for h = 192 (Table 3: 1533 bits at N = 2^16, 767 at 2^15), and hekate's \
     table covers uniform ternary secrets only";
 
-/// Seed 003 Table 5 / 6, Set I: `Δ = 2^40`, `K = 25`, `d = 63`, `r = 2`, Han and Ki's
+/// Seed 003 Table 5 / 6, Set I: `Δ = 2^40`, `K = 25` (the range `(-25, 25)`: hekate's
+/// `K = 24`, see the module documentation), `d = 63`, `r = 2`, Han and Ki's
 /// interpolant (§5.4: "the approximation method of Han and Ki when K is small (for sparse
 /// keys) and the standard Chebyshev approximation ... for dense keys").
 pub const SET_I: BootstrapPreset = BootstrapPreset {
@@ -186,7 +201,7 @@ pub const SET_I: BootstrapPreset = BootstrapPreset {
     log_p: &[61; 5],
     log_scale: 40,
     log_message_ratio: 8,
-    k: PresetK::Fixed(25),
+    k: PresetK::Fixed(24),
     eval_mod: PresetEvalMod::HanKi {
         degree: 63,
         double_angles: 2,
@@ -223,7 +238,8 @@ pub const SET_III: BootstrapPreset = BootstrapPreset {
     ..SET_I
 };
 
-/// Set IV: the dense-key set, `h = N/2` (`HammingWeight(32768)`), `K = 325`, `d = 255`,
+/// Set IV: the dense-key set, `h = N/2` (`HammingWeight(32768)`), `K = 325` (hekate's
+/// 324), `d = 255`,
 /// `r = 4` with the standard Chebyshev interpolant (§5.4; Han and Ki's needs `d >= 2K`),
 /// SlotsToCoeffs `56 + 28`.
 pub const SET_IV: BootstrapPreset = BootstrapPreset {
@@ -237,7 +253,7 @@ pub const SET_IV: BootstrapPreset = BootstrapPreset {
     cts_bits: &[53, 53, 53, 53],
     log_p: &[61; 6],
     log_scale: 45,
-    k: PresetK::Fixed(325),
+    k: PresetK::Fixed(324),
     eval_mod: PresetEvalMod::Fixed {
         degree: 255,
         double_angles: 4,

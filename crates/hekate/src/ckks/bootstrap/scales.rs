@@ -29,7 +29,7 @@ pub(super) fn raised_scale(ctx: &CkksContext, config: &BootstrapConfig) -> Scale
 /// `q_0 K' (N/2n)` (a small `q_0`: seed 003's Set V has `q_0 = 2^33` below 50-bit EvalMod
 /// primes) the excess is taken here, as an exact integer product before any key switch,
 /// rather than by CoeffsToSlots' last factor after its rotations: their key-switching
-/// noise is then `c` times smaller against the message (Set V: `c = 5041`, 11.2 -> 14.9
+/// noise is then `c` times smaller against the message (Set V: `c = 5041` at `K = 25`, 11.2 -> 14.9
 /// bits). 1 when several CoeffsToSlots factors share a prime
 /// ([`BootstrapConfig::set_factors_per_prime`]): their diagonals need that excess
 /// themselves (see [`Bootstrapper::new`](super::Bootstrapper::new)).
@@ -100,7 +100,7 @@ mod tests {
     fn the_targets_move_only_where_slots_to_coeffs_is_short() {
         for (name, lowered, gain) in [
             ("set-iii", Some(48.9), 1),
-            ("set-v", Some(45.9), 5041),
+            ("set-v", Some(45.9), 5243),
             ("lattigo-dense0", None, 1),
             ("dense", None, 1),
             ("set-i", Some(58.1), 1),
