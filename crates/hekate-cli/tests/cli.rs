@@ -452,6 +452,9 @@ fn gpu_info_and_bench() {
     assert_eq!(rows[11]["cells"]["kernels"], "fused", "{}", rows[11]);
     assert_eq!(rows[11]["cells"]["launches"], 1, "{}", rows[11]);
     assert_eq!(rows[12]["cells"]["kernels"], "per step", "{}", rows[12]);
+    // Warm CKKS operations take their buffers from the device's pool.
+    assert_eq!(rows[4]["cells"]["op"], "mul + relinearize", "{}", rows[4]);
+    assert_eq!(rows[4]["cells"]["allocations"], 0, "{}", rows[4]);
     for r in rows {
         assert_eq!(r["cells"]["bit-exact"], "yes", "{r}");
     }

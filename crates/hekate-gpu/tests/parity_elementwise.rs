@@ -5,7 +5,7 @@ mod common;
 
 use hekate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
 use hekate::ring::{Form, Poly};
-use hekate_gpu::DevicePoly;
+use hekate_gpu::{DevicePoly, Gpu, Select};
 
 const N: usize = 1 << 10;
 
@@ -132,6 +132,38 @@ fn fresh_buffers_are_poisoned_in_debug_and_zeroed_on_request() {
     assert_eq!(d.download().unwrap(), ring.zero(2, 0, Form::Ntt));
     let z = DevicePoly::zero(&dctx, 2, 0, Form::Coeff).unwrap();
     assert_eq!(z.download().unwrap(), ring.zero(2, 0, Form::Coeff));
+}
+
+/// A dropped buffer returns to its device's pool, and the next allocation of its length
+/// takes it back without a driver allocation, poisoned in debug builds as a fresh one and
+/// holding what its new owner writes; other lengths allocate; `trim` empties the pool.
+#[test]
+fn dropped_buffers_are_reused_by_length() {
+    let Some(_) = common::gpu() else { return };
+    // A device of its own: the counters of the shared one move with the other tests.
+    let gpu = Gpu::open(Select::Auto).unwrap();
+    let a = gpu.upload(&[1u64; 777]).unwrap();
+    let made = gpu.allocations();
+    assert_eq!(gpu.pooled_bytes(), 0);
+    drop(a);
+    assert_eq!(gpu.pooled_bytes(), 777 * 8);
+    let mut b = gpu.alloc(777).unwrap();
+    assert_eq!(gpu.allocations(), made, "served from the pool");
+    assert_eq!(gpu.pooled_bytes(), 0);
+    if cfg!(debug_assertions) {
+        let poison = u64::from_ne_bytes([hekate_gpu::POISON; 8]);
+        assert!(gpu.download(&b).unwrap().iter().all(|&w| w == poison));
+    }
+    gpu.write(&mut b, &[9u64; 777]).unwrap();
+    assert!(gpu.download(&b).unwrap().iter().all(|&w| w == 9));
+    let c = gpu.alloc(778).unwrap();
+    assert_eq!(gpu.allocations(), made + 1, "another length");
+    drop((b, c));
+    assert_eq!(gpu.pooled_bytes(), (777 + 778) * 8);
+    gpu.trim();
+    assert_eq!(gpu.pooled_bytes(), 0);
+    drop(gpu.alloc(777).unwrap());
+    assert_eq!(gpu.allocations(), made + 2, "trimmed");
 }
 
 /// The operations on a ciphertext's parts (two per launch) refuse mismatched counts and

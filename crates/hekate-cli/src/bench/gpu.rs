@@ -338,9 +338,10 @@ fn bootstrap_row(
         .fold(0.0, f64::max)
         .log2();
     let t = device_measure(gpu, reps, || dboot.bootstrap(&dct).map(drop))?;
-    let before = gpu.launches();
+    let (before, allocs_before) = (gpu.launches(), gpu.allocations());
     dboot.bootstrap(&dct)?;
     let launches = gpu.launches() - before;
+    let allocations = gpu.allocations() - allocs_before;
     let cpu_ms = measure(reps, || boot.bootstrap(&ct)).ms();
     let mut table = Table::new(
         [
@@ -352,6 +353,7 @@ fn bootstrap_row(
             "CPU ms",
             "CPU / device",
             "launches",
+            "allocations",
             "min bits",
             "bit-exact",
         ],
@@ -371,6 +373,7 @@ fn bootstrap_row(
             format!("{:.1}x", cpu_ms / t.device_ms)
         },
         launches.to_string(),
+        allocations.to_string(),
         format!("{bits:.1}"),
         if exact { "yes" } else { "NO" }.into(),
     ]);
@@ -459,6 +462,7 @@ fn ckks_rows(
             "CPU ms",
             "CPU / device",
             "launches",
+            "allocations",
             "model GiB",
             "model ms (H100)",
             "bit-exact",
@@ -473,7 +477,7 @@ fn ckks_rows(
                    exact: bool,
                    t: DeviceTiming,
                    cpu_ms: f64,
-                   launches: u64,
+                   (launches, allocations): (u64, u64),
                    m: Option<model::Traffic>| {
         all &= exact;
         let ratio = if emulated {
@@ -498,15 +502,17 @@ fn ckks_rows(
             fmt_ms(cpu_ms),
             ratio,
             launches.to_string(),
+            allocations.to_string(),
             gib,
             mms,
             if exact { "yes" } else { "NO" }.into(),
         ]);
     };
-    let launches = |f: &dyn Fn() -> hekate_gpu::Result<()>| -> Result<u64, Box<dyn Error>> {
-        let before = gpu.launches();
+    // Launches and driver allocations of one warm call.
+    let launches = |f: &dyn Fn() -> hekate_gpu::Result<()>| -> Result<(u64, u64), Box<dyn Error>> {
+        let (before, allocs) = (gpu.launches(), gpu.allocations());
         f()?;
-        Ok(gpu.launches() - before)
+        Ok((gpu.launches() - before, gpu.allocations() - allocs))
     };
     let exact = |d: &DeviceCiphertext,
                  c: &hekate::ckks::Ciphertext|

@@ -7,11 +7,14 @@
 
 mod cuda;
 mod opencl;
+mod pool;
 
 use crate::cache::ModuleCache;
 use crate::error::{Error, Result};
 use crate::kernels::KernelModule;
+use pool::Pool;
 use std::collections::HashMap;
+use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -118,10 +121,24 @@ enum BufferInner {
     OpenCl(opencl3::memory::Buffer<u64>),
 }
 
-/// Device memory of `len` 64-bit words.
+/// Device memory of `len` 64-bit words. Dropped, it goes back to its device's pool of
+/// idle buffers when it came from [`Gpu::alloc`] (see [`Gpu::trim`]).
 pub struct Buffer {
-    inner: BufferInner,
+    /// Taken out only in `drop`.
+    inner: ManuallyDrop<BufferInner>,
     len: usize,
+    pool: Option<Arc<Pool<BufferInner>>>,
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: `inner` is taken once, here, and never used after.
+        let inner = unsafe { ManuallyDrop::take(&mut self.inner) };
+        if let Some(pool) = &self.pool {
+            // Freed here when the pool does not keep it.
+            drop(pool.give(self.len, inner));
+        }
+    }
 }
 
 impl Buffer {
@@ -136,7 +153,7 @@ impl Buffer {
     }
 
     fn cuda(&self) -> Result<&cudarc::driver::CudaSlice<u64>> {
-        match &self.inner {
+        match &*self.inner {
             BufferInner::Cuda(b) => Ok(b),
             BufferInner::OpenCl(_) => Err(Error::InvalidInput(
                 "an OpenCL buffer on a CUDA device".into(),
@@ -145,7 +162,7 @@ impl Buffer {
     }
 
     fn opencl(&self) -> Result<&opencl3::memory::Buffer<u64>> {
-        match &self.inner {
+        match &*self.inner {
             BufferInner::OpenCl(b) => Ok(b),
             BufferInner::Cuda(_) => Err(Error::InvalidInput(
                 "a CUDA buffer on an OpenCL device".into(),
@@ -189,6 +206,8 @@ pub struct Gpu {
     modules: Mutex<HashMap<KernelModule, Arc<Module>>>,
     cache: ModuleCache,
     launches: AtomicU64,
+    pool: Arc<Pool<BufferInner>>,
+    allocations: AtomicU64,
 }
 
 impl Gpu {
@@ -217,12 +236,17 @@ impl Gpu {
                 }
             },
         };
+        let pool = Arc::new(Pool::new(Pool::<BufferInner>::cap_from_env(
+            info.memory_bytes,
+        )));
         Ok(Arc::new(Gpu {
             runtime,
             info,
             modules: Mutex::new(HashMap::new()),
             cache: ModuleCache::from_env(),
             launches: AtomicU64::new(0),
+            pool,
+            allocations: AtomicU64::new(0),
         }))
     }
 
@@ -242,19 +266,59 @@ impl Gpu {
     }
 
     /// Allocates `words` words with unspecified contents: every kernel writes its outputs
-    /// in full, so no allocation pays for a fill. Debug builds fill the words with
-    /// [`POISON`] bytes (above every modulus), so that a kernel reading a word nobody wrote
-    /// breaks the parity tests instead of passing on a zeroing driver.
+    /// in full, so no allocation pays for a fill. An idle buffer of that length from the
+    /// device's pool is taken first (no driver call; see [`Gpu::trim`]); a driver refusal
+    /// empties the pool and tries once more. Debug builds fill the words with [`POISON`]
+    /// bytes (above every modulus), fresh or reused, so that a kernel reading a word nobody
+    /// wrote breaks the parity tests instead of passing on a zeroing driver.
     pub fn alloc(&self, words: usize) -> Result<Buffer> {
-        let inner = match &self.runtime {
-            Runtime::Cuda(rt) => BufferInner::Cuda(rt.alloc(words)?),
-            Runtime::OpenCl(rt) => BufferInner::OpenCl(rt.alloc(words)?),
+        let inner = match self.pool.take(words) {
+            Some(inner) => inner,
+            None => match self.alloc_inner(words) {
+                Ok(inner) => inner,
+                Err(_) => {
+                    self.trim();
+                    self.alloc_inner(words)?
+                }
+            },
         };
-        let mut buf = Buffer { inner, len: words };
+        let mut buf = Buffer {
+            inner: ManuallyDrop::new(inner),
+            len: words,
+            pool: Some(self.pool.clone()),
+        };
         if cfg!(debug_assertions) {
             self.fill(&mut buf, POISON)?;
         }
         Ok(buf)
+    }
+
+    /// A new buffer from the driver.
+    fn alloc_inner(&self, words: usize) -> Result<BufferInner> {
+        let inner = match &self.runtime {
+            Runtime::Cuda(rt) => BufferInner::Cuda(rt.alloc(words)?),
+            Runtime::OpenCl(rt) => BufferInner::OpenCl(rt.alloc(words)?),
+        };
+        self.allocations.fetch_add(1, Ordering::Relaxed);
+        Ok(inner)
+    }
+
+    /// Frees the idle buffers the device's pool keeps for reuse ([`Gpu::alloc`] takes
+    /// from it; dropped buffers return to it up to a cap, `HEKATE_GPU_POOL` MiB, by
+    /// default an eighth of the device's memory; `HEKATE_GPU_POOL=0` keeps none).
+    pub fn trim(&self) {
+        drop(self.pool.drain());
+    }
+
+    /// Bytes of idle device memory the pool keeps for reuse.
+    pub fn pooled_bytes(&self) -> u64 {
+        self.pool.words() as u64 * 8
+    }
+
+    /// Buffers allocated from the driver so far (allocations the pool did not serve; for
+    /// benchmarks).
+    pub fn allocations(&self) -> u64 {
+        self.allocations.load(Ordering::Relaxed)
     }
 
     /// Allocates `words` zero words (a device-side fill, no transfer).
@@ -267,7 +331,7 @@ impl Gpu {
     /// Sets every byte of `buf` to `byte`, on the device (queued in order).
     pub fn fill(&self, buf: &mut Buffer, byte: u8) -> Result<()> {
         let words = buf.len;
-        match (&self.runtime, &mut buf.inner) {
+        match (&self.runtime, &mut *buf.inner) {
             (Runtime::Cuda(rt), BufferInner::Cuda(b)) => rt.fill(b, byte),
             (Runtime::OpenCl(rt), BufferInner::OpenCl(b)) => rt.fill(b, words, byte),
             _ => Err(Error::InvalidInput("a buffer of another runtime".into())),
@@ -290,7 +354,7 @@ impl Gpu {
                 buf.len
             )));
         }
-        match (&self.runtime, &mut buf.inner) {
+        match (&self.runtime, &mut *buf.inner) {
             (Runtime::Cuda(rt), BufferInner::Cuda(b)) => rt.upload(b, data),
             (Runtime::OpenCl(rt), BufferInner::OpenCl(b)) => rt.upload(b, data),
             _ => Err(Error::InvalidInput("a buffer of another runtime".into())),
@@ -306,7 +370,7 @@ impl Gpu {
                 buf.len
             )));
         }
-        match (&self.runtime, &buf.inner) {
+        match (&self.runtime, &*buf.inner) {
             (Runtime::Cuda(rt), BufferInner::Cuda(b)) => rt.download(b, out),
             (Runtime::OpenCl(rt), BufferInner::OpenCl(b)) => rt.download(b, out),
             _ => Err(Error::InvalidInput("a buffer of another runtime".into())),
