@@ -455,6 +455,7 @@ fn gpu_info_and_bench() {
     // Warm CKKS operations take their buffers from the device's pool.
     assert_eq!(rows[4]["cells"]["op"], "mul + relinearize", "{}", rows[4]);
     assert_eq!(rows[4]["cells"]["allocations"], 0, "{}", rows[4]);
+    assert_eq!(rows[4]["cells"]["uploads"], 0, "{}", rows[4]);
     for r in rows {
         assert_eq!(r["cells"]["bit-exact"], "yes", "{r}");
     }

@@ -12,6 +12,10 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 /// Words per modulus in the modulus table (`HK_MOD_STRIDE` of `kernels/modarith.h`).
 pub(crate) const MOD_STRIDE: usize = 8;
 
+/// The most constant tables [`DeviceRingContext::constants`] keeps (a few KiB each at
+/// most); past it the cache starts over.
+pub const CONSTANT_TABLES_MAX: usize = 4096;
+
 /// The device mirror of [`RingContext`]: for each of its moduli (the chain `Q`, then the
 /// special primes `P`) the Barrett and NTT constants, and the NTT twiddles with their Shoup
 /// companions, uploaded once.
@@ -36,6 +40,9 @@ pub struct DeviceRingContext {
     mod_down: OnceLock<Option<(Arc<DeviceBaseConverter>, Buffer)>>,
     /// `(q_l^-1, companion)` pairs per level `l` (rescaling).
     rescale: Mutex<HashMap<usize, Arc<Buffer>>>,
+    /// Small read-only tables of per-limb constants by their words
+    /// ([`DeviceRingContext::constants`]).
+    constants: Mutex<HashMap<Vec<u64>, Arc<Buffer>>>,
     me: Weak<DeviceRingContext>,
 }
 
@@ -90,6 +97,7 @@ impl DeviceRingContext {
             converters: Mutex::new(HashMap::new()),
             mod_down: OnceLock::new(),
             rescale: Mutex::new(HashMap::new()),
+            constants: Mutex::new(HashMap::new()),
             me: me.clone(),
         }))
     }
@@ -138,6 +146,26 @@ impl DeviceRingContext {
             .collect();
         let buf = Arc::new(self.gpu.upload(&pairs)?);
         cache.insert(l, buf.clone());
+        Ok(buf)
+    }
+
+    /// The device copy of a small read-only table of constants (a constant product's
+    /// per-limb residues and companions, a linear combination's coefficients), found by its
+    /// words: uploaded the first time, then shared. A circuit run again (a bootstrap, a
+    /// polynomial) uses the same constants, so its warm runs upload nothing: on CUDA an
+    /// upload from pageable memory is a driver call that may wait for the stream. Kernels
+    /// only read these buffers. At most [`CONSTANT_TABLES_MAX`] are kept (then the cache
+    /// starts over).
+    pub fn constants(&self, words: Vec<u64>) -> Result<Arc<Buffer>> {
+        let mut cache = self.constants.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = cache.get(&words) {
+            return Ok(b.clone());
+        }
+        let buf = Arc::new(self.gpu.upload(&words)?);
+        if cache.len() >= CONSTANT_TABLES_MAX {
+            cache.clear();
+        }
+        cache.insert(words, buf.clone());
         Ok(buf)
     }
 

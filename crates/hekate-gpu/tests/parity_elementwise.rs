@@ -166,6 +166,26 @@ fn dropped_buffers_are_reused_by_length() {
     assert_eq!(gpu.allocations(), made + 2, "trimmed");
 }
 
+/// A constant product uploads its table of constants the first time only: the same
+/// constants again are found on the device (a warm circuit uploads nothing), others are
+/// uploaded, and every product is still the CPU's.
+#[test]
+fn constant_tables_are_uploaded_once() {
+    let Some(_) = common::gpu() else { return };
+    let gpu = Gpu::open(Select::Auto).unwrap();
+    let (ring, dctx) = common::ring(&gpu, N, &[40, 40], &[]);
+    let p = common::random_poly(&ring, 2, 0, Form::Ntt, 1, 5);
+    let mut want = p.clone();
+    let mut d = DevicePoly::upload(&dctx, &p).unwrap();
+    let uploads = gpu.uploads();
+    for (round, scalars) in [[3u64, 5], [3, 5], [7, 5], [3, 5]].iter().enumerate() {
+        d.mul_scalar_assign(scalars).unwrap();
+        want.mul_scalar_assign(scalars, &ring);
+        assert_eq!(d.download().unwrap(), want, "round {round}");
+    }
+    assert_eq!(gpu.uploads() - uploads, 2, "[3, 5] once, [7, 5] once");
+}
+
 /// The operations on a ciphertext's parts (two per launch) refuse mismatched counts and
 /// parts of different shapes.
 #[test]

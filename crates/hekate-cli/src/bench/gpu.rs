@@ -338,10 +338,11 @@ fn bootstrap_row(
         .fold(0.0, f64::max)
         .log2();
     let t = device_measure(gpu, reps, || dboot.bootstrap(&dct).map(drop))?;
-    let (before, allocs_before) = (gpu.launches(), gpu.allocations());
+    let before = (gpu.launches(), gpu.allocations(), gpu.uploads());
     dboot.bootstrap(&dct)?;
-    let launches = gpu.launches() - before;
-    let allocations = gpu.allocations() - allocs_before;
+    let launches = gpu.launches() - before.0;
+    let allocations = gpu.allocations() - before.1;
+    let uploads = gpu.uploads() - before.2;
     let cpu_ms = measure(reps, || boot.bootstrap(&ct)).ms();
     let mut table = Table::new(
         [
@@ -354,6 +355,7 @@ fn bootstrap_row(
             "CPU / device",
             "launches",
             "allocations",
+            "uploads",
             "min bits",
             "bit-exact",
         ],
@@ -374,6 +376,7 @@ fn bootstrap_row(
         },
         launches.to_string(),
         allocations.to_string(),
+        uploads.to_string(),
         format!("{bits:.1}"),
         if exact { "yes" } else { "NO" }.into(),
     ]);
@@ -463,6 +466,7 @@ fn ckks_rows(
             "CPU / device",
             "launches",
             "allocations",
+            "uploads",
             "model GiB",
             "model ms (H100)",
             "bit-exact",
@@ -477,7 +481,7 @@ fn ckks_rows(
                    exact: bool,
                    t: DeviceTiming,
                    cpu_ms: f64,
-                   (launches, allocations): (u64, u64),
+                   (launches, allocations, uploads): (u64, u64, u64),
                    m: Option<model::Traffic>| {
         all &= exact;
         let ratio = if emulated {
@@ -503,17 +507,23 @@ fn ckks_rows(
             ratio,
             launches.to_string(),
             allocations.to_string(),
+            uploads.to_string(),
             gib,
             mms,
             if exact { "yes" } else { "NO" }.into(),
         ]);
     };
-    // Launches and driver allocations of one warm call.
-    let launches = |f: &dyn Fn() -> hekate_gpu::Result<()>| -> Result<(u64, u64), Box<dyn Error>> {
-        let (before, allocs) = (gpu.launches(), gpu.allocations());
-        f()?;
-        Ok((gpu.launches() - before, gpu.allocations() - allocs))
-    };
+    // Launches, driver allocations and uploads of one warm call.
+    let launches =
+        |f: &dyn Fn() -> hekate_gpu::Result<()>| -> Result<(u64, u64, u64), Box<dyn Error>> {
+            let before = (gpu.launches(), gpu.allocations(), gpu.uploads());
+            f()?;
+            Ok((
+                gpu.launches() - before.0,
+                gpu.allocations() - before.1,
+                gpu.uploads() - before.2,
+            ))
+        };
     let exact = |d: &DeviceCiphertext,
                  c: &hekate::ckks::Ciphertext|
      -> Result<bool, Box<dyn Error>> { Ok(d.download(&dev)?.parts() == c.parts()) };

@@ -380,7 +380,7 @@ impl DeviceEvaluator {
                 table.extend_from_slice(&[w, ring.modulus(i, ql).shoup(w)]);
             }
         }
-        let tabs = self.dctx.gpu().upload(&table)?;
+        let tabs = self.dctx.constants(table)?;
         let cts: Vec<&DeviceCiphertext> = terms.iter().map(|t| t.0).collect();
         let parts = self.fused_sum("hk_lincomb_kernel", &cts, ql, |r| {
             vec![Arg::Buf(&tabs), Arg::U32(r.start as u32)]

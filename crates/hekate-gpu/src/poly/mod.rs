@@ -336,14 +336,14 @@ impl DevicePoly {
     /// polynomial) with their Shoup companions, for [`DevicePoly::mul_scalar_table_assign`]
     /// and [`DevicePoly::mul_scalar_add_table_assign`] on any polynomial of this shape: one
     /// upload for several polynomials.
-    pub fn scalar_table(&self, scalars: &[u64]) -> Result<Buffer> {
+    pub fn scalar_table(&self, scalars: &[u64]) -> Result<Arc<Buffer>> {
         self.check_scalars(scalars)?;
         let ring = self.ctx.ring();
         let mut table = Vec::with_capacity(2 * scalars.len());
         for (i, &w) in scalars.iter().enumerate() {
             table.extend_from_slice(&[w, ring.modulus(i, self.q_limbs).shoup(w)]);
         }
-        self.ctx.gpu().upload(&table)
+        self.ctx.constants(table)
     }
 
     /// [`DevicePoly::mul_scalar_assign`] with a table of [`DevicePoly::scalar_table`] (made
@@ -510,7 +510,7 @@ impl DevicePoly {
     pub fn add_scalar_assign(&mut self, scalars: &[u64]) -> Result<()> {
         self.require_ntt("adding a constant")?;
         self.check_scalars(scalars)?;
-        let table = self.ctx.gpu().upload(scalars)?;
+        let table = self.ctx.constants(scalars.to_vec())?;
         self.elementwise(
             "hk_add_scalar_kernel",
             &[Arg::Buf(&self.buf), Arg::Buf(&self.buf), Arg::Buf(&table)],
@@ -531,7 +531,7 @@ impl DevicePoly {
             let w2 = m.neg(w);
             table.extend_from_slice(&[w, m.shoup(w), w2, m.shoup(w2)]);
         }
-        let table = self.ctx.gpu().upload(&table)?;
+        let table = self.ctx.constants(table)?;
         self.elementwise(
             "hk_mul_halves_kernel",
             &[Arg::Buf(&self.buf), Arg::Buf(&self.buf), Arg::Buf(&table)],

@@ -208,6 +208,7 @@ pub struct Gpu {
     launches: AtomicU64,
     pool: Arc<Pool<BufferInner>>,
     allocations: AtomicU64,
+    uploads: AtomicU64,
 }
 
 impl Gpu {
@@ -247,6 +248,7 @@ impl Gpu {
             launches: AtomicU64::new(0),
             pool,
             allocations: AtomicU64::new(0),
+            uploads: AtomicU64::new(0),
         }))
     }
 
@@ -321,6 +323,11 @@ impl Gpu {
         self.allocations.load(Ordering::Relaxed)
     }
 
+    /// Host-to-device copies made so far ([`Gpu::write`], [`Gpu::upload`]; for benchmarks).
+    pub fn uploads(&self) -> u64 {
+        self.uploads.load(Ordering::Relaxed)
+    }
+
     /// Allocates `words` zero words (a device-side fill, no transfer).
     pub fn alloc_zeroed(&self, words: usize) -> Result<Buffer> {
         let mut buf = self.alloc(words)?;
@@ -354,6 +361,7 @@ impl Gpu {
                 buf.len
             )));
         }
+        self.uploads.fetch_add(1, Ordering::Relaxed);
         match (&self.runtime, &mut *buf.inner) {
             (Runtime::Cuda(rt), BufferInner::Cuda(b)) => rt.upload(b, data),
             (Runtime::OpenCl(rt), BufferInner::OpenCl(b)) => rt.upload(b, data),
