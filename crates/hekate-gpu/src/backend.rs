@@ -131,8 +131,7 @@ impl DeviceRingContext {
         debug_assert!(c_coeff.form() == Form::Coeff && c_coeff.q_limbs() == ql);
         debug_assert!(out.q_limbs() == ql && out.p_limbs() == k);
         let dconv = self.converter(conv)?;
-        let scratch = dconv.prepare(c_coeff, start)?;
-        dconv.write_mod_up(&scratch, c, start..end, out)?;
+        dconv.mod_up(c, c_coeff, start..end, out)?;
         out.forward_limbs_except(0..ql + k, start..end, true)?;
         out.set_form(Form::Ntt);
         Ok(())

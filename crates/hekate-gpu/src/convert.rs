@@ -199,23 +199,27 @@ impl DeviceBaseConverter {
         )
     }
 
-    /// ModUp's second step in one launch: every limb of `out` (`ql` chain limbs, then the
-    /// special primes) for the digit `digit` of `c` (NTT form, `ql` limbs): the digit's own
-    /// limbs copied from `c`, the others converted from a [`prepare`](Self::prepare)d
-    /// scratch, whose targets are the special primes, then the chain below the digit, then
-    /// above it (the hybrid key switch's converters). The converted limbs are left in
-    /// coefficient form: [`DevicePoly::forward_limbs_except`] with the digit skipped
-    /// transforms them.
-    pub fn write_mod_up(
+    /// ModUp in one launch: every limb of `out` (`ql` chain limbs, then the special
+    /// primes) for the digit `digit` of `c` (NTT form, `ql` limbs) and `c_coeff` (the same
+    /// polynomial in coefficient form): the digit's own limbs copied from `c`, the others
+    /// converted from `c_coeff`'s digit limbs, the targets being the special primes, then
+    /// the chain below the digit, then above it (the hybrid key switch's converters). No
+    /// scratch: each output word computes the conversion's first step itself, the same
+    /// words as [`prepare`](Self::prepare) then [`write`](Self::write). The converted limbs
+    /// are left in coefficient form: [`DevicePoly::forward_limbs_except`] with the digit
+    /// skipped transforms them.
+    pub fn mod_up(
         &self,
-        scratch: &Buffer,
         c: &DevicePoly,
+        c_coeff: &DevicePoly,
         digit: std::ops::Range<usize>,
         out: &mut DevicePoly,
     ) -> Result<()> {
         let (ql, kp) = (out.q_limbs(), out.p_limbs());
         if c.num_limbs() != ql
+            || c_coeff.num_limbs() != ql
             || out.n() != c.n()
+            || c_coeff.n() != c.n()
             || digit.is_empty()
             || digit.end > ql
             || digit.len() != self.from_len
@@ -241,7 +245,8 @@ impl DeviceBaseConverter {
             &[
                 Arg::Buf(out.buffer()),
                 Arg::Buf(c.buffer()),
-                Arg::Buf(scratch),
+                Arg::Buf(c_coeff.buffer()),
+                Arg::Buf(&self.from),
                 Arg::Buf(&self.to),
                 Arg::Buf(&self.q_hat_mod_p),
                 Arg::Buf(&self.neg_vq),
