@@ -235,8 +235,8 @@ impl DeviceRingContext {
     }
 
     /// ModDown of `p` and, when given, `second` (the same shape) in the same launches:
-    /// inverse NTT of the `P` limbs, `Conv_{P -> Q}`, forward NTT, then
-    /// `(p - t) · P^-1`.
+    /// inverse NTT of the `P` limbs, `Conv_{P -> Q}` (one launch, no scratch), forward NTT,
+    /// then `(p - t) · P^-1`.
     fn mod_down_of(
         &self,
         mut p: DevicePoly,
@@ -260,14 +260,8 @@ impl DeviceRingContext {
             p.inverse_of(second.as_ref(), ql..ql + k, true)?;
         }
         match (second.as_ref(), t1.as_mut()) {
-            (Some(b), Some(t1)) => {
-                let [s0, s1] = conv.prepare_pair([&p, b], ql)?;
-                conv.write_pair([&s0, &s1], [&mut t, t1], 0, ql, 0)?;
-            }
-            _ => {
-                let scratch = conv.prepare(&p, ql)?;
-                conv.write(&scratch, &mut t, 0, ql, 0)?;
-            }
+            (Some(b), Some(t1)) => conv.convert([&p, b], ql, [&mut t, t1], ql)?,
+            _ => conv.convert([&p], ql, [&mut t], ql)?,
         }
         if form == Form::Ntt {
             t.forward_of(t1.as_ref(), 0..ql, 0..0, true)?;

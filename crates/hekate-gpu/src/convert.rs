@@ -70,25 +70,6 @@ impl DeviceBaseConverter {
     /// of `input` (coefficient form, reduced), into a new scratch buffer of
     /// `(from_len() + 1) N` words.
     pub fn prepare(&self, input: &DevicePoly, in_first: usize) -> Result<Buffer> {
-        let [scratch] = self.prepare_all([input], in_first)?;
-        Ok(scratch)
-    }
-
-    /// [`prepare`](Self::prepare) of two inputs of the same shape in one launch.
-    pub fn prepare_pair(&self, inputs: [&DevicePoly; 2], in_first: usize) -> Result<[Buffer; 2]> {
-        if inputs[0].num_limbs() != inputs[1].num_limbs() || inputs[0].n() != inputs[1].n() {
-            return Err(Error::InvalidInput("the pair's shapes differ".into()));
-        }
-        self.prepare_all(inputs, in_first)
-    }
-
-    /// [`prepare`](Self::prepare) of one or two inputs (`hk_bconv_yv`'s grid y).
-    fn prepare_all<const K: usize>(
-        &self,
-        inputs: [&DevicePoly; K],
-        in_first: usize,
-    ) -> Result<[Buffer; K]> {
-        let input = inputs[0];
         if in_first + self.from_len > input.num_limbs() {
             return Err(Error::InvalidInput(
                 "conversion input limbs out of range".into(),
@@ -96,22 +77,17 @@ impl DeviceBaseConverter {
         }
         let gpu = input.context().gpu();
         let n = input.n();
-        let mut scratch = Vec::with_capacity(K);
-        for _ in 0..K {
-            scratch.push(gpu.alloc((self.from_len + 1) * n)?);
-        }
+        let scratch = gpu.alloc((self.from_len + 1) * n)?;
         let module = gpu.module(KernelModule::Bconv)?;
         let block = n.min(GROUP);
         gpu.launch(
             &module,
             "hk_bconv_yv",
-            [n.div_ceil(block) as u32, K as u32],
+            [n.div_ceil(block) as u32, 1],
             block as u32,
             &[
-                Arg::Buf(&scratch[0]),
-                Arg::Buf(&scratch[K - 1]),
+                Arg::Buf(&scratch),
                 Arg::Buf(input.buffer()),
-                Arg::Buf(inputs[K - 1].buffer()),
                 Arg::Buf(&self.from),
                 Arg::U32(n as u32),
                 Arg::U32(self.from_len as u32),
@@ -119,9 +95,7 @@ impl DeviceBaseConverter {
                 Arg::U32(1),
             ],
         )?;
-        Ok(scratch
-            .try_into()
-            .unwrap_or_else(|_| unreachable!("K scratch buffers")))
+        Ok(scratch)
     }
 
     /// Second step: the targets `j0 .. j0 + count` from a [`prepare`](Self::prepare)d
@@ -134,36 +108,7 @@ impl DeviceBaseConverter {
         count: usize,
         out_first: usize,
     ) -> Result<()> {
-        self.write_all([scratch], [out], j0, count, out_first)
-    }
-
-    /// [`write`](Self::write) of two scratches ([`prepare_pair`](Self::prepare_pair)) to
-    /// two outputs of the same shape in one launch.
-    pub fn write_pair(
-        &self,
-        scratch: [&Buffer; 2],
-        out: [&mut DevicePoly; 2],
-        j0: usize,
-        count: usize,
-        out_first: usize,
-    ) -> Result<()> {
-        if out[0].num_limbs() != out[1].num_limbs() || out[0].n() != out[1].n() {
-            return Err(Error::InvalidInput("the pair's shapes differ".into()));
-        }
-        self.write_all(scratch, out, j0, count, out_first)
-    }
-
-    /// [`write`](Self::write) for one or two outputs (`hk_bconv_out`'s grid y, `count`
-    /// rows per output).
-    fn write_all<const K: usize>(
-        &self,
-        scratch: [&Buffer; K],
-        out: [&mut DevicePoly; K],
-        j0: usize,
-        count: usize,
-        out_first: usize,
-    ) -> Result<()> {
-        if j0 + count > self.to_len || out_first + count > out[0].num_limbs() {
+        if j0 + count > self.to_len || out_first + count > out.num_limbs() {
             return Err(Error::InvalidInput(
                 "conversion targets out of range".into(),
             ));
@@ -171,22 +116,18 @@ impl DeviceBaseConverter {
         if count == 0 {
             return Ok(());
         }
-        let gpu = out[0].context().gpu().clone();
-        let n = out[0].n();
+        let gpu = out.context().gpu().clone();
+        let n = out.n();
         let module = gpu.module(KernelModule::Bconv)?;
         let block = n.min(GROUP);
-        let per = if K == 2 { count as u32 } else { u32::MAX };
         gpu.launch(
             &module,
             "hk_bconv_out",
-            [n.div_ceil(block) as u32, (K * count) as u32],
+            [n.div_ceil(block) as u32, count as u32],
             block as u32,
             &[
-                Arg::Buf(out[0].buffer()),
-                Arg::Buf(out[K - 1].buffer()),
-                Arg::Buf(scratch[0]),
-                Arg::Buf(scratch[K - 1]),
-                Arg::U32(per),
+                Arg::Buf(out.buffer()),
+                Arg::Buf(scratch),
                 Arg::Buf(&self.to),
                 Arg::Buf(&self.q_hat_mod_p),
                 Arg::Buf(&self.neg_vq),
@@ -195,6 +136,71 @@ impl DeviceBaseConverter {
                 Arg::U32(j0 as u32),
                 Arg::U32(out_first as u32),
                 Arg::U32(1),
+            ],
+        )
+    }
+
+    /// [`prepare`](Self::prepare) then [`write`](Self::write) of the targets `0 .. count`
+    /// in one launch without a scratch (each output word computes the first step itself;
+    /// the same words): `inputs[h]`'s limbs `in_first .. in_first + from_len()` (coefficient
+    /// form, reduced) converted into `outs[h]`'s limbs `0 .. count`, one or two inputs of
+    /// the same shape (ModDown's conversion of a key switch's two halves).
+    pub fn convert<const K: usize>(
+        &self,
+        inputs: [&DevicePoly; K],
+        in_first: usize,
+        outs: [&mut DevicePoly; K],
+        count: usize,
+    ) -> Result<()> {
+        let (input, out) = (inputs[0], &outs[0]);
+        let same = inputs
+            .iter()
+            .all(|p| p.num_limbs() == input.num_limbs() && p.n() == input.n())
+            && outs
+                .iter()
+                .all(|p| p.num_limbs() == out.num_limbs() && p.n() == input.n());
+        if !same
+            || in_first + self.from_len > input.num_limbs()
+            || count > self.to_len
+            || count > out.num_limbs()
+        {
+            return Err(Error::InvalidInput(format!(
+                "conversion of limbs {in_first}.. of {} to {count} limbs of {} (a conversion \
+                 from {} to {} primes), or shapes that differ",
+                input.num_limbs(),
+                out.num_limbs(),
+                self.from_len,
+                self.to_len
+            )));
+        }
+        if count == 0 {
+            return Ok(());
+        }
+        let gpu = input.context().gpu().clone();
+        let n = input.n();
+        let module = gpu.module(KernelModule::Bconv)?;
+        let block = n.min(GROUP);
+        let per = if K == 2 { count as u32 } else { u32::MAX };
+        gpu.launch(
+            &module,
+            "hk_bconv_direct",
+            [n.div_ceil(block) as u32, (K * count) as u32],
+            block as u32,
+            &[
+                Arg::Buf(outs[0].buffer()),
+                Arg::Buf(outs[K - 1].buffer()),
+                Arg::Buf(inputs[0].buffer()),
+                Arg::Buf(inputs[K - 1].buffer()),
+                Arg::U32(per),
+                Arg::Buf(&self.from),
+                Arg::Buf(&self.to),
+                Arg::Buf(&self.q_hat_mod_p),
+                Arg::Buf(&self.neg_vq),
+                Arg::U32(n as u32),
+                Arg::U32(self.from_len as u32),
+                Arg::U32(in_first as u32),
+                Arg::U32(0),
+                Arg::U32(0),
             ],
         )
     }

@@ -93,7 +93,12 @@ impl KernelModule {
                 "hk_ntt_inv_head",
                 "hk_ntt_inv_cols",
             ],
-            KernelModule::Bconv => &["hk_bconv_yv", "hk_bconv_out", "hk_bconv_mod_up_out"],
+            KernelModule::Bconv => &[
+                "hk_bconv_yv",
+                "hk_bconv_out",
+                "hk_bconv_mod_up_out",
+                "hk_bconv_direct",
+            ],
             KernelModule::Fhew => &[
                 "hk_fhew_decompose",
                 "hk_fhew_product",

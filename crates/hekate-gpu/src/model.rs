@@ -11,11 +11,10 @@
 //!   `N = 2^16`), one read and one write for the tile kernel, and the twiddles with their
 //!   companions (2 words per coefficient, each read once);
 //! * coefficient-wise kernels: their operands and output;
-//! * base conversion: the `l` input limbs, the `(l + 1)` scratch rows written, and every
-//!   output limb written (the scratch rows re-read per output limb are assumed to stay in
-//!   the L2 cache: `(l + 1) N` words, 6 MiB at `N = 2^16`, `l = 11`); ModUp's conversion
-//!   has no scratch (each output word recomputes the first step from the `l` input limbs,
-//!   re-read from the L2 cache) and reads the input and writes every output limb once;
+//! * base conversion (ModUp's and ModDown's, one launch each, no scratch): the `l` input
+//!   limbs read and every output limb written once (each output word recomputes the first
+//!   step from the input limbs, which are assumed to stay in the L2 cache: `l N` words, at
+//!   most a few MiB at `N = 2^16`);
 //! * the fused inner product: every digit and key word read once, both accumulators written.
 //!
 //! Not counted: the L2-resident re-reads, the tables (moduli, converters), and compute
@@ -109,11 +108,12 @@ fn elementwise(s: &Shape, limbs: usize, reads: usize, writes: usize) -> Traffic 
     }
 }
 
-/// Base conversion from `from` limbs to `to` limbs (`launches` output launches).
-fn bconv(s: &Shape, from: usize, to: usize, launches: u32) -> Traffic {
+/// Base conversion from `from` limbs to `to` limbs in one launch without a scratch (the
+/// input re-read per output limb from the L2 cache).
+fn bconv_direct(s: &Shape, from: usize, to: usize) -> Traffic {
     Traffic {
-        bytes: s.limb() * (from + (from + 1) + to) as f64,
-        launches: 1 + launches,
+        bytes: s.limb() * (from + to) as f64,
+        launches: 1,
     }
 }
 
@@ -131,10 +131,7 @@ pub fn key_switch(s: &Shape) -> Traffic {
     for j in 0..beta {
         let (start, end) = (j * alpha, ((j + 1) * alpha).min(ql));
         let others = ql - (end - start) + k;
-        t.add(Traffic {
-            bytes: s.limb() * (end - start + others) as f64,
-            launches: 1,
-        });
+        t.add(bconv_direct(s, end - start, others));
         t.bytes += s.limb() * (2 * (end - start)) as f64;
         t.add(ntt(s, others));
     }
@@ -147,7 +144,7 @@ pub fn key_switch(s: &Shape) -> Traffic {
     // NTT, subtract-multiply.
     let mod_down = {
         let mut m = ntt(s, k);
-        m.add(bconv(s, k, ql, 1));
+        m.add(bconv_direct(s, k, ql));
         m.add(ntt(s, ql));
         m.add(elementwise(s, ql, 2, 1));
         m

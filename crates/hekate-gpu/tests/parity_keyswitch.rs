@@ -148,6 +148,25 @@ fn base_conversion_matches_the_cpu() {
             &want[..],
             "from {ql} primes"
         );
+        // In one launch without a scratch, alone and paired with random residues.
+        let mut y = random_ntt(&ring, ql, &mut rng);
+        y.set_form(Form::Coeff);
+        let mut want_y = vec![0u64; ring.p_len() * n];
+        conv.convert(y.data(), &mut want_y, n, &mut scratch);
+        let dy = DevicePoly::upload(&dctx, &y).unwrap();
+        let zero = || DevicePoly::zero(&dctx, ring.p_len(), 0, Form::Coeff).unwrap();
+        let (mut one, mut a, mut b) = (zero(), zero(), zero());
+        dconv.convert([&dx], 0, [&mut one], ring.p_len()).unwrap();
+        dconv
+            .convert([&dx, &dy], 0, [&mut a, &mut b], ring.p_len())
+            .unwrap();
+        assert_eq!(one.download().unwrap().data(), &want[..], "direct, {ql}");
+        assert_eq!(a.download().unwrap().data(), &want[..], "pair, first, {ql}");
+        assert_eq!(
+            b.download().unwrap().data(),
+            &want_y[..],
+            "pair, second, {ql}"
+        );
     }
 }
 
