@@ -14,7 +14,7 @@ pub(crate) const MOD_STRIDE: usize = 8;
 
 /// The most constant tables [`DeviceRingContext::constants`] keeps (a few KiB each at
 /// most); past it the cache starts over.
-pub const CONSTANT_TABLES_MAX: usize = 4096;
+pub(crate) const CONSTANT_TABLES_MAX: usize = 4096;
 
 /// The device mirror of [`RingContext`]: for each of its moduli (the chain `Q`, then the
 /// special primes `P`) the Barrett and NTT constants, and the NTT twiddles with their Shoup
@@ -154,8 +154,7 @@ impl DeviceRingContext {
     /// words: uploaded the first time, then shared. A circuit run again (a bootstrap, a
     /// polynomial) uses the same constants, so its warm runs upload nothing: on CUDA an
     /// upload from pageable memory is a driver call that may wait for the stream. Kernels
-    /// only read these buffers. At most [`CONSTANT_TABLES_MAX`] are kept (then the cache
-    /// starts over).
+    /// only read these buffers. At most 4,096 are kept (then the cache starts over).
     pub fn constants(&self, words: Vec<u64>) -> Result<Arc<Buffer>> {
         let mut cache = self.constants.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(b) = cache.get(&words) {
