@@ -118,9 +118,8 @@ impl DeviceKlss {
             .map(|j| {
                 let (start, end) = (j * alpha, ((j + 1) * alpha).min(ql));
                 let conv = self.main.converter(ks.lifter(j, end - start))?;
-                let scratch = conv.prepare(coeff, start)?;
                 let mut d = DevicePoly::uninit(&self.aux, rp, 0, Form::Coeff)?;
-                conv.write(&scratch, &mut d, 0, rp, 0)?;
+                conv.convert([coeff], start, [&mut d], rp)?;
                 d.ntt()?;
                 Ok(d)
             })
