@@ -37,12 +37,7 @@ HK_INLINE u64 hk_bconv_word(HK_GLOBAL const u64 *scratch, HK_GLOBAL const u64 *t
     HK_GLOBAL const u64 *t = to + 4 * j;
     HK_GLOBAL const u64 *row = q_hat_mod_p + (u64)j * l;
     u64 lo = exact ? neg_vq[(u64)j * (l + 1) + scratch[(u64)l * n + k]] : 0, hi = 0;
-    for (u32 i = 0; i < l; i++) {
-        u64 y = scratch[(u64)i * n + k], c = row[i];
-        u64 plo = y * c, phi = hk_mulhi(y, c);
-        lo += plo;
-        hi += phi + (u64)(lo < plo);
-    }
+    for (u32 i = 0; i < l; i++) HK_MAC128(lo, hi, scratch[(u64)i * n + k], row[i]);
     return hk_reduce_u128(lo, hi, t[0], t[1], t[2]);
 }
 
@@ -74,9 +69,7 @@ HK_INLINE u64 hk_bconv_direct_word(HK_GLOBAL const u64 *in, HK_GLOBAL const u64 
         HK_GLOBAL const u64 *f = from + 4 * i;
         u64 y = hk_mul_shoup(in[(u64)(in_first + i) * n + k], f[1], f[2], f[0]);
         acc = HK_DADD(acc, HK_DMUL(HK_U64_TO_F64(y), HK_F64_FROM_BITS(f[3])));
-        u64 r = row[i], plo = y * r, phi = hk_mulhi(y, r);
-        lo += plo;
-        hi += phi + (u64)(lo < plo);
+        HK_MAC128(lo, hi, y, row[i]);
     }
     u64 v = neg_vq[(u64)j * (l + 1) + (u64)HK_ROUND(acc)];
     lo += v;
@@ -109,14 +102,13 @@ HK_KERNEL hk_bconv_mod_up_out(HK_GLOBAL u64 *out, HK_GLOBAL const u64 *c,
 }
 
 /* hk_bconv_yv then hk_bconv_out (exact) in one launch, without a scratch: the targets
- * j0 .. j0 + count (grid y) written to limbs out_first .. of `out`, from the input limbs
+ * 0 .. count (grid y) written to limbs 0 .. count of `out`, from the input limbs
  * in_first .. in_first + l of `in` (coefficient form, reduced); a pair as hk_bconv_out (grid
  * y rows from `per` on read `in1` and write `out1`). ModDown's conversion. */
 HK_KERNEL hk_bconv_direct(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1, HK_GLOBAL const u64 *in,
                           HK_GLOBAL const u64 *in1, u32 per, HK_GLOBAL const u64 *from,
                           HK_GLOBAL const u64 *to, HK_GLOBAL const u64 *q_hat_mod_p,
-                          HK_GLOBAL const u64 *neg_vq, u32 n, u32 l, u32 in_first, u32 j0,
-                          u32 out_first) {
+                          HK_GLOBAL const u64 *neg_vq, u32 n, u32 l, u32 in_first) {
     u32 k = HK_GID_X;
     if (k >= n) return;
     u32 y = HK_GRP_Y;
@@ -125,6 +117,6 @@ HK_KERNEL hk_bconv_direct(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1, HK_GLOBAL con
         out = out1;
         in = in1;
     }
-    out[(u64)(out_first + y) * n + k] =
-        hk_bconv_direct_word(in, from, to, q_hat_mod_p, neg_vq, n, l, in_first, j0 + y, k);
+    out[(u64)y * n + k] =
+        hk_bconv_direct_word(in, from, to, q_hat_mod_p, neg_vq, n, l, in_first, y, k);
 }

@@ -109,6 +109,16 @@ HK_KERNEL hk_mul_scalar_add_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1,
     out[at] = hk_add(out[at], hk_mul_shoup(a[at], scalars[2 * l], scalars[2 * l + 1], q), q);
 }
 
+/* The fused sums' common start: the pair's element, then `out` and the four terms x0 .. x3
+ * of the part it belongs to. */
+#define HK_SUM_PROLOGUE \
+    HK_PAIR_PROLOGUE \
+    HK_PICK(out); \
+    HK_PICK(x0); \
+    HK_PICK(x1); \
+    HK_PICK(x2); \
+    HK_PICK(x3);
+
 /* out = (accumulate ? out : 0) + sum_{j < count} x_j w_{j0 + j, l} for up to 4 terms (a pair),
  * the (w, w') tables of all terms in `tabs` (term t, limb l at 2 (t ql + l)): a polynomial's
  * leaf sum_j c_j T_j, the words of hk_mul_scalar then hk_mul_scalar_add per term (sums mod q
@@ -120,12 +130,7 @@ HK_KERNEL hk_lincomb_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1, HK_GLOBAL c
                             HK_GLOBAL const u64 *x31, u32 per, HK_GLOBAL const u64 *tabs, u32 j0,
                             u32 count, u32 accumulate, HK_GLOBAL const u64 *mods, u32 n, u32 ql,
                             u32 qmax) {
-    HK_PAIR_PROLOGUE
-    HK_PICK(out);
-    HK_PICK(x0);
-    HK_PICK(x1);
-    HK_PICK(x2);
-    HK_PICK(x3);
+    HK_SUM_PROLOGUE
     HK_GLOBAL const u64 *w = tabs + 2 * ((u64)j0 * ql + l);
     u64 stride = 2 * (u64)ql;
     u64 acc = accumulate ? out[at] : 0;
@@ -149,12 +154,7 @@ HK_KERNEL hk_mul_plain_sum_kernel(HK_GLOBAL u64 *out, HK_GLOBAL u64 *out1,
                                   HK_GLOBAL const u64 *p2, HK_GLOBAL const u64 *p3, u32 count,
                                   u32 accumulate, HK_GLOBAL const u64 *mods, u32 n, u32 ql,
                                   u32 qmax) {
-    HK_PAIR_PROLOGUE
-    HK_PICK(out);
-    HK_PICK(x0);
-    HK_PICK(x1);
-    HK_PICK(x2);
-    HK_PICK(x3);
+    HK_SUM_PROLOGUE
     u64 m0 = md[HK_MOD_MU_LO], m1 = md[HK_MOD_MU_HI];
     u64 acc = accumulate ? out[at] : 0;
     acc = hk_mul_add(acc, x0[at], p0[at], q, m0, m1);
@@ -277,12 +277,11 @@ HK_KERNEL hk_rescale_lift_kernel(HK_GLOBAL u64 *t, HK_GLOBAL u64 *t1, HK_GLOBAL 
  * limb l meets key limb l (chain) or key_ql + l - ql (special). Reads each digit and key
  * word once and writes each accumulator word once. */
 #define HK_IP_MAX 8
-#define HK_IP_ADD(lo, hi, x, y) { u64 p_lo = (x) * (y), p_hi = hk_mulhi((x), (y)); lo += p_lo; hi += p_hi + (u64)(lo < p_lo); }
 #define HK_IP_TERM(j, d, ka, kb) \
     if ((j) < beta) { \
         u64 x = d[at]; \
-        HK_IP_ADD(lo0, hi0, x, ka[kat]); \
-        HK_IP_ADD(lo1, hi1, x, kb[kat]); \
+        HK_MAC128(lo0, hi0, x, ka[kat]); \
+        HK_MAC128(lo1, hi1, x, kb[kat]); \
     }
 HK_KERNEL hk_inner_product_kernel(HK_GLOBAL u64 *acc0, HK_GLOBAL u64 *acc1,
         HK_GLOBAL const u64 *d0, HK_GLOBAL const u64 *d1, HK_GLOBAL const u64 *d2, HK_GLOBAL const u64 *d3,
@@ -322,7 +321,7 @@ HK_KERNEL hk_klss_inner_product_kernel(HK_GLOBAL u64 *acc,
     HK_ELEMENT_PROLOGUE
     HK_GLOBAL const u64 *kt = key + ((u64)l * dnum + j0) * n + k;
     u64 lo = accumulate ? acc[at] : 0, hi = 0;
-#define HK_KLSS_TERM(j, d) if ((j) < beta) { u64 x = d[at]; HK_IP_ADD(lo, hi, x, kt[(u64)(j) * n]); }
+#define HK_KLSS_TERM(j, d) if ((j) < beta) { u64 x = d[at]; HK_MAC128(lo, hi, x, kt[(u64)(j) * n]); }
     HK_KLSS_TERM(0, d0)
     HK_KLSS_TERM(1, d1)
     HK_KLSS_TERM(2, d2)

@@ -60,10 +60,7 @@ HK_INLINE u64 hk_fhew_dot(HK_GLOBAL const u64 *dg, HK_GLOBAL const u64 *kp, u32 
                           HK_GLOBAL const u64 *mods) {
     u64 lo = 0, hi = 0;
     for (u32 j = 0; j < terms; j++) {
-        u64 x = dg[(u64)j * n], y = kp[(u64)j * n];
-        u64 p_lo = x * y, p_hi = hk_mulhi(x, y);
-        lo += p_lo;
-        hi += p_hi + (u64)(lo < p_lo);
+        HK_MAC128(lo, hi, dg[(u64)j * n], kp[(u64)j * n]);
     }
     return hk_reduce_u128(lo, hi, mods[HK_MOD_Q], mods[HK_MOD_MU_LO], mods[HK_MOD_MU_HI]);
 }

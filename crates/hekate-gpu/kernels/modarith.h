@@ -48,6 +48,15 @@ HK_INLINE u64 hk_reduce_u128(u64 x0, u64 x1, u64 q, u64 m0, u64 m1) {
     return hk_csub(r, q);
 }
 
+/* (hi:lo) += x y: a 128-bit running sum of products, reduced once at the end
+ * (kernels::inner_product, the base conversions' output sums). */
+#define HK_MAC128(lo, hi, x, y) \
+    { \
+        u64 p_lo_ = (x) * (y), p_hi_ = hk_mulhi((x), (y)); \
+        (lo) += p_lo_; \
+        (hi) += p_hi_ + (u64)((lo) < p_lo_); \
+    }
+
 /* a b mod q (Modulus::mul). */
 HK_INLINE u64 hk_mul(u64 a, u64 b, u64 q, u64 m0, u64 m1) { return hk_reduce_u128(a * b, hk_mulhi(a, b), q, m0, m1); }
 

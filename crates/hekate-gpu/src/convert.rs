@@ -66,6 +66,15 @@ impl DeviceBaseConverter {
         self.to_len
     }
 
+    /// The target tables every output kernel reads: `to`, `q_hat_mod_p`, `neg_vq`.
+    fn targets(&self) -> [Arg<'_>; 3] {
+        [
+            Arg::Buf(&self.to),
+            Arg::Buf(&self.q_hat_mod_p),
+            Arg::Buf(&self.neg_vq),
+        ]
+    }
+
     /// First step: `y` rows and `v` of the input limbs `in_first .. in_first + from_len()`
     /// of `input` (coefficient form, reduced), into a new scratch buffer of
     /// `(from_len() + 1) N` words.
@@ -75,16 +84,12 @@ impl DeviceBaseConverter {
                 "conversion input limbs out of range".into(),
             ));
         }
-        let gpu = input.context().gpu();
         let n = input.n();
-        let scratch = gpu.alloc((self.from_len + 1) * n)?;
-        let module = gpu.module(KernelModule::Bconv)?;
-        let block = n.min(GROUP);
-        gpu.launch(
-            &module,
+        let scratch = input.context().gpu().alloc((self.from_len + 1) * n)?;
+        launch(
+            input,
             "hk_bconv_yv",
-            [n.div_ceil(block) as u32, 1],
-            block as u32,
+            1,
             &[
                 Arg::Buf(&scratch),
                 Arg::Buf(input.buffer()),
@@ -116,22 +121,18 @@ impl DeviceBaseConverter {
         if count == 0 {
             return Ok(());
         }
-        let gpu = out.context().gpu().clone();
-        let n = out.n();
-        let module = gpu.module(KernelModule::Bconv)?;
-        let block = n.min(GROUP);
-        gpu.launch(
-            &module,
+        let [to, q_hat, neg_vq] = self.targets();
+        launch(
+            out,
             "hk_bconv_out",
-            [n.div_ceil(block) as u32, count as u32],
-            block as u32,
+            count,
             &[
                 Arg::Buf(out.buffer()),
                 Arg::Buf(scratch),
-                Arg::Buf(&self.to),
-                Arg::Buf(&self.q_hat_mod_p),
-                Arg::Buf(&self.neg_vq),
-                Arg::U32(n as u32),
+                to,
+                q_hat,
+                neg_vq,
+                Arg::U32(out.n() as u32),
                 Arg::U32(self.from_len as u32),
                 Arg::U32(j0 as u32),
                 Arg::U32(out_first as u32),
@@ -176,16 +177,12 @@ impl DeviceBaseConverter {
         if count == 0 {
             return Ok(());
         }
-        let gpu = input.context().gpu().clone();
-        let n = input.n();
-        let module = gpu.module(KernelModule::Bconv)?;
-        let block = n.min(GROUP);
         let per = if K == 2 { count as u32 } else { u32::MAX };
-        gpu.launch(
-            &module,
+        let [to, q_hat, neg_vq] = self.targets();
+        launch(
+            input,
             "hk_bconv_direct",
-            [n.div_ceil(block) as u32, (K * count) as u32],
-            block as u32,
+            K * count,
             &[
                 Arg::Buf(outs[0].buffer()),
                 Arg::Buf(outs[K - 1].buffer()),
@@ -193,14 +190,12 @@ impl DeviceBaseConverter {
                 Arg::Buf(inputs[K - 1].buffer()),
                 Arg::U32(per),
                 Arg::Buf(&self.from),
-                Arg::Buf(&self.to),
-                Arg::Buf(&self.q_hat_mod_p),
-                Arg::Buf(&self.neg_vq),
-                Arg::U32(n as u32),
+                to,
+                q_hat,
+                neg_vq,
+                Arg::U32(input.n() as u32),
                 Arg::U32(self.from_len as u32),
                 Arg::U32(in_first as u32),
-                Arg::U32(0),
-                Arg::U32(0),
             ],
         )
     }
@@ -239,24 +234,20 @@ impl DeviceBaseConverter {
                 self.to_len
             )));
         }
-        let gpu = out.context().gpu().clone();
-        let n = out.n();
-        let module = gpu.module(KernelModule::Bconv)?;
-        let block = n.min(GROUP);
-        gpu.launch(
-            &module,
+        let [to, q_hat, neg_vq] = self.targets();
+        launch(
+            out,
             "hk_bconv_mod_up_out",
-            [n.div_ceil(block) as u32, (ql + kp) as u32],
-            block as u32,
+            ql + kp,
             &[
                 Arg::Buf(out.buffer()),
                 Arg::Buf(c.buffer()),
                 Arg::Buf(c_coeff.buffer()),
                 Arg::Buf(&self.from),
-                Arg::Buf(&self.to),
-                Arg::Buf(&self.q_hat_mod_p),
-                Arg::Buf(&self.neg_vq),
-                Arg::U32(n as u32),
+                to,
+                q_hat,
+                neg_vq,
+                Arg::U32(out.n() as u32),
                 Arg::U32(self.from_len as u32),
                 Arg::U32(ql as u32),
                 Arg::U32(kp as u32),
@@ -265,6 +256,21 @@ impl DeviceBaseConverter {
             ],
         )
     }
+}
+
+/// Launches the conversion kernel `kernel` on `rows` rows (grid y) of `like`'s `N`
+/// coefficients (grid x, [`GROUP`] per work-group).
+fn launch(like: &DevicePoly, kernel: &str, rows: usize, args: &[Arg<'_>]) -> Result<()> {
+    let gpu = like.context().gpu();
+    let n = like.n();
+    let block = n.min(GROUP);
+    gpu.launch(
+        &*gpu.module(KernelModule::Bconv)?,
+        kernel,
+        [n.div_ceil(block) as u32, rows as u32],
+        block as u32,
+        args,
+    )
 }
 
 impl std::fmt::Debug for DeviceBaseConverter {

@@ -237,9 +237,7 @@ impl Gpu {
                 }
             },
         };
-        let pool = Arc::new(Pool::new(Pool::<BufferInner>::cap_from_env(
-            info.memory_bytes,
-        )));
+        let pool = Arc::new(Pool::new(pool::cap_from_env(info.memory_bytes)));
         Ok(Arc::new(Gpu {
             runtime,
             info,

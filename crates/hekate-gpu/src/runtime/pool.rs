@@ -45,27 +45,6 @@ impl<T> Pool<T> {
         }
     }
 
-    /// The cap for a device of `memory_bytes`: `HEKATE_GPU_POOL` (MiB; `0` / `off`: none)
-    /// or an eighth of the device's memory.
-    pub(crate) fn cap_from_env(memory_bytes: u64) -> usize {
-        Self::cap_of(
-            std::env::var("HEKATE_GPU_POOL").ok().as_deref(),
-            memory_bytes,
-        )
-    }
-
-    /// [`Pool::cap_from_env`] for the variable's value `var`.
-    fn cap_of(var: Option<&str>, memory_bytes: u64) -> usize {
-        let default = (memory_bytes / 8 / 8) as usize;
-        match var.map(str::trim) {
-            Some(v) if v.eq_ignore_ascii_case("off") => 0,
-            Some(v) => v
-                .parse::<usize>()
-                .map_or(default, |mib| mib.saturating_mul(1 << 17)),
-            None => default,
-        }
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, State<T>> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -106,6 +85,27 @@ impl<T> Pool<T> {
     }
 }
 
+/// The cap for a device of `memory_bytes`: `HEKATE_GPU_POOL` (MiB; `0` / `off`: none)
+/// or an eighth of the device's memory.
+pub(crate) fn cap_from_env(memory_bytes: u64) -> usize {
+    cap_of(
+        std::env::var("HEKATE_GPU_POOL").ok().as_deref(),
+        memory_bytes,
+    )
+}
+
+/// [`cap_from_env`] for the variable's value `var`.
+fn cap_of(var: Option<&str>, memory_bytes: u64) -> usize {
+    let default = (memory_bytes / 8 / 8) as usize;
+    match var.map(str::trim) {
+        Some(v) if v.eq_ignore_ascii_case("off") => 0,
+        Some(v) => v
+            .parse::<usize>()
+            .map_or(default, |mib| mib.saturating_mul(1 << 17)),
+        None => default,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,13 +136,10 @@ mod tests {
     #[test]
     fn the_cap_is_read_in_mib() {
         let gib = 1u64 << 30;
-        assert_eq!(Pool::<u8>::cap_of(None, 8 * gib), (gib / 8) as usize);
-        assert_eq!(Pool::<u8>::cap_of(Some(" 64 "), gib), 64 << 17);
-        assert_eq!(Pool::<u8>::cap_of(Some("0"), gib), 0);
-        assert_eq!(Pool::<u8>::cap_of(Some("OFF"), gib), 0);
-        assert_eq!(
-            Pool::<u8>::cap_of(Some("lots"), 8 * gib),
-            (gib / 8) as usize
-        );
+        assert_eq!(cap_of(None, 8 * gib), (gib / 8) as usize);
+        assert_eq!(cap_of(Some(" 64 "), gib), 64 << 17);
+        assert_eq!(cap_of(Some("0"), gib), 0);
+        assert_eq!(cap_of(Some("OFF"), gib), 0);
+        assert_eq!(cap_of(Some("lots"), 8 * gib), (gib / 8) as usize);
     }
 }

@@ -31,7 +31,7 @@ fn to_num(x: &UBig) -> BigInt {
 }
 
 /// The nearest `f64` to the positive integer `x` (correctly rounded).
-fn int_to_f64(x: &UBig) -> f64 {
+fn int_to_f64(x: &IBig) -> f64 {
     x.to_f64().value()
 }
 
@@ -58,7 +58,7 @@ impl Scale {
 
     /// The nearest `f64`.
     pub fn to_f64(&self) -> f64 {
-        let (n, d) = (self.0.numerator().unsigned_abs(), self.0.denominator());
+        let (n, d) = self.parts();
         // Shift both to at most 1000 bits so the conversion cannot overflow.
         let shift = (n.bit_len().max(d.bit_len()) as i64 - 1000).max(0) as usize;
         int_to_f64(&(n >> shift)) / int_to_f64(&(d >> shift))
@@ -66,11 +66,17 @@ impl Scale {
 
     /// `log2` of the scale.
     pub fn log2(&self) -> f64 {
-        fn log2_int(x: &UBig) -> f64 {
+        fn log2_int(x: &IBig) -> f64 {
             let s = x.bit_len().saturating_sub(60);
             int_to_f64(&(x >> s)).log2() + s as f64
         }
-        log2_int(&self.0.numerator().unsigned_abs()) - log2_int(self.0.denominator())
+        let (n, d) = self.parts();
+        log2_int(n) - log2_int(d)
+    }
+
+    /// The numerator and denominator, both positive, borrowed.
+    fn parts(&self) -> (&IBig, &IBig) {
+        (self.0.numerator(), self.0.denominator().as_ibig())
     }
 
     /// `self * other`.
