@@ -134,6 +134,13 @@ def test_evaluator_methods(ckks, rng):
     w = ev.mul_integer(ev.mul(x, x), 0)  # zero at the product's scale and level
     w = ev.add_const(w, 0.25)
     close(sk.decrypt(ev.mul_relin_rescale(x, y, 2, w)), 2 * A * B + 0.25)
+    # Lazy relinearization: a sum of products, one key switch, the steps' result.
+    lazy = ev.mul_sum_relin_rescale([(x, y), (y, y)], w)
+    steps = ev.rescale(ev.add(ev.relinearize(ev.add(ev.mul_no_relin(x, y), ev.mul_no_relin(y, y))), w))
+    assert lazy.to_bytes() == steps.to_bytes()
+    close(sk.decrypt(lazy), A * B + B * B + 0.25)
+    with pytest.raises(hk.ParameterMismatchError):
+        ev.mul_sum_relin_rescale([(x, y), (ev.rescale(x), ev.rescale(y))])
     aligned = ev.rescale_to(prod, x)
     assert aligned.scale == x.scale and aligned.level == prod.level - 1
     close(sk.decrypt(aligned), A * B)

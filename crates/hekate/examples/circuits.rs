@@ -92,9 +92,10 @@ fn main() -> hekate::Result<()> {
         .map(|v| Complex64::new(sigmoid(v.re), 0.0))
         .collect();
     println!(
-        "sigmoid, degree 31 on [-8, 8]: {t_p:.2?}, {} products (baby steps {}), level {} -> {} \
-         (depth {}), output scale == input scale: {}",
+        "sigmoid, degree 31 on [-8, 8]: {t_p:.2?}, {} products and {} key switches (baby \
+         steps {}), level {} -> {} (depth {}), output scale == input scale: {}",
         cost.products,
+        cost.relinearizations,
         cost.baby_steps,
         y.level(),
         s.level(),

@@ -464,7 +464,15 @@ fn run_poly(
     target: &Scale,
 ) -> (f64, Vec<Complex64>) {
     let ct = s.encrypt(x, x.len());
+    let before = s.eval.rlwe().key_switch_counts().decompositions;
     let out = polyeval::evaluate(&s.eval, &ct, p, target).unwrap();
+    // One key switch per power of the basis and per chain of giant steps.
+    assert_eq!(
+        s.eval.rlwe().key_switch_counts().decompositions - before,
+        polyeval::cost(p).relinearizations as u64,
+        "degree {}",
+        p.degree()
+    );
     assert_eq!(out.level(), ct.level() - p.depth(), "degree {}", p.degree());
     assert_eq!(
         out.scale(),
@@ -501,9 +509,10 @@ fn chebyshev_interpolants_of_degree_7_15_31_on_minus_one_one_and_minus_eight_eig
                 .fold(0.0, f64::max);
             let c = polyeval::cost(&p);
             println!(
-                "{name} on [{a}, {b}], d = {d}: depth {}, {} products; |enc - p| 2^{:.1}, |enc - f| 2^{:.1}",
+                "{name} on [{a}, {b}], d = {d}: depth {}, {} products, {} key switches; |enc - p| 2^{:.1}, |enc - f| 2^{:.1}",
                 c.depth,
                 c.products,
+                c.relinearizations,
                 err.log2(),
                 approx.log2()
             );

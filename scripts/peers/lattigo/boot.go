@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -218,6 +220,7 @@ func runBoot(args []string) {
 	warmup := fs.Int("warmup", 1, "untimed bootstraps before the timed ones")
 	seed := fs.Int64("seed", 7, "seed of the input vector")
 	fs.StringVar(&outPath, "out", "", "append JSON lines here")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed bootstraps here (go tool pprof)")
 	fs.Parse(args)
 
 	var lit ckks.ParametersLiteral
@@ -301,6 +304,15 @@ func runBoot(args []string) {
 		}
 	}
 	ts := make([]float64, *reps)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			panic(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			panic(err)
+		}
+	}
 	for i := range ts {
 		in := ct.CopyNew()
 		t := time.Now()
@@ -308,6 +320,9 @@ func runBoot(args []string) {
 			panic(err)
 		}
 		ts[i] = time.Since(t).Seconds()
+	}
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
 	}
 	med, mn := median(ts), minOf(ts)
 

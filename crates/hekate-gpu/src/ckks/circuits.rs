@@ -768,6 +768,17 @@ impl CircuitEvaluator for DeviceEvaluator {
     ) -> hekate::Result<DeviceCiphertext> {
         self.mul(a, b).map_err(to_hekate)
     }
+    fn mul_no_relin(
+        &self,
+        a: &DeviceCiphertext,
+        b: &DeviceCiphertext,
+    ) -> hekate::Result<DeviceCiphertext> {
+        DeviceEvaluator::mul_no_relin(self, a, b).map_err(to_hekate)
+    }
+    fn relinearize_assign(&self, ct: &mut DeviceCiphertext) -> hekate::Result<()> {
+        *ct = self.relinearize(ct).map_err(to_hekate)?;
+        Ok(())
+    }
     fn mul_const_scaled_assign(
         &self,
         ct: &mut DeviceCiphertext,

@@ -849,6 +849,30 @@ impl PyEvaluator {
         })
     }
 
+    /// ``(a_1 b_1 + a_2 b_2 + ... + addend)`` rescaled with **one** relinearization for
+    /// the whole sum (lazy relinearization): the degree-2 products are summed, relinearized
+    /// once, ``addend`` added, and the sum divided by the last prime (the same result as
+    /// ``rescale(relinearize(mul_no_relin(a_1, b_1) + ...) + addend)``). Every product must
+    /// land at one level and scale. ``pairs`` is a sequence of ``(a, b)`` ciphertext pairs.
+    #[pyo3(signature = (pairs, addend = None))]
+    fn mul_sum_relin_rescale(
+        slf: &Bound<'_, Self>,
+        pairs: Vec<(PyRef<'_, PyCiphertext>, PyRef<'_, PyCiphertext>)>,
+        addend: Option<PyRef<'_, PyCiphertext>>,
+    ) -> PyResult<PyCiphertext> {
+        let real =
+            pairs.iter().all(|(a, b)| a.real && b.real) && addend.as_ref().is_none_or(|w| w.real);
+        let owned: Vec<_> = pairs
+            .iter()
+            .map(|(a, b)| (a.inner.clone(), b.inner.clone()))
+            .collect();
+        let w = addend.map(|w| w.inner.clone());
+        Self::run(slf, real, move |ev| {
+            let refs: Vec<_> = owned.iter().map(|(a, b)| (&**a, &**b)).collect();
+            ev.mul_sum_relin_rescale(&refs, w.as_deref())
+        })
+    }
+
     /// ``a * a``, relinearized (not rescaled).
     fn square(slf: &Bound<'_, Self>, a: PyRef<'_, PyCiphertext>) -> PyResult<PyCiphertext> {
         let x = a.inner.clone();

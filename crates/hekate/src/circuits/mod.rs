@@ -179,6 +179,40 @@ pub trait CircuitEvaluator: Send + Sync {
         self.rescale_assign(&mut p)?;
         Ok(p)
     }
+    /// `a · b` without relinearization: a degree-2 ciphertext (scales multiply; no
+    /// rescale). Only [`CircuitEvaluator::add_assign`] with another degree-2 product and
+    /// [`CircuitEvaluator::relinearize_assign`] are meant to read it.
+    fn mul_no_relin(&self, a: &Self::Ciphertext, b: &Self::Ciphertext) -> Result<Self::Ciphertext>;
+    /// Relinearizes a degree-2 ciphertext in place (one key switch of `c_2`).
+    fn relinearize_assign(&self, ct: &mut Self::Ciphertext) -> Result<()>;
+    /// `Σ_j a_j b_j + addend`, rescaled, with one relinearization for the whole sum (lazy
+    /// relinearization): [`CircuitEvaluator::mul_no_relin`] per pair,
+    /// [`CircuitEvaluator::add_assign`] of the products in order,
+    /// [`CircuitEvaluator::relinearize_assign`], [`CircuitEvaluator::add_assign`] of
+    /// `addend` (at the products' level and scale) and
+    /// [`CircuitEvaluator::rescale_assign`], which this default runs; an evaluator may fuse
+    /// the relinearization into the rescale (the CPU's does), giving the same words. Every
+    /// product must land at one level and scale. The polynomial evaluator sums a node's
+    /// giant-step products `Σ_j q_j · B_{g_j}` here: `m` products, one key switch.
+    fn mul_sum_relin_rescale(
+        &self,
+        pairs: &[(&Self::Ciphertext, &Self::Ciphertext)],
+        addend: Option<&Self::Ciphertext>,
+    ) -> Result<Self::Ciphertext> {
+        let ((a, b), rest) = pairs.split_first().ok_or_else(|| {
+            crate::Error::InvalidParameters("a sum of products needs at least one pair".into())
+        })?;
+        let mut d = self.mul_no_relin(a, b)?;
+        for (a, b) in rest {
+            self.add_assign(&mut d, &self.mul_no_relin(a, b)?)?;
+        }
+        self.relinearize_assign(&mut d)?;
+        if let Some(w) = addend {
+            self.add_assign(&mut d, w)?;
+        }
+        self.rescale_assign(&mut d)?;
+        Ok(d)
+    }
     /// `ct *= c`, the constant encoded at `scale` (the ciphertext's scale is multiplied by
     /// `scale` exactly; no level consumed).
     fn mul_const_scaled_assign(
@@ -396,6 +430,19 @@ impl CircuitEvaluator for ckks::Evaluator {
         addend: Option<&ckks::Ciphertext>,
     ) -> Result<ckks::Ciphertext> {
         ckks::Evaluator::mul_relin_rescale(self, a, b, k, addend)
+    }
+    fn mul_no_relin(&self, a: &ckks::Ciphertext, b: &ckks::Ciphertext) -> Result<ckks::Ciphertext> {
+        ckks::Evaluator::mul_no_relin(self, a, b)
+    }
+    fn relinearize_assign(&self, ct: &mut ckks::Ciphertext) -> Result<()> {
+        ckks::Evaluator::relinearize_assign(self, ct)
+    }
+    fn mul_sum_relin_rescale(
+        &self,
+        pairs: &[(&ckks::Ciphertext, &ckks::Ciphertext)],
+        addend: Option<&ckks::Ciphertext>,
+    ) -> Result<ckks::Ciphertext> {
+        ckks::Evaluator::mul_sum_relin_rescale(self, pairs, addend)
     }
     fn mul_const_scaled_assign(
         &self,

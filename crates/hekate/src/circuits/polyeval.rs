@@ -33,10 +33,17 @@
 //! with `d < 2^(l_p)` fits, so **a polynomial of degree `d` consumes exactly
 //! `m = ⌈log2(d + 1)⌉` levels below `B_1`, for every `d`** (a constant consumes none):
 //! `m` levels in all for the power basis and for Chebyshev on an interval of width 2, and
-//! `m + 1` for other intervals ([`Polynomial::depth`]). `K` is chosen to
-//! minimize the number of ciphertext products (power basis plus giant-step products;
-//! [`cost`]), which is within a few products of seed 003's
-//! `2^(m-l) + 2^l + m - l - 3 + ⌈(d+1)/2^l⌉`.
+//! `m + 1` for other intervals ([`Polynomial::depth`]).
+//!
+//! **Lazy relinearization.** The splits down a node's `r` branch form a *chain*
+//! `p = Σ_j q_j · B_{g_j} + leaf`, every term wanted at the same level and scale; its
+//! products are summed as degree-2 ciphertexts and relinearized and rescaled once
+//! ([`CircuitEvaluator::mul_sum_relin_rescale`]), its constant `q_j` and the leaf's terms
+//! ride in the same rescale. So the giant steps cost one key switch per chain, not one per
+//! product (degree 63 on `K = 8`: 9 giant-step products, 4 key switches), as Lattigo's
+//! evaluator defers the relinearization of its giant steps. `K` is chosen for the fewest
+//! key switches, then the fewest products ([`cost`]); the products stay within a few of
+//! seed 003's `2^(m-l) + 2^l + m - l - 3 + ⌈(d+1)/2^l⌉`.
 //!
 //! **Scales** (Alg. 2). The output level is `l_x - depth` (with `l_x` the input's level) and
 //! the output scale is the *target* `S` passed in, **exactly** (equal as rationals). The
@@ -295,6 +302,21 @@ impl Node {
         }
     }
 
+    /// The relinearizations of this tree's giant steps: one per chain (a split node and
+    /// the splits down its `r` branch, see [`PowerBasis`]'s evaluation) holding a
+    /// non-constant `q`, plus those of the `q`s themselves.
+    fn relinearizations(&self) -> usize {
+        let (mut node, mut own, mut inner) = (self, false, 0);
+        while let Node::Split { q, r, .. } = node {
+            if q.constant().is_none() {
+                own = true;
+                inner += q.relinearizations();
+            }
+            node = r;
+        }
+        inner + usize::from(own)
+    }
+
     /// The basis indices `>= 1` this tree reads, and its giant-step products.
     fn needs(&self, powers: &mut BTreeSet<usize>) -> usize {
         match self {
@@ -338,9 +360,13 @@ fn missing_powers(
 pub struct EvaluationCost {
     /// The baby-step basis size `K = 2^l` chosen.
     pub baby_steps: usize,
-    /// Ciphertext-ciphertext products (each with relinearization and rescale): power
-    /// basis plus giant steps.
+    /// Ciphertext-ciphertext products (tensor products): power basis plus giant steps.
     pub products: usize,
+    /// Relinearizations (key switches, each with a rescale): one per power of the basis,
+    /// and one per chain of giant steps, whose products are summed before a single
+    /// relinearization ([`CircuitEvaluator::mul_sum_relin_rescale`]). `K` is chosen for
+    /// the fewest of these, then the fewest products.
+    pub relinearizations: usize,
     /// The levels consumed below `B_1` by the deepest polynomial, `⌈log2(d + 1)⌉` (see
     /// [`Polynomial::depth`] for the total).
     pub depth: usize,
@@ -359,13 +385,15 @@ fn plan_all(polys: &[&Polynomial], have: &BTreeSet<usize>) -> (Vec<Node>, Evalua
         let mut wanted = BTreeSet::new();
         let giant: usize = nodes.iter().map(|n| n.needs(&mut wanted)).sum();
         let basis = polys.first().map_or(Basis::Monomial, |p| p.basis);
-        let products = giant + missing_powers(&wanted, have, basis).len();
+        let powers = missing_powers(&wanted, have, basis).len();
         let cost = EvaluationCost {
             baby_steps: k,
-            products,
+            products: giant + powers,
+            relinearizations: powers + nodes.iter().map(Node::relinearizations).sum::<usize>(),
             depth,
         };
-        if best.as_ref().is_none_or(|(_, b)| products < b.products) {
+        let key = |c: &EvaluationCost| (c.relinearizations, c.products);
+        if best.as_ref().is_none_or(|(_, b)| key(&cost) < key(b)) {
             best = Some((nodes, cost));
         }
     }
@@ -491,65 +519,80 @@ impl<E: CircuitEvaluator<Value = Complex64>> PowerBasis<E> {
         Ok(())
     }
 
-    /// A ciphertext of 0 at `level` and `scale` (no noise: both parts zero).
-    fn zero(&self, eval: &E, level: usize, scale: &E::Scale) -> Result<E::Ciphertext> {
-        eval.constant_like(&self.powers[&1], level, scale, None)
+    /// A noiseless ciphertext of `c` (`None`: 0) at `level` and `scale`.
+    fn constant(
+        &self,
+        eval: &E,
+        level: usize,
+        scale: &E::Scale,
+        c: Option<Complex64>,
+    ) -> Result<E::Ciphertext> {
+        eval.constant_like(&self.powers[&1], level, scale, c)
     }
 
     /// Evaluates `node` to exactly `(level, scale)`.
+    ///
+    /// A split node opens a *chain* `p = Σ_j q_j · B_{g_j} + r` (following the `r`
+    /// branches down to a leaf): every term is wanted at `(level + 1, up = S · q_{l+1})`,
+    /// so the whole chain is summed there and rescaled once. The products `q_j · B_{g_j}`
+    /// are summed unrelinearized and relinearized once
+    /// ([`CircuitEvaluator::mul_sum_relin_rescale`]: one key switch per chain instead of
+    /// one per product, as Lattigo's lazy giant steps); the `q_j` that are constants and
+    /// the leaf's terms are one linear combination at `up`, the addend of that rescale.
     fn run(&self, eval: &E, node: &Node, level: usize, scale: &E::Scale) -> Result<E::Ciphertext> {
-        match node {
-            Node::Leaf(c) => {
-                let terms: Vec<usize> = (1..c.len()).filter(|&i| !is_zero(&c[i])).collect();
-                if terms.is_empty() {
-                    let mut z = self.zero(eval, level, scale)?;
-                    if !is_zero(&c[0]) {
-                        eval.add_const_assign(&mut z, c[0])?;
-                    }
-                    return Ok(z);
-                }
-                // Every term at level + 1 and scale `up`.
-                let up = scale.times(&eval.rescale_factor(level + 1));
-                let terms: Vec<_> = terms
-                    .into_iter()
-                    .map(|i| {
-                        let bi = &self.powers[&i];
-                        (bi, c[i], up.over(eval.scale(bi)))
-                    })
-                    .collect();
-                let mut acc = eval.linear_combination(&terms, level + 1)?;
-                if !is_zero(&c[0]) {
-                    eval.add_const_assign(&mut acc, c[0])?;
-                }
-                eval.rescale_assign(&mut acc)?;
-                Ok(acc)
-            }
-            Node::Split { g, q, r } => {
-                let bg = &self.powers[g];
-                let sq = scale
-                    .times(&eval.rescale_factor(level + 1))
-                    .over(eval.scale(bg));
-                let mut prod = match q.constant() {
-                    Some(c) => {
-                        let mut t = eval.at_level(bg, level + 1)?;
-                        eval.mul_const_scaled_assign(&mut t, c, &sq)?;
-                        eval.rescale_assign(&mut t)?;
-                        t
-                    }
-                    None => {
-                        let cq = self.run(eval, q, level + 1, &sq)?;
-                        eval.mul_relin_rescale(&cq, bg, 1, None)?
-                    }
-                };
-                debug_assert!(eval.scale(&prod) == scale && eval.level(&prod) == level);
-                let zero_r = matches!(&**r, Node::Leaf(c) if c.iter().all(is_zero));
-                if !zero_r {
-                    let cr = self.run(eval, r, level, scale)?;
-                    eval.add_assign(&mut prod, &cr)?;
-                }
-                Ok(prod)
-            }
+        if let Some(c0) = node.constant() {
+            // Noiseless, at (level, scale) directly (`level` may be the top one).
+            return self.constant(eval, level, scale, Some(c0).filter(|c| !is_zero(c)));
         }
+        let up = scale.times(&eval.rescale_factor(level + 1));
+        let mut products = Vec::new();
+        let mut constants = Vec::new();
+        let mut node = node;
+        while let Node::Split { g, q, r } = node {
+            let bg = &self.powers[g];
+            let sq = up.over(eval.scale(bg));
+            match q.constant() {
+                Some(c) => constants.push((bg, c, sq)),
+                None => products.push((self.run(eval, q, level + 1, &sq)?, bg)),
+            }
+            node = r;
+        }
+        let Node::Leaf(c) = node else {
+            unreachable!("a chain ends at a leaf")
+        };
+        let terms: Vec<_> = (1..c.len())
+            .filter(|&i| !is_zero(&c[i]))
+            .map(|i| {
+                let bi = &self.powers[&i];
+                (bi, c[i], up.over(eval.scale(bi)))
+            })
+            .chain(constants.into_iter().filter(|(_, c, _)| !is_zero(c)))
+            .collect();
+        let c0 = c.first().copied().filter(|c0| !is_zero(c0));
+        if terms.is_empty() && products.is_empty() {
+            return self.constant(eval, level, scale, c0);
+        }
+        // The addend at (level + 1, up): the linear terms plus the constant term.
+        let addend = if terms.is_empty() {
+            c0.map(|c0| self.constant(eval, level + 1, &up, Some(c0)))
+                .transpose()?
+        } else {
+            let mut acc = eval.linear_combination(&terms, level + 1)?;
+            if let Some(c0) = c0 {
+                eval.add_const_assign(&mut acc, c0)?;
+            }
+            Some(acc)
+        };
+        let out = if products.is_empty() {
+            let mut acc = addend.expect("a chain without products has an addend");
+            eval.rescale_assign(&mut acc)?;
+            acc
+        } else {
+            let pairs: Vec<_> = products.iter().map(|(cq, bg)| (cq, *bg)).collect();
+            eval.mul_sum_relin_rescale(&pairs, addend.as_ref())?
+        };
+        debug_assert!(eval.scale(&out) == scale && eval.level(&out) == level);
+        Ok(out)
     }
 }
 

@@ -98,8 +98,60 @@ impl Evaluator {
         k: i64,
         addend: Option<&Ciphertext>,
     ) -> Result<Ciphertext> {
-        let rlk = self.relin_key()?;
+        self.relin_key()?;
+        let d = self.mul_no_relin(a, b)?;
+        self.relinearize_rescale(d, k, addend)
+    }
+
+    /// `(Σ_j a_j b_j + addend) / q_l` with **one** relinearization: the degree-2 products
+    /// `(d_0, d_1, d_2)` of every pair are summed first (lazy relinearization: a sum of
+    /// `m` products costs one key switch instead of `m`), then relinearized, `addend`
+    /// added and the sum rescaled, fused as in [`Evaluator::mul_relin_rescale`]. The words
+    /// are those of [`Evaluator::mul_no_relin`] per pair, [`Evaluator::add_assign`] of the
+    /// products in order, [`Evaluator::relinearize_assign`], [`Evaluator::add_assign`] of
+    /// `addend` and [`Evaluator::rescale_assign`]. Every product must land at one level
+    /// (each at its operands' lower one) and one scale (as `addend`'s, for the fusion):
+    /// the giant steps of a polynomial's evaluation, `Σ_j q_j · B_{g_j} + r`
+    /// ([`crate::circuits::polyeval`]). With one pair it is
+    /// [`Evaluator::mul_relin_rescale`] with `k = 1`.
+    pub fn mul_sum_relin_rescale(
+        &self,
+        pairs: &[(&Ciphertext, &Ciphertext)],
+        addend: Option<&Ciphertext>,
+    ) -> Result<Ciphertext> {
+        let ((a, b), rest) = pairs.split_first().ok_or_else(|| {
+            Error::InvalidParameters("a sum of products needs at least one pair".into())
+        })?;
+        self.relin_key()?;
         let mut d = self.mul_no_relin(a, b)?;
+        for (a, b) in rest {
+            let e = self.mul_no_relin(a, b)?;
+            if e.level() != d.level() || e.scale != d.scale {
+                return Err(Error::ParameterMismatch(format!(
+                    "the products of a sum must share one level and scale: level {} at \
+                     2^{:.2} against level {} at 2^{:.2}",
+                    e.level(),
+                    e.scale.log2(),
+                    d.level(),
+                    d.scale.log2()
+                )));
+            }
+            self.add_assign(&mut d, &e)?;
+            e.parts.into_iter().for_each(|p| self.ring().recycle(p));
+        }
+        self.relinearize_rescale(d, 1, addend)
+    }
+
+    /// The end of [`Evaluator::mul_relin_rescale`] for a degree-2 `d`: `(k relin(d) +
+    /// addend) / q_l`, the relinearization's ModDown fused into the rescale when `addend`
+    /// is at `d`'s scale and at least its level.
+    fn relinearize_rescale(
+        &self,
+        mut d: Ciphertext,
+        k: i64,
+        addend: Option<&Ciphertext>,
+    ) -> Result<Ciphertext> {
+        let rlk = self.relin_key()?;
         if d.level() == 0 {
             return Err(Error::OutOfLevels(
                 "cannot rescale the product of ciphertexts at level 0: the computation needs \

@@ -258,3 +258,87 @@ fn fused_multiply_rescale_is_word_for_word_the_steps() {
         ));
     }
 }
+
+/// `mul_sum_relin_rescale` (lazy relinearization) gives the words of `mul_no_relin` per
+/// pair, `add_assign` of the degree-2 products, one `relinearize_assign`, `add_assign` of
+/// the addend and `rescale_assign`, on every engine, with one key switch for the whole
+/// sum; it decrypts to `Σ a_j b_j + w`; one pair is `mul_relin_rescale` with `k = 1`;
+/// products at different levels or scales, and an empty sum, are refused.
+#[test]
+fn lazy_sum_of_products_is_word_for_word_the_steps_with_one_key_switch() {
+    for (method, seed) in [
+        (KeySwitchMethod::Hybrid, 51),
+        (KeySwitchMethod::Klss(KlssConfig::klss(2)), 52),
+        (
+            KeySwitchMethod::Linear(crate::rlwe::keyswitch::KlssBound::WorstCase),
+            53,
+        ),
+    ] {
+        let mut s = setup(method, seed);
+        let ctx = s.ctx.clone();
+        let rlk = ctx.generate_relinearization_key_with(&s.sk, &mut s.rng);
+        let ev = Evaluator::new(ctx.clone(), Some(rlk), GaloisKeys::new());
+        let (v, scale) = (values(8), ctx.default_scale().clone());
+        let top = ctx.max_level();
+        let vs: Vec<Vec<Complex64>> = (1..=3)
+            .map(|j| v.iter().map(|x| x * (0.3 * j as f64) - 0.1).collect())
+            .collect();
+        // Operands at two levels: every product lands at top - 1.
+        let a: Vec<_> = vs.iter().map(|x| s.encrypt(x, top, &scale)).collect();
+        let b: Vec<_> = vs
+            .iter()
+            .rev()
+            .map(|x| s.encrypt(x, top - 1, &scale))
+            .collect();
+        let pairs: Vec<_> = a.iter().zip(&b).collect();
+        let w = s.encrypt(&v, top, &scale.mul(&scale));
+        for addend in [None, Some(&w)] {
+            let mut want = ev.mul_no_relin(pairs[0].0, pairs[0].1).unwrap();
+            for (x, y) in &pairs[1..] {
+                ev.add_assign(&mut want, &ev.mul_no_relin(x, y).unwrap())
+                    .unwrap();
+            }
+            ev.relinearize_assign(&mut want).unwrap();
+            if let Some(w) = addend {
+                ev.add_assign(&mut want, w).unwrap();
+            }
+            ev.rescale_assign(&mut want).unwrap();
+            let before = ev.rlwe().key_switch_counts().decompositions;
+            let got = ev.mul_sum_relin_rescale(&pairs, addend).unwrap();
+            assert_eq!(ev.rlwe().key_switch_counts().decompositions - before, 1);
+            assert_eq!(got.scale, want.scale, "{method:?}");
+            assert_eq!(got.level(), top - 2);
+            assert!(
+                got.parts == want.parts,
+                "{method:?}, addend {}",
+                addend.is_some()
+            );
+            let expect: Vec<Complex64> = (0..v.len())
+                .map(|i| {
+                    (0..3).map(|j| vs[j][i] * vs[2 - j][i]).sum::<Complex64>()
+                        + if addend.is_some() {
+                            v[i]
+                        } else {
+                            Complex64::new(0.0, 0.0)
+                        }
+                })
+                .collect();
+            let e = max_err(&ctx.decrypt_decode(&got, &s.sk).unwrap(), &expect);
+            assert!(e < 1e-6, "{method:?}: error {e}");
+        }
+        let one = ev.mul_sum_relin_rescale(&pairs[..1], Some(&w)).unwrap();
+        let fused = ev
+            .mul_relin_rescale(pairs[0].0, pairs[0].1, 1, Some(&w))
+            .unwrap();
+        assert!(one.parts == fused.parts);
+        let c = s.encrypt(&v, top - 2, &scale);
+        assert!(matches!(
+            ev.mul_sum_relin_rescale(&[pairs[0], (&c, &c)], None),
+            Err(Error::ParameterMismatch(m)) if m.contains("one level and scale")
+        ));
+        assert!(matches!(
+            ev.mul_sum_relin_rescale(&[], None),
+            Err(Error::InvalidParameters(_))
+        ));
+    }
+}

@@ -86,7 +86,7 @@
 //! ModDown (the counts of [`CostModel`](crate::rlwe::keyswitch::cost::CostModel), wide or
 //! narrow NTTs by prime size) for each DFT factor's [`BsgsPlan::decompositions`],
 //! [`BsgsPlan::key_switches`] and [`BsgsPlan::mod_downs`], plus one plaintext product per
-//! diagonal and one rescale per level; EvalMod's products ([`polyeval::cost`]) and double
+//! diagonal and one rescale per level; EvalMod's relinearizations ([`polyeval::cost`]) and double
 //! angles, each a relinearization, a tensor and a rescale, and a constant product per
 //! coefficient; SubSum's rotations, conjugation and decapsulation. Additions, permutations,
 //! level drops, allocation and encoding are not counted. At `N = 2^16` it predicts the
@@ -533,13 +533,13 @@ pub fn search(inputs: &SearchInputs, costs: &UnitCosts) -> Result<Vec<Candidate>
             }
         };
         previous = Some(eval_mod.clone());
-        let poly_products = polyeval::cost(eval_mod.polynomial()).products;
+        let poly_relinearizations = polyeval::cost(eval_mod.polynomial()).relinearizations;
         for ((rc, rs), shape) in &shapes {
             let circuit = Circuit {
                 inputs,
                 shape,
                 eval_mod: &eval_mod,
-                poly_products,
+                poly_relinearizations,
                 log_ratio,
                 k,
                 log_nu,

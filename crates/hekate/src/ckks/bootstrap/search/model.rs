@@ -316,8 +316,9 @@ pub(super) struct Circuit<'a> {
     pub(super) inputs: &'a SearchInputs,
     pub(super) shape: &'a Shape,
     pub(super) eval_mod: &'a EvalMod,
-    /// Products of EvalMod's polynomial (each with relinearization).
-    pub(super) poly_products: usize,
+    /// Relinearizations of EvalMod's polynomial (each with a rescale:
+    /// [`EvaluationCost::relinearizations`](crate::circuits::polyeval::EvaluationCost)).
+    pub(super) poly_relinearizations: usize,
     pub(super) log_ratio: u32,
     pub(super) k: u64,
     /// `log2 ν`, `ν = sqrt(N (1 + h) / 12)`: the rounding noise of one rescale.
@@ -551,7 +552,7 @@ impl Circuit<'_> {
             times
         };
         let poly_level = eval_mod_level - poly_depth.div_ceil(2);
-        switches += product(&mut c[2], poly_level, copies * self.poly_products);
+        switches += product(&mut c[2], poly_level, copies * self.poly_relinearizations);
         // One constant product and addition per coefficient, on both halves.
         let degree = self.eval_mod.polynomial().degree();
         c[2].hadamard += (copies * (degree + 1) * 4 * (poly_level + 1)) as f64;
