@@ -73,8 +73,9 @@ impl CkksParameters {
 
     /// Bit sizes of the special primes `P` (each in `[20, 61]`). If not set, enough
     /// [`DEFAULT_SPECIAL_PRIME_BITS`](crate::rlwe::params::DEFAULT_SPECIAL_PRIME_BITS)-bit primes to exceed the largest key-switching digit
-    /// by the noise margin are used. An explicit `P` smaller than the largest digit is
-    /// refused; one only just above it works but key switching then adds up to
+    /// by the noise margin are used. An explicit `P` smaller than the largest digit by
+    /// more than [`DIGIT_EXCESS_BITS`](crate::rlwe::params::DIGIT_EXCESS_BITS) (one bit)
+    /// is refused; one near it works but key switching then adds up to
     /// `N σ² dnum (Q_j/P)² / 12` of noise variance, more than rounding unless `P` exceeds
     /// the digit by `log2(σ sqrt(1.5 dnum))` bits.
     pub fn log_p(mut self, bits: &[u32]) -> Self {

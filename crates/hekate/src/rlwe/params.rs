@@ -28,6 +28,15 @@ use std::sync::Arc;
 /// `log(QP)` stays about the same as with fewer, larger primes (no security cost).
 pub const DEFAULT_SPECIAL_PRIME_BITS: u32 = 50;
 
+/// How far (bits) the largest key-switching digit `D` may exceed the special modulus `P`.
+/// Hybrid key switching adds `(D / P)`-scaled noise of about `σ sqrt(dnum N)` to the
+/// ModDown's rounding noise: a digit up to `2P` at most doubles it, which is what
+/// digits of `|P|` primes of `P`'s size come to (seed 003's Set V: two 50-bit primes per
+/// digit against two 50-bit special primes, a fraction of a bit apart either way; Lattigo
+/// forms its digits so and checks nothing). Larger excesses are refused. The default `dnum`
+/// with a fixed `P` is still the smallest whose digits `P` strictly covers.
+pub const DIGIT_EXCESS_BITS: f64 = 1.0;
+
 /// The builder of an [`RlweParameters`]: ring degree, chain and special primes (by size
 /// or explicit), `dnum`, secret distribution, security level and key-switching method.
 ///
@@ -174,11 +183,12 @@ impl RlweParameters {
                 "hybrid key switching needs at least one special prime (log_p)".into(),
             ));
         }
-        if log_p < max_digit {
+        if log_p + DIGIT_EXCESS_BITS < max_digit {
             return Err(Error::InvalidParameters(format!(
-                "the special modulus P ({log_p:.1} bits) is smaller than the largest \
-                 key-switching digit ({max_digit:.1} bits), so key switching would add noise \
-                 larger than the message: add special primes, or raise dnum"
+                "the special modulus P ({log_p:.2} bits) is smaller than the largest \
+                 key-switching digit ({max_digit:.2} bits) by more than {DIGIT_EXCESS_BITS} \
+                 bit, so key switching would add noise far above the rounding noise: add \
+                 special primes, or raise dnum"
             )));
         }
         let log_qp = q.iter().map(|&x| (x as f64).log2()).sum::<f64>() + log_p;
@@ -437,6 +447,42 @@ fn check_secret(secret: SecretDistribution, n: usize, level: SecurityLevel) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An explicit `P` may fall short of the largest digit by at most
+    /// [`DIGIT_EXCESS_BITS`]: Set V's digits of two 50-bit primes against two 50-bit
+    /// special primes build (as seed 003's implementation forms them); a digit two bits
+    /// above `P` is refused, naming both sizes.
+    #[test]
+    fn a_digit_may_exceed_p_by_at_most_one_bit() {
+        let set_v = [33u32, 50, 25, 60, 50, 50, 50, 50, 50, 50, 50, 50, 49, 49];
+        let params = ChainBuilder::new(15)
+            .log_q(&set_v)
+            .log_p(&[50, 50])
+            .dnum(7)
+            .security(SecurityLevel::NotChecked)
+            .build()
+            .unwrap();
+        assert_eq!(params.dnum(), 7);
+        // Without an explicit dnum the builder still picks the strict cover.
+        let strict = ChainBuilder::new(15)
+            .log_q(&set_v)
+            .log_p(&[50, 50])
+            .security(SecurityLevel::NotChecked)
+            .build()
+            .unwrap();
+        assert_eq!(strict.dnum(), 14);
+        let err = ChainBuilder::new(15)
+            .log_q(&[50, 50, 50, 50])
+            .log_p(&[49, 49])
+            .dnum(2)
+            .security(SecurityLevel::NotChecked)
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidParameters(m) if m.contains("smaller than the largest key-switching digit") && m.contains("bits)")),
+            "{err}"
+        );
+    }
 
     /// The default special primes exceed every digit by the noise margin, whatever the
     /// chain and dnum (the N = 2^17 regression: 6 x 50-bit primes against a 300-bit digit

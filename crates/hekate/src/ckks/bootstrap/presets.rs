@@ -562,13 +562,22 @@ impl BootstrapPreset {
     /// [`Self::context`] with another key-switching engine: the same chain, `P` and
     /// `dnum`, every key switch of the bootstrap (the DFTs' rotations, EvalMod's
     /// relinearizations, the encapsulation's switches) through `method`'s engine.
+    ///
+    /// `dnum = ⌈(L + 1) / |P|⌉`: digits of `|P|` primes each, as seed 003's implementation
+    /// (Lattigo, whose parameters have no other decomposition) forms them. At Set V that is
+    /// 7 digits of two primes against `P`'s two 50-bit primes, a digit up to a fraction of a
+    /// bit above `P` (within the builder's [`DIGIT_EXCESS_BITS`](crate::rlwe::params::DIGIT_EXCESS_BITS)); the builder's own
+    /// choice, the smallest `dnum` whose digits `P` strictly covers, would be 14, twice
+    /// the transforms per key switch and twice the key memory.
     pub fn context_with(
         &self,
         config: &BootstrapConfig,
         method: KeySwitchMethod,
     ) -> Result<Arc<CkksContext>> {
+        let chain = self.chain_for(config)?;
         CkksParameters::new(self.log_n)
-            .log_q(&self.chain_for(config)?)
+            .dnum(chain.len().div_ceil(self.log_p.len().max(1)))
+            .log_q(&chain)
             .log_p(self.log_p)
             .log_scale(self.log_scale)
             .secret(self.secret)
