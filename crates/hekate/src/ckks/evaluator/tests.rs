@@ -198,6 +198,30 @@ fn klss_contexts_generate_full_keys_at_any_level() {
     assert!(e < 1e-6, "error {e}");
 }
 
+/// The three key-switching engines, with seeds `seed..seed + 3`.
+fn every_engine(seed: u64) -> [(KeySwitchMethod, u64); 3] {
+    [
+        (KeySwitchMethod::Hybrid, seed),
+        (KeySwitchMethod::Klss(KlssConfig::klss(2)), seed + 1),
+        (
+            KeySwitchMethod::Linear(crate::rlwe::keyswitch::KlssBound::WorstCase),
+            seed + 2,
+        ),
+    ]
+}
+
+/// A setup on `method` and an evaluator holding its relinearization key.
+fn with_relinearization(
+    method: KeySwitchMethod,
+    seed: u64,
+) -> (Setup, Arc<CkksContext>, Evaluator) {
+    let mut s = setup(method, seed);
+    let ctx = s.ctx.clone();
+    let rlk = ctx.generate_relinearization_key_with(&s.sk, &mut s.rng);
+    let ev = Evaluator::new(ctx.clone(), Some(rlk), GaloisKeys::new());
+    (s, ctx, ev)
+}
+
 /// `mul_relin_rescale` gives the words of `mul`, `mul_integer_assign`, `add_assign` and
 /// `rescale_assign` in sequence, on every engine (hybrid fused, KLSS and linear through the
 /// default), for operands at two levels, several `k`, and addends at the product's scale
@@ -205,18 +229,8 @@ fn klss_contexts_generate_full_keys_at_any_level() {
 /// and it decrypts to `k a b + w`.
 #[test]
 fn fused_multiply_rescale_is_word_for_word_the_steps() {
-    for (method, seed) in [
-        (KeySwitchMethod::Hybrid, 41),
-        (KeySwitchMethod::Klss(KlssConfig::klss(2)), 42),
-        (
-            KeySwitchMethod::Linear(crate::rlwe::keyswitch::KlssBound::WorstCase),
-            43,
-        ),
-    ] {
-        let mut s = setup(method, seed);
-        let ctx = s.ctx.clone();
-        let rlk = ctx.generate_relinearization_key_with(&s.sk, &mut s.rng);
-        let ev = Evaluator::new(ctx.clone(), Some(rlk), GaloisKeys::new());
+    for (method, seed) in every_engine(41) {
+        let (mut s, ctx, ev) = with_relinearization(method, seed);
         let (v, scale) = (values(8), ctx.default_scale().clone());
         let top = ctx.max_level();
         let a = s.encrypt(&v, top, &scale);
@@ -266,18 +280,8 @@ fn fused_multiply_rescale_is_word_for_word_the_steps() {
 /// products at different levels or scales, and an empty sum, are refused.
 #[test]
 fn lazy_sum_of_products_is_word_for_word_the_steps_with_one_key_switch() {
-    for (method, seed) in [
-        (KeySwitchMethod::Hybrid, 51),
-        (KeySwitchMethod::Klss(KlssConfig::klss(2)), 52),
-        (
-            KeySwitchMethod::Linear(crate::rlwe::keyswitch::KlssBound::WorstCase),
-            53,
-        ),
-    ] {
-        let mut s = setup(method, seed);
-        let ctx = s.ctx.clone();
-        let rlk = ctx.generate_relinearization_key_with(&s.sk, &mut s.rng);
-        let ev = Evaluator::new(ctx.clone(), Some(rlk), GaloisKeys::new());
+    for (method, seed) in every_engine(51) {
+        let (mut s, ctx, ev) = with_relinearization(method, seed);
         let (v, scale) = (values(8), ctx.default_scale().clone());
         let top = ctx.max_level();
         let vs: Vec<Vec<Complex64>> = (1..=3)
