@@ -543,3 +543,41 @@ fn inspect_mlwe_objects() {
     no_panic(&o);
     assert_ne!(json(&o)["parse"]["ok"], true);
 }
+
+/// `hekate bench bootstrap` on the sparse quick preset: the row, and the exact operation
+/// counts per stage, which add up to their total and include the DFTs' and EvalMod's key
+/// switches (the SubSum's trace too: 16 of 2048 slots).
+#[test]
+fn bench_bootstrap_prints_the_stages_operation_counts() {
+    let o = hekate(&[
+        "bench",
+        "bootstrap",
+        "--presets",
+        "quick-sparse",
+        "--reps",
+        "1",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("| quick-sparse |"), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("- quick-sparse (hybrid) operation counts"))
+        .unwrap_or_else(|| panic!("no counts line: {out}"));
+    // "Stage a / b" pairs, then "all A / B".
+    let pairs: Vec<(u64, u64)> = line
+        .split([',', ';'])
+        .filter_map(|part| {
+            let w: Vec<&str> = part.split_whitespace().collect();
+            let n = w.len();
+            (n >= 3 && w[n - 2] == "/").then(|| (w[n - 3].parse().ok(), w[n - 1].parse().ok()))
+        })
+        .map(|(a, b)| (a.unwrap(), b.unwrap()))
+        .collect();
+    assert_eq!(pairs.len(), 6, "{line}");
+    let (stages, all) = pairs.split_at(5);
+    assert_eq!(stages.iter().map(|p| p.0).sum::<u64>(), all[0].0, "{line}");
+    assert_eq!(stages.iter().map(|p| p.1).sum::<u64>(), all[0].1, "{line}");
+    // SubSum, CoeffsToSlots, EvalMod and SlotsToCoeffs all key-switch.
+    assert!(stages[1..].iter().all(|p| p.0 > 0 && p.1 > 0), "{line}");
+}

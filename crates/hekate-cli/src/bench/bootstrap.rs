@@ -163,6 +163,7 @@ struct Row {
     /// Precision after `--successive` further bootstraps.
     successive: Option<Precision>,
     peak_rss: Option<usize>,
+    counts: [StageCounts; 5],
 }
 
 /// The context of a preset with key-switching `method`: with 128-bit security where the
@@ -321,6 +322,17 @@ pub(crate) struct Timing {
     pub(crate) precision: Precision,
     /// The last bootstrap's output.
     out: Ciphertext,
+    /// Exact operation counts of each stage (the last rep's stage run).
+    pub(crate) counts: [StageCounts; 5],
+}
+
+/// What one stage of a bootstrap did, counted exactly: limb transforms (forward and
+/// inverse NTTs, [`hekate::math::transform_count`]) and key-switch decompositions (step 1,
+/// one per key switch or per hoisted group; [`hekate::rlwe::Evaluator::key_switch_counts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct StageCounts {
+    pub(crate) transforms: u64,
+    pub(crate) decompositions: u64,
 }
 
 /// Times `reps` (at least one) public bootstraps of `prep`'s input, no warm-up, and after
@@ -330,12 +342,28 @@ pub(crate) fn time_bootstraps(prep: &Prepared, reps: usize) -> Result<Timing, Bo
     let mut totals = Vec::with_capacity(reps);
     let mut stages: [Vec<Duration>; 5] = Default::default();
     let mut out = None;
+    let mut counts = [StageCounts::default(); 5];
     for rep in 1..=reps.max(1) {
         progress(format_args!("{name}: bootstrap {rep}/{}", reps.max(1)));
         let (o, t) = time_once(|| boot.bootstrap(ct));
         totals.push(t);
         out = Some(o?);
-        let (times, _) = time_stages(boot, ct, |_| {})?;
+        // The counters are read between stages (outside the timed spans' work).
+        let read = || {
+            let (t, k) = (
+                hekate::math::transform_count(),
+                boot.evaluator().rlwe().key_switch_counts(),
+            );
+            (t.total(), k.decompositions)
+        };
+        let mut marks = [(0, 0); 6];
+        let (times, _) = time_stages(boot, ct, |i| marks[i] = read())?;
+        for (i, c) in counts.iter_mut().enumerate() {
+            *c = StageCounts {
+                transforms: marks[i + 1].0 - marks[i].0,
+                decompositions: marks[i + 1].1 - marks[i].1,
+            };
+        }
         for (all, t) in stages.iter_mut().zip(times) {
             all.push(t);
         }
@@ -351,6 +379,7 @@ pub(crate) fn time_bootstraps(prep: &Prepared, reps: usize) -> Result<Timing, Bo
         first,
         precision,
         out,
+        counts,
     })
 }
 
@@ -438,6 +467,7 @@ fn run_preset(
         precision: timing.precision,
         successive,
         peak_rss: peak_rss_bytes(),
+        counts: timing.counts,
     })
 }
 
@@ -603,6 +633,24 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
     }
     say!();
     t.print();
+    say!();
+    for r in &rows {
+        let c = &r.counts;
+        let stage = |i: usize| format!("{} / {}", c[i].transforms, c[i].decompositions);
+        say!(
+            "- {} ({}) operation counts, limb transforms / key-switch decompositions: \
+             ScaleDown+ModRaise {}, SubSum {}, CtS {}, EvalMod {}, StC {}; all {} / {}",
+            r.preset.name,
+            r.engine,
+            stage(0),
+            stage(1),
+            stage(2),
+            stage(3),
+            stage(4),
+            c.iter().map(|x| x.transforms).sum::<u64>(),
+            c.iter().map(|x| x.decompositions).sum::<u64>()
+        );
+    }
     say!();
     say!("{}", NOTES.trim_end());
     say!(
