@@ -580,4 +580,16 @@ fn bench_bootstrap_prints_the_stages_operation_counts() {
     assert_eq!(stages.iter().map(|p| p.1).sum::<u64>(), all[0].1, "{line}");
     // SubSum, CoeffsToSlots, EvalMod and SlotsToCoeffs all key-switch.
     assert!(stages[1..].iter().all(|p| p.0 > 0 && p.1 > 0), "{line}");
+    // Real inputs bootstrap too (the check of at least 12 bits passes: exit 0).
+    let o = hekate(&[
+        "bench",
+        "bootstrap",
+        "--presets",
+        "quick-sparse",
+        "--reps",
+        "1",
+        "--real",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("b = 0 with --real"));
 }

@@ -51,6 +51,10 @@ pub struct BootstrapArgs {
     /// last one
     #[arg(long, default_value_t = 0, value_name = "K")]
     successive: usize,
+    /// Real inputs: a + 0i, a uniform in [-1, 1) (Lattigo's examples bootstrap real
+    /// vectors), instead of a + bi
+    #[arg(long)]
+    real: bool,
     /// How the DFTs evaluate their giant steps: horner (one rotation key per DFT factor)
     /// or distinct (one key per giant step, one ModDown per factor)
     #[arg(long, default_value = "horner", value_parser = parse_giant_steps)]
@@ -259,6 +263,7 @@ pub(crate) fn prepare(
     p: &Preset,
     plans: DftPlans,
     method: KeySwitchMethod,
+    real: bool,
 ) -> Result<Prepared, Box<dyn Error>> {
     let config = config_of(p, plans)?;
     let chain = p.chain_for(&config)?;
@@ -290,7 +295,10 @@ pub(crate) fn prepare(
     crate::progress::note(format!("  {}: setup {:.1} s", p.name, setup.as_secs_f64()));
 
     let mut inputs = SplitMix64::new(0x4845_4B41_5445 ^ p.slots as u64);
-    let z = inputs.complexes(p.slots);
+    let mut z = inputs.complexes(p.slots);
+    if real {
+        z.iter_mut().for_each(|c| c.im = 0.0);
+    }
     let pt = ctx.encode_at(&z, p.slots, 1, ctx.default_scale())?;
     let ct = ctx.encrypt_symmetric_with(&pt, &sk, &mut rng)?;
     Ok(Prepared {
@@ -424,8 +432,9 @@ fn run_preset(
     method: KeySwitchMethod,
     reps: usize,
     successive: usize,
+    real: bool,
 ) -> Result<Row, Box<dyn Error>> {
-    let prep = prepare(p, plans, method)?;
+    let prep = prepare(p, plans, method, real)?;
     let timing = time_bootstraps(&prep, reps)?;
     let successive = if successive > 0 {
         let mut again = timing.out;
@@ -474,7 +483,7 @@ fn run_preset(
 /// The notes under the table.
 const NOTES: &str = "Notes:
 - Input: a secret-key encryption at level 1 of a + bi, a and b uniform in [-1, 1) (fixed \
-seed), at the default scale. L: the top level; levels left: the output level.
+seed; b = 0 with --real), at the default scale. L: the top level; levels left: the output level.
 - secret: h̃ = sparse-secret encapsulation, ModRaise under an ephemeral secret of that \
 weight. K: the ModRaise overflow bound for the failure probability asked for (log2 \
 failure: Eq. (1) for the secret ModRaise runs under, per bootstrap); d, r: EvalMod's Chebyshev degree and \
@@ -600,7 +609,7 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
     };
     for p in &presets {
         for &method in &args.key_switching {
-            let row = run_preset(p, plans, method, args.reps, args.successive)?;
+            let row = run_preset(p, plans, method, args.reps, args.successive, args.real)?;
             t.push(cells(&row));
             rows.push(row);
             bar.inc(1);
@@ -701,7 +710,7 @@ mod tests {
     #[test]
     fn quick_sparse_bootstraps() {
         let p = preset("quick-sparse").unwrap();
-        let row = run_preset(&p, DftPlans::DEFAULT, KeySwitchMethod::Hybrid, 1, 1).unwrap();
+        let row = run_preset(&p, DftPlans::DEFAULT, KeySwitchMethod::Hybrid, 1, 1, false).unwrap();
         assert!(
             row.precision.min >= MIN_PRECISION_BITS,
             "{:?}",

@@ -356,7 +356,12 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     let kept = if rebuild {
         None
     } else {
-        Some(prepare(&p, DftPlans::DEFAULT, KeySwitchMethod::Hybrid)?)
+        Some(prepare(
+            &p,
+            DftPlans::DEFAULT,
+            KeySwitchMethod::Hybrid,
+            false,
+        )?)
     };
     let mut summary = kept.as_ref().map(Summary::of);
 
