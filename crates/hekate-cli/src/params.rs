@@ -23,7 +23,7 @@ pub mod fhew;
 /// `hekate params list`.
 pub mod list;
 
-use crate::bench::bootstrap::{precision, time_stages};
+use crate::bench::bootstrap::{precision, time_stages, Measure};
 use crate::bench::{fmt_mib, init_threads, time_once, Table};
 use crate::progress::Bar;
 use crate::rng::SplitMix64;
@@ -358,7 +358,7 @@ fn verify(inputs: &SearchInputs, pick: &Candidate) -> Result<(), Box<dyn Error>>
     let stage = [times[0] + times[1], times[2], times[3], times[4]];
     let total: Duration = stage.iter().sum();
     crate::progress::note(format!("  bootstrapped in {:.2} s", total.as_secs_f64()));
-    let prec = precision(&ctx.decrypt_decode(&out, &sk)?, &z);
+    let prec = precision(&ctx.decrypt_decode(&out, &sk)?, &z, Measure::Modulus);
     let mut t = Table::new(["", "predicted (model)", "measured"], 1);
     let names = [
         "ScaleDown to SubSum",

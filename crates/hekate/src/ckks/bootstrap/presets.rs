@@ -313,8 +313,8 @@ pub const H192_ENCAPSULATED: BootstrapPreset = BootstrapPreset {
 };
 
 /// Lattigo 6.2's default dense set `N16QP1767H32768H32` exactly (its literal defaults):
-/// [`DENSE_ENCAPSULATED`]'s chain with SlotsToCoeffs on 39-bit primes and EvalMod as
-/// Lattigo's `CosDiscrete` — Han and Ki's interpolant of degree 30 with 3 double angles on
+/// [`DENSE_ENCAPSULATED`]'s chain with SlotsToCoeffs on 39-bit primes and EvalMod on
+/// 60-bit primes as Lattigo's `CosDiscrete` — Han and Ki's interpolant of degree 30 with 3 double angles on
 /// Lattigo's interval `[-16, 16]` (`K = 15` here: hekate interpolates on `[-(K+1), K+1]`;
 /// failure `2^-86.4` per bootstrap by Eq. (1), where Lattigo's documentation states
 /// `2^-138.7` for `|I| <= 16`). 128-bit (log QP 1706). The peer harness runs Lattigo's
@@ -323,6 +323,7 @@ pub const LATTIGO_DENSE0: BootstrapPreset = BootstrapPreset {
     name: "lattigo-dense0",
     description: "Lattigo's N16QP1767H32768H32 exactly: h~ = 32, Han-Ki (30, 3), StC 3 x 39",
     stc_bits: &[39, 39, 39],
+    eval_mod_bits: 60,
     k: PresetK::Fixed(15),
     eval_mod: PresetEvalMod::HanKi {
         degree: 30,
@@ -385,7 +386,11 @@ pub const DENSE: BootstrapPreset = BootstrapPreset {
     residual: &[60, 40, 40, 40, 40, 40],
     stc_bits: &[42, 42, 42],
     stc_factors: &[1, 1, 1],
-    eval_mod_bits: 60,
+    // EvalMod's rounding noise (rescales and key switches under the dense key, amplified
+    // by the polynomial and the double angles) is the largest error of both dense sets:
+    // 61-bit primes halve it against 60-bit ones (BENCHMARKS.md, "EvalMod's noise": +1
+    // bit on both, the same limb count).
+    eval_mod_bits: 61,
     cts_bits: &[56, 56, 56, 56],
     cts_factors: &[1, 1, 1, 1],
     log_p: &[61; 5],
@@ -406,7 +411,8 @@ pub const DENSE: BootstrapPreset = BootstrapPreset {
 /// The shape of Lattigo's `N16QP1767H32768H32` (its first default set): a dense main
 /// secret (uniform ternary here), an ephemeral `h̃ = 32` secret for ModRaise, `K` for
 /// `2^-128` (16, as Lattigo's), 13 levels of 40 bits left, CoeffsToSlots in 4 levels of
-/// 56 bits, SlotsToCoeffs in 3, EvalMod on 60-bit primes; 128-bit secure (log QP 1715).
+/// 56 bits, SlotsToCoeffs in 3, EvalMod on 61-bit primes (Lattigo's are 60 bits); 128-bit
+/// secure (log QP 1723).
 pub const DENSE_ENCAPSULATED: BootstrapPreset = BootstrapPreset {
     name: "dense-encapsulated",
     description: "N = 2^16, 2^15 slots, uniform ternary, h~ = 32, Lattigo's dense0 shape",
