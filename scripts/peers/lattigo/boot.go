@@ -77,10 +77,13 @@ func repeat(v, n int) []int {
 }
 
 var hekateSets = map[string]hekateSet{
+	// hekate's dense presets put EvalMod on 61-bit primes; Lattigo's EvalModLogScale
+	// (the primes and the scale together) stops at 60, so these run it on 60-bit ones:
+	// the same limbs and the same work, about a bit less precision.
 	"hekate-dense": {
 		logN: 16, logSlots: 15, xs: ring.Ternary{P: 2.0 / 3.0},
 		residual:  []int{60, 40, 40, 40, 40, 40},
-		stcLevels: 3, stcBits: 42, evalModBits: 61, ctsLevels: 4, ctsBits: 56,
+		stcLevels: 3, stcBits: 42, evalModBits: 60, ctsLevels: 4, ctsBits: 56,
 		logP: repeat(61, 5), logScale: 40,
 		k: 621, mod1Degree: 63, doubleAngle: 7,
 	},
@@ -108,7 +111,7 @@ var hekateSets = map[string]hekateSet{
 	"hekate-dense-encapsulated": {
 		logN: 16, logSlots: 15, xs: ring.Ternary{P: 2.0 / 3.0},
 		residual:  append([]int{60}, repeat(40, 13)...),
-		stcLevels: 3, stcBits: 42, evalModBits: 61, ctsLevels: 4, ctsBits: 56,
+		stcLevels: 3, stcBits: 42, evalModBits: 60, ctsLevels: 4, ctsBits: 56,
 		logP: repeat(61, 5), logScale: 40,
 		k: 16, mod1Degree: 63, doubleAngle: 2, eph: 32,
 	},
