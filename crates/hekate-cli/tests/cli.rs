@@ -549,14 +549,18 @@ fn inspect_mlwe_objects() {
 /// switches (the SubSum's trace too: 16 of 2048 slots).
 #[test]
 fn bench_bootstrap_prints_the_stages_operation_counts() {
-    let o = hekate(&[
-        "bench",
-        "bootstrap",
-        "--presets",
-        "quick-sparse",
-        "--reps",
-        "1",
-    ]);
+    let bench = |extra: &[&str]| {
+        let args = [
+            "bench",
+            "bootstrap",
+            "--presets",
+            "quick-sparse",
+            "--reps",
+            "1",
+        ];
+        hekate(&[&args[..], extra].concat())
+    };
+    let o = bench(&[]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("| quick-sparse |"), "{out}");
@@ -580,16 +584,14 @@ fn bench_bootstrap_prints_the_stages_operation_counts() {
     assert_eq!(stages.iter().map(|p| p.1).sum::<u64>(), all[0].1, "{line}");
     // SubSum, CoeffsToSlots, EvalMod and SlotsToCoeffs all key-switch.
     assert!(stages[1..].iter().all(|p| p.0 > 0 && p.1 > 0), "{line}");
-    // Real inputs bootstrap too (the check of at least 12 bits passes: exit 0).
-    let o = hekate(&[
-        "bench",
-        "bootstrap",
-        "--presets",
-        "quick-sparse",
-        "--reps",
-        "1",
-        "--real",
-    ]);
+    // Real inputs bootstrap too (the check of at least 12 bits passes: exit 0), measured
+    // on the real part, with the complex slot's precision printed beside it.
+    let o = bench(&["--real"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(stdout(&o).contains("b = 0 with --real"));
+    let out = stdout(&o);
+    assert!(out.contains("b = 0 with --real"), "{out}");
+    assert!(
+        out.contains("- quick-sparse (hybrid) real inputs, the complex slot's precision"),
+        "{out}"
+    );
 }
