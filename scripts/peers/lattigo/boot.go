@@ -224,6 +224,7 @@ func runBoot(args []string) {
 	seed := fs.Int64("seed", 7, "seed of the input vector")
 	fs.StringVar(&outPath, "out", "", "append JSON lines here")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed bootstraps here (go tool pprof)")
+	realInputs := fs.Bool("real", false, "hekate-* sets: real inputs a + 0i (decoded to float64, the real part's error) instead of a + bi")
 	fs.Parse(args)
 
 	var lit ckks.ParametersLiteral
@@ -284,7 +285,12 @@ func runBoot(args []string) {
 	var x any
 	level := 0
 	if isHekate {
-		x, level = randComplexVec(r, slots), 1
+		level = 1
+		if *realInputs {
+			x = randVec(r, slots)
+		} else {
+			x = randComplexVec(r, slots)
+		}
 	} else {
 		x = randVec(r, slots)
 	}

@@ -53,6 +53,11 @@ pub struct BootstrapPeerArgs {
     /// one library's keys are in memory at a time (always on for N >= 2^15).
     #[arg(long)]
     rebuild_keys: bool,
+    /// Real inputs on both sides (a + 0i; the peer gets `-real`), each side's precision
+    /// then the real part's error, as a real decode returns it (Lattigo's examples bootstrap
+    /// real vectors); complex a + bi otherwise
+    #[arg(long)]
+    real: bool,
 }
 
 /// What the peer reports for one round.
@@ -139,8 +144,10 @@ fn run_peer(
     set: &str,
     reps: usize,
     threads: usize,
+    real: bool,
 ) -> Result<PeerRecord, Box<dyn Error>> {
-    let full = format!("{command} -set {set} -reps {reps} -warmup 0");
+    let real = if real { " -real" } else { "" };
+    let full = format!("{command} -set {set} -reps {reps} -warmup 0{real}");
     let out = Command::new("sh")
         .arg("-c")
         .arg(&full)
@@ -200,11 +207,13 @@ fn hekate_child(
     name: &str,
     reps: usize,
     threads: usize,
+    real: bool,
 ) -> Result<(Round, f64, f64), Box<dyn Error>> {
     let exe = std::env::current_exe()?;
     let out = std::process::Command::new(exe)
         .args(["bench", "bootstrap", "--presets", name])
         .args(crate::progress::quiet().then_some("--quiet"))
+        .args(real.then_some("--real"))
         .args([
             "--reps",
             &reps.to_string(),
@@ -360,7 +369,7 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
             &p,
             DftPlans::DEFAULT,
             KeySwitchMethod::Hybrid,
-            false,
+            args.real,
         )?)
     };
     let mut summary = kept.as_ref().map(Summary::of);
@@ -386,13 +395,13 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         let ours = match &kept {
             Some(prep) => Round::of(&time_bootstraps(prep, args.reps)?),
             None => {
-                let (r, keygen, setup) = hekate_child(p.name, args.reps, args.threads)?;
+                let (r, keygen, setup) = hekate_child(p.name, args.reps, args.threads, args.real)?;
                 summary = Some(Summary::of_preset(&p, keygen, setup)?);
                 r
             }
         };
         crate::progress::note(format!("  round {round}: peer {set}"));
-        let theirs = run_peer(&args.peer, &set, args.reps, args.threads)?;
+        let theirs = run_peer(&args.peer, &set, args.reps, args.threads, args.real)?;
         let mine = ours.total_s;
         let ratio = mine / theirs.median_s;
         ratios.push(ratio);
@@ -428,7 +437,7 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         "- hekate keygen {:.2} s, setup {:.2} s ({}); the peer keys and sets up in every \
          round. Times: the median of {} bootstrap(s) per library and round, no warm-up; \
          ratio: hekate / Lattigo. prec: -log2 of the mean and of the largest absolute error \
-         over the slots.",
+         over the slots; inputs {}.",
         prep.keygen.as_secs_f64(),
         prep.setup.as_secs_f64(),
         if rebuild {
@@ -436,7 +445,12 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         } else {
             "once"
         },
-        args.reps
+        args.reps,
+        if args.real {
+            "a + 0i on both sides, the error of the real part (a real decode)"
+        } else {
+            "a + bi on both sides, the error of the complex slot"
+        }
     );
     say!();
     table.print();
@@ -513,13 +527,17 @@ mod tests {
     /// parsed, with the set and reps appended to its command.
     #[test]
     fn peer_processes() {
-        let err = |cmd: &str| run_peer(cmd, "s", 1, 1).unwrap_err().to_string();
+        let err = |cmd: &str| run_peer(cmd, "s", 1, 1, false).unwrap_err().to_string();
         assert!(err("exit 3 ||").contains("failed"));
         assert!(err("echo hello; true").contains("no JSON line"));
         // `f -set x -reps 4 -warmup 0`: $4 is the reps, $6 the warm-up count.
         let cmd = r#"f() { echo "{\"median_s\":$GOMAXPROCS,\"prec_bits_mean_err\":$4,\"prec_bits_max_err\":$6}"; }; f"#;
-        let r = run_peer(cmd, "x", 4, 2).unwrap();
+        let r = run_peer(cmd, "x", 4, 2, false).unwrap();
         assert_eq!((r.median_s, r.prec_mean, r.prec_min), (2.0, 4.0, 0.0));
+        // Real inputs append `-real` ($7).
+        let cmd = r#"f() { [ "$7" = -real ] && echo "{\"median_s\":1,\"prec_bits_mean_err\":1,\"prec_bits_max_err\":0}"; }; f"#;
+        assert!(run_peer(cmd, "x", 1, 1, true).is_ok());
+        assert!(run_peer(cmd, "x", 1, 1, false).is_err());
     }
 
     #[test]
