@@ -241,33 +241,15 @@ pub(crate) struct Prepared {
     /// The input `a + bi` (`b = 0` with `--real`) and its encryption at level 1.
     z: Vec<Complex64>,
     ct: Ciphertext,
-    /// `--real`: the inputs are real and their precision is the real part's.
-    real: bool,
+    /// The statistic of the precision: the real part's with `--real`, the complex
+    /// slot's otherwise.
+    measure: Measure,
 }
 
 impl Prepared {
     /// The bit sizes of the preset's chain, from `q_0`.
     pub(crate) fn chain(&self) -> Vec<u32> {
         self.chain.clone()
-    }
-
-    /// The precision of the decryption of `out` against the input: the real part's
-    /// error for real inputs ([`Measure::RealPart`]), the complex slot's otherwise.
-    fn precision_of(&self, out: &Ciphertext, measure: Measure) -> hekate::Result<Precision> {
-        Ok(precision(
-            &self.ctx.decrypt_decode(out, &self.sk)?,
-            &self.z,
-            measure,
-        ))
-    }
-
-    /// The statistic this input's precision is reported in.
-    fn measure(&self) -> Measure {
-        if self.real {
-            Measure::RealPart
-        } else {
-            Measure::Modulus
-        }
     }
 }
 
@@ -353,7 +335,11 @@ pub(crate) fn prepare(
         sk,
         z,
         ct,
-        real,
+        measure: if real {
+            Measure::RealPart
+        } else {
+            Measure::Modulus
+        },
     })
 }
 
@@ -364,7 +350,7 @@ pub(crate) struct Timing {
     pub(crate) total: Stats,
     /// The process's first bootstrap of this preset (the first of the reps).
     pub(crate) first: Duration,
-    /// Of the last bootstrap's output against the input ([`Prepared::measure`]).
+    /// Of the last bootstrap's output against the input ([`Prepared`]'s measure).
     pub(crate) precision: Precision,
     /// With real inputs, the complex slot's precision beside the real part's.
     pub(crate) modulus: Option<Precision>,
@@ -420,16 +406,14 @@ pub(crate) fn time_bootstraps(prep: &Prepared, reps: usize) -> Result<Timing, Bo
     let first = totals[0];
     let total = Stats::of(totals);
     crate::progress::line_end(format!(" (median {} ms)", fmt_ms(total.ms())));
-    let precision = prep.precision_of(&out, prep.measure())?;
-    let modulus = match prep.real {
-        true => Some(prep.precision_of(&out, Measure::Modulus)?),
-        false => None,
-    };
+    let got = prep.ctx.decrypt_decode(&out, &prep.sk)?;
+    let modulus =
+        (prep.measure == Measure::RealPart).then(|| precision(&got, &prep.z, Measure::Modulus));
     Ok(Timing {
         stages: stages.map(Stats::of),
         total,
         first,
-        precision,
+        precision: precision(&got, &prep.z, prep.measure),
         modulus,
         out,
         counts,
@@ -491,7 +475,11 @@ fn run_preset(
             again = prep.boot.bootstrap(&again)?;
         }
         crate::progress::line_end("");
-        Some(prep.precision_of(&again, prep.measure())?)
+        Some(precision(
+            &prep.ctx.decrypt_decode(&again, &prep.sk)?,
+            &prep.z,
+            prep.measure,
+        ))
     } else {
         None
     };

@@ -454,30 +454,22 @@ mod tests {
     /// above `P` is refused, naming both sizes.
     #[test]
     fn a_digit_may_exceed_p_by_at_most_one_bit() {
+        let build = |q: &[u32], p: &[u32], dnum: Option<usize>| {
+            let b = ChainBuilder::new(15)
+                .log_q(q)
+                .log_p(p)
+                .security(SecurityLevel::NotChecked);
+            match dnum {
+                Some(d) => b.dnum(d),
+                None => b,
+            }
+            .build()
+        };
         let set_v = [33u32, 50, 25, 60, 50, 50, 50, 50, 50, 50, 50, 50, 49, 49];
-        let params = ChainBuilder::new(15)
-            .log_q(&set_v)
-            .log_p(&[50, 50])
-            .dnum(7)
-            .security(SecurityLevel::NotChecked)
-            .build()
-            .unwrap();
-        assert_eq!(params.dnum(), 7);
+        assert_eq!(build(&set_v, &[50, 50], Some(7)).unwrap().dnum(), 7);
         // Without an explicit dnum the builder still picks the strict cover.
-        let strict = ChainBuilder::new(15)
-            .log_q(&set_v)
-            .log_p(&[50, 50])
-            .security(SecurityLevel::NotChecked)
-            .build()
-            .unwrap();
-        assert_eq!(strict.dnum(), 14);
-        let err = ChainBuilder::new(15)
-            .log_q(&[50, 50, 50, 50])
-            .log_p(&[49, 49])
-            .dnum(2)
-            .security(SecurityLevel::NotChecked)
-            .build()
-            .unwrap_err();
+        assert_eq!(build(&set_v, &[50, 50], None).unwrap().dnum(), 14);
+        let err = build(&[50, 50, 50, 50], &[49, 49], Some(2)).unwrap_err();
         assert!(
             matches!(&err, Error::InvalidParameters(m) if m.contains("smaller than the largest key-switching digit") && m.contains("bits)")),
             "{err}"

@@ -314,8 +314,8 @@ pub const H192_ENCAPSULATED: BootstrapPreset = BootstrapPreset {
 
 /// Lattigo 6.2's default dense set `N16QP1767H32768H32` exactly (its literal defaults):
 /// [`DENSE_ENCAPSULATED`]'s chain with SlotsToCoeffs on 39-bit primes and EvalMod on
-/// 60-bit primes as Lattigo's `CosDiscrete` — Han and Ki's interpolant of degree 30 with 3 double angles on
-/// Lattigo's interval `[-16, 16]` (`K = 15` here: hekate interpolates on `[-(K+1), K+1]`;
+/// 60-bit primes as Lattigo's `CosDiscrete` — Han and Ki's interpolant of degree 30 with
+/// 3 double angles on Lattigo's interval `[-16, 16]` (`K = 15` here: hekate interpolates on `[-(K+1), K+1]`;
 /// failure `2^-86.4` per bootstrap by Eq. (1), where Lattigo's documentation states
 /// `2^-138.7` for `|I| <= 16`). 128-bit (log QP 1706). The peer harness runs Lattigo's
 /// own `dense0` against it.
