@@ -224,6 +224,12 @@ func runBoot(args []string) {
 	seed := fs.Int64("seed", 7, "seed of the input vector")
 	fs.StringVar(&outPath, "out", "", "append JSON lines here")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed bootstraps here (go tool pprof)")
+	// At level 0 the input stays at the default scale, as Lattigo's examples encrypt
+	// it (its ScaleDown multiplies by the nearest integer to the scale ratio; set V's
+	// q_0 / (2^25 R) = 0.99995 leaves a relative scale error of 2^-14.2 in the output).
+	// At level 1, Lattigo 6.2 fails set V (-3 bits), though ScaleDown's output is right
+	// (level 0, scale q_0 / R); at level 0 at that exact scale it fails too; cause not found.
+	inLevel := fs.Int("level", -1, "input level (-1: 1 for hekate-* sets, 0 otherwise)")
 	realInputs := fs.Bool("real", false, "hekate-* sets: real inputs a + 0i (decoded to float64, the real part's error) instead of a + bi")
 	fs.Parse(args)
 
@@ -248,6 +254,9 @@ func runBoot(args []string) {
 			def = bootstrapping.DefaultParametersSparse[i]
 		}
 		lit, btpLit = def.SchemeParams, def.BootstrappingParams
+		// The bootstrapping literal's LogN defaults to 16: the N = 2^15 sets
+		// (dense3, sparse3) need their own.
+		btpLit.LogN = utils.Pointy(lit.LogN)
 	}
 
 	t0 := time.Now()
@@ -293,6 +302,9 @@ func runBoot(args []string) {
 		}
 	} else {
 		x = randVec(r, slots)
+	}
+	if *inLevel >= 0 {
+		level = *inLevel
 	}
 	pt := ckks.NewPlaintext(params, level)
 	pt.LogDimensions = btpParams.LogMaxDimensions()

@@ -3,7 +3,8 @@
 //! and of a whole bootstrap, the precision over the slots and the peak memory.
 //!
 //! Every preset bootstraps a secret-key encryption of `a + bi` (`a`, `b` uniform in
-//! `[-1, 1)`, fixed seed) at level 1, nothing left to multiply, at the default scale.
+//! `[-1, 1)`, fixed seed) at level 1 (`--input-level`), nothing left to multiply, at the
+//! default scale (at level 0: `q_0 / R`, what ScaleDown needs there).
 
 use super::{fmt_mib, fmt_ms, header, init_threads, peak_rss_bytes, time_once, Stats, Table};
 use crate::progress::Bar;
@@ -13,7 +14,7 @@ use clap::Args;
 use hekate::circuits::lintrans::{BsgsTies, GiantSteps};
 use hekate::ckks::bootstrap::presets::{self, BootstrapPreset, PresetSecurity};
 use hekate::ckks::bootstrap::{generate_keys_with, BootstrapConfig, Bootstrapper};
-use hekate::ckks::{Ciphertext, CkksContext, CkksParameters};
+use hekate::ckks::{Ciphertext, CkksContext, CkksParameters, Scale};
 use hekate::params::{security, SecurityLevel};
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
@@ -55,6 +56,10 @@ pub struct BootstrapArgs {
     /// vectors), instead of a + bi
     #[arg(long)]
     real: bool,
+    /// The level the input is encrypted at (at least 1 leaves the bootstrap's ScaleDown a
+    /// rescale to match the scale; 0 hands it `q_0` directly)
+    #[arg(long, default_value_t = 1, value_name = "L")]
+    input_level: usize,
     /// How the DFTs evaluate their giant steps: horner (one rotation key per DFT factor)
     /// or distinct (one key per giant step, one ModDown per factor)
     #[arg(long, default_value = "horner", value_parser = parse_giant_steps)]
@@ -238,7 +243,8 @@ pub(crate) struct Prepared {
     pub(crate) setup: Duration,
     pub(crate) boot: Bootstrapper,
     sk: SecretKey,
-    /// The input `a + bi` (`b = 0` with `--real`) and its encryption at level 1.
+    /// The input `a + bi` (`b = 0` with `--real`) and its encryption (at level 1 unless
+    /// `--input-level` says otherwise).
     z: Vec<Complex64>,
     ct: Ciphertext,
     /// The statistic of the precision: the real part's with `--real`, the complex
@@ -268,6 +274,14 @@ impl DftPlans {
     };
 }
 
+/// The bootstrapped input: `a + bi`, or `a + 0i` with `real` (`--real`), encrypted at
+/// `level` (`--input-level`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Input {
+    pub(crate) real: bool,
+    pub(crate) level: usize,
+}
+
 /// The bootstrapping configuration of `p` with `plans` (no context, no keys).
 pub(crate) fn config_of(p: &Preset, plans: DftPlans) -> Result<BootstrapConfig, Box<dyn Error>> {
     let mut config = p.config()?;
@@ -282,11 +296,19 @@ pub(crate) fn prepare(
     p: &Preset,
     plans: DftPlans,
     method: KeySwitchMethod,
-    real: bool,
+    input: Input,
 ) -> Result<Prepared, Box<dyn Error>> {
     let config = config_of(p, plans)?;
     let chain = p.chain_for(&config)?;
     let (ctx, not_checked) = context(p, &config, method)?;
+    let top = ctx.max_level();
+    if input.level > top {
+        return Err(format!(
+            "--input-level {} is above {}'s top level {top}",
+            input.level, p.name
+        )
+        .into());
+    }
     let failure_log2 = config.failure_log2(&ctx)?;
     let mut rng = ChaCha20Rng::seed_from_u64(0x426F_6F74 ^ u64::from(p.log_n) ^ p.slots as u64);
     let sk = ctx.generate_secret_key_with(&mut rng);
@@ -315,10 +337,18 @@ pub(crate) fn prepare(
 
     let mut inputs = SplitMix64::new(0x4845_4B41_5445 ^ p.slots as u64);
     let mut z = inputs.complexes(p.slots);
-    if real {
+    if input.real {
         z.iter_mut().for_each(|c| c.im = 0.0);
     }
-    let pt = ctx.encode_at(&z, p.slots, 1, ctx.default_scale())?;
+    // From level 0 ScaleDown has no rescale to match the scale: the input must be at
+    // q_0 / R exactly.
+    let scale = match input.level {
+        0 => ctx
+            .constant_scale(0)
+            .div(&Scale::from_bits(config.log_message_ratio)),
+        _ => ctx.default_scale().clone(),
+    };
+    let pt = ctx.encode_at(&z, p.slots, input.level, &scale)?;
     let ct = ctx.encrypt_symmetric_with(&pt, &sk, &mut rng)?;
     Ok(Prepared {
         preset: *p,
@@ -335,7 +365,7 @@ pub(crate) fn prepare(
         sk,
         z,
         ct,
-        measure: if real {
+        measure: if input.real {
             Measure::RealPart
         } else {
             Measure::Modulus
@@ -461,9 +491,9 @@ fn run_preset(
     method: KeySwitchMethod,
     reps: usize,
     successive: usize,
-    real: bool,
+    input: Input,
 ) -> Result<Row, Box<dyn Error>> {
-    let prep = prepare(p, plans, method, real)?;
+    let prep = prepare(p, plans, method, input)?;
     let timing = time_bootstraps(&prep, reps)?;
     let successive = if successive > 0 {
         let mut again = timing.out;
@@ -513,8 +543,8 @@ fn run_preset(
 
 /// The notes under the table.
 const NOTES: &str = "Notes:
-- Input: a secret-key encryption at level 1 of a + bi, a and b uniform in [-1, 1) (fixed \
-seed; b = 0 with --real), at the default scale. L: the top level; levels left: the output level.
+- Input: a secret-key encryption at level 1 (--input-level) of a + bi, a and b uniform in [-1, 1) (fixed \
+seed; b = 0 with --real), at the default scale (at level 0: q_0 / R). L: the top level; levels left: the output level.
 - secret: h̃ = sparse-secret encapsulation, ModRaise under an ephemeral secret of that \
 weight. K: the ModRaise overflow bound for the failure probability asked for (log2 \
 failure: Eq. (1) for the secret ModRaise runs under, per bootstrap); d, r: EvalMod's Chebyshev degree and \
@@ -642,7 +672,11 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
     };
     for p in &presets {
         for &method in &args.key_switching {
-            let row = run_preset(p, plans, method, args.reps, args.successive, args.real)?;
+            let input = Input {
+                real: args.real,
+                level: args.input_level,
+            };
+            let row = run_preset(p, plans, method, args.reps, args.successive, input)?;
             t.push(cells(&row));
             rows.push(row);
             bar.inc(1);
@@ -763,7 +797,19 @@ mod tests {
     #[test]
     fn quick_sparse_bootstraps() {
         let p = preset("quick-sparse").unwrap();
-        let row = run_preset(&p, DftPlans::DEFAULT, KeySwitchMethod::Hybrid, 1, 1, false).unwrap();
+        let input = |level| Input { real: false, level };
+        let run = |level| {
+            run_preset(
+                &p,
+                DftPlans::DEFAULT,
+                KeySwitchMethod::Hybrid,
+                1,
+                1,
+                input(level),
+            )
+            .unwrap()
+        };
+        let row = run(1);
         assert!(
             row.precision.min >= MIN_PRECISION_BITS,
             "{:?}",
@@ -773,5 +819,21 @@ mod tests {
         assert_eq!(row.output_level, 1);
         assert!(row.galois_keys > 0 && row.key_bytes > 0 && row.diagonal_bytes > 0);
         assert_eq!(table(&[row], 1).to_markdown().lines().count(), 3);
+        // From q_0 directly (`--input-level 0`, how Lattigo bootstraps set V) just as well;
+        // above the top level, an error.
+        let low = run(0);
+        assert!(
+            low.precision.min >= MIN_PRECISION_BITS,
+            "{:?}",
+            low.precision
+        );
+        let top = p.build().unwrap().0.max_level();
+        let err = prepare(
+            &p,
+            DftPlans::DEFAULT,
+            KeySwitchMethod::Hybrid,
+            input(top + 1),
+        );
+        assert!(err.is_err_and(|e| e.to_string().contains("--input-level")));
     }
 }

@@ -14,7 +14,8 @@
 //! where both report stages.
 
 use super::bootstrap::{
-    config_of, prepare, preset, secret_label, time_bootstraps, DftPlans, Prepared, Preset, Timing,
+    config_of, prepare, preset, secret_label, time_bootstraps, DftPlans, Input, Prepared, Preset,
+    Timing,
 };
 use super::{header, init_threads, Table};
 use crate::progress::Bar;
@@ -58,6 +59,10 @@ pub struct BootstrapPeerArgs {
     /// real vectors); complex a + bi otherwise
     #[arg(long)]
     real: bool,
+    /// The level both sides encrypt the input at (the peer gets `-level`): 1 leaves each
+    /// ScaleDown a rescale; Lattigo 6.2 bootstraps seed 003's set V only from level 0
+    #[arg(long, default_value_t = 1, value_name = "L")]
+    input_level: usize,
 }
 
 /// What the peer reports for one round.
@@ -144,10 +149,11 @@ fn run_peer(
     set: &str,
     reps: usize,
     threads: usize,
-    real: bool,
+    input: Input,
 ) -> Result<PeerRecord, Box<dyn Error>> {
-    let real = if real { " -real" } else { "" };
-    let full = format!("{command} -set {set} -reps {reps} -warmup 0{real}");
+    let real = if input.real { " -real" } else { "" };
+    let level = input.level;
+    let full = format!("{command} -set {set} -reps {reps} -warmup 0 -level {level}{real}");
     let out = Command::new("sh")
         .arg("-c")
         .arg(&full)
@@ -207,14 +213,16 @@ fn hekate_child(
     name: &str,
     reps: usize,
     threads: usize,
-    real: bool,
+    input: Input,
 ) -> Result<(Round, f64, f64), Box<dyn Error>> {
     let exe = std::env::current_exe()?;
     let out = std::process::Command::new(exe)
         .args(["bench", "bootstrap", "--presets", name])
         .args(crate::progress::quiet().then_some("--quiet"))
-        .args(real.then_some("--real"))
+        .args(input.real.then_some("--real"))
         .args([
+            "--input-level",
+            &input.level.to_string(),
             "--reps",
             &reps.to_string(),
             "--threads",
@@ -362,6 +370,10 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
     // At N >= 2^15 (or asked), hekate runs in a child process per round: its keys leave
     // memory before the peer's arrive.
     let rebuild = args.rebuild_keys || p.log_n >= 15;
+    let input = Input {
+        real: args.real,
+        level: args.input_level,
+    };
     let kept = if rebuild {
         None
     } else {
@@ -369,7 +381,7 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
             &p,
             DftPlans::DEFAULT,
             KeySwitchMethod::Hybrid,
-            args.real,
+            input,
         )?)
     };
     let mut summary = kept.as_ref().map(Summary::of);
@@ -395,13 +407,13 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         let ours = match &kept {
             Some(prep) => Round::of(&time_bootstraps(prep, args.reps)?),
             None => {
-                let (r, keygen, setup) = hekate_child(p.name, args.reps, args.threads, args.real)?;
+                let (r, keygen, setup) = hekate_child(p.name, args.reps, args.threads, input)?;
                 summary = Some(Summary::of_preset(&p, keygen, setup)?);
                 r
             }
         };
         crate::progress::note(format!("  round {round}: peer {set}"));
-        let theirs = run_peer(&args.peer, &set, args.reps, args.threads, args.real)?;
+        let theirs = run_peer(&args.peer, &set, args.reps, args.threads, input)?;
         let mine = ours.total_s;
         let ratio = mine / theirs.median_s;
         ratios.push(ratio);
@@ -437,7 +449,7 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
         "- hekate keygen {:.2} s, setup {:.2} s ({}); the peer keys and sets up in every \
          round. Times: the median of {} bootstrap(s) per library and round, no warm-up; \
          ratio: hekate / Lattigo. prec: -log2 of the mean and of the largest absolute error \
-         over the slots; inputs {}.",
+         over the slots; inputs {}, encrypted at level {}.",
         prep.keygen.as_secs_f64(),
         prep.setup.as_secs_f64(),
         if rebuild {
@@ -450,7 +462,8 @@ pub fn run(args: BootstrapPeerArgs) -> Result<Outcome, Box<dyn Error>> {
             "a + 0i on both sides, the error of the real part (a real decode)"
         } else {
             "a + bi on both sides, the error of the complex slot"
-        }
+        },
+        input.level
     );
     say!();
     table.print();
@@ -527,17 +540,33 @@ mod tests {
     /// parsed, with the set and reps appended to its command.
     #[test]
     fn peer_processes() {
-        let err = |cmd: &str| run_peer(cmd, "s", 1, 1, false).unwrap_err().to_string();
+        let complex = |level| Input { real: false, level };
+        let err = |cmd: &str| {
+            run_peer(cmd, "s", 1, 1, complex(1))
+                .unwrap_err()
+                .to_string()
+        };
         assert!(err("exit 3 ||").contains("failed"));
         assert!(err("echo hello; true").contains("no JSON line"));
-        // `f -set x -reps 4 -warmup 0`: $4 is the reps, $6 the warm-up count.
-        let cmd = r#"f() { echo "{\"median_s\":$GOMAXPROCS,\"prec_bits_mean_err\":$4,\"prec_bits_max_err\":$6}"; }; f"#;
-        let r = run_peer(cmd, "x", 4, 2, false).unwrap();
-        assert_eq!((r.median_s, r.prec_mean, r.prec_min), (2.0, 4.0, 0.0));
-        // Real inputs append `-real` ($7).
-        let cmd = r#"f() { [ "$7" = -real ] && echo "{\"median_s\":1,\"prec_bits_mean_err\":1,\"prec_bits_max_err\":0}"; }; f"#;
-        assert!(run_peer(cmd, "x", 1, 1, true).is_ok());
-        assert!(run_peer(cmd, "x", 1, 1, false).is_err());
+        // `f -set x -reps 4 -warmup 0 -level L`: $4 is the reps, $6 the warm-up count, $8
+        // the level.
+        let cmd = r#"f() { echo "{\"median_s\":$GOMAXPROCS,\"prec_bits_mean_err\":$4,\"prec_bits_max_err\":$8}"; }; f"#;
+        let r = run_peer(cmd, "x", 4, 2, complex(3)).unwrap();
+        assert_eq!((r.median_s, r.prec_mean, r.prec_min), (2.0, 4.0, 3.0));
+        // Real inputs append `-real` ($9).
+        let cmd = r#"f() { [ "$9" = -real ] && echo "{\"median_s\":1,\"prec_bits_mean_err\":1,\"prec_bits_max_err\":0}"; }; f"#;
+        assert!(run_peer(
+            cmd,
+            "x",
+            1,
+            1,
+            Input {
+                real: true,
+                level: 1
+            }
+        )
+        .is_ok());
+        assert!(run_peer(cmd, "x", 1, 1, complex(1)).is_err());
     }
 
     #[test]
