@@ -268,6 +268,8 @@ fn linear_transforms_and_polynomials_match_the_cpu_word_for_word() {
         let form = plan.giant_step_form();
         let lt_cpu = LinearTransform::new(&s.cpu, &diagonals, plan.clone(), level, None).unwrap();
         let lt_dev = LinearTransform::new(&s.dev, &diagonals, plan, level, None).unwrap();
+        // With baby rotations, seed 003 Alg. 6 over Q_l ∪ P on both sides, either form.
+        assert!(lt_cpu.is_extended() && lt_dev.is_extended(), "{form:?}");
         let want = lt_cpu.evaluate(&s.cpu, &s.ct).unwrap();
         let got = lt_dev.evaluate(&s.dev, &s.dct).unwrap();
         same(&s, &got, &want, &format!("linear transform ({form:?})"));
@@ -343,6 +345,8 @@ fn rotation_sums_match_the_cpu_on_every_engine() {
         for plan in &plans {
             let lt_cpu = LinearTransform::new(cpu, &diagonals, plan.clone(), level, None).unwrap();
             let lt_dev = LinearTransform::new(dev, &diagonals, plan.clone(), level, None).unwrap();
+            // No accumulator over Q_l ∪ P on these engines: single-hoisted on both sides.
+            assert!(!lt_cpu.is_extended() && !lt_dev.is_extended());
             same(
                 &s,
                 &lt_dev.evaluate(dev, &s.dct).unwrap(),

@@ -69,11 +69,13 @@ fn main() -> hekate::Result<()> {
     let want_y = diagonals.apply(&z)?;
     let err = max_error(&ctx.decrypt_decode(&y, &sk)?, &want_y);
     println!(
-        "M z: {t_lt:.2?}, level {} -> {}, scale preserved: {}, max error 2^{:.1}",
+        "M z: {t_lt:.2?}, level {} -> {}, scale preserved: {}, max error 2^{:.1}, baby steps \
+         over Q_l ∪ P (seed 003 Alg. 6): {}",
         ct.level(),
         y.level(),
         y.scale() == ct.scale(),
-        err.log2()
+        err.log2(),
+        lt.is_extended()
     );
 
     // sigmoid(M z) with M z in [-8, 8]: the degree-31 Chebyshev interpolant.

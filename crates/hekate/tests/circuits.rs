@@ -94,16 +94,19 @@ fn dense_16x16_matrix_by_bsgs_is_the_matrix_product() {
     let ct = s.encrypt(&z, n);
     let before = s.eval.rlwe().key_switch_counts();
     let out = lt.evaluate(&s.eval, &ct).unwrap();
-    // Key-switch steps (seed 003 Alg. 4 and 6): one decomposition for the 3 hoisted baby
-    // steps, each with its ModDown; one decomposition per giant step (3) and a single
-    // ModDown for their sum.
+    // Key-switch steps (seed 003 Alg. 6, the hybrid engine): one decomposition for the 3
+    // hoisted baby steps, kept over Q_l ∪ P (no ModDown of their own); one decomposition
+    // per giant step (3), each after a half ModDown of its input's c_1, and a single
+    // ModDown pair for their sum.
+    assert!(lt.is_extended());
     let after = s.eval.rlwe().key_switch_counts();
     assert_eq!(
         (
             after.decompositions - before.decompositions,
+            after.half_mod_downs - before.half_mod_downs,
             after.mod_downs - before.mod_downs
         ),
-        (1 + 3, 3 + 1)
+        (1 + 3, 3, 1)
     );
     // One plain rotation per diagonal instead: 15 of each.
     let naive_keys: Vec<i64> = (1..16).collect();
@@ -298,19 +301,32 @@ fn horner_giant_steps_agree_with_double_hoisting_using_only_their_keys() {
         // diagonals of unit-disk values.
         let bound = 2f64.powi(-20) * size.max(1.0);
         assert!(e_d < bound && e_h < bound && diff < bound);
-        // The counter: as many decompositions and pair ModDowns as double hoisting, and
-        // a u_1 half ModDown per giant rotation but the last.
+        // The counter. With baby rotations both forms run by Alg. 6 over Q_l ∪ P (the
+        // hybrid engine): the same decompositions, one pair ModDown and a u_1 half per
+        // giant rotation (single-hoisted baby steps would take a pair per baby rotation);
+        // without baby rotations, double hoisting's one pair for the giant steps, and
+        // Horner a half per giant rotation but the last.
         let nz_giants = giants.iter().filter(|&&i| i != 0).count() as u64;
         let as_counted = |p: &BsgsPlan| {
-            let (pairs, halves) = p.mod_downs();
+            let (pairs, halves) = if p.extended_inner_loop() {
+                p.extended_mod_downs()
+            } else {
+                p.mod_downs()
+            };
             (p.decompositions() as u64, (pairs as u64, halves as u64))
         };
         assert_eq!(d_counts, as_counted(&distinct));
         assert_eq!(h_counts, as_counted(&horner));
-        assert_eq!(
-            h_counts,
-            (d_counts.0, (d_counts.1 .0, nz_giants.saturating_sub(1)))
-        );
+        if horner.extended_inner_loop() {
+            assert_eq!(h_counts, (d_counts.0, (1, nz_giants)));
+            assert_eq!(d_counts, h_counts);
+        } else {
+            assert_eq!(d_counts.1, ((nz_giants > 0) as u64, 0));
+            assert_eq!(
+                h_counts,
+                (d_counts.0, (d_counts.1 .0, nz_giants.saturating_sub(1)))
+            );
+        }
     }
 }
 

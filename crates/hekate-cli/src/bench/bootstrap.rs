@@ -552,7 +552,8 @@ double angles.
 - keygen: the relinearization key, exactly the circuit's Galois keys (Horner: one \
 giant-step key per DFT factor; distinct: one per giant step) and the encapsulation \
 keys, once; key MiB: \
-their size in memory. diagonal MiB: the encoded DFT matrices. setup: Bootstrapper::new \
+their size in memory. diagonal MiB: the encoded DFT matrices (over Q_l ∪ P where a factor \
+runs seed 003 Alg. 6 with baby rotations, the hybrid engine). setup: Bootstrapper::new \
 (encodes the DFT matrices).
 - total: the public bootstrap, median over the reps; first: the first of them (the \
 process's first bootstrap of the preset, its scratch buffers reserved at setup). The \

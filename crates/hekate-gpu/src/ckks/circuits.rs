@@ -1,6 +1,7 @@
 //! hekate's circuits on the device: [`CircuitEvaluator`] for [`DeviceEvaluator`], so that
 //! the linear transforms of `hekate::circuits::lintrans` (baby-step giant-step with hoisted
-//! baby steps and double-hoisted or Horner giant steps, seed 003 Alg. 4-5) and the
+//! baby steps and double-hoisted or Horner giant steps, seed 003 Alg. 4-6; Alg. 6's inner
+//! loop over `Q_l ∪ P` in `extended.rs`) and the
 //! polynomial evaluation of `hekate::circuits::polyeval` (seed 003 Alg. 1-2) run on the
 //! device unchanged — bootstrapping's CoeffToSlot / SlotToCoeff and EvalMod are built from
 //! them — with every result equal to the CPU evaluator's words.
@@ -25,11 +26,13 @@ use crate::error::{Error, Result};
 use crate::klss::DeviceKlssAccumulator;
 use crate::poly::DevicePoly;
 use crate::runtime::Arg;
+use hekate::circuits::lintrans::GiantSteps;
 use hekate::circuits::CircuitEvaluator;
 use hekate::ckks::{constant_residues, Plaintext, Scale};
 use hekate::ring::automorphism::galois_inverse;
 use hekate::ring::Form;
 use hekate::rlwe::backend::Backend;
+use hekate::rlwe::ExtendedBlock;
 use num_complex::Complex64;
 
 /// A rotation-sum term's Galois element and key (`None`: no rotation).
@@ -61,6 +64,12 @@ impl DevicePlaintext {
     /// The level `l` (chain limbs minus one).
     pub fn level(&self) -> usize {
         self.poly.q_limbs() - 1
+    }
+
+    /// The polynomial (over `Q_l`, or `Q_l ∪ P` from
+    /// [`DeviceEvaluator::encode_extended`]).
+    pub(crate) fn poly(&self) -> &DevicePoly {
+        &self.poly
     }
 
     /// The scale.
@@ -739,6 +748,25 @@ impl CircuitEvaluator for DeviceEvaluator {
     ) -> hekate::Result<DevicePlaintext> {
         let pt = self.ctx.encode_at(values, slots, level, scale)?;
         DevicePlaintext::upload(self, &pt).map_err(to_hekate)
+    }
+    fn encode_extended(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        level: usize,
+        scale: &Scale,
+    ) -> hekate::Result<Option<DevicePlaintext>> {
+        DeviceEvaluator::encode_extended(self, values, slots, level, scale).map_err(to_hekate)
+    }
+    fn bsgs_extended(
+        &self,
+        ct: &DeviceCiphertext,
+        babies: &[i64],
+        blocks: &[ExtendedBlock<'_, DevicePlaintext, i64>],
+        form: GiantSteps,
+    ) -> hekate::Result<DeviceCiphertext> {
+        let nested = form == GiantSteps::Horner;
+        DeviceEvaluator::bsgs_extended(self, ct, babies, blocks, nested).map_err(to_hekate)
     }
     fn add_assign(&self, a: &mut DeviceCiphertext, b: &DeviceCiphertext) -> hekate::Result<()> {
         DeviceEvaluator::add_assign(self, a, b).map_err(to_hekate)

@@ -18,6 +18,7 @@
 
 mod bootstrap;
 mod circuits;
+mod extended;
 
 pub use bootstrap::DeviceBootstrapper;
 pub use circuits::DevicePlaintext;

@@ -330,6 +330,23 @@ impl BsgsPlan {
         (babies + giants.min(1), halves)
     }
 
+    /// Whether an evaluator whose key-switch accumulators are polynomials over `Q_l ∪ P`
+    /// (the hybrid engine, [`CircuitEvaluator::encode_extended`](super::CircuitEvaluator::encode_extended))
+    /// runs this plan by seed 003 Alg. 6, the baby rotations and their products kept over
+    /// `Q_l ∪ P`, in either [`GiantSteps`] form: when it has a non-zero baby step (without
+    /// one there is no baby ModDown to save).
+    pub fn extended_inner_loop(&self) -> bool {
+        self.baby_steps().iter().any(|&j| j != 0)
+    }
+
+    /// [`BsgsPlan::mod_downs`] when the plan runs by Alg. 6 over `Q_l ∪ P`
+    /// ([`BsgsPlan::extended_inner_loop`]): one pair at the end, and a `u_1` half per
+    /// non-zero giant rotation (each decomposes its input, brought down by `P`), in either
+    /// form; no ModDown per baby step.
+    pub fn extended_mod_downs(&self) -> (usize, usize) {
+        (1, self.giant_rotations().len())
+    }
+
     /// The rotation steps (left, in `[1, n)`) the evaluation needs keys for in the plan's
     /// [`GiantSteps`] form, increasing (for
     /// [`CkksContext::generate_galois_keys`](crate::ckks::CkksContext::generate_galois_keys)):

@@ -39,6 +39,19 @@
 //! ModDown ([`CircuitEvaluator::rotate_horner`], [`BsgsPlan::mod_downs`]). OpenFHE adopted this form
 //! (PR #1209, #1225) to halve its bootstrapping keys.
 //!
+//! **The inner loop over `Q_l ∪ P`** (seed 003 Alg. 6 proper). With at least one baby
+//! rotation ([`BsgsPlan::extended_inner_loop`]), in either giant-step form, an evaluator whose
+//! key-switch accumulators are polynomials over `Q_l ∪ P` (the hybrid engine: its
+//! [`CircuitEvaluator::encode_extended`] returns the diagonals over `Q_l ∪ P`) keeps every
+//! baby rotation there, `(φ_g(P c_0 + u_0), φ_g(u_1))`, multiplies and sums the partial
+//! sums there, and brings down only each giant step's `c_1` before its decomposition and
+//! the result once at the end (the Horner form's `u_0` halves and the distinct form's sum
+//! stay over `Q_l ∪ P` throughout; [`CircuitEvaluator::bsgs_extended`];
+//! [`BsgsPlan::extended_mod_downs`]): no ModDown per baby step, one rounding instead of
+//! several, the products over `l + 1 + k` limbs and the diagonals `(l + 1 + k) / (l + 1)`
+//! times larger. Other evaluators and engines (KLSS, linear) take the single-hoisted baby
+//! steps above ([`LinearTransform::is_extended`] tells which ran).
+//!
 //! **Carrying the outer rotation** ([`BsgsPlan::carrying_outer_rotation`]). In a chain of
 //! transforms `M_1 M_0 z`, the outermost giant rotation `rot_{i_0}` of `M_0` need not be
 //! done: the transform can return `y = rot_{-i_0}(M_0 z)` and the next one evaluate
@@ -72,6 +85,7 @@
 
 pub use super::bsgs::{BsgsPlan, BsgsTies, GiantSteps};
 use super::CircuitEvaluator;
+use crate::rlwe::ExtendedBlock;
 use crate::{Error, Result};
 use num_traits::Zero;
 use std::collections::BTreeMap;
@@ -245,6 +259,9 @@ pub struct LinearTransform<E: CircuitEvaluator> {
     scale: E::Scale,
     /// Per giant step `i`: `(j, encode(rot_{-i}(diag_{i+j})))` for its baby steps `j`.
     blocks: Vec<GiantStep<E::Plaintext>>,
+    /// Whether the diagonals are over `Q_l ∪ P` and the evaluation runs by Alg. 6
+    /// ([`CircuitEvaluator::bsgs_extended`]).
+    extended: bool,
 }
 
 /// One giant step `i` and its encoded, pre-rotated diagonals `(j, rot_{-i}(diag_{i+j}))`.
@@ -285,13 +302,37 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
         }
         let scale = scale.unwrap_or_else(|| eval.rescale_factor(level));
         let mut blocks = Vec::with_capacity(plan.blocks.len());
+        // Over Q_l ∪ P if the plan has baby rotations to keep there and the evaluator can
+        // (its answer for the first diagonal holds for all: one level).
+        let mut extended = plan.extended_inner_loop();
+        let mut first = true;
         for (&i, js) in &plan.blocks {
             let mut row = Vec::with_capacity(js.len());
             for &j in js {
                 let d = &diagonals.map[&((i + j) % n)];
                 // rot_{-i}(d)[t] = d[(t - i) mod n]
                 let rotated: Vec<E::Value> = (0..n).map(|t| d[(t + n - i) % n]).collect();
-                row.push((j, eval.encode(&rotated, n, level, &scale)?));
+                let wide = if extended {
+                    eval.encode_extended(&rotated, n, level, &scale)?
+                } else {
+                    None
+                };
+                let pt = match wide {
+                    Some(pt) => pt,
+                    None if extended && !first => {
+                        return Err(Error::ParameterMismatch(
+                            "the evaluator encoded some diagonals of one level over Q_l ∪ P \
+                             and not others"
+                                .into(),
+                        ))
+                    }
+                    None => {
+                        extended = false;
+                        eval.encode(&rotated, n, level, &scale)?
+                    }
+                };
+                first = false;
+                row.push((j, pt));
             }
             blocks.push((i, row));
         }
@@ -300,6 +341,7 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
             level,
             scale,
             blocks,
+            extended,
         })
     }
 
@@ -352,6 +394,9 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
             ct
         };
         let babies = self.plan.baby_steps();
+        if self.extended {
+            return self.evaluate_extended(eval, ct, &babies);
+        }
         let rotated;
         let by_step: BTreeMap<usize, &E::Ciphertext> = if babies == [0] {
             BTreeMap::from([(0, ct)]) // no baby rotation: nothing to decompose
@@ -392,6 +437,50 @@ impl<E: CircuitEvaluator> LinearTransform<E> {
                 eval.rotate_horner(&terms)
             }
         }
+    }
+}
+
+impl<E: CircuitEvaluator> LinearTransform<E> {
+    /// Whether the diagonals are over `Q_l ∪ P` and [`LinearTransform::evaluate`] runs by
+    /// seed 003 Alg. 6 ([`CircuitEvaluator::bsgs_extended`]; its ModDowns are
+    /// [`BsgsPlan::extended_mod_downs`]), else single-hoisted baby steps ([`BsgsPlan::mod_downs`]).
+    pub fn is_extended(&self) -> bool {
+        self.extended
+    }
+
+    /// [`LinearTransform::evaluate`] by Alg. 6 over `Q_l ∪ P`, `ct` at the transform's
+    /// level: the giant steps in evaluation order with their products, each rotated by its
+    /// gap from the previous one (Horner) or by `i - o` (distinct).
+    fn evaluate_extended(
+        &self,
+        eval: &E,
+        ct: &E::Ciphertext,
+        babies: &[usize],
+    ) -> Result<E::Ciphertext> {
+        let index: BTreeMap<usize, usize> =
+            babies.iter().enumerate().map(|(t, &j)| (j, t)).collect();
+        let rows: BTreeMap<usize, Vec<(usize, &E::Plaintext)>> = self
+            .blocks
+            .iter()
+            .map(|(i, row)| (*i, row.iter().map(|(j, pt)| (index[j], pt)).collect()))
+            .collect();
+        let n = self.plan.slots as i64;
+        let o = self.plan.outer_rotation() as i64;
+        let form = self.plan.giant_step_form();
+        // Horner: by the gap from the previous giant step; distinct: by i - o.
+        let mut prev = o;
+        let blocks: Vec<ExtendedBlock<'_, E::Plaintext, i64>> = self
+            .plan
+            .order()
+            .into_iter()
+            .map(|i| {
+                let from = if form == GiantSteps::Horner { prev } else { o };
+                prev = i as i64;
+                (&rows[&i][..], (i as i64 - from).rem_euclid(n))
+            })
+            .collect();
+        let steps: Vec<i64> = babies.iter().map(|&j| j as i64).collect();
+        eval.bsgs_extended(ct, &steps, &blocks, form)
     }
 }
 

@@ -65,7 +65,9 @@ pub mod lintrans;
 pub mod polyeval;
 
 use crate::ckks;
+use crate::rlwe::ExtendedBlock;
 use crate::Result;
+use bsgs::GiantSteps;
 use num_complex::Complex64;
 use std::fmt::Debug;
 
@@ -248,6 +250,40 @@ pub trait CircuitEvaluator: Send + Sync {
     ) -> Result<Self::Ciphertext> {
         mul_plain_sum_termwise(self, terms)
     }
+    /// `values` encoded at `level` and `scale` for [`CircuitEvaluator::bsgs_extended`]:
+    /// a diagonal over `Q_l ∪ P`, multiplied before the ModDown (seed 003 Alg. 6). `None`
+    /// (this default) where the evaluator has no such path at `level`: the linear transform
+    /// then encodes with [`CircuitEvaluator::encode`] and runs single-hoisted.
+    fn encode_extended(
+        &self,
+        values: &[Self::Value],
+        slots: usize,
+        level: usize,
+        scale: &Self::Scale,
+    ) -> Result<Option<Self::Plaintext>> {
+        let _ = (values, slots, level, scale);
+        Ok(None)
+    }
+    /// For the giant steps `(terms_t, s_t)` (outermost first) and the partial sums
+    /// `S_t = Σ_{(j, pt) ∈ terms_t} pt ⊙ rot_{b_j}(ct)` with the baby steps `b = babies`:
+    /// [`GiantSteps::Horner`], `rot_{s_0}(S_0 + rot_{s_1}(S_1 + ... + rot_{s_m}(S_m)))`;
+    /// [`GiantSteps::Distinct`], `Σ_t rot_{s_t}(S_t)`. Seed 003 Alg. 6, the baby rotations
+    /// and products kept over `Q_l ∪ P`. The diagonals come from
+    /// [`CircuitEvaluator::encode_extended`] at `ct`'s level and one scale; the result is
+    /// at `ct`'s level and scale `Δ_ct · Δ_pt`. Called only by an evaluator whose
+    /// `encode_extended` returned plaintexts; this default refuses.
+    fn bsgs_extended(
+        &self,
+        ct: &Self::Ciphertext,
+        babies: &[i64],
+        blocks: &[ExtendedBlock<'_, Self::Plaintext, i64>],
+        form: GiantSteps,
+    ) -> Result<Self::Ciphertext> {
+        let _ = (ct, babies, blocks, form);
+        Err(crate::Error::ParameterMismatch(
+            "this evaluator has no BSGS over Q_l ∪ P (encode_extended returns None)".into(),
+        ))
+    }
     /// `Σ_j c_j · ct_j` at `level` (not above any `ct_j`'s), the constant `c_j` encoded at
     /// `s_j` for each term `(ct_j, c_j, s_j)` so that every product has the same scale (a
     /// leaf of a polynomial's evaluation). This default takes the first term's copy at
@@ -392,6 +428,26 @@ impl CircuitEvaluator for ckks::Evaluator {
         scale: &ckks::Scale,
     ) -> Result<ckks::Plaintext> {
         self.context().encode_at(values, slots, level, scale)
+    }
+    fn encode_extended(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        level: usize,
+        scale: &ckks::Scale,
+    ) -> Result<Option<ckks::Plaintext>> {
+        self.context()
+            .encode_extended_at(values, slots, level, scale)
+    }
+    fn bsgs_extended(
+        &self,
+        ct: &ckks::Ciphertext,
+        babies: &[i64],
+        blocks: &[ExtendedBlock<'_, ckks::Plaintext, i64>],
+        form: GiantSteps,
+    ) -> Result<ckks::Ciphertext> {
+        let nested = form == GiantSteps::Horner;
+        ckks::Evaluator::bsgs_extended(self, ct, babies, blocks, nested)
     }
     fn add_assign(&self, a: &mut ckks::Ciphertext, b: &ckks::Ciphertext) -> Result<()> {
         ckks::Evaluator::add_assign(self, a, b)

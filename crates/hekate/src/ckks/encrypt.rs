@@ -183,6 +183,29 @@ impl CkksContext {
         self.encode(&v)
     }
 
+    /// [`CkksContext::encode_at`] over `Q_l ∪ P` (the chain's first `l + 1` primes and
+    /// every special prime): a diagonal for
+    /// [`Evaluator::bsgs_extended`](crate::ckks::Evaluator::bsgs_extended), seed 003 Alg. 6's
+    /// products before the ModDown. `None` where key switches at `level` do not run the
+    /// hybrid engine (whose accumulators those products need). The special limbs are the
+    /// exact extension of the encoded integer polynomial. Only `bsgs_extended` reads such a
+    /// plaintext: the other plaintext operations refuse it.
+    pub fn encode_extended_at(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        level: usize,
+        scale: &Scale,
+    ) -> Result<Option<Plaintext>> {
+        self.check_level(level)?;
+        if self.ring().p_len() == 0 || !self.rlwe().keyswitcher().hybrid_at(level + 1) {
+            return Ok(None);
+        }
+        let mut pt = self.encode_at(values, slots, level, scale)?;
+        pt.poly = pt.poly.extend_to_p(self.ring());
+        Ok(Some(pt))
+    }
+
     /// Encodes into `slots` slots (a power of two `<= N/2`: sparse packing when smaller) at
     /// `level` and `scale`.
     pub fn encode_at(

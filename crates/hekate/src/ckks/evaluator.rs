@@ -274,6 +274,13 @@ impl Evaluator {
     fn check_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<usize> {
         self.ctx.check_ciphertext(ct)?;
         self.ctx.check_plaintext(pt)?;
+        if pt.poly.p_limbs() > 0 {
+            return Err(Error::ParameterMismatch(
+                "this plaintext is over Q_l ∪ P (CkksContext::encode_extended_at): only \
+                 Evaluator::bsgs_extended reads it"
+                    .into(),
+            ));
+        }
         if ct.slots != pt.slots {
             return Err(Error::ParameterMismatch(format!(
                 "ciphertext has {} slots and plaintext {}; encode with the same slot count",

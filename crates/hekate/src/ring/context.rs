@@ -303,6 +303,21 @@ impl RingContext {
             .collect()
     }
 
+    /// `[P]_{q_i}` for the first `q_limbs` chain primes, then a zero per special prime: the
+    /// per-limb scalars that take a polynomial over `Q_l` (copied into a polynomial over
+    /// `Q_l ∪ P`) to `P` times it, the identity term of a key switch kept over `Q_l ∪ P`.
+    pub fn p_residues(&self, q_limbs: usize) -> Vec<u64> {
+        let p = self.p.moduli();
+        (0..q_limbs)
+            .map(|i| {
+                let q = self.modulus(i, q_limbs);
+                p.iter()
+                    .fold(1u64, |acc, pj| q.mul(acc, q.reduce(pj.value())))
+            })
+            .chain(std::iter::repeat_n(0, p.len()))
+            .collect()
+    }
+
     /// `(q_l^-1 mod q_i, Shoup companion)` for `i < l`: the constants of dividing by `q_l`.
     pub fn rescale_constants(&self, l: usize) -> &[(u64, u64)] {
         &self.rescale[l]

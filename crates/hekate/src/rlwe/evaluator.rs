@@ -627,5 +627,8 @@ impl Evaluator {
     }
 }
 
+mod extended;
+pub use extended::ExtendedBlock;
+
 #[cfg(test)]
 mod tests;

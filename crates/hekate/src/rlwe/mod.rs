@@ -24,7 +24,7 @@ pub(crate) mod serialize;
 
 pub use backend::Backend;
 pub use evaluation_keys::{EvaluationKeySet, GaloisKey, GaloisKeys, RelinearizationKey};
-pub use evaluator::{Evaluator, HoistedDecomposition, KeySwitchCounts};
+pub use evaluator::{Evaluator, ExtendedBlock, HoistedDecomposition, KeySwitchCounts};
 pub use keys::{PublicKey, SecretDistribution, SecretKey};
 pub use keyswitch::{HybridKey, HybridKeySwitcher, KeySwitcher, ModuleKey};
 pub use params::{ChainBuilder, RlweParameters, DEFAULT_SPECIAL_PRIME_BITS};

@@ -1,6 +1,7 @@
 //! End-to-end bootstrapping at small N (`NotChecked` toy chains, seconds each).
 
 use super::*;
+use crate::circuits::lintrans::BsgsPlan;
 use crate::ckks::{CkksContext, CkksParameters};
 use crate::params::SecurityLevel;
 use crate::rlwe::{SecretDistribution, SecretKey};
@@ -320,28 +321,32 @@ fn ten_successive_bootstraps_lose_at_most_three_bits() {
 #[test]
 fn diagonal_memory_is_every_factors_diagonals_at_its_level() {
     // Full packing (no repack), one factor per prime: CoeffsToSlots factor j at L - j,
-    // SlotsToCoeffs factor j below EvalMod, the last one at the output level + 1.
+    // SlotsToCoeffs factor j below EvalMod, the last one at the output level + 1; a
+    // factor with baby rotations over Q_l ∪ P (Alg. 6 on the hybrid engine).
     let s = setup(12, 1 << 11, SecretDistribution::Ternary, 63);
     let config = s.boot.config().clone();
     let (cts, stc) = super::bootstrapper::factors(&config, false).unwrap();
     let top = s.ctx.max_level();
     let stc_top = top - config.cts_levels - config.eval_mod.depth();
     let limb = s.ctx.n() * 8;
+    let k = s.ctx.ring().p_len();
+    let limbs = |plan: &BsgsPlan, level: usize| level + 1 + k * plan.extended_inner_loop() as usize;
+    assert!(cts.iter().chain(&stc).all(|(_, p)| p.extended_inner_loop()));
     let mut want: usize = cts
         .iter()
         .enumerate()
-        .map(|(j, (d, _))| d.len() * (top - j + 1) * limb)
+        .map(|(j, (d, p))| d.len() * limbs(p, top - j) * limb)
         .sum();
     want += stc
         .iter()
         .enumerate()
-        .map(|(j, (d, _))| {
+        .map(|(j, (d, p))| {
             let level = if j + 1 == stc.len() {
                 s.boot.output_level() + 1
             } else {
                 stc_top - j
             };
-            d.len() * (level + 1) * limb
+            d.len() * limbs(p, level) * limb
         })
         .sum::<usize>();
     assert_eq!(s.boot.diagonal_bytes(), want);

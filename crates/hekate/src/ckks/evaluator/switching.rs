@@ -5,10 +5,11 @@
 //! ([`crate::rlwe::Evaluator`]).
 
 use super::Evaluator;
-use crate::ckks::Ciphertext;
+use crate::ckks::{Ciphertext, Plaintext};
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
 use crate::ring::{Form, Poly};
 use crate::rlwe::evaluation_keys::{GaloisKey, RelinearizationKey};
+use crate::rlwe::ExtendedBlock;
 use crate::{Error, Result};
 
 const NO_RELIN_KEY: &str = "no relinearization key: build the Evaluator with \
@@ -390,6 +391,68 @@ impl Evaluator {
         let (first, parts) = self.rotation_terms(terms, "Horner rotation sum")?;
         let out = self.core.automorphism_horner(&parts)?;
         Ok(Self::with_parts(first, out))
+    }
+
+    /// With `nested`, `rot_{s_0}(S_0 + rot_{s_1}(S_1 + ... + rot_{s_m}(S_m)))` (Horner
+    /// giant steps), else `Σ_t rot_{s_t}(S_t)`, for the giant steps `(terms_t, s_t)`
+    /// (outermost first), `S_t = Σ_{(j, pt) ∈ terms_t} pt ⊙ rot_{b_j}(ct)` with the baby
+    /// steps `b = babies`: a BSGS linear transform by seed 003 Alg. 6, the
+    /// baby rotations and the products kept over `Q_l ∪ P` and brought down once
+    /// ([`rlwe::Evaluator::bsgs_extended`](crate::rlwe::Evaluator::bsgs_extended)). The
+    /// diagonals come from [`CkksContext::encode_extended_at`](crate::ckks::CkksContext::encode_extended_at)
+    /// at `ct`'s level, all at one scale; the result is at `ct`'s level and scale
+    /// `Δ_ct · Δ_pt`, not rescaled. It equals the single-hoisted evaluation
+    /// (rotate_hoisted, mul_plain_sum, then rotate_horner or rotate_sum) up to ModDown
+    /// rounding.
+    pub fn bsgs_extended(
+        &self,
+        ct: &Ciphertext,
+        babies: &[i64],
+        blocks: &[ExtendedBlock<'_, Plaintext, i64>],
+        nested: bool,
+    ) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        Self::check_degree_one(ct)?;
+        let Some(&(first, _)) = blocks.iter().find(|(t, _)| !t.is_empty()) else {
+            return Err(Error::ParameterMismatch(
+                "a BSGS sum needs at least one product".into(),
+            ));
+        };
+        let scale = first[0].1.scale.clone();
+        let mut polys = Vec::with_capacity(blocks.len());
+        for &(terms, _) in blocks {
+            let mut t = Vec::with_capacity(terms.len());
+            for &(j, pt) in terms {
+                self.ctx.check_plaintext(pt)?;
+                if pt.slots != ct.slots || pt.level() != ct.level() || pt.scale != scale {
+                    return Err(Error::ParameterMismatch(format!(
+                        "the diagonals of a BSGS sum must share the ciphertext's slots \
+                         ({}) and level ({}) and one scale",
+                        ct.slots,
+                        ct.level()
+                    )));
+                }
+                t.push((j, &pt.poly));
+            }
+            polys.push(t);
+        }
+        let element = |s: i64| -> Result<usize> {
+            Ok(self.rotation_key(ct, s)?.map_or(1, |k| k.galois_element()))
+        };
+        let babies = babies
+            .iter()
+            .map(|&s| element(s))
+            .collect::<Result<Vec<_>>>()?;
+        let mut core_blocks = Vec::with_capacity(blocks.len());
+        for (t, &(_, s)) in polys.iter().zip(blocks) {
+            core_blocks.push((&t[..], element(s)?));
+        }
+        let parts = self
+            .core
+            .bsgs_extended(&ct.parts, &babies, &core_blocks, nested)?;
+        let mut out = Self::with_parts(ct, parts);
+        out.scale = ct.scale.mul(&scale);
+        Ok(out)
     }
 }
 

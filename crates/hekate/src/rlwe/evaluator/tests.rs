@@ -214,3 +214,136 @@ fn shapes_and_keys_are_checked() {
     let mixed = vec![ct[0].clone(), ct[1].truncated(2)];
     assert!(s.eval.automorphism(&mixed, 5).is_err());
 }
+
+/// Seed 003 Alg. 6 over `Q_l ∪ P` (giant steps nested or summed) against the expected
+/// messages and against the single-hoisted evaluation, with its counts: one decomposition
+/// for the baby steps and one per giant rotation, a half ModDown per giant rotation, one
+/// ModDown pair.
+#[test]
+fn bsgs_extended_is_alg_6_within_mod_down_rounding() {
+    let mut s = setup(KeySwitchMethod::Hybrid);
+    let ring = s.eval.parameters().ring().clone();
+    let (n, k, two_n) = (ring.n(), ring.p_len(), 2 * ring.n());
+    let (m, ct) = encrypt(&mut s);
+    let babies = [1usize, 5, 25];
+    // Small diagonals (coefficients in {-1, 0, 1}), over Q_l ∪ P and over Q_l.
+    let mut diagonal = |p_limbs| {
+        let c: Vec<i64> = (0..n).map(|_| (s.rng.next_u32() % 3) as i64 - 1).collect();
+        let mut pt = ring.from_signed(&c, 3, p_limbs);
+        pt.ntt(&ring);
+        pt
+    };
+    let pts: Vec<Poly> = (0..7).map(|_| diagonal(k)).collect();
+    let narrow: Vec<Poly> = pts.iter().map(|p| p.restricted(3, 0)).collect();
+    let layout: [(&[usize], usize); 3] = [(&[0, 1], 2047), (&[2, 0, 1], 5), (&[1, 2], 1)];
+    let mut next = 0;
+    let terms: Vec<Vec<(usize, usize)>> = layout
+        .iter()
+        .map(|(js, _)| {
+            js.iter()
+                .map(|&j| {
+                    next += 1;
+                    (j, next - 1)
+                })
+                .collect()
+        })
+        .collect();
+    for (nested, gs) in [true, false]
+        .into_iter()
+        .flat_map(|n| [(n, [2047usize, 5, 1]), (n, [1, 25, 5])])
+    {
+        let wide: Vec<Vec<(usize, &Poly)>> = terms
+            .iter()
+            .map(|t| t.iter().map(|&(j, i)| (j, &pts[i])).collect())
+            .collect();
+        let blocks: Vec<ExtendedBlock<'_>> =
+            wide.iter().zip(gs).map(|(t, g)| (&t[..], g)).collect();
+        let before = s.eval.key_switch_counts();
+        let out = s.eval.bsgs_extended(&ct, &babies, &blocks, nested).unwrap();
+        let after = s.eval.key_switch_counts();
+        // S_t = Σ pt ⊙ φ_{h_j}(m); the result nests φ_{g_t}(S_t + ...) or sums φ_{g_t}(S_t).
+        let mut expected: Option<Poly> = None;
+        for (t, g) in terms.iter().zip(gs).rev() {
+            let inner = expected
+                .take()
+                .unwrap_or_else(|| ring.zero(3, 0, Form::Ntt));
+            let mut acc = if nested {
+                inner.clone()
+            } else {
+                ring.zero(3, 0, Form::Ntt)
+            };
+            for &(j, i) in t {
+                let mut r = permuted(&s, &m, babies[j]);
+                r.mul_assign(&narrow[i], &ring);
+                acc.add_assign(&r, &ring);
+            }
+            let mut term = if g == 1 { acc } else { permuted(&s, &acc, g) };
+            if !nested {
+                term.add_assign(&inner, &ring);
+            }
+            expected = Some(term);
+        }
+        let expected = expected.unwrap();
+        let bits = error_bits(&s, &out, &expected);
+        assert!(bits < 18.0, "Alg. 6 error 2^{bits:.1}");
+        // Single hoisting: baby rotations brought down, products over Q_l, then nested or
+        // summed giant steps.
+        let rotated = s.eval.automorphisms_hoisted(&ct, &babies).unwrap();
+        let partial: Vec<Vec<Poly>> = terms
+            .iter()
+            .map(|t| {
+                let mut acc = vec![ring.zero(3, 0, Form::Ntt), ring.zero(3, 0, Form::Ntt)];
+                for &(j, i) in t {
+                    for h in 0..2 {
+                        acc[h].mul_add_assign(&rotated[j][h], &narrow[i], &ring);
+                    }
+                }
+                acc
+            })
+            .collect();
+        let args: Vec<(&[Poly], usize)> =
+            partial.iter().zip(gs).map(|(p, g)| (&p[..], g)).collect();
+        let single = if nested {
+            s.eval.automorphism_horner(&args).unwrap()
+        } else {
+            s.eval.automorphism_sum(&args).unwrap()
+        };
+        let bits = error_bits(&s, &single, &expected);
+        assert!(bits < 18.0, "single-hoisted error 2^{bits:.1}");
+        let r = gs.iter().filter(|&&g| g % two_n != 1).count() as u64;
+        assert_eq!(
+            (
+                after.decompositions - before.decompositions,
+                after.half_mod_downs - before.half_mod_downs,
+                after.mod_downs - before.mod_downs
+            ),
+            (1 + r, r, 1)
+        );
+    }
+    // Diagonals over Q_l only, a missing key, no giant step: errors.
+    let narrow_terms = [(0usize, &narrow[0])];
+    assert!(matches!(
+        s.eval
+            .bsgs_extended(&ct, &babies, &[(&narrow_terms, 5)], true),
+        Err(Error::LevelMismatch(_))
+    ));
+    let wide_terms = [(0usize, &pts[0])];
+    assert!(matches!(
+        s.eval
+            .bsgs_extended(&ct, &babies, &[(&wide_terms, 9)], false),
+        Err(Error::MissingKey(_))
+    ));
+    assert!(s.eval.bsgs_extended(&ct, &babies, &[], true).is_err());
+    assert!(s
+        .eval
+        .bsgs_extended(&ct, &[1], &[(&[(3, &pts[0])], 5)], true)
+        .is_err());
+    // The KLSS engine keeps no accumulator over Q_l ∪ P.
+    let mut klss = setup(KeySwitchMethod::Klss(KlssConfig::klss(2)));
+    let (_, ct) = encrypt(&mut klss);
+    assert!(matches!(
+        klss.eval
+            .bsgs_extended(&ct, &babies, &[(&wide_terms, 5)], true),
+        Err(Error::ParameterMismatch(_))
+    ));
+}

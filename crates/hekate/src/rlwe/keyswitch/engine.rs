@@ -215,6 +215,18 @@ impl KeySwitchEngine {
         })
     }
 
+    /// Whether a key switch of a polynomial with `q_limbs` chain limbs runs the hybrid
+    /// engine, whose accumulators are polynomials over `Q_l ∪ P` that plaintexts can
+    /// multiply before the ModDown (seed 003 Alg. 6's inner loop): the hybrid engine, or the
+    /// per-level mix at its hybrid levels.
+    pub fn hybrid_at(&self, q_limbs: usize) -> bool {
+        match self {
+            KeySwitchEngine::Hybrid(_) => true,
+            KeySwitchEngine::Klss(_) => false,
+            KeySwitchEngine::Mixed(e) => !e.klss_at(q_limbs),
+        }
+    }
+
     /// The method this engine runs (never `Auto`).
     pub fn method(&self) -> KeySwitchMethod {
         match self {

@@ -85,7 +85,9 @@
 //! [`scale_costs`]): hybrid key switching split into its decomposition, inner product and
 //! ModDown (the counts of [`CostModel`](crate::rlwe::keyswitch::cost::CostModel), wide or
 //! narrow NTTs by prime size) for each DFT factor's [`BsgsPlan::decompositions`],
-//! [`BsgsPlan::key_switches`] and [`BsgsPlan::mod_downs`], plus one plaintext product per
+//! [`BsgsPlan::key_switches`] and [`BsgsPlan::mod_downs`] (or, for the factors with baby
+//! rotations, [`BsgsPlan::extended_mod_downs`]: seed 003 Alg. 6 over `Q_l ∪ P`, its
+//! plaintext products over `l + 1 + k` limbs), plus one plaintext product per
 //! diagonal and one rescale per level; EvalMod's relinearizations ([`polyeval::cost`]) and double
 //! angles, each a relinearization, a tensor and a rescale, and a constant product per
 //! coefficient; SubSum's rotations, conjugation and decapsulation. Additions, permutations,

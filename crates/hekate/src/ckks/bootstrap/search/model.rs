@@ -524,11 +524,20 @@ impl Circuit<'_> {
         switches += whole(&mut c[1], eval_mod_level, 1); // conjugation
         let transform = |c: &mut OpCounts, plan: &BsgsPlan, level: usize, diagonals: usize| {
             let ks = chain.key_switch(level);
-            let (pairs, halves) = plan.mod_downs();
+            // Seed 003 Alg. 6 over Q_l ∪ P where the plan has baby rotations (the hybrid
+            // engine's LinearTransform): no ModDown per baby step, products over l + 1 + k
+            // limbs.
+            let extended = plan.extended_inner_loop();
+            let (pairs, halves) = if extended {
+                plan.extended_mod_downs()
+            } else {
+                plan.mod_downs()
+            };
             *c = add(*c, ks.decompose, plan.decompositions() as f64);
             *c = add(*c, ks.inner, plan.key_switches() as f64);
             *c = add(*c, ks.half_mod_down, (2 * pairs + halves) as f64);
-            c.hadamard += (diagonals * 2 * (level + 1 + k)) as f64;
+            let limbs = level + 1 + if extended { k } else { 0 };
+            c.hadamard += (diagonals * 2 * limbs) as f64;
             *c = add(*c, chain.rescale(level), 1.0);
             plan.key_switches()
         };
