@@ -27,7 +27,10 @@
 //! permutation ([`KeySwitcher::permute`]), several key switches can share one ModDown
 //! (double hoisting, [`Evaluator::automorphism_sum`]); nested automorphisms keep the `u_0`
 //! halves summed in the accumulator and bring down only each `u_1`, which the next one
-//! decomposes ([`Evaluator::automorphism_horner`]).
+//! decomposes ([`Evaluator::automorphism_horner`]). A whole BSGS sum (seed 003 Alg. 6) can
+//! stay over `Q_l ∪ P` on the hybrid engine: the baby rotations kept as
+//! `(φ_g(P c_0 + u_0), φ_g(u_1))`, multiplied there by diagonals over `Q_l ∪ P`, and only
+//! each giant step's `c_1` and the result brought down ([`Evaluator::bsgs_extended`]).
 //!
 //! **Key levels.** A key generated for levels `<= l` only (see
 //! [`evaluation_keys`](super::evaluation_keys)) is refused, with

@@ -50,11 +50,12 @@ impl Evaluator {
     /// `(terms_t, g_t)` (outermost first; Horner giant steps), else `Σ_t φ_{g_t}(S_t)`
     /// (Alg. 6's own giant steps), with `S_t = Σ_{(j, pt) ∈ terms_t} pt ⊙ φ_{h_j}(parts)`
     /// and `h = babies`: seed 003 Alg. 6, the baby rotations and the partial sums kept over
-    /// `Q_l ∪ P` (see the [module documentation](self)). Either way one decomposition for
+    /// `Q_l ∪ P` (the identity baby step as `(P c_0, P c_1)`; a non-identity giant step's
+    /// input brought down by `P` before its decomposition). Either way one decomposition for
     /// the baby steps and one per non-identity `g_t`, a half ModDown per non-identity
-    /// `g_t` and one ModDown pair. The
-    /// diagonals `pt` are NTT-form polynomials over `Q_l ∪ P` (the parts' chain limbs and
-    /// every special prime). Needs the hybrid engine at this level
+    /// `g_t` and one ModDown pair. The diagonals `pt` are NTT-form polynomials over
+    /// `Q_l ∪ P` (the parts' chain limbs and every special prime). Needs the hybrid engine
+    /// at this level
     /// ([`Error::ParameterMismatch`] otherwise) and a key for every non-identity element.
     /// The result differs from the single-hoisted evaluation only by ModDown rounding.
     pub fn bsgs_extended(
