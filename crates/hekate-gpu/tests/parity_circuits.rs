@@ -270,6 +270,10 @@ fn linear_transforms_and_polynomials_match_the_cpu_word_for_word() {
         let lt_dev = LinearTransform::new(&s.dev, &diagonals, plan, level, None).unwrap();
         // With baby rotations, seed 003 Alg. 6 over Q_l ∪ P on both sides, either form.
         assert!(lt_cpu.is_extended() && lt_dev.is_extended(), "{form:?}");
+        // Only the BSGS sum reads a diagonal over Q_l ∪ P: both sides refuse it elsewhere.
+        let (pc, pd) = (lt_cpu.plaintexts().next(), lt_dev.plaintexts().next());
+        assert!(s.cpu.mul_plain(&s.ct, pc.unwrap()).is_err());
+        assert!(s.dev.mul_plain(&s.dct, pd.unwrap()).is_err());
         let want = lt_cpu.evaluate(&s.cpu, &s.ct).unwrap();
         let got = lt_dev.evaluate(&s.dev, &s.dct).unwrap();
         same(&s, &got, &want, &format!("linear transform ({form:?})"));

@@ -180,6 +180,12 @@ impl DeviceEvaluator {
 
     /// The common level of a ciphertext and a plaintext (checking their slot counts).
     fn plain_level(ct: &DeviceCiphertext, pt: &DevicePlaintext) -> Result<usize> {
+        if pt.poly.p_limbs() > 0 {
+            return Err(Error::InvalidInput(
+                "this plaintext is over Q_l ∪ P (encode_extended): only bsgs_extended reads it"
+                    .into(),
+            ));
+        }
         if ct.slots != pt.slots {
             return Err(Error::InvalidInput(format!(
                 "ciphertext has {} slots and plaintext {}",
@@ -330,6 +336,7 @@ impl DeviceEvaluator {
         let fused = terms.iter().all(|(ct, pt)| {
             ct.slots == first.slots
                 && pt.slots == first.slots
+                && pt.poly.p_limbs() == 0
                 && ct.parts.len() == first.parts.len()
                 && ct.scale.mul(&pt.scale) == scale
         });
