@@ -32,9 +32,6 @@ CKKS_ALLOWED = {
     "rlwe": "the embedded RLWE evaluator core: an implementation layer, not a CKKS operation",
     "mul_const_scaled_add_assign": "a fused step of polynomial evaluation (acc += c ct at an "
     "exact scale), which Python's polynomial evaluation runs inside",
-    "bsgs_extended": "seed 003 Alg. 6 over Q_l ∪ P, the inner step of Rust's LinearTransform "
-    "(its diagonals from CkksContext::encode_extended_at); Python composes its transforms from "
-    "rotate_hoisted, mul_plain_add and rotate_horner / rotate_sum, single-hoisted (not bound yet)",
 }
 # A `NAME_assign` method (in place, on `&mut Ciphertext`) needs no counterpart of its own
 # when the Rust `NAME` exists: Python objects are immutable and every operation returns a

@@ -158,6 +158,36 @@ def test_evaluator_methods(ckks, rng):
     close(sk.decrypt(outs[1]), B * B)
 
 
+def test_bsgs_extended_is_the_composed_transform(ckks, rng):
+    # Seed 003 Alg. 6: S_0 = d0 x + d1 rot_1(x), S_1 = d2 rot_2(x); nested:
+    # rot_1(S_0 + rot_2(S_1)), summed: rot_1(S_0) + rot_2(S_1).
+    ctx, sk, pk, _, ev = ckks
+    A = full(ctx, rng.uniform(-1, 1, 32))
+    x = ev.bind(pk.encrypt(A))
+    d = [rng.uniform(-1, 1, ctx.slots) for _ in range(3)]
+    wide = [ctx.encode_extended(v, level=x.level) for v in d]
+    assert all(p is not None for p in wide)
+    narrow = [ctx.encode(v, level=x.level) for v in d]
+    babies = [0, 1, 2]
+    blocks = [([(0, wide[0]), (1, wide[1])], 1), ([(2, wide[2])], 2)]
+    S0 = d[0] * A + d[1] * np.roll(A, -1)
+    S1 = d[2] * np.roll(A, -2)
+    rot = ev.rotate_hoisted(x, babies)
+    s0 = ev.mul_plain_add(ev.mul_plain(x, narrow[0]), rot[1], narrow[1])
+    s1 = ev.mul_plain(rot[2], narrow[2])
+    for nested, want, composed in [
+        (True, np.roll(S0 + np.roll(S1, -2), -1), ev.rotate_horner([(s0, 1), (s1, 2)])),
+        (False, np.roll(S0, -1) + np.roll(S1, -2), ev.rotate_sum([(s0, 1), (s1, 2)])),
+    ]:
+        out = ev.bsgs_extended(x, babies, blocks, nested)
+        assert out.level == x.level and out.scale == composed.scale
+        close(sk.decrypt(out), want)
+        close(sk.decrypt(composed), want)
+    # Only bsgs_extended reads a diagonal over Q_l ∪ P.
+    with pytest.raises(hk.ParameterMismatchError):
+        ev.mul_plain(x, wide[0])
+
+
 def test_levels_and_scales_align(ckks, rng):
     ctx, sk, pk, _, ev = ckks
     a = rng.uniform(-1, 1, 8)

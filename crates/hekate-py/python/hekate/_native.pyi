@@ -205,6 +205,13 @@ class CkksContext:
         scale: _Scale | None = None,
         slots: int | None = None,
     ) -> CkksPlaintext: ...
+    def encode_extended(
+        self,
+        values: _Values,
+        level: int | None = None,
+        scale: _Scale | None = None,
+        slots: int | None = None,
+    ) -> CkksPlaintext | None: ...
     @overload
     def decode(self, pt: CkksPlaintext, dtype: None = None) -> _Slots: ...
     @overload
@@ -400,6 +407,13 @@ class CkksEvaluator:
     def rotate_hoisted(self, ct: CkksCiphertext, steps: Sequence[int]) -> list[CkksCiphertext]: ...
     def rotate_sum(self, terms: Sequence[tuple[CkksCiphertext, int]]) -> CkksCiphertext: ...
     def rotate_horner(self, terms: Sequence[tuple[CkksCiphertext, int]]) -> CkksCiphertext: ...
+    def bsgs_extended(
+        self,
+        ct: CkksCiphertext,
+        babies: Sequence[int],
+        blocks: Sequence[tuple[Sequence[tuple[int, CkksPlaintext]], int]],
+        nested: bool = True,
+    ) -> CkksCiphertext: ...
     def mul_many(
         self, a: Sequence[CkksCiphertext], b: Sequence[CkksCiphertext]
     ) -> list[CkksCiphertext]: ...

@@ -607,6 +607,11 @@ impl PyEvaluator {
     }
 }
 
+/// A giant step of `bsgs_extended` as Python passes it: `([(j, pt), ...], k)`.
+type PyBlock<'py> = (Vec<(usize, PyRef<'py, PyPlaintext>)>, i64);
+/// The same with the plaintexts shared, to move into the worker.
+type OwnedBlock = (Vec<(usize, Arc<hekate::ckks::Plaintext>)>, i64);
+
 #[pymethods]
 impl PyEvaluator {
     #[new]
@@ -989,6 +994,42 @@ impl PyEvaluator {
             let refs: Vec<(&Ciphertext, i64)> =
                 owned.iter().map(|(c, k)| (c.as_ref(), *k)).collect();
             ev.rotate_horner(&refs)
+        })
+    }
+
+    /// A BSGS linear transform by seed 003 Alg. 6, the baby rotations and the products kept
+    /// over ``Q_l ∪ P``: ``blocks = [(terms_t, k_t), ...]`` (outermost first), each
+    /// ``terms_t = [(j, pt), ...]`` with ``j`` an index into ``babies`` (rotation steps) and
+    /// ``pt`` from ``CkksContext.encode_extended`` at ``ct``'s level (one scale). With
+    /// ``S_t = Σ pt ⊙ rot_{babies[j]}(ct)``: ``nested``, ``rot_{k_0}(S_0 + rot_{k_1}(S_1 +
+    /// ...))`` (Horner giant steps), else ``Σ rot_{k_t}(S_t)``. The same values as
+    /// ``rotate_hoisted``, ``mul_plain_add`` and ``rotate_horner`` / ``rotate_sum``, with
+    /// one ModDown per giant step instead of one per baby step. Not rescaled.
+    #[pyo3(signature = (ct, babies, blocks, nested=true))]
+    fn bsgs_extended(
+        slf: &Bound<'_, Self>,
+        ct: PyRef<'_, PyCiphertext>,
+        babies: Vec<i64>,
+        blocks: Vec<PyBlock<'_>>,
+        nested: bool,
+    ) -> PyResult<PyCiphertext> {
+        let real = ct.real && blocks.iter().all(|(t, _)| t.iter().all(|(_, p)| p.real));
+        let x = ct.inner.clone();
+        let owned: Vec<OwnedBlock> = blocks
+            .iter()
+            .map(|(t, k)| (t.iter().map(|(j, p)| (*j, p.inner.clone())).collect(), *k))
+            .collect();
+        Self::run(slf, real, move |ev| {
+            let terms: Vec<Vec<(usize, &hekate::ckks::Plaintext)>> = owned
+                .iter()
+                .map(|(t, _)| t.iter().map(|(j, p)| (*j, p.as_ref())).collect())
+                .collect();
+            let refs: Vec<(&[(usize, &hekate::ckks::Plaintext)], i64)> = terms
+                .iter()
+                .zip(&owned)
+                .map(|(t, (_, k))| (&t[..], *k))
+                .collect();
+            ev.bsgs_extended(&x, &babies, &refs, nested)
         })
     }
 

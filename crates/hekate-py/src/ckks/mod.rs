@@ -353,6 +353,43 @@ impl PyContext {
         })
     }
 
+    /// ``encode`` over ``Q_l ∪ P`` (the chain's first ``l + 1`` primes and every special
+    /// prime): a diagonal for ``CkksEvaluator.bsgs_extended`` (seed 003 Alg. 6, products
+    /// before the ModDown), or ``None`` where key switches at ``level`` do not run the
+    /// hybrid engine. Only ``bsgs_extended`` reads such a plaintext.
+    #[pyo3(signature = (values, level=None, scale=None, slots=None))]
+    fn encode_extended(
+        slf: &Bound<'_, Self>,
+        values: &Bound<'_, PyAny>,
+        level: Option<usize>,
+        scale: Option<&Bound<'_, PyAny>>,
+        slots: Option<usize>,
+    ) -> PyResult<Option<PyPlaintext>> {
+        let me = slf.get();
+        let v = slot_values(values)?;
+        if v.batched {
+            return Err(PyValueError::new_err(
+                "encode_extended takes a 1-D array of slot values",
+            ));
+        }
+        let scale = match scale {
+            Some(s) => scale_of(s)?,
+            None => me.inner.default_scale().clone(),
+        };
+        let inner = me.inner.clone();
+        let level = level.unwrap_or(inner.max_level());
+        let slots = slots.unwrap_or(inner.max_slots());
+        let values = v.rows[0].clone();
+        let pt = heavy(slf.py(), move || {
+            inner.encode_extended_at(&values, slots, level, &scale)
+        })?;
+        Ok(pt.map(|pt| PyPlaintext {
+            ctx: slf.clone().unbind(),
+            inner: Arc::new(pt),
+            real: v.real,
+        }))
+    }
+
     /// The slot values of a plaintext (``float64`` for a real one, else ``complex128``).
     #[pyo3(signature = (pt, dtype=None))]
     fn decode<'py>(
