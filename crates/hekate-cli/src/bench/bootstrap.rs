@@ -14,7 +14,7 @@ use clap::Args;
 use hekate::circuits::lintrans::{BsgsTies, GiantSteps};
 use hekate::ckks::bootstrap::presets::{self, BootstrapPreset, PresetSecurity};
 use hekate::ckks::bootstrap::{generate_keys_with, BootstrapConfig, Bootstrapper};
-use hekate::ckks::{Ciphertext, CkksContext, CkksParameters, Scale};
+use hekate::ckks::{Ciphertext, CkksContext, CkksParameters};
 use hekate::params::{security, SecurityLevel};
 use hekate::rand_chacha::ChaCha20Rng;
 use hekate::rand_core::SeedableRng;
@@ -343,9 +343,7 @@ pub(crate) fn prepare(
     // From level 0 ScaleDown has no rescale to match the scale: the input must be at
     // q_0 / R exactly.
     let scale = match input.level {
-        0 => ctx
-            .constant_scale(0)
-            .div(&Scale::from_bits(config.log_message_ratio)),
+        0 => boot.level_zero_scale(),
         _ => ctx.default_scale().clone(),
     };
     let pt = ctx.encode_at(&z, p.slots, input.level, &scale)?;
@@ -671,12 +669,12 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
         giant_steps: args.giant_steps,
         bsgs_ties: args.bsgs_ties,
     };
+    let input = Input {
+        real: args.real,
+        level: args.input_level,
+    };
     for p in &presets {
         for &method in &args.key_switching {
-            let input = Input {
-                real: args.real,
-                level: args.input_level,
-            };
             let row = run_preset(p, plans, method, args.reps, args.successive, input)?;
             t.push(cells(&row));
             rows.push(row);

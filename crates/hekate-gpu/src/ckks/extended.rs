@@ -119,6 +119,8 @@ impl DeviceEvaluator {
             .iter()
             .any(Option::is_some)
             .then(|| self.ks().decompose_on(dctx, &ct.parts[1], ql));
+        // P c_0, shared by every baby rotation.
+        let c0 = lift(&ct.parts[0])?;
         let mut rotated = Vec::with_capacity(babies.len());
         for key in &baby_keys {
             rotated.push(match (key, &digits) {
@@ -127,7 +129,7 @@ impl DeviceEvaluator {
                     self.ks()
                         .multiply_on(dctx, digits, hybrid(key)?, &mut acc, false);
                     let [mut u0, u1] = acc;
-                    u0.add_assign(&lift(&ct.parts[0])?)?;
+                    u0.add_assign(&c0)?;
                     let mut out = [
                         DevicePoly::uninit(&self.dctx, ql, k, Form::Ntt)?,
                         DevicePoly::uninit(&self.dctx, ql, k, Form::Ntt)?,
@@ -136,7 +138,7 @@ impl DeviceEvaluator {
                     u1.automorphism(*g, &mut out[1])?;
                     out
                 }
-                _ => [lift(&ct.parts[0])?, lift(&ct.parts[1])?],
+                _ => [c0.clone(), lift(&ct.parts[1])?],
             });
         }
 

@@ -65,6 +65,20 @@ impl Encoder {
         q_limbs: usize,
         scale: &Scale,
     ) -> Result<Poly> {
+        self.encode_over(values, slots, q_limbs, 0, scale)
+    }
+
+    /// [`Encoder::encode`] over the first `q_limbs` chain primes and the first `p_limbs`
+    /// special primes: the same integer polynomial (it fits modulo the chain primes)
+    /// reduced modulo each, in NTT form.
+    pub fn encode_over(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        q_limbs: usize,
+        p_limbs: usize,
+        scale: &Scale,
+    ) -> Result<Poly> {
         self.check_slots(slots)?;
         if values.len() > slots {
             return Err(Error::InvalidMessage(format!(
@@ -104,7 +118,7 @@ impl Encoder {
         }
         let n = self.ring.n();
         let gap = n / (2 * slots);
-        let mut poly = self.ring.zero(q_limbs, 0, Form::Coeff);
+        let mut poly = self.ring.zero(q_limbs, p_limbs, Form::Coeff);
         for (i, limb) in poly.limbs_mut().enumerate() {
             let m = self.ring.modulus(i, q_limbs);
             for (k, &c) in coeffs.iter().enumerate() {

@@ -187,8 +187,8 @@ impl CkksContext {
     /// every special prime): a diagonal for
     /// [`Evaluator::bsgs_extended`](crate::ckks::Evaluator::bsgs_extended), seed 003 Alg. 6's
     /// products before the ModDown. `None` where key switches at `level` do not run the
-    /// hybrid engine (whose accumulators those products need). The special limbs are the
-    /// exact extension of the encoded integer polynomial. Only `bsgs_extended` reads such a
+    /// hybrid engine (whose accumulators those products need). The special limbs hold the
+    /// same encoded integer polynomial as the chain limbs (its exact extension). Only `bsgs_extended` reads such a
     /// plaintext: the other plaintext operations refuse it.
     pub fn encode_extended_at(
         &self,
@@ -201,9 +201,8 @@ impl CkksContext {
         if self.ring().p_len() == 0 || !self.rlwe().keyswitcher().hybrid_at(level + 1) {
             return Ok(None);
         }
-        let mut pt = self.encode_at(values, slots, level, scale)?;
-        pt.poly = pt.poly.extend_to_p(self.ring());
-        Ok(Some(pt))
+        let k = self.ring().p_len();
+        self.encode_over(values, slots, level, k, scale).map(Some)
     }
 
     /// Encodes into `slots` slots (a power of two `<= N/2`: sparse packing when smaller) at
@@ -216,7 +215,22 @@ impl CkksContext {
         scale: &Scale,
     ) -> Result<Plaintext> {
         self.check_level(level)?;
-        let poly = self.encoder().encode(values, slots, level + 1, scale)?;
+        self.encode_over(values, slots, level, 0, scale)
+    }
+
+    /// The plaintext of `values` at `level` and `scale` over the chain's first `level + 1`
+    /// primes and the first `p_limbs` special primes.
+    fn encode_over(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        level: usize,
+        p_limbs: usize,
+        scale: &Scale,
+    ) -> Result<Plaintext> {
+        let poly = self
+            .encoder()
+            .encode_over(values, slots, level + 1, p_limbs, scale)?;
         Ok(Plaintext {
             ring_id: self.ring().fingerprint(),
             poly,

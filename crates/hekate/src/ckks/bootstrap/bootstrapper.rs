@@ -456,6 +456,14 @@ impl Bootstrapper {
         Ok(b)
     }
 
+    /// `Δ_0 = q_0 / R`: the scale ScaleDown brings its input to at level 0, and the one a
+    /// level-0 input must already have ([`Bootstrapper::scale_down`]).
+    pub fn level_zero_scale(&self) -> Scale {
+        self.ctx
+            .constant_scale(0)
+            .div(&Scale::from_bits(self.config.log_message_ratio))
+    }
+
     /// The scale ModRaise's output is read at, `S_0` (see [`Bootstrapper::mod_raise`]).
     pub fn mod_raise_scale(&self) -> Scale {
         raised_scale(&self.ctx, &self.config)

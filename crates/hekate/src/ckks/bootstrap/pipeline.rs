@@ -156,8 +156,7 @@ impl Bootstrapper {
         eval: &E,
         ct: &E::Ciphertext,
     ) -> Result<E::Ciphertext> {
-        let ratio = Scale::from_bits(self.config.log_message_ratio);
-        let delta0 = self.ctx.constant_scale(0).div(&ratio);
+        let delta0 = self.level_zero_scale();
         let level = eval.level(ct);
         if level == 0 {
             if *eval.scale(ct) != delta0 {
@@ -166,7 +165,7 @@ impl Bootstrapper {
                     "a level-0 input must be at scale q_0 / R = 2^{:.2} exactly (it is at \
                      2^{:.2}, a relative difference of {:.1e}): bootstrap it from level 1 \
                      or above, or encode it at level 0 with the scale \
-                     CkksContext::constant_scale(0) / 2^{}",
+                     Bootstrapper::level_zero_scale() (CkksContext::constant_scale(0) / 2^{})",
                     delta0.log2(),
                     eval.scale(ct).log2(),
                     (got / want - 1.0).abs(),

@@ -346,3 +346,30 @@ fn lazy_sum_of_products_is_word_for_word_the_steps_with_one_key_switch() {
         ));
     }
 }
+
+/// A diagonal over `Q_l ∪ P` is the `Q_l` encoding's exact extension, word for word, at
+/// every level; off the hybrid engine there is none.
+#[test]
+fn extended_encoding_is_the_exact_extension() {
+    let ctx = context(KeySwitchMethod::Hybrid);
+    let z = values(ctx.max_slots());
+    for level in 0..=ctx.max_level() {
+        let scale = ctx.constant_scale(level);
+        let wide = ctx
+            .encode_extended_at(&z, ctx.max_slots(), level, &scale)
+            .unwrap()
+            .unwrap();
+        let narrow = ctx.encode_at(&z, ctx.max_slots(), level, &scale).unwrap();
+        assert_eq!(
+            wide.poly,
+            narrow.poly.extend_to_p(ctx.ring()),
+            "level {level}"
+        );
+    }
+    let klss = context(KeySwitchMethod::Klss(KlssConfig::klss(2)));
+    let scale = klss.default_scale().clone();
+    assert!(klss
+        .encode_extended_at(&z, klss.max_slots(), 1, &scale)
+        .unwrap()
+        .is_none());
+}

@@ -135,6 +135,8 @@ impl Evaluator {
         } else {
             None
         };
+        // P c_0, shared by every baby rotation.
+        let c0 = lift(&p[0]);
         let mut rotated = Vec::with_capacity(babies.len());
         for key in &baby_keys {
             rotated.push(match (key, &d) {
@@ -144,9 +146,7 @@ impl Evaluator {
                         unreachable!("the hybrid engine at this level")
                     };
                     let g = key.galois_element();
-                    let c0 = lift(&p[0]);
                     u0.add_assign(&c0, ring);
-                    ring.recycle(c0);
                     let mut out = [0, 1].map(|_| ring.scratch_poly(ql, k, Form::Ntt));
                     u0.automorphism(g, ring, &mut out[0]);
                     u1.automorphism(g, ring, &mut out[1]);
@@ -154,9 +154,10 @@ impl Evaluator {
                     ring.recycle(u1);
                     out
                 }
-                _ => [lift(&p[0]), lift(&p[1])],
+                _ => [c0.clone(), lift(&p[1])],
             });
         }
+        ring.recycle(c0);
         if let Some(d) = d {
             ks.recycle(d);
         }
