@@ -69,12 +69,27 @@ pub struct BootstrapArgs {
     /// keys)
     #[arg(long, default_value = "keys", value_parser = parse_bsgs_ties)]
     bsgs_ties: BsgsTies,
+    /// The key-memory cap the DFTs may spend on more baby steps (BootstrapConfig::
+    /// key_memory_cap): preset (each preset's own), none, or a number of MiB
+    #[arg(long, default_value = "preset", value_parser = parse_key_cap, value_name = "CAP")]
+    key_cap: KeyCap,
     /// Key-switching engines, comma separated, a row per preset and engine: hybrid (the
     /// presets' own), klss:R, linear, linear-heuristic, auto. The chain, P and dnum stay
     /// the preset's
     #[arg(long, value_delimiter = ',', value_name = "M,...", default_value = "hybrid",
           value_parser = KeySwitchMethod::parse)]
     key_switching: Vec<KeySwitchMethod>,
+}
+
+fn parse_key_cap(s: &str) -> Result<KeyCap, String> {
+    match s {
+        "preset" => Ok(KeyCap::Preset),
+        "none" => Ok(KeyCap::Set(None)),
+        mib => mib
+            .parse::<usize>()
+            .map(|m| KeyCap::Set(Some(m << 20)))
+            .map_err(|_| format!("--key-cap: preset, none or a number of MiB, not {s:?}")),
+    }
 }
 
 fn parse_bsgs_ties(s: &str) -> Result<BsgsTies, String> {
@@ -259,18 +274,30 @@ impl Prepared {
     }
 }
 
-/// How the DFT factors are planned (`--giant-steps`, `--bsgs-ties`).
+/// The key-memory cap of the DFT plans (`--key-cap`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum KeyCap {
+    /// The preset's own [`BootstrapConfig::key_memory_cap`].
+    #[default]
+    Preset,
+    /// This cap in bytes, or none.
+    Set(Option<usize>),
+}
+
+/// How the DFT factors are planned (`--giant-steps`, `--bsgs-ties`, `--key-cap`).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct DftPlans {
     pub(crate) giant_steps: GiantSteps,
     pub(crate) bsgs_ties: BsgsTies,
+    pub(crate) key_cap: KeyCap,
 }
 
 impl DftPlans {
-    /// The library's defaults: Horner giant steps, ties to fewer keys.
+    /// The library's defaults: Horner giant steps, ties to fewer keys, the preset's cap.
     pub(crate) const DEFAULT: DftPlans = DftPlans {
         giant_steps: GiantSteps::Horner,
         bsgs_ties: BsgsTies::FewerKeys,
+        key_cap: KeyCap::Preset,
     };
 }
 
@@ -287,6 +314,9 @@ pub(crate) fn config_of(p: &Preset, plans: DftPlans) -> Result<BootstrapConfig, 
     let mut config = p.config()?;
     config.giant_steps = plans.giant_steps;
     config.bsgs_ties = plans.bsgs_ties;
+    if let KeyCap::Set(cap) = plans.key_cap {
+        config.key_memory_cap = cap;
+    }
     Ok(config)
 }
 
@@ -668,6 +698,7 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
     let plans = DftPlans {
         giant_steps: args.giant_steps,
         bsgs_ties: args.bsgs_ties,
+        key_cap: args.key_cap,
     };
     let input = Input {
         real: args.real,
@@ -690,7 +721,7 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
         let chain = &r.chain;
         say!(
             "- {}: log Q bits {:?}, log P bits {:?} (dnum {}), scale 2^{}; DFT factors per \
-             prime CtS {:?}, StC {:?}; message ratio 2^{}, arcsine degree {}; {}",
+             prime CtS {:?}, StC {:?}; key cap {}; message ratio 2^{}, arcsine degree {}; {}",
             p.name,
             chain,
             p.log_p,
@@ -698,6 +729,9 @@ pub fn run(args: BootstrapArgs) -> Result<Outcome, Box<dyn Error>> {
             p.log_scale,
             r.config.cts_grouping(),
             r.config.stc_grouping(),
+            r.config
+                .key_memory_cap
+                .map_or("none".to_string(), |b| format!("{} MiB", b >> 20)),
             r.config.log_message_ratio,
             r.config.eval_mod.arcsine_degree(),
             match &r.not_checked {

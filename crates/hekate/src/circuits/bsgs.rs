@@ -105,15 +105,33 @@ impl BsgsPlan {
         form: GiantSteps,
         ties: BsgsTies,
     ) -> Result<Vec<Self>> {
+        Self::chain_with(index_sets, slots, form, ties, &[])
+    }
+
+    /// [`BsgsPlan::chain`] with transform `t`'s baby-step modulus `n1` fixed to
+    /// `baby_steps[t]` where that is `Some` (`1 <= n1 <= slots`; a missing or `None` entry
+    /// is chosen as `chain` does): how a key budget buys fewer giant steps
+    /// ([`BootstrapConfig::key_memory_cap`](crate::ckks::bootstrap::BootstrapConfig::key_memory_cap)).
+    pub fn chain_with<I: IntoIterator<Item = usize>>(
+        index_sets: impl IntoIterator<Item = I>,
+        slots: usize,
+        form: GiantSteps,
+        ties: BsgsTies,
+        baby_steps: &[Option<usize>],
+    ) -> Result<Vec<Self>> {
         let mut plans: Vec<BsgsPlan> = Vec::new();
-        for set in index_sets {
+        for (t, set) in index_sets.into_iter().enumerate() {
             if let Some(prev) = plans.last_mut() {
                 *prev = prev.clone().carrying_outer_rotation();
             }
             let offset = plans.last().map_or(0, |p| p.outer_rotation() as i64);
             // Planned before the move, so that its baby steps (and keys) stay those of the
             // transform itself.
-            plans.push(Self::choose(set, slots, form, ties)?.after_rotation(offset));
+            let plan = match baby_steps.get(t).copied().flatten() {
+                Some(n1) => Self::new(set, slots, Some(n1))?.with_giant_steps(form),
+                None => Self::choose(set, slots, form, ties)?,
+            };
+            plans.push(plan.after_rotation(offset));
         }
         Ok(plans)
     }

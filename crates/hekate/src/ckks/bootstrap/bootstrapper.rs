@@ -70,9 +70,14 @@ fn recombine(n: usize) -> Result<Diagonals<Complex64>> {
     Ok(c)
 }
 
-/// Both DFTs' factors of `config` with their BSGS plans ([`Factors`]), for ciphertexts
-/// whose halves are repacked or not.
-pub(super) fn factors(config: &BootstrapConfig, repack: bool) -> Result<(Factors, Factors)> {
+/// Both DFTs' factors of `config` with their BSGS plans ([`Factors`]; the baby steps of
+/// [`factor_plans`], within the key budget of `ctx`'s chain), for ciphertexts whose halves
+/// are repacked or not.
+pub(super) fn factors(
+    ctx: &CkksContext,
+    config: &BootstrapConfig,
+    repack: bool,
+) -> Result<(Factors, Factors)> {
     let n = config.slots;
     let (cts, stc) = (
         dft_factors(
@@ -119,11 +124,12 @@ pub(super) fn factors(config: &BootstrapConfig, repack: bool) -> Result<(Factors
     // slot-wise steps between the two DFTs commute with rotations): one key fewer each.
     let cts_count = cts.len();
     let all: Vec<Diagonals<Complex64>> = cts.into_iter().chain(stc).collect();
-    let plans = BsgsPlan::chain(
+    let plans = BsgsPlan::chain_with(
         all.iter().map(|d| d.indices().collect::<Vec<_>>()),
         all.first().map_or(1, Diagonals::slots),
         config.giant_steps,
         config.bsgs_ties,
+        &super::search::budget::baby_steps(ctx, config)?,
     )?;
     let mut offset = 0;
     let mut planned = Vec::with_capacity(all.len());
@@ -143,13 +149,24 @@ pub(super) fn factor_plans(
     ctx: &CkksContext,
     config: &BootstrapConfig,
 ) -> Result<(Vec<BsgsPlan>, Vec<BsgsPlan>)> {
-    super::search::dft_plans(
+    let baby_steps = super::search::budget::baby_steps(ctx, config)?;
+    plans_with(ctx, config, &baby_steps)
+}
+
+/// [`factor_plans`] with factor `t`'s baby-step modulus fixed to `baby_steps[t]` where
+/// that is `Some`.
+pub(super) fn plans_with(
+    ctx: &CkksContext,
+    config: &BootstrapConfig,
+    baby_steps: &[Option<usize>],
+) -> Result<(Vec<BsgsPlan>, Vec<BsgsPlan>)> {
+    super::search::dft_plans_with(
         ctx.n(),
         config.slots,
         config.cts_levels,
         config.stc_levels,
-        config.giant_steps,
-        config.bsgs_ties,
+        (config.giant_steps, config.bsgs_ties),
+        baby_steps,
     )
 }
 
@@ -182,6 +199,17 @@ pub(super) fn labelled_elements(
 ) -> Result<BTreeMap<usize, KeyUse>> {
     config.check(ctx)?;
     let (cts, stc) = factor_plans(ctx, config)?;
+    elements_of_plans(ctx, config, &cts, &stc)
+}
+
+/// [`labelled_elements`] for the DFT factors' plans `cts`, `stc` (those of
+/// [`factor_plans`], or a candidate's).
+pub(super) fn elements_of_plans(
+    ctx: &CkksContext,
+    config: &BootstrapConfig,
+    cts: &[BsgsPlan],
+    stc: &[BsgsPlan],
+) -> Result<BTreeMap<usize, KeyUse>> {
     let n = ctx.n();
     let top = ctx.max_level();
     let eval_mod_level = top - config.cts_primes();
@@ -196,8 +224,8 @@ pub(super) fn labelled_elements(
             });
     };
     for (stage, f, first, grouping) in [
-        ("CoeffsToSlots", &cts, top, config.cts_grouping()),
-        ("SlotsToCoeffs", &stc, stc_level, config.stc_grouping()),
+        ("CoeffsToSlots", cts, top, config.cts_grouping()),
+        ("SlotsToCoeffs", stc, stc_level, config.stc_grouping()),
     ] {
         for (p, (off, _, _)) in f.iter().zip(factor_layout(&grouping)) {
             for r in p.rotations() {
@@ -344,7 +372,7 @@ impl Bootstrapper {
         }
         let eval = Evaluator::with_key_set(ctx.clone(), keys);
         let repack = repacks(&ctx, config.slots);
-        let (cts_f, stc_f) = factors(&config, repack)?;
+        let (cts_f, stc_f) = factors(&ctx, &config, repack)?;
         let top = ctx.max_level();
         // CoeffsToSlots, one factor per prime: scale-preserving factors, except the last,
         // which lands on q of EvalMod's first level (a scale near the primes keeps the

@@ -58,6 +58,18 @@ pub struct BootstrapConfig {
     /// 1.5 GiB less) for a few per cent more time (giant steps in place of baby steps);
     /// `FewerGiantSteps` is the faster choice.
     pub bsgs_ties: BsgsTies,
+    /// A cap on the bytes of one bootstrap's keys (what
+    /// [`BootstrapKeys::size_bytes`](super::BootstrapKeys::size_bytes) reports for them:
+    /// Galois keys at their levels, the relinearization key, the encapsulation keys). With
+    /// `Some(cap)` and the hybrid engine, DFT factors take more baby steps than
+    /// [`Self::bsgs_ties`] chose, for fewer giant steps (under seed 003 Alg. 6 a baby
+    /// rotation costs an inner product and a permutation; a giant step a whole
+    /// decomposition), the step with the largest predicted time saved per key byte first,
+    /// while the keys stay within the cap (the search of
+    /// [`search::budget`](super::search::budget)). `None` (the default): the plans of
+    /// `bsgs_ties` alone. The keys are a function of the configuration and the context's
+    /// chain only, so the Galois elements are known before key generation as ever.
+    pub key_memory_cap: Option<usize>,
 }
 
 /// The message precision in bits, `P`, that EvalMod's approximation error should not
@@ -149,6 +161,7 @@ impl BootstrapConfig {
             ephemeral_weight: None,
             giant_steps: GiantSteps::Horner,
             bsgs_ties: BsgsTies::FewerKeys,
+            key_memory_cap: None,
         })
     }
 

@@ -69,7 +69,7 @@ impl Bootstrapper {
         &self,
         eval: &E,
     ) -> Result<BootstrapTransforms<E>> {
-        let (cts_f, stc_f) = factors(&self.config, self.repack)?;
+        let (cts_f, stc_f) = factors(&self.ctx, &self.config, self.repack)?;
         let encode = |(d, _), (lt, r): &(LinearTransform<Evaluator>, bool)| -> Result<_> {
             let plan = lt.plan().clone();
             Ok((

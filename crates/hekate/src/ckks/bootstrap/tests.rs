@@ -325,7 +325,7 @@ fn diagonal_memory_is_every_factors_diagonals_at_its_level() {
     // factor with baby rotations over Q_l ∪ P (Alg. 6 on the hybrid engine).
     let s = setup(12, 1 << 11, SecretDistribution::Ternary, 63);
     let config = s.boot.config().clone();
-    let (cts, stc) = super::bootstrapper::factors(&config, false).unwrap();
+    let (cts, stc) = super::bootstrapper::factors(&s.ctx, &config, false).unwrap();
     let top = s.ctx.max_level();
     let stc_top = top - config.cts_levels - config.eval_mod.depth();
     let limb = s.ctx.n() * 8;
@@ -865,7 +865,7 @@ fn key_lists_plan_the_factors_the_bootstrapper_encodes() {
         more.push((ctx.clone(), c));
     }
     for (ctx, config) in more {
-        let (cts, stc) = factors(&config, repacks(&ctx, config.slots)).unwrap();
+        let (cts, stc) = factors(&ctx, &config, repacks(&ctx, config.slots)).unwrap();
         let want: (Vec<_>, Vec<_>) = (
             cts.into_iter().map(|(_, p)| p).collect(),
             stc.into_iter().map(|(_, p)| p).collect(),

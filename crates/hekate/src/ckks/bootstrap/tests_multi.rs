@@ -99,7 +99,7 @@ fn several_dft_factors_per_prime_bootstrap() {
     let top = ctx.max_level();
     let eval_mod_level = top - 2;
     let stc_top = eval_mod_level - depth;
-    let (cts_f, stc_f) = factors(&config, repacks(&ctx, slots)).unwrap();
+    let (cts_f, stc_f) = factors(&ctx, &config, repacks(&ctx, slots)).unwrap();
     let n = ctx.n();
     let mut want: BTreeMap<usize, usize> = BTreeMap::new();
     for (f, levels) in [

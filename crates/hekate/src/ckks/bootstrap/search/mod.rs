@@ -113,11 +113,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::f64::consts::PI;
 use std::ops::RangeInclusive;
 
+pub mod budget;
 mod model;
 mod output;
 #[cfg(test)]
 mod tests;
 
+pub(super) use model::dft_plans_with;
 pub use model::{dft_plans, scale_costs};
 use model::{log_s, log_sine_error, Chain, Circuit, Shape, Sizes};
 

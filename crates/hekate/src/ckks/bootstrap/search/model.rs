@@ -84,6 +84,27 @@ pub fn dft_plans(
     giant_steps: GiantSteps,
     bsgs_ties: BsgsTies,
 ) -> Result<(Vec<BsgsPlan>, Vec<BsgsPlan>)> {
+    dft_plans_with(
+        ring_degree,
+        slots,
+        cts_levels,
+        stc_levels,
+        (giant_steps, bsgs_ties),
+        &[],
+    )
+}
+
+/// [`dft_plans`] with factor `t`'s (CoeffsToSlots then SlotsToCoeffs, application order)
+/// baby-step modulus fixed to `baby_steps[t]` where that is `Some`
+/// ([`BsgsPlan::chain_with`]).
+pub(in crate::ckks::bootstrap) fn dft_plans_with(
+    ring_degree: usize,
+    slots: usize,
+    cts_levels: usize,
+    stc_levels: usize,
+    (giant_steps, bsgs_ties): (GiantSteps, BsgsTies),
+    baby_steps: &[Option<usize>],
+) -> Result<(Vec<BsgsPlan>, Vec<BsgsPlan>)> {
     if !slots.is_power_of_two() || 2 * slots > ring_degree {
         return Err(Error::InvalidParameters(format!(
             "slot count {slots} must be a power of two in [1, N/2 = {}]",
@@ -100,7 +121,13 @@ pub fn dft_plans(
     }
     let (cts, stc, width) = dft_sets(ring_degree, slots, cts_levels, stc_levels);
     let cts_count = cts.len();
-    let mut plans = BsgsPlan::chain(cts.into_iter().chain(stc), width, giant_steps, bsgs_ties)?;
+    let mut plans = BsgsPlan::chain_with(
+        cts.into_iter().chain(stc),
+        width,
+        giant_steps,
+        bsgs_ties,
+        baby_steps,
+    )?;
     let stc = plans.split_off(cts_count);
     Ok((plans, stc))
 }
@@ -239,6 +266,51 @@ impl Chain {
     pub(super) fn key_bytes(&self, level: usize, ring_degree: usize) -> usize {
         let l1 = level + 1;
         l1.div_ceil(self.alpha()) * 2 * (l1 + self.p.len()) * ring_degree * 8
+    }
+
+    /// Bytes of one bootstrap's keys: the Galois keys for levels `galois` (each as wide as
+    /// its level), the relinearization key for `relin_level`, and with `encapsulation` the
+    /// switching key `s̃ -> s` over `Q ∪ P` at the top and `s -> s̃` over `q_0 p` (one
+    /// digit, two limbs).
+    pub(super) fn bootstrap_key_bytes(
+        &self,
+        galois: impl IntoIterator<Item = usize>,
+        relin_level: usize,
+        encapsulation: bool,
+        ring_degree: usize,
+    ) -> usize {
+        let n = ring_degree;
+        let mut bytes: usize = galois.into_iter().map(|l| self.key_bytes(l, n)).sum();
+        bytes += self.key_bytes(relin_level, n);
+        if encapsulation {
+            bytes += self.key_bytes(self.q.len() - 1, n) + 2 * 2 * n * 8;
+        }
+        bytes
+    }
+
+    /// The operations of one DFT factor evaluated by `plan` at `level` with `diagonals`
+    /// plaintext products, and the rescale after it: the plan's decompositions, inner
+    /// products and ModDowns at that level; seed 003 Alg. 6 over `Q_l ∪ P` where the plan
+    /// has baby rotations (the hybrid engine's `LinearTransform`: no ModDown per baby
+    /// step, products over `l + 1 + k` limbs). Permutations and additions are not counted.
+    pub(super) fn transform(&self, plan: &BsgsPlan, level: usize, diagonals: usize) -> OpCounts {
+        let ks = self.key_switch(level);
+        let extended = plan.extended_inner_loop();
+        let (pairs, halves) = if extended {
+            plan.extended_mod_downs()
+        } else {
+            plan.mod_downs()
+        };
+        let mut c = add(
+            OpCounts::default(),
+            ks.decompose,
+            plan.decompositions() as f64,
+        );
+        c = add(c, ks.inner, plan.key_switches() as f64);
+        c = add(c, ks.half_mod_down, (2 * pairs + halves) as f64);
+        let limbs = level + 1 + if extended { self.p.len() } else { 0 };
+        c.hadamard += (diagonals * 2 * limbs) as f64;
+        add(c, self.rescale(level), 1.0)
     }
 
     pub(super) fn log_qp(&self) -> f64 {
@@ -504,7 +576,6 @@ impl Circuit<'_> {
     pub(super) fn costs(&self, chain: &Chain) -> ([OpCounts; 4], usize, usize, usize) {
         let n = self.ring_degree();
         let top = chain.q.len() - 1;
-        let k = chain.p.len();
         let eval_mod_level = top - self.rc();
         let depth = self.eval_mod.depth();
         let stc_level = eval_mod_level - depth;
@@ -523,22 +594,7 @@ impl Circuit<'_> {
         }
         switches += whole(&mut c[1], eval_mod_level, 1); // conjugation
         let transform = |c: &mut OpCounts, plan: &BsgsPlan, level: usize, diagonals: usize| {
-            let ks = chain.key_switch(level);
-            // Seed 003 Alg. 6 over Q_l ∪ P where the plan has baby rotations (the hybrid
-            // engine's LinearTransform): no ModDown per baby step, products over l + 1 + k
-            // limbs.
-            let extended = plan.extended_inner_loop();
-            let (pairs, halves) = if extended {
-                plan.extended_mod_downs()
-            } else {
-                plan.mod_downs()
-            };
-            *c = add(*c, ks.decompose, plan.decompositions() as f64);
-            *c = add(*c, ks.inner, plan.key_switches() as f64);
-            *c = add(*c, ks.half_mod_down, (2 * pairs + halves) as f64);
-            let limbs = level + 1 + if extended { k } else { 0 };
-            c.hadamard += (diagonals * 2 * limbs) as f64;
-            *c = add(*c, chain.rescale(level), 1.0);
+            *c = add(*c, chain.transform(plan, level, diagonals), 1.0);
             plan.key_switches()
         };
         let per_factor = |total: usize, count: usize| total.div_ceil(count.max(1));
@@ -570,12 +626,12 @@ impl Circuit<'_> {
         }
         // Keys, each as wide as the level it is used at.
         let galois = self.galois_levels(top);
-        let mut key_bytes: usize = galois.values().map(|&l| chain.key_bytes(l, n)).sum();
-        key_bytes += chain.key_bytes(eval_mod_level, n);
-        if self.inputs.ephemeral_weight.is_some() {
-            // s̃ -> s over Q ∪ P at the top; s -> s̃ over q_0 p (one digit, two limbs).
-            key_bytes += chain.key_bytes(top, n) + 2 * 2 * n * 8;
-        }
+        let key_bytes = chain.bootstrap_key_bytes(
+            galois.values().copied(),
+            eval_mod_level,
+            self.inputs.ephemeral_weight.is_some(),
+            n,
+        );
         (c, switches, key_bytes, galois.len())
     }
 }

@@ -1,0 +1,265 @@
+//! Baby steps bought with a key budget ([`BootstrapConfig::key_memory_cap`]): seed 003
+//! §4's `n1, n2` "chosen by cost" under a cap on key memory.
+//!
+//! Under seed 003 Alg. 6 (the hybrid engine's linear transforms) a baby rotation of a DFT
+//! factor costs an inner product with its key and a permutation over `Q_l ∪ P`, while a
+//! giant step costs a whole decomposition (an inverse NTT of the input, ModUp's base
+//! conversions and forward NTTs of every digit) and a half ModDown. Doubling a factor's
+//! `n1` halves its giant steps for twice the baby steps, each with its rotation key, as
+//! wide as the factor's level (about 140 MiB at the top of Set III's chain, 48 MiB at its
+//! SlotsToCoeffs levels). [`BsgsPlan::choose`] counts key switches and breaks ties by
+//! keys ([`BsgsTies`](crate::circuits::lintrans::BsgsTies)), which leaves that trade unmade.
+//!
+//! **The search.** From the plans of [`BootstrapConfig::bsgs_ties`], repeatedly: for every
+//! factor and every power of two `n1' > n1` (up to the slots the plans act on), the plans
+//! of the whole chain with that factor at `n1'` (every factor carries its outer rotation
+//! into the next, so the neighbours' keys can move too: the chain is re-planned with
+//! [`BsgsPlan::chain_with`]); their predicted time (each factor's
+//! operations at its level, the model's `Chain::transform`, priced by [`REFERENCE_COSTS`]) and the
+//! bytes of all the bootstrap's keys (each Galois key at the highest level it is used at,
+//! the relinearization key, the encapsulation keys: the model's `Chain::bootstrap_key_bytes`, the
+//! sizes [`generate_keys`](crate::ckks::bootstrap::generate_keys) produces on the hybrid
+//! engine). Among the candidates that are faster and within the cap, the one with the
+//! most time saved per added byte is taken; the search stops when none is left. Each step
+//! saves predicted time, so it ends.
+//!
+//! **Determinism.** The plans, hence the Galois elements and the key inventory, depend on
+//! the configuration and the context's chain alone: the unit costs are fixed constants
+//! (measured once, see [`REFERENCE_COSTS`]), never this machine's, so that
+//! [`galois_elements`](crate::ckks::bootstrap::galois_elements) gives the same list in the
+//! process that generates the keys and in the one that bootstraps.
+//!
+//! Other engines (KLSS, linear, a mixed engine with a KLSS level) keep the plans of
+//! `bsgs_ties`: their linear transforms are single-hoisted, where a baby step costs a
+//! ModDown pair as well and the model above does not hold.
+
+use super::model::{dft_sets, scale_costs, Chain};
+use crate::circuits::lintrans::BsgsPlan;
+use crate::ckks::bootstrap::bootstrapper::{elements_of_plans, plans_with, relinearization_level};
+use crate::ckks::bootstrap::config::{factor_layout, BootstrapConfig};
+use crate::ckks::CkksContext;
+use crate::math::rns::RnsBasis;
+use crate::rlwe::keyswitch::cost::UnitCosts;
+use crate::Result;
+
+/// The unit costs the search prices operations with: `hekate`'s kernels at `N = 2^16` on
+/// an AMD EPYC Zen 4 with AVX-512 IFMA (`UnitCosts::calibrate(1 << 16)`, best of two runs,
+/// rounded), scaled to other degrees by [`scale_costs`]. Only their ratios matter here
+/// (a wide NTT is about five inner-product terms and ten conversion pairs).
+pub const REFERENCE_COSTS: UnitCosts = UnitCosts {
+    n: 1 << 16,
+    ntt_narrow: 125e-6,
+    ntt_wide: 248e-6,
+    hadamard: 45e-6,
+    hadamard_wide: 50e-6,
+    conversion: 9e-6,
+    conversion_wide: 25e-6,
+};
+
+/// A candidate's predicted seconds of the DFT factors, its key bytes and each factor's
+/// `n1`.
+type Priced = (f64, usize, Vec<usize>);
+
+/// The baby-step modulus of every DFT factor (CoeffsToSlots then SlotsToCoeffs, in
+/// application order) that the key budget of `config` changes, `None` where the plan of
+/// [`BootstrapConfig::bsgs_ties`] stays (see the [module documentation](self)). Empty
+/// without a cap, or off the hybrid engine.
+///
+/// # Errors
+/// What planning the factors returns for an invalid configuration.
+pub(in crate::ckks::bootstrap) fn baby_steps(
+    ctx: &CkksContext,
+    config: &BootstrapConfig,
+) -> Result<Vec<Option<usize>>> {
+    let Some(cap) = config.key_memory_cap else {
+        return Ok(Vec::new());
+    };
+    let ring = ctx.ring();
+    let engine = ctx.keyswitcher();
+    if ring.p_len() == 0 || !(1..=ctx.max_level() + 1).all(|l| engine.hybrid_at(l)) {
+        return Ok(Vec::new());
+    }
+    let bits = |b: &RnsBasis| -> Vec<u32> {
+        b.moduli()
+            .iter()
+            .map(|m| 64 - m.value().leading_zeros())
+            .collect()
+    };
+    let chain = Chain {
+        q: bits(ring.q()),
+        p: bits(ring.p()),
+        dnum: ctx.dnum(),
+    };
+    let n = ctx.n();
+    let (cts_sets, stc_sets, width) =
+        dft_sets(n, config.slots, config.cts_levels, config.stc_levels);
+    let diagonals: Vec<usize> = cts_sets.iter().chain(&stc_sets).map(|s| s.len()).collect();
+    let top = ctx.max_level();
+    let stc_top = top - config.cts_primes() - config.eval_mod.depth();
+    let levels: Vec<usize> = factor_layout(&config.cts_grouping())
+        .into_iter()
+        .map(|(off, _, _)| top - off)
+        .chain(
+            factor_layout(&config.stc_grouping())
+                .into_iter()
+                .map(|(off, _, _)| stc_top - off),
+        )
+        .collect();
+    let costs = scale_costs(&REFERENCE_COSTS, n);
+    let relin = relinearization_level(ctx, config);
+    let evaluate = |n1s: &[Option<usize>]| -> Result<Priced> {
+        let (cts, stc) = plans_with(ctx, config, n1s)?;
+        let plans: Vec<&BsgsPlan> = cts.iter().chain(&stc).collect();
+        let seconds = plans
+            .iter()
+            .zip(&levels)
+            .zip(&diagonals)
+            .map(|((p, &l), &d)| chain.transform(p, l, d).seconds(&costs))
+            .sum();
+        let galois = elements_of_plans(ctx, config, &cts, &stc)?;
+        let bytes = chain.bootstrap_key_bytes(
+            galois.values().map(|u| u.level),
+            relin,
+            config.ephemeral_weight.is_some(),
+            n,
+        );
+        Ok((seconds, bytes, plans.iter().map(|p| p.n1()).collect()))
+    };
+    let mut chosen: Vec<Option<usize>> = vec![None; diagonals.len()];
+    let (mut seconds, mut bytes, mut n1s) = evaluate(&chosen)?;
+    loop {
+        // (time saved per added byte, candidate, its evaluation)
+        let mut best: Option<(f64, Vec<Option<usize>>, Priced)> = None;
+        for (f, &n1) in n1s.iter().enumerate() {
+            let mut m = 2 * n1;
+            while m <= width {
+                let mut cand = chosen.clone();
+                cand[f] = Some(m);
+                let e = evaluate(&cand)?;
+                if e.0 < seconds && e.1 <= cap {
+                    let per_byte = (seconds - e.0) / e.1.saturating_sub(bytes).max(1) as f64;
+                    if best.as_ref().is_none_or(|(b, _, _)| per_byte > *b) {
+                        best = Some((per_byte, cand, e));
+                    }
+                }
+                m *= 2;
+            }
+        }
+        match best {
+            Some((_, cand, e)) => {
+                chosen = cand;
+                (seconds, bytes, n1s) = e;
+            }
+            None => return Ok(chosen),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ckks::bootstrap::bootstrapper::{factor_plans, factors, repacks};
+    use crate::ckks::bootstrap::presets::{QUICK_DENSE, QUICK_SPARSE};
+    use crate::ckks::bootstrap::{generate_keys_with, Bootstrapper};
+    use crate::rlwe::keyswitch::{KeySwitchMethod, KlssConfig};
+    use num_complex::Complex64;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    /// The keys' bytes, the plans' decompositions and the DFTs' predicted seconds of
+    /// `config` on `ctx`, as the search prices them.
+    fn priced(ctx: &CkksContext, config: &BootstrapConfig) -> (usize, usize) {
+        let (cts, stc) = factor_plans(ctx, config).unwrap();
+        let decompositions = cts.iter().chain(&stc).map(BsgsPlan::decompositions).sum();
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let sk = ctx.generate_secret_key_with(&mut rng);
+        let keys = generate_keys_with(ctx, config, &sk, &mut rng, |_, _| {}).unwrap();
+        (keys.size_bytes(), decompositions)
+    }
+
+    #[test]
+    fn a_cap_buys_fewer_giant_steps_within_it() {
+        for preset in [QUICK_DENSE, QUICK_SPARSE] {
+            let (ctx, mut config) = preset.build().unwrap();
+            config.key_memory_cap = None;
+            assert!(baby_steps(&ctx, &config).unwrap().is_empty());
+            let (base_bytes, base_decs) = priced(&ctx, &config);
+            // A cap below what the plans already take changes nothing.
+            config.key_memory_cap = Some(base_bytes / 2);
+            assert!(baby_steps(&ctx, &config)
+                .unwrap()
+                .iter()
+                .all(Option::is_none));
+            let mut last = base_decs;
+            for extra in [1.25, 1.5, 2.0, 4.0] {
+                let cap = (base_bytes as f64 * extra) as usize;
+                config.key_memory_cap = Some(cap);
+                let chosen = baby_steps(&ctx, &config).unwrap();
+                let (bytes, decs) = priced(&ctx, &config);
+                // The generated keys (the real inventory, not the model's) fit the cap, and
+                // a larger cap never costs more decompositions.
+                assert!(bytes <= cap, "{}: {bytes} > {cap}", preset.name);
+                assert!(decs <= last, "{}: {decs} > {last} at x{extra}", preset.name);
+                last = decs;
+                // The bootstrapper's factors follow the same plans (and so the same keys).
+                let (f_cts, f_stc) = factors(&ctx, &config, repacks(&ctx, config.slots)).unwrap();
+                let from_factors: Vec<BsgsPlan> =
+                    f_cts.into_iter().chain(f_stc).map(|(_, p)| p).collect();
+                let (cts, stc) = factor_plans(&ctx, &config).unwrap();
+                assert_eq!(from_factors, [cts, stc].concat());
+                if extra >= 2.0 {
+                    assert!(
+                        chosen.iter().any(Option::is_some),
+                        "{}: x{extra}",
+                        preset.name
+                    );
+                }
+            }
+            assert!(last < base_decs, "{}: {last} >= {base_decs}", preset.name);
+        }
+    }
+
+    #[test]
+    fn the_search_is_deterministic_and_keeps_other_engines_plans() {
+        let (ctx, mut config) = QUICK_DENSE.build().unwrap();
+        config.key_memory_cap = Some(usize::MAX);
+        let a = baby_steps(&ctx, &config).unwrap();
+        assert_eq!(a, baby_steps(&ctx, &config).unwrap());
+        assert!(a.iter().any(Option::is_some));
+        let klss = QUICK_DENSE
+            .context_with(&config, KeySwitchMethod::Klss(KlssConfig::klss(2)))
+            .unwrap();
+        assert!(baby_steps(&klss, &config).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_capped_bootstrap_keeps_its_precision() {
+        let (ctx, mut config) = QUICK_DENSE.build().unwrap();
+        let mut run = |cap: Option<usize>| {
+            config.key_memory_cap = cap;
+            let mut rng = ChaCha20Rng::seed_from_u64(11);
+            let sk = ctx.generate_secret_key_with(&mut rng);
+            let keys = generate_keys_with(&ctx, &config, &sk, &mut rng, |_, _| {}).unwrap();
+            let boot = Bootstrapper::new(ctx.clone(), config.clone(), keys).unwrap();
+            let z: Vec<Complex64> = (0..config.slots)
+                .map(|_| Complex64::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)))
+                .collect();
+            let pt = ctx
+                .encode_at(&z, config.slots, 1, ctx.default_scale())
+                .unwrap();
+            let ct = ctx.encrypt_symmetric_with(&pt, &sk, &mut rng).unwrap();
+            let out = boot.bootstrap(&ct).unwrap();
+            assert_eq!(out.scale(), ct.scale());
+            let got = ctx.decrypt_decode(&out, &sk).unwrap();
+            let mean =
+                got.iter().zip(&z).map(|(g, w)| (g - w).norm()).sum::<f64>() / z.len() as f64;
+            -mean.log2()
+        };
+        let plain = run(None);
+        let capped = run(Some(usize::MAX));
+        assert!(
+            plain >= 15.0 && (plain - capped).abs() < 0.5,
+            "{plain} vs {capped}"
+        );
+    }
+}
