@@ -110,6 +110,8 @@ pub mod search;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_encapsulation;
+#[cfg(test)]
 mod tests_multi;
 #[cfg(test)]
 mod tests_presets;
