@@ -105,52 +105,91 @@ pub(in crate::ckks::bootstrap) fn baby_steps(
                 .map(|(off, _, _)| stc_top - off),
         )
         .collect();
-    let costs = scale_costs(&REFERENCE_COSTS, n);
-    let relin = relinearization_level(ctx, config);
-    let evaluate = |n1s: &[Option<usize>]| -> Result<Priced> {
-        let (cts, stc) = plans_with(ctx, config, n1s)?;
-        let plans: Vec<&BsgsPlan> = cts.iter().chain(&stc).collect();
-        let seconds = plans
-            .iter()
-            .zip(&levels)
-            .zip(&diagonals)
-            .map(|((p, &l), &d)| chain.transform(p, l, d).seconds(&costs))
-            .sum();
-        let galois = elements_of_plans(ctx, config, &cts, &stc)?;
-        let bytes = chain.bootstrap_key_bytes(
-            galois.values().map(|u| u.level),
-            relin,
-            config.ephemeral_weight.is_some(),
-            n,
-        );
-        Ok((seconds, bytes, plans.iter().map(|p| p.n1()).collect()))
+    let priced = Factors {
+        chain: &chain,
+        levels,
+        diagonals,
+        width,
+        relin_level: relinearization_level(ctx, config),
+        encapsulation: config.ephemeral_weight.is_some(),
+        ring_degree: n,
     };
-    let mut chosen: Vec<Option<usize>> = vec![None; diagonals.len()];
-    let (mut seconds, mut bytes, mut n1s) = evaluate(&chosen)?;
-    loop {
-        // (time saved per added byte, candidate, its evaluation)
-        let mut best: Option<(f64, Vec<Option<usize>>, Priced)> = None;
-        for (f, &n1) in n1s.iter().enumerate() {
-            let mut m = 2 * n1;
-            while m <= width {
-                let mut cand = chosen.clone();
-                cand[f] = Some(m);
-                let e = evaluate(&cand)?;
-                if e.0 < seconds && e.1 <= cap {
-                    let per_byte = (seconds - e.0) / e.1.saturating_sub(bytes).max(1) as f64;
-                    if best.as_ref().is_none_or(|(b, _, _)| per_byte > *b) {
-                        best = Some((per_byte, cand, e));
+    priced.search(cap, |n1s| {
+        let (cts, stc) = plans_with(ctx, config, n1s)?;
+        let levels = elements_of_plans(ctx, config, &cts, &stc)?
+            .into_values()
+            .map(|u| u.level)
+            .collect();
+        Ok(([cts, stc].concat(), levels))
+    })
+}
+
+/// What the search prices the DFT factors of one chain with: each factor's level and
+/// diagonal count (application order), the slots the plans act on, and the keys besides
+/// the Galois keys.
+pub(super) struct Factors<'a> {
+    pub(super) chain: &'a Chain,
+    pub(super) levels: Vec<usize>,
+    pub(super) diagonals: Vec<usize>,
+    pub(super) width: usize,
+    pub(super) relin_level: usize,
+    pub(super) encapsulation: bool,
+    pub(super) ring_degree: usize,
+}
+
+impl Factors<'_> {
+    /// The search of the [module documentation](self) within `cap` bytes, `plan` giving
+    /// the factors' plans for some fixed baby steps and the levels of the Galois keys they
+    /// (and the rest of the bootstrap) need.
+    pub(super) fn search(
+        &self,
+        cap: usize,
+        plan: impl Fn(&[Option<usize>]) -> Result<(Vec<BsgsPlan>, Vec<usize>)>,
+    ) -> Result<Vec<Option<usize>>> {
+        let costs = scale_costs(&REFERENCE_COSTS, self.ring_degree);
+        let evaluate = |n1s: &[Option<usize>]| -> Result<Priced> {
+            let (plans, galois) = plan(n1s)?;
+            let seconds = plans
+                .iter()
+                .zip(&self.levels)
+                .zip(&self.diagonals)
+                .map(|((p, &l), &d)| self.chain.transform(p, l, d).seconds(&costs))
+                .sum();
+            let bytes = self.chain.bootstrap_key_bytes(
+                galois,
+                self.relin_level,
+                self.encapsulation,
+                self.ring_degree,
+            );
+            Ok((seconds, bytes, plans.iter().map(BsgsPlan::n1).collect()))
+        };
+        let mut chosen: Vec<Option<usize>> = vec![None; self.diagonals.len()];
+        let (mut seconds, mut bytes, mut n1s) = evaluate(&chosen)?;
+        loop {
+            // (time saved per added byte, candidate, its evaluation)
+            let mut best: Option<(f64, Vec<Option<usize>>, Priced)> = None;
+            for (f, &n1) in n1s.iter().enumerate() {
+                let mut m = 2 * n1;
+                while m <= self.width {
+                    let mut cand = chosen.clone();
+                    cand[f] = Some(m);
+                    let e = evaluate(&cand)?;
+                    if e.0 < seconds && e.1 <= cap {
+                        let per_byte = (seconds - e.0) / e.1.saturating_sub(bytes).max(1) as f64;
+                        if best.as_ref().is_none_or(|(b, _, _)| per_byte > *b) {
+                            best = Some((per_byte, cand, e));
+                        }
                     }
+                    m *= 2;
                 }
-                m *= 2;
             }
-        }
-        match best {
-            Some((_, cand, e)) => {
-                chosen = cand;
-                (seconds, bytes, n1s) = e;
+            match best {
+                Some((_, cand, e)) => {
+                    chosen = cand;
+                    (seconds, bytes, n1s) = e;
+                }
+                None => return Ok(chosen),
             }
-            None => return Ok(chosen),
         }
     }
 }

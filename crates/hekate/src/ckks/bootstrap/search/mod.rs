@@ -23,7 +23,11 @@
 //!   the DFT factors ([`dft_plans`], the same diagonals as [`super::dft`] builds, without
 //!   computing a matrix) give key switches, decompositions, ModDowns and rotation keys,
 //!   each key as wide as the level it is used at (exactly the inventory of
-//!   [`key_levels`](super::key_levels));
+//!   [`key_levels`](super::key_levels)); with a key-memory cap
+//!   ([`SearchInputs::max_key_bytes`]) each candidate chain spends what the cap leaves on
+//!   more baby steps ([`budget`]), and the pick's configuration carries the cap
+//!   (`BootstrapConfig::key_memory_cap`), so the bootstrapper built from it makes the same
+//!   choice;
 //! * **line 6**: the prime sizes of each stage, the smallest keeping each term of the
 //!   precision model within `2^-(δ + 3)` (else `+ 2`, else `+ 1`; else, under a security
 //!   bound, every stage at its cap of 61 bits, left to line 12's filling), CtS and EvalMod
@@ -391,6 +395,7 @@ impl Candidate {
         (config.cts_levels, config.stc_levels) = (self.cts_levels, self.stc_levels);
         config.giant_steps = inputs.giant_steps;
         config.bsgs_ties = inputs.bsgs_ties;
+        config.key_memory_cap = inputs.max_key_bytes;
         Ok(config)
     }
 
@@ -603,6 +608,16 @@ pub fn search(inputs: &SearchInputs, costs: &UnitCosts) -> Result<Vec<Candidate>
                         Some(why.precision.map_or(precision, |p: f64| p.max(precision)));
                     continue;
                 }
+                // A key cap buys baby steps (search::budget), as the bootstrapper built
+                // from the candidate's configuration will.
+                let budgeted = match inputs.max_key_bytes {
+                    Some(cap) => circuit.budgeted(&chain, cap)?,
+                    None => None,
+                };
+                let circuit = match &budgeted {
+                    Some(shape) => Circuit { shape, ..circuit },
+                    None => circuit,
+                };
                 let (counts, key_switches, key_bytes, galois_keys) = circuit.costs(&chain);
                 let stage_seconds = counts.map(|c| c.seconds(&costs));
                 if inputs.max_key_bytes.is_some_and(|cap| key_bytes > cap) {

@@ -364,15 +364,25 @@ impl Shape {
         cts_levels: usize,
         stc_levels: usize,
     ) -> Result<Shape> {
+        Self::with_baby_steps(inputs, cts_levels, stc_levels, &[])
+    }
+
+    /// [`Shape::new`] with factor `t`'s `n1` fixed where `baby_steps[t]` is `Some`.
+    pub(super) fn with_baby_steps(
+        inputs: &SearchInputs,
+        cts_levels: usize,
+        stc_levels: usize,
+        baby_steps: &[Option<usize>],
+    ) -> Result<Shape> {
         let (cts_sets, stc_sets, _) =
             dft_sets(inputs.ring_degree(), inputs.slots, cts_levels, stc_levels);
-        let (cts, stc) = dft_plans(
+        let (cts, stc) = dft_plans_with(
             inputs.ring_degree(),
             inputs.slots,
             cts_levels,
             stc_levels,
-            inputs.giant_steps,
-            inputs.bsgs_ties,
+            (inputs.giant_steps, inputs.bsgs_ties),
+            baby_steps,
         )?;
         Ok(Shape {
             cts,
@@ -384,6 +394,7 @@ impl Shape {
 }
 
 /// Everything [`evaluate`] needs besides the chain.
+#[derive(Clone, Copy)]
 pub(super) struct Circuit<'a> {
     pub(super) inputs: &'a SearchInputs,
     pub(super) shape: &'a Shape,
@@ -398,6 +409,49 @@ pub(super) struct Circuit<'a> {
 }
 
 impl Circuit<'_> {
+    /// The shape with the baby steps a key budget of `cap` bytes buys on `chain`
+    /// ([`budget`](super::budget): the same search the bootstrapper runs on the built
+    /// context), or `None` where it buys none.
+    pub(super) fn budgeted(&self, chain: &Chain, cap: usize) -> Result<Option<Shape>> {
+        let n = self.ring_degree();
+        let (rc, rs) = (self.shape.cts.len(), self.shape.stc.len());
+        let (cts_sets, stc_sets, width) = dft_sets(n, self.inputs.slots, rc, rs);
+        let top = chain.q.len() - 1;
+        let eval_mod_level = top - rc;
+        let stc_level = eval_mod_level - self.eval_mod.depth();
+        let factors = super::budget::Factors {
+            chain,
+            levels: (0..rc)
+                .map(|j| top - j)
+                .chain((0..rs).map(|j| stc_level - j))
+                .collect(),
+            diagonals: cts_sets
+                .iter()
+                .chain(&stc_sets)
+                .map(BTreeSet::len)
+                .collect(),
+            width,
+            relin_level: eval_mod_level,
+            encapsulation: self.inputs.ephemeral_weight.is_some(),
+            ring_degree: n,
+        };
+        let n1s = factors.search(cap, |n1s| {
+            let shape = Shape::with_baby_steps(self.inputs, rc, rs, n1s)?;
+            let levels = Circuit {
+                shape: &shape,
+                ..*self
+            }
+            .galois_levels(top)
+            .into_values()
+            .collect();
+            Ok(([shape.cts, shape.stc].concat(), levels))
+        })?;
+        if n1s.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        Shape::with_baby_steps(self.inputs, rc, rs, &n1s).map(Some)
+    }
+
     pub(super) fn ring_degree(&self) -> usize {
         self.inputs.ring_degree()
     }

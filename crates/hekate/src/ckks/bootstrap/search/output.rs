@@ -46,6 +46,9 @@ impl Candidate {
                 format!("Interpolant::HanKi {{ log_message_ratio: {log_message_ratio} }}")
             }
         };
+        let cap = inputs
+            .max_key_bytes
+            .map_or("None".to_string(), |b| format!("Some({b})"));
         let ties = match inputs.bsgs_ties {
             BsgsTies::FewerKeys => "BsgsTies::FewerKeys",
             BsgsTies::FewerGiantSteps => "BsgsTies::FewerGiantSteps",
@@ -59,6 +62,7 @@ impl Candidate {
              (config.cts_levels, config.stc_levels) = ({}, {});\n\
              config.giant_steps = hekate::circuits::lintrans::{giant};\n\
              config.bsgs_ties = hekate::circuits::lintrans::{ties};\n\
+             config.key_memory_cap = {cap};\n\
              let ctx = CkksParameters::new({n})\n\
              \x20   .log_q(&config.chain(&[{}], {}, {}, {}))\n\
              \x20   .log_p(&[{}])\n\
@@ -104,6 +108,7 @@ impl Candidate {
              \"cts_levels\": {}, \"stc_levels\": {}, \"residual\": [{}], \"stc_bits\": {}, \
              \"eval_mod_bits\": {}, \"cts_bits\": {}, \"chain\": [{}], \"log_p\": [{}], \
              \"dnum\": {}, \"log_qp\": {:.1}, \"max_log_qp\": {}, \"levels_left\": {}, \
+             \"key_memory_cap\": {}, \
              \"predicted_seconds\": {:.4}, \"predicted_precision\": {:.2}, \
              \"key_bytes\": {}, \"galois_keys\": {}, \"key_switches\": {}, \
              \"failure_log2\": {:.2}}}",
@@ -133,6 +138,7 @@ impl Candidate {
             self.log_qp,
             opt(self.max_log_qp.map(|b| format!("{b:.1}"))),
             self.levels_left(),
+            opt(inputs.max_key_bytes.map(|b| b.to_string())),
             self.predicted_seconds,
             self.predicted_precision,
             self.key_bytes,

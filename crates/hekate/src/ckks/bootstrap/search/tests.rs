@@ -279,6 +279,36 @@ fn the_pick_bootstraps_at_n_4096() {
     );
 }
 
+/// With a key-memory cap the search spends it on baby steps (`search::budget`) exactly as
+/// the bootstrapper built from the pick's configuration does: the generated keys are the
+/// predicted bytes and Galois keys, within the cap, with fewer predicted seconds than the
+/// uncapped pick of the same chain.
+#[test]
+fn a_key_cap_buys_the_baby_steps_the_bootstrapper_takes() {
+    let mut i = SearchInputs::new(12, 1 << 11, SecretDistribution::Ternary);
+    (i.precision, i.log2_failure, i.levels_left, i.security) =
+        (16.0, -40.0, 1, Security::NotChecked);
+    (i.cts_levels, i.stc_levels) = (3..=3, 3..=3);
+    let free = search(&i, &costs()).unwrap().remove(0);
+    let cap = free.key_bytes * 2;
+    i.max_key_bytes = Some(cap);
+    let found = search(&i, &costs()).unwrap();
+    let best = found
+        .iter()
+        .find(|c| c.chain() == free.chain() && c.dnum == free.dnum)
+        .expect("the uncapped pick's chain is still a candidate");
+    assert!(best.key_bytes <= cap && best.key_bytes > free.key_bytes);
+    assert!(best.predicted_seconds < free.predicted_seconds);
+    let config = best.config(&i).unwrap();
+    assert_eq!(config.key_memory_cap, Some(cap));
+    let ctx = best.parameters(&i).build().unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(0xCA9);
+    let sk = ctx.generate_secret_key_with(&mut rng);
+    let keys = generate_keys_with(&ctx, &config, &sk, &mut rng, |_, _| {}).unwrap();
+    assert_eq!(keys.size_bytes(), best.key_bytes, "predicted key memory");
+    assert_eq!(keys.evaluation.galois_keys().len(), best.galois_keys);
+}
+
 /// Bad inputs are refused with a message saying what to change.
 #[test]
 fn bad_inputs_are_refused() {
