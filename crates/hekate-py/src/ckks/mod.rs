@@ -334,23 +334,16 @@ impl PyContext {
         scale: Option<&Bound<'_, PyAny>>,
         slots: Option<usize>,
     ) -> PyResult<PyPlaintext> {
-        let me = slf.get();
-        let v = slot_values(values)?;
-        if v.batched {
-            return Err(PyValueError::new_err(
-                "encode takes a 1-D array of slot values",
-            ));
-        }
-        let scale = match scale {
-            Some(s) => scale_of(s)?,
-            None => me.inner.default_scale().clone(),
-        };
-        let pt = encode_at(slf.py(), me, v.rows[0].clone(), level, &scale, slots)?;
-        Ok(PyPlaintext {
-            ctx: slf.clone().unbind(),
-            inner: Arc::new(pt),
-            real: v.real,
-        })
+        let (pt, real) = Self::encode_with(
+            slf,
+            "encode",
+            values,
+            level,
+            scale,
+            slots,
+            |c, v, s, l, d| c.encode_at(v, s, l, d),
+        )?;
+        Ok(PyPlaintext::of(slf, pt, real))
     }
 
     /// ``encode`` over ``Q_l ∪ P`` (the chain's first ``l + 1`` primes and every special
@@ -365,29 +358,16 @@ impl PyContext {
         scale: Option<&Bound<'_, PyAny>>,
         slots: Option<usize>,
     ) -> PyResult<Option<PyPlaintext>> {
-        let me = slf.get();
-        let v = slot_values(values)?;
-        if v.batched {
-            return Err(PyValueError::new_err(
-                "encode_extended takes a 1-D array of slot values",
-            ));
-        }
-        let scale = match scale {
-            Some(s) => scale_of(s)?,
-            None => me.inner.default_scale().clone(),
-        };
-        let inner = me.inner.clone();
-        let level = level.unwrap_or(inner.max_level());
-        let slots = slots.unwrap_or(inner.max_slots());
-        let values = v.rows[0].clone();
-        let pt = heavy(slf.py(), move || {
-            inner.encode_extended_at(&values, slots, level, &scale)
-        })?;
-        Ok(pt.map(|pt| PyPlaintext {
-            ctx: slf.clone().unbind(),
-            inner: Arc::new(pt),
-            real: v.real,
-        }))
+        let (pt, real) = Self::encode_with(
+            slf,
+            "encode_extended",
+            values,
+            level,
+            scale,
+            slots,
+            |c, v, s, l, d| c.encode_extended_at(v, s, l, d),
+        )?;
+        Ok(pt.map(|pt| PyPlaintext::of(slf, pt, real)))
     }
 
     /// The slot values of a plaintext (``float64`` for a real one, else ``complex128``).
@@ -433,6 +413,44 @@ pub(crate) fn scale_of(obj: &Bound<'_, PyAny>) -> PyResult<Scale> {
 }
 
 /// Encodes one vector of slot values (GIL released).
+impl PyContext {
+    /// The argument handling shared by ``encode`` and ``encode_extended`` (`what`): one
+    /// row of slot values, the scale (default Δ), level (default the top) and slot count
+    /// (default N/2), and `encode` run on them off the GIL; with whether the values were
+    /// real.
+    #[allow(clippy::too_many_arguments)]
+    fn encode_with<T: Send>(
+        slf: &Bound<'_, Self>,
+        what: &str,
+        values: &Bound<'_, PyAny>,
+        level: Option<usize>,
+        scale: Option<&Bound<'_, PyAny>>,
+        slots: Option<usize>,
+        encode: impl FnOnce(&CkksContext, &[Complex64], usize, usize, &Scale) -> hekate::Result<T>
+            + Send,
+    ) -> PyResult<(T, bool)> {
+        let me = slf.get();
+        let v = slot_values(values)?;
+        if v.batched {
+            return Err(PyValueError::new_err(format!(
+                "{what} takes a 1-D array of slot values"
+            )));
+        }
+        let scale = match scale {
+            Some(s) => scale_of(s)?,
+            None => me.inner.default_scale().clone(),
+        };
+        let inner = me.inner.clone();
+        let level = level.unwrap_or(inner.max_level());
+        let slots = slots.unwrap_or(inner.max_slots());
+        let values = v.rows[0].clone();
+        let out = heavy(slf.py(), move || {
+            encode(&inner, &values, slots, level, &scale)
+        })?;
+        Ok((out, v.real))
+    }
+}
+
 pub(crate) fn encode_at(
     py: Python<'_>,
     ctx: &PyContext,
@@ -847,6 +865,17 @@ pub(crate) struct PyPlaintext {
     pub(crate) ctx: Py<PyContext>,
     pub(crate) inner: Arc<Plaintext>,
     pub(crate) real: bool,
+}
+
+impl PyPlaintext {
+    /// A plaintext of the context `ctx`.
+    fn of(ctx: &Bound<'_, PyContext>, pt: Plaintext, real: bool) -> Self {
+        PyPlaintext {
+            ctx: ctx.clone().unbind(),
+            inner: Arc::new(pt),
+            real,
+        }
+    }
 }
 
 #[pymethods]

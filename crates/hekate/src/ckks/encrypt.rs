@@ -188,8 +188,8 @@ impl CkksContext {
     /// [`Evaluator::bsgs_extended`](crate::ckks::Evaluator::bsgs_extended), seed 003 Alg. 6's
     /// products before the ModDown. `None` where key switches at `level` do not run the
     /// hybrid engine (whose accumulators those products need). The special limbs hold the
-    /// same encoded integer polynomial as the chain limbs (its exact extension). Only `bsgs_extended` reads such a
-    /// plaintext: the other plaintext operations refuse it.
+    /// same encoded integer polynomial as the chain limbs (its exact extension). Only
+    /// `bsgs_extended` reads such a plaintext: the other plaintext operations refuse it.
     pub fn encode_extended_at(
         &self,
         values: &[Complex64],

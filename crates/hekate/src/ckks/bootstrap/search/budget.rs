@@ -39,6 +39,7 @@ use crate::ckks::bootstrap::bootstrapper::{elements_of_plans, plans_with, reline
 use crate::ckks::bootstrap::config::{factor_layout, BootstrapConfig};
 use crate::ckks::CkksContext;
 use crate::math::rns::RnsBasis;
+use crate::math::Modulus;
 use crate::rlwe::keyswitch::cost::UnitCosts;
 use crate::Result;
 
@@ -79,12 +80,7 @@ pub(in crate::ckks::bootstrap) fn baby_steps(
     if ring.p_len() == 0 || !(1..=ctx.max_level() + 1).all(|l| engine.hybrid_at(l)) {
         return Ok(Vec::new());
     }
-    let bits = |b: &RnsBasis| -> Vec<u32> {
-        b.moduli()
-            .iter()
-            .map(|m| 64 - m.value().leading_zeros())
-            .collect()
-    };
+    let bits = |b: &RnsBasis| -> Vec<u32> { b.moduli().iter().map(Modulus::bits).collect() };
     let chain = Chain {
         q: bits(ring.q()),
         p: bits(ring.p()),
@@ -105,7 +101,7 @@ pub(in crate::ckks::bootstrap) fn baby_steps(
                 .map(|(off, _, _)| stc_top - off),
         )
         .collect();
-    let priced = Factors {
+    let prices = FactorPrices {
         chain: &chain,
         levels,
         diagonals,
@@ -114,7 +110,7 @@ pub(in crate::ckks::bootstrap) fn baby_steps(
         encapsulation: config.ephemeral_weight.is_some(),
         ring_degree: n,
     };
-    priced.search(cap, |n1s| {
+    prices.search(cap, |n1s| {
         let (cts, stc) = plans_with(ctx, config, n1s)?;
         let levels = elements_of_plans(ctx, config, &cts, &stc)?
             .into_values()
@@ -127,7 +123,7 @@ pub(in crate::ckks::bootstrap) fn baby_steps(
 /// What the search prices the DFT factors of one chain with: each factor's level and
 /// diagonal count (application order), the slots the plans act on, and the keys besides
 /// the Galois keys.
-pub(super) struct Factors<'a> {
+pub(super) struct FactorPrices<'a> {
     pub(super) chain: &'a Chain,
     pub(super) levels: Vec<usize>,
     pub(super) diagonals: Vec<usize>,
@@ -137,7 +133,7 @@ pub(super) struct Factors<'a> {
     pub(super) ring_degree: usize,
 }
 
-impl Factors<'_> {
+impl FactorPrices<'_> {
     /// The search of the [module documentation](self) within `cap` bytes, `plan` giving
     /// the factors' plans for some fixed baby steps and the levels of the Galois keys they
     /// (and the rest of the bootstrap) need.

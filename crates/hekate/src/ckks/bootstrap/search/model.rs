@@ -419,7 +419,7 @@ impl Circuit<'_> {
         let top = chain.q.len() - 1;
         let eval_mod_level = top - rc;
         let stc_level = eval_mod_level - self.eval_mod.depth();
-        let factors = super::budget::Factors {
+        let factors = super::budget::FactorPrices {
             chain,
             levels: (0..rc)
                 .map(|j| top - j)
