@@ -33,7 +33,8 @@
 //! ([`KeySwitchEngine::hybrid_at`](crate::rlwe::keyswitch::KeySwitchEngine::hybrid_at)).
 
 use super::Evaluator;
-use crate::ring::{Form, Poly};
+use crate::math::kernels;
+use crate::ring::{for_each_limb_many, Form, Poly, RingContext};
 use crate::rlwe::evaluation_keys::GaloisKey;
 use crate::rlwe::keyswitch::{EngineAccumulator, KeySwitcher};
 use crate::{Error, Result};
@@ -162,18 +163,20 @@ impl Evaluator {
             ks.recycle(d);
         }
 
-        // Lines 7-17, innermost first (nested: the value so far joins the partial sum
+        // Lines 9-11 for every giant step at once (one pass over the baby rotations),
+        // then lines 7-17 innermost first (nested: the value so far joins the partial sum
         // before its rotation; summed: each rotated partial sum joins the total); line 18
         // at the end.
+        let sums = partial_sums(ring, &rotated, blocks, ql);
+        rotated.into_iter().flatten().for_each(|q| ring.recycle(q));
         let mut x: Option<[Poly; 2]> = None;
-        for (&(terms, _), key) in blocks.iter().zip(giant_keys).rev() {
-            let mut s = match x.take_if(|_| nested) {
-                Some(prev) => prev,
-                None => [0, 1].map(|_| ring.zero(ql, k, Form::Ntt)),
-            };
-            for &(j, pt) in terms {
-                s[0].mul_add_assign(&rotated[j][0], pt, ring);
-                s[1].mul_add_assign(&rotated[j][1], pt, ring);
+        for (mut s, key) in sums.into_iter().zip(giant_keys).rev() {
+            if nested {
+                if let Some(prev) = x.take() {
+                    s[0].add_assign(&prev[0], ring);
+                    s[1].add_assign(&prev[1], ring);
+                    prev.into_iter().for_each(|q| ring.recycle(q));
+                }
             }
             let term = match key {
                 None => s,
@@ -207,10 +210,119 @@ impl Evaluator {
                 None => term,
             });
         }
-        rotated.into_iter().flatten().for_each(|q| ring.recycle(q));
         let x = x.expect("at least one giant step");
         self.counts.add(0, 1);
         let out = ks.mod_down(EngineAccumulator::Hybrid(x));
         Ok(self.to_form(out.into(), form))
+    }
+}
+
+/// Coefficients per tile of [`partial_sums`]: the baby rotations' tiles (both halves) and
+/// one giant step's diagonal tiles stay in L2 while the pass runs over the giant steps.
+const SUM_TILE: usize = 1 << 10;
+
+/// Seed 003 Alg. 6 lines 9-11 for every giant step: `S_t = Σ_{(j, pt) ∈ terms_t} pt ⊙
+/// rotated_j` (both halves, over `Q_l ∪ P`), in the order of `blocks`.
+///
+/// **Tile-outer.** Term by term over whole polynomials, a product moves the sum twice,
+/// the rotation and the diagonal once per half: about 8 limbs of memory traffic per limb
+/// and term, over many streams at once (latency-bound, BENCHMARKS.md "DFT baby steps
+/// bought with a key budget"). Here every limb is cut into tiles of [`SUM_TILE`]
+/// coefficients, and per tile every giant step's sums are lazily reduced inner products
+/// ([`kernels::inner_product`]) over the baby rotations' tiles, which stay in cache
+/// across the giant steps: each diagonal is read from memory once (its second half's
+/// read hits the cache), each rotation once per tile, each sum written once. The words
+/// are those of the term-by-term sums (both reduce exactly).
+fn partial_sums(
+    ring: &RingContext,
+    rotated: &[[Poly; 2]],
+    blocks: &[ExtendedBlock<'_>],
+    ql: usize,
+) -> Vec<[Poly; 2]> {
+    let (n, k) = (ring.n(), ring.p_len());
+    let mut sums: Vec<[Poly; 2]> = blocks
+        .iter()
+        .map(|_| [0, 1].map(|_| ring.scratch_poly(ql, k, Form::Ntt)))
+        .collect();
+    let tile = n.min(SUM_TILE);
+    let mut bufs: Vec<&mut [u64]> = sums.iter_mut().flatten().map(Poly::data_mut).collect();
+    for_each_limb_many(&mut bufs, n, |i, outs| {
+        let q = ring.modulus(i, ql);
+        let (mut a, mut b): (Vec<&[u64]>, Vec<&[u64]>) = (Vec::new(), Vec::new());
+        for lo in (0..n).step_by(tile) {
+            let r = lo..lo + tile;
+            for (t, &(terms, _)) in blocks.iter().enumerate() {
+                a.clear();
+                a.extend(terms.iter().map(|&(_, pt)| &pt.limb(i)[r.clone()]));
+                for half in 0..2 {
+                    b.clear();
+                    b.extend(
+                        terms
+                            .iter()
+                            .map(|&(j, _)| &rotated[j][half].limb(i)[r.clone()]),
+                    );
+                    kernels::inner_product(&mut outs[2 * t + half][r.clone()], &a, &b, q);
+                }
+            }
+        }
+    });
+    sums
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rlwe::keyswitch::tests::mixed_ring;
+    use rand::{RngCore, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    /// The tile-outer partial sums are the term-by-term multiply-adds word for word: more
+    /// terms than one kernel pass takes, a repeated baby step, an empty giant step, the
+    /// special limbs (a 58-bit `P` over a 40-55-bit chain), two tiles per limb.
+    #[test]
+    fn partial_sums_equal_the_term_by_term_sums() {
+        let ring = mixed_ring(1 << 11);
+        let (ql, k) = (4, ring.p_len());
+        let mut rng = ChaCha20Rng::seed_from_u64(11);
+        let mut random = || {
+            let mut p = ring.zero(ql, k, Form::Ntt);
+            for (i, limb) in p.limbs_mut().enumerate() {
+                let q = ring.modulus(i, ql).value();
+                limb.iter_mut().for_each(|x| *x = rng.next_u64() % q);
+            }
+            p
+        };
+        let rotated: Vec<[Poly; 2]> = (0..12).map(|_| [random(), random()]).collect();
+        let pts: Vec<Poly> = (0..40).map(|_| random()).collect();
+        let layout: [&[usize]; 4] = [
+            &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+            &[3, 3, 7],
+            &[],
+            &[11, 0, 5, 9, 2, 4, 6, 1, 8, 10],
+        ];
+        let mut next = 0;
+        let terms: Vec<Vec<(usize, &Poly)>> = layout
+            .iter()
+            .map(|js| {
+                js.iter()
+                    .map(|&j| {
+                        next += 1;
+                        (j, &pts[next - 1])
+                    })
+                    .collect()
+            })
+            .collect();
+        let blocks: Vec<ExtendedBlock<'_>> = terms.iter().map(|t| (&t[..], 1)).collect();
+        let sums = partial_sums(&ring, &rotated, &blocks, ql);
+        assert_eq!(sums.len(), blocks.len());
+        for (s, t) in sums.iter().zip(&terms) {
+            for half in 0..2 {
+                let mut want = ring.zero(ql, k, Form::Ntt);
+                for &(j, pt) in t {
+                    want.mul_add_assign(&rotated[j][half], pt, &ring);
+                }
+                assert_eq!(s[half].data(), want.data());
+            }
+        }
     }
 }
