@@ -149,6 +149,14 @@ var hekateSets = map[string]hekateSet{
 		s.k, s.mod1Degree, s.doubleAngle, s.hanKi = 324, 255, 4, false
 		return s
 	}(),
+	// The shape of Lattigo's N16QP1546H192H32 (hekate's h192-encapsulated): Set I's
+	// chain and h = 192 main secret, ModRaise under an ephemeral h = 32 secret,
+	// CosDiscrete of degree 30 with 3 double angles on [-16, 16] (hekate's K = 15).
+	"hekate-h192-encapsulated": func() hekateSet {
+		s := paperI
+		s.k, s.mod1Degree, s.doubleAngle, s.eph = 15, 30, 3, 32
+		return s
+	}(),
 	"hekate-set-v": func() hekateSet {
 		s := paperI
 		s.logN, s.logSlots = 15, 14

@@ -30,9 +30,10 @@ use std::process::{Command, Stdio};
 #[derive(Debug, Args)]
 pub struct BootstrapPeerArgs {
     /// The preset of `hekate bench bootstrap` (quick-dense, quick-sparse, quick-encapsulated,
-    /// dense, dense-encapsulated, lattigo-dense0, or seed 003's set-i ... set-v); the peer
-    /// runs its set `hekate-<preset>`. dense is N = 2^16: hekate then runs in a child
-    /// process every round, so its keys (~9 GiB) are gone before the peer (~20 GiB) runs.
+    /// dense, dense-encapsulated, lattigo-dense0, h192-encapsulated, or seed 003's set-i ...
+    /// set-v); the peer runs its set `hekate-<preset>`. dense is N = 2^16: hekate then runs
+    /// in a child process every round, so its keys (~9 GiB) are gone before the peer
+    /// (~20 GiB) runs.
     #[arg(long, default_value = "quick-dense")]
     preset: String,
     /// Rounds.
