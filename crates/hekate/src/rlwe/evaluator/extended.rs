@@ -272,8 +272,8 @@ fn partial_sums(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rlwe::keyswitch::tests::mixed_ring;
-    use rand::{RngCore, SeedableRng};
+    use crate::rlwe::keyswitch::tests::{mixed_ring, random_ntt_over};
+    use rand::SeedableRng;
     use rand_chacha::ChaCha20Rng;
 
     /// The tile-outer partial sums are the term-by-term multiply-adds word for word: more
@@ -284,14 +284,7 @@ mod tests {
         let ring = mixed_ring(1 << 11);
         let (ql, k) = (4, ring.p_len());
         let mut rng = ChaCha20Rng::seed_from_u64(11);
-        let mut random = || {
-            let mut p = ring.zero(ql, k, Form::Ntt);
-            for (i, limb) in p.limbs_mut().enumerate() {
-                let q = ring.modulus(i, ql).value();
-                limb.iter_mut().for_each(|x| *x = rng.next_u64() % q);
-            }
-            p
-        };
+        let mut random = || random_ntt_over(&ring, ql, k, &mut rng);
         let rotated: Vec<[Poly; 2]> = (0..12).map(|_| [random(), random()]).collect();
         let pts: Vec<Poly> = (0..40).map(|_| random()).collect();
         let layout: [&[usize]; 4] = [

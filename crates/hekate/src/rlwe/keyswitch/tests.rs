@@ -19,11 +19,7 @@ pub(crate) fn switch_error(
     rng: &mut ChaCha20Rng,
 ) -> f64 {
     let n = ctx.n();
-    let mut c = ctx.zero(ql, 0, Form::Ntt);
-    for (i, limb) in c.limbs_mut().enumerate() {
-        let q = ctx.modulus(i, ql).value();
-        limb.iter_mut().for_each(|x| *x = rng.next_u64() % q);
-    }
+    let c = random_ntt(ctx, ql, rng);
     let [mut u0, u1] = ks.switch(&c, key);
     let mut t = u1.clone();
     t.mul_assign(&sk.ntt_at(ql, 0), ctx);
@@ -91,11 +87,7 @@ fn hybrid_noise_variance_matches_the_analysis() {
     let ks = HybridKeySwitcher::new(ctx.clone(), 4); // one prime per digit
     let key = ks.generate_key(other.ntt(), &sk, &mut rng);
     let ql = 4;
-    let mut c = ctx.zero(ql, 0, Form::Ntt);
-    for (i, limb) in c.limbs_mut().enumerate() {
-        let qi = ctx.modulus(i, ql).value();
-        limb.iter_mut().for_each(|x| *x = rng.next_u64() % qi);
-    }
+    let c = random_ntt(&ctx, ql, &mut rng);
     let [mut u0, u1] = ks.switch(&c, &key);
     let mut t = u1.clone();
     t.mul_assign(&sk.ntt_at(ql, 0), &ctx);
@@ -145,8 +137,20 @@ pub(crate) fn rng_and_secrets(ctx: &RingContext, seed: u64) -> (ChaCha20Rng, Sec
     (rng, sk, other)
 }
 
+/// A uniformly random NTT-form polynomial over `Q_l` (`ql` chain limbs).
 pub(crate) fn random_ntt(ctx: &RingContext, ql: usize, rng: &mut ChaCha20Rng) -> Poly {
-    let mut c = ctx.zero(ql, 0, Form::Ntt);
+    random_ntt_over(ctx, ql, 0, rng)
+}
+
+/// A uniformly random NTT-form polynomial over `ql` chain limbs and the first `p_limbs`
+/// special ones.
+pub(crate) fn random_ntt_over(
+    ctx: &RingContext,
+    ql: usize,
+    p_limbs: usize,
+    rng: &mut ChaCha20Rng,
+) -> Poly {
+    let mut c = ctx.zero(ql, p_limbs, Form::Ntt);
     for (i, limb) in c.limbs_mut().enumerate() {
         let q = ctx.modulus(i, ql).value();
         limb.iter_mut().for_each(|x| *x = rng.next_u64() % q);
