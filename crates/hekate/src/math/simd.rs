@@ -87,6 +87,33 @@ pub(crate) unsafe fn shoup_mul_wide(y: __m512i, w: __m512i, ws: __m512i, q: __m5
     _mm512_sub_epi64(_mm512_mullo_epi64(y, w), _mm512_mullo_epi64(quo, q))
 }
 
+/// Shoup product with a quotient from three of the four partial products: `y * w mod q`
+/// in `[0, 4q)` for any lane `y`, `w < q < 2^62` and `ws = floor(w 2^64 / q)`.
+///
+/// `quo' = y_1 s_1 + floor(y_1 s_0 / 2^32) + floor(y_0 s_1 / 2^32)` (`y = y_1 2^32 + y_0`,
+/// `ws = s_1 2^32 + s_0`) leaves out `y_0 s_0 / 2^64` and the two low halves, each below
+/// one, so `quo - 2 <= quo' <= quo` for the exact `quo = floor(y ws / 2^64)`; the exact
+/// product's `r = y w - quo q` is in `[0, 2q)` ([`shoup_mul_wide`]), hence
+/// `r' = y w - quo' q` is in `[0, 4q)`, computed modulo `2^64` with no loss. One
+/// `vpmuludq` and four other operations fewer than [`shoup_mul_wide`].
+#[inline(always)]
+pub(crate) unsafe fn shoup_mul_wide_loose(
+    y: __m512i,
+    w: __m512i,
+    ws: __m512i,
+    q: __m512i,
+) -> __m512i {
+    let (y_sw, ws_sw) = (swap32(y), swap32(ws));
+    let lh = _mm512_mul_epu32(y, ws_sw);
+    let hl = _mm512_mul_epu32(y_sw, ws);
+    let hh = _mm512_mul_epu32(y_sw, ws_sw);
+    let quo = _mm512_add_epi64(
+        hh,
+        _mm512_add_epi64(_mm512_srli_epi64::<32>(lh), _mm512_srli_epi64::<32>(hl)),
+    );
+    _mm512_sub_epi64(_mm512_mullo_epi64(y, w), _mm512_mullo_epi64(quo, q))
+}
+
 /// Shoup product on 52-bit IFMA lanes: `y * w mod q` in `[0, 2q)` for lanes `y < 2^52`,
 /// `w < q < 2^51` and `ws = floor(w 2^52 / q)`; `neg_q = 2^52 - q`, `mask52 = 2^52 - 1`.
 ///
@@ -229,6 +256,33 @@ pub(crate) mod avx2 {
         let quo = mulhi_sw(y, swap32(y), ws, ws_sw);
         // y w - quo q mod 2^64: the low products, then both cross terms at once (the
         // 32-bit lane-wise difference is exact modulo 2^32).
+        let ll = _mm256_sub_epi64(_mm256_mul_epu32(y, w), _mm256_mul_epu32(quo, q));
+        let c = _mm256_sub_epi32(cross(y, w_sw), cross(quo, q_sw));
+        _mm256_add_epi64(ll, cross_to_lo(c))
+    }
+
+    /// [`shoup_mul`] with the quotient from three of the four partial products (see
+    /// [`super::shoup_mul_wide_loose`]): `y * w mod q` in `[0, 4q)` for any lane `y`,
+    /// `w < q < 2^62`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn shoup_mul_loose(
+        y: __m256i,
+        w: __m256i,
+        w_sw: __m256i,
+        ws: __m256i,
+        ws_sw: __m256i,
+        q: __m256i,
+        q_sw: __m256i,
+    ) -> __m256i {
+        let y_sw = swap32(y);
+        let lh = _mm256_mul_epu32(y, ws_sw);
+        let hl = _mm256_mul_epu32(y_sw, ws);
+        let hh = _mm256_mul_epu32(y_sw, ws_sw);
+        let quo = _mm256_add_epi64(
+            hh,
+            _mm256_add_epi64(_mm256_srli_epi64::<32>(lh), _mm256_srli_epi64::<32>(hl)),
+        );
         let ll = _mm256_sub_epi64(_mm256_mul_epu32(y, w), _mm256_mul_epu32(quo, q));
         let c = _mm256_sub_epi32(cross(y, w_sw), cross(quo, q_sw));
         _mm256_add_epi64(ll, cross_to_lo(c))

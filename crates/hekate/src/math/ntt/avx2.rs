@@ -19,10 +19,13 @@
 //! As the other backends: Harvey's lazy butterflies keep forward values in `[0, 4q)` and
 //! inverse values in `[0, 2q)`; the Shoup product returns `[0, 2q)` for any input. The
 //! conditional subtractions ([`csub`]) need `x < 2c` and `c <= 2^63`: every one here
-//! subtracts `2q < 2^63` from a value below `4q`, or `q` from a value below `2q`.
+//! subtracts `2q < 2^63` from a value below `4q`, or `q` from a value below `2q`. The
+//! reduced transforms for `q < 2^61` use the loose product instead (`[0, 4q)`, see
+//! [`Shoup64`]), and every bound doubles: `4q < 2^63` is subtracted from values below
+//! `8q`.
 
 use super::avx512::InvLast;
-use crate::math::simd::avx2::{csub, shoup_mul, splat, swap32};
+use crate::math::simd::avx2::{csub, shoup_mul, shoup_mul_loose, splat, swap32};
 use core::arch::x86_64::*;
 
 /// Coefficients per depth-first block: `2048 * 8` bytes of data plus the twiddles it reads
@@ -58,12 +61,17 @@ pub(super) trait Arith: Copy {
 }
 
 /// Integer lanes: Shoup multiplication with 64-bit companions, exactly the scalar
-/// arithmetic.
+/// arithmetic; with `LOOSE` (`q < 2^61`, the reduced transforms only), the quotient from
+/// three partial products ([`shoup_mul_loose`], products in `[0, 4q)`): the butterflies'
+/// bound `b` is then `4q` instead of `2q` (forward values below `8q`, inverse values below
+/// `4q`) and the last stage corrects once more, so the reduced words are the same.
 #[derive(Clone, Copy)]
-pub(super) struct Shoup64 {
+pub(super) struct Shoup64<const LOOSE: bool> {
     q: __m256i,
     q_sw: __m256i,
     two_q: __m256i,
+    /// The products' bound: `2q`, or `4q` when `LOOSE`.
+    b: __m256i,
     w: *const u64,
     ws: *const u64,
     /// The last inverse stage's twiddles (`N^-1`, and `ψ^-brv(1) N^-1`).
@@ -89,9 +97,9 @@ unsafe fn tw(w: __m256i, ws: __m256i) -> Tw {
     }
 }
 
-impl Shoup64 {
-    /// The constants for `q < 2^62` and the twiddle table `w`, `ws` (`last` for the
-    /// inverse).
+impl<const LOOSE: bool> Shoup64<LOOSE> {
+    /// The constants for `q < 2^62` (`q < 2^61` when `LOOSE`) and the twiddle table `w`,
+    /// `ws` (`last` for the inverse).
     ///
     /// # Safety
     /// Needs AVX2; the tables must outlive the value.
@@ -99,24 +107,30 @@ impl Shoup64 {
     unsafe fn new(q: u64, w: &[u64], ws: &[u64], last: Option<&InvLast>) -> Self {
         let qv = splat(q);
         let l = last.map_or([0; 4], |l| [l.n_inv, l.n_inv_s, l.w, l.ws]);
+        debug_assert!(!LOOSE || q < 1 << 61);
         Shoup64 {
             q: qv,
             q_sw: swap32(qv),
             two_q: splat(2 * q),
+            b: splat(if LOOSE { 4 * q } else { 2 * q }),
             w: w.as_ptr(),
             ws: ws.as_ptr(),
             last: [tw(splat(l[0]), splat(l[1])), tw(splat(l[2]), splat(l[3]))],
         }
     }
 
-    /// `y * w mod q` in `[0, 2q)`, for any `y`.
+    /// `y * w mod q` in `[0, b)`, for any `y`.
     #[inline(always)]
     unsafe fn mul(self, y: __m256i, t: Tw) -> __m256i {
-        shoup_mul(y, t.w, t.w_sw, t.ws, t.ws_sw, self.q, self.q_sw)
+        if LOOSE {
+            shoup_mul_loose(y, t.w, t.w_sw, t.ws, t.ws_sw, self.q, self.q_sw)
+        } else {
+            shoup_mul(y, t.w, t.w_sw, t.ws, t.ws_sw, self.q, self.q_sw)
+        }
     }
 }
 
-impl Arith for Shoup64 {
+impl<const LOOSE: bool> Arith for Shoup64<LOOSE> {
     type Tw = Tw;
 
     #[inline(always)]
@@ -134,33 +148,36 @@ impl Arith for Shoup64 {
         tw(ld(self.w.add(k)), ld(self.ws.add(k)))
     }
 
-    /// `x, y` in `[0, 4q)` to `x + wy, x - wy` in `[0, 4q)`.
+    /// `x, y` in `[0, 2b)` to `x + wy, x - wy` in `[0, 2b)` (`[0, 4q)` when exact).
     #[inline(always)]
     unsafe fn ct(self, x: __m256i, y: __m256i, t: Tw) -> (__m256i, __m256i) {
-        let u = csub(x, self.two_q);
+        let u = csub(x, self.b);
         let v = self.mul(y, t);
         (
             _mm256_add_epi64(u, v),
-            _mm256_sub_epi64(_mm256_add_epi64(u, self.two_q), v),
+            _mm256_sub_epi64(_mm256_add_epi64(u, self.b), v),
         )
     }
 
-    /// `x, y` in `[0, 2q)` to `x + y, (x - y) w` in `[0, 2q)`.
+    /// `x, y` in `[0, b)` to `x + y, (x - y) w` in `[0, b)` (`[0, 2q)` when exact).
     #[inline(always)]
     unsafe fn gs(self, x: __m256i, y: __m256i, t: Tw) -> (__m256i, __m256i) {
-        let s = csub(_mm256_add_epi64(x, y), self.two_q);
-        let d = _mm256_sub_epi64(_mm256_add_epi64(x, self.two_q), y);
+        let s = csub(_mm256_add_epi64(x, y), self.b);
+        let d = _mm256_sub_epi64(_mm256_add_epi64(x, self.b), y);
         (s, self.mul(d, t))
     }
 
-    /// `(x + y) / N, (x - y) w / N`; `x + y < 4q` is a valid product input.
+    /// `(x + y) / N, (x - y) w / N`; `x + y < 2b` is a valid product input.
     #[inline(always)]
     unsafe fn gs_last<const REDUCE: bool>(self, x: __m256i, y: __m256i) -> (__m256i, __m256i) {
-        let s = self.mul(_mm256_add_epi64(x, y), self.last[0]);
-        let d = self.mul(
-            _mm256_sub_epi64(_mm256_add_epi64(x, self.two_q), y),
+        let mut s = self.mul(_mm256_add_epi64(x, y), self.last[0]);
+        let mut d = self.mul(
+            _mm256_sub_epi64(_mm256_add_epi64(x, self.b), y),
             self.last[1],
         );
+        if LOOSE {
+            (s, d) = (csub(s, self.two_q), csub(d, self.two_q));
+        }
         if REDUCE {
             (csub(s, self.q), csub(d, self.q))
         } else {
@@ -168,10 +185,13 @@ impl Arith for Shoup64 {
         }
     }
 
-    /// `[0, 4q)` to `[0, 2q)`, then `[0, q)`.
+    /// `[0, 2b)` to `[0, 2q)`, then `[0, q)`.
     #[inline(always)]
     unsafe fn fwd_out<const REDUCE: bool>(self, x: __m256i) -> __m256i {
-        let x = csub(x, self.two_q);
+        let mut x = csub(x, self.b);
+        if LOOSE {
+            x = csub(x, self.two_q);
+        }
         if REDUCE {
             csub(x, self.q)
         } else {
@@ -558,16 +578,21 @@ pub(super) unsafe fn inverse<M: Arith, const REDUCE: bool>(m: M, a: &mut [u64]) 
 /// `w` and `ws` are the plan's forward twiddles and companions (`a.len()` entries each).
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn forward_lazy(a: &mut [u64], q: u64, w: &[u64], ws: &[u64]) {
-    forward::<_, false>(Shoup64::new(q, w, ws, None), a)
+    forward::<_, false>(Shoup64::<false>::new(q, w, ws, None), a)
 }
 
-/// Forward transform with integer lanes, `[0, 2q)` to `[0, q)`.
+/// Forward transform with integer lanes, `[0, 2q)` to `[0, q)`; for `q < 2^61` with the
+/// loose products of [`Shoup64`] (the same words, fewer operations).
 ///
 /// # Safety
 /// As [`forward_lazy`].
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn forward_reduced(a: &mut [u64], q: u64, w: &[u64], ws: &[u64]) {
-    forward::<_, true>(Shoup64::new(q, w, ws, None), a)
+    if q < 1 << 61 {
+        forward::<_, true>(Shoup64::<true>::new(q, w, ws, None), a)
+    } else {
+        forward::<_, true>(Shoup64::<false>::new(q, w, ws, None), a)
+    }
 }
 
 /// Inverse transform (with `N^-1`) with integer lanes, `[0, 2q)` to `[0, 2q)`.
@@ -576,14 +601,19 @@ pub(super) unsafe fn forward_reduced(a: &mut [u64], q: u64, w: &[u64], ws: &[u64
 /// As [`forward_lazy`], with the inverse twiddles, and `last` the plan's.
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn inverse_lazy(a: &mut [u64], q: u64, w: &[u64], ws: &[u64], last: &InvLast) {
-    inverse::<_, false>(Shoup64::new(q, w, ws, Some(last)), a)
+    inverse::<_, false>(Shoup64::<false>::new(q, w, ws, Some(last)), a)
 }
 
-/// Inverse transform (with `N^-1`) with integer lanes, `[0, 2q)` to `[0, q)`.
+/// Inverse transform (with `N^-1`) with integer lanes, `[0, 2q)` to `[0, q)`; for
+/// `q < 2^61` with the loose products of [`Shoup64`], as [`forward_reduced`].
 ///
 /// # Safety
 /// As [`inverse_lazy`].
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn inverse_reduced(a: &mut [u64], q: u64, w: &[u64], ws: &[u64], last: &InvLast) {
-    inverse::<_, true>(Shoup64::new(q, w, ws, Some(last)), a)
+    if q < 1 << 61 {
+        inverse::<_, true>(Shoup64::<true>::new(q, w, ws, Some(last)), a)
+    } else {
+        inverse::<_, true>(Shoup64::<false>::new(q, w, ws, Some(last)), a)
+    }
 }

@@ -1,7 +1,9 @@
 //! AVX-512 NTT kernels, generic over the lane multiplication ([`LaneMul`]).
 //!
-//! Two lane multiplications exist: [`Wide`] (this file, 64-bit lanes, Shoup with `2^64`,
-//! the high product emulated with four `vpmuludq`) and `ifma::Ifma` (52-bit IFMA lanes);
+//! Three lane multiplications exist: [`Wide`] (this file, 64-bit lanes, Shoup with `2^64`,
+//! the high product emulated with four `vpmuludq`), [`WideLoose`] (the same with the
+//! quotient from three partial products, for `q < 2^61` and the reduced forward transform
+//! only) and `ifma::Ifma` (52-bit IFMA lanes);
 //! both are thin wrappers of the Shoup products in `math/simd.rs`, which the element-wise
 //! kernels share.
 //! The butterflies, stage merging and data movement are shared and written once here; the
@@ -27,8 +29,15 @@
 //! `[0, 2q)`; every multiplication input is below `4q`. [`LaneMul::mul`] must return
 //! `y * w mod q` in `[0, 2q)` for any `y < 4q`. Additions never overflow 64 bits because
 //! `4q < 2^64`.
+//!
+//! A [`LaneMul::LOOSE`] multiplication returns `[0, 4q)` instead ([`WideLoose`]); every
+//! bound above doubles (forward values in `[0, 8q)`, inverse values in `[0, 4q)`: the
+//! butterflies add and subtract [`LaneMul::bound`], `4q`), which needs `8q < 2^64`, and the
+//! last stage takes one more correction. The reduced outputs are the unique residues, so
+//! these transforms give the words of the exact ones; the lazy transforms (whose words
+//! the scalar path fixes) use exact multiplications only.
 
-use crate::math::simd::{csub, shoup_mul_wide};
+use crate::math::simd::{csub, shoup_mul_wide, shoup_mul_wide_loose};
 use core::arch::x86_64::*;
 
 /// Coefficients per depth-first block: `4096 * 8` bytes of data plus the twiddles it
@@ -37,10 +46,18 @@ pub(super) const BLOCK: usize = 1 << 12;
 
 /// A vector modular multiplication by a Shoup-precomputed constant.
 pub(super) trait LaneMul: Copy {
+    /// [`mul`](Self::mul) returns `[0, 4q)` rather than `[0, 2q)`.
+    const LOOSE: bool = false;
     /// `q` in every lane.
     fn q(self) -> __m512i;
     /// `2q` in every lane.
     fn two_q(self) -> __m512i;
+    /// `B`, the bound of [`mul`](Self::mul)'s results (`2q`, or `4q` when
+    /// [`LOOSE`](Self::LOOSE)); forward values stay below `2B`, inverse values below `B`.
+    #[inline(always)]
+    fn bound(self) -> __m512i {
+        self.two_q()
+    }
     /// `y * w mod q` in `[0, 2q)`, for lanes `y < 4q`, `w < q` and `ws` the Shoup
     /// companion of `w` for this multiplication's word size.
     ///
@@ -87,6 +104,52 @@ impl LaneMul for Wide {
     }
 }
 
+/// 64-bit lanes with the quotient of [`shoup_mul_wide_loose`]: `y * w mod q` in
+/// `[0, 4q)`, for `q < 2^61` (so that the forward butterflies' `8q` fits 64 bits). Only
+/// the reduced transforms use it (see the module's bounds).
+#[derive(Clone, Copy)]
+pub(super) struct WideLoose {
+    q: __m512i,
+    two_q: __m512i,
+    four_q: __m512i,
+}
+
+impl WideLoose {
+    /// The lane constants for modulus `q < 2^61`.
+    ///
+    /// # Safety
+    /// Needs AVX-512F.
+    #[inline(always)]
+    pub(super) unsafe fn new(q: u64) -> Self {
+        debug_assert!(q < 1 << 61);
+        WideLoose {
+            q: _mm512_set1_epi64(q as i64),
+            two_q: _mm512_set1_epi64((2 * q) as i64),
+            four_q: _mm512_set1_epi64((4 * q) as i64),
+        }
+    }
+}
+
+impl LaneMul for WideLoose {
+    const LOOSE: bool = true;
+    #[inline(always)]
+    fn q(self) -> __m512i {
+        self.q
+    }
+    #[inline(always)]
+    fn two_q(self) -> __m512i {
+        self.two_q
+    }
+    #[inline(always)]
+    fn bound(self) -> __m512i {
+        self.four_q
+    }
+    #[inline(always)]
+    unsafe fn mul(self, y: __m512i, w: __m512i, ws: __m512i) -> __m512i {
+        shoup_mul_wide_loose(y, w, ws, self.q)
+    }
+}
+
 /// Constants of the inverse's last stage, with `N^-1` folded in.
 #[derive(Clone, Copy)]
 pub(super) struct InvLast {
@@ -113,7 +176,8 @@ unsafe fn bc(p: *const u64) -> __m512i {
     _mm512_set1_epi64(*p as i64)
 }
 
-/// Cooley-Tukey butterfly: `x, y` in `[0, 4q)` to `x + wy, x - wy` in `[0, 4q)`.
+/// Cooley-Tukey butterfly: `x, y` in `[0, 2B)` to `x + wy, x - wy` in `[0, 2B)`, for `B`
+/// the multiplication's [`bound`](LaneMul::bound) (`2q`: the values stay in `[0, 4q)`).
 #[inline(always)]
 unsafe fn ct<M: LaneMul>(
     m: M,
@@ -122,16 +186,17 @@ unsafe fn ct<M: LaneMul>(
     w: __m512i,
     ws: __m512i,
 ) -> (__m512i, __m512i) {
-    let two_q = m.two_q();
-    let u = csub(x, two_q);
+    let b = m.bound();
+    let u = csub(x, b);
     let v = m.mul(y, w, ws);
     (
         _mm512_add_epi64(u, v),
-        _mm512_sub_epi64(_mm512_add_epi64(u, two_q), v),
+        _mm512_sub_epi64(_mm512_add_epi64(u, b), v),
     )
 }
 
-/// Gentleman-Sande butterfly: `x, y` in `[0, 2q)` to `x + y, (x - y) w` in `[0, 2q)`.
+/// Gentleman-Sande butterfly: `x, y` in `[0, B)` to `x + y, (x - y) w` in `[0, B)`, for `B`
+/// the multiplication's [`bound`](LaneMul::bound).
 #[inline(always)]
 unsafe fn gs<M: LaneMul>(
     m: M,
@@ -140,14 +205,14 @@ unsafe fn gs<M: LaneMul>(
     w: __m512i,
     ws: __m512i,
 ) -> (__m512i, __m512i) {
-    let two_q = m.two_q();
-    let s = csub(_mm512_add_epi64(x, y), two_q);
-    let d = _mm512_sub_epi64(_mm512_add_epi64(x, two_q), y);
+    let b = m.bound();
+    let s = csub(_mm512_add_epi64(x, y), b);
+    let d = _mm512_sub_epi64(_mm512_add_epi64(x, b), y);
     (s, m.mul(d, w, ws))
 }
 
 /// The inverse's last butterfly with `N^-1` folded in: `(x + y) / N, (x - y) w / N` in
-/// `[0, 2q)` (or `[0, q)` when `REDUCE`). `x + y < 4q` is a valid multiplication input.
+/// `[0, 2q)` (or `[0, q)` when `REDUCE`). `x + y < 2B` is a valid multiplication input.
 #[inline(always)]
 unsafe fn gs_last<M: LaneMul, const REDUCE: bool>(
     m: M,
@@ -155,9 +220,12 @@ unsafe fn gs_last<M: LaneMul, const REDUCE: bool>(
     y: __m512i,
     c: &[__m512i; 4],
 ) -> (__m512i, __m512i) {
-    let two_q = m.two_q();
-    let s = m.mul(_mm512_add_epi64(x, y), c[0], c[1]);
-    let d = m.mul(_mm512_sub_epi64(_mm512_add_epi64(x, two_q), y), c[2], c[3]);
+    let b = m.bound();
+    let mut s = m.mul(_mm512_add_epi64(x, y), c[0], c[1]);
+    let mut d = m.mul(_mm512_sub_epi64(_mm512_add_epi64(x, b), y), c[2], c[3]);
+    if M::LOOSE {
+        (s, d) = (csub(s, m.two_q()), csub(d, m.two_q()));
+    }
     if REDUCE {
         (csub(s, m.q()), csub(d, m.q()))
     } else {
@@ -366,14 +434,19 @@ unsafe fn fwd_tail_k<M: LaneMul, const REDUCE: bool, const K: usize>(
             let k2 = n / 4 + 4 * (c0 + c + k);
             (a[k], b[k]) = ct(m, x0, x1, tw2(&ix, w.add(k2)), tw2(&ix, ws.add(k2)));
         }
-        // t = 1 (y layout), then [0, 4q) -> [0, 2q) -> [0, q) and back to natural order.
+        // t = 1 (y layout), then [0, 2B) -> [0, 2q) -> [0, q) and back to natural order.
         for k in 0..K {
             let y0 = _mm512_unpacklo_epi64(a[k], b[k]);
             let y1 = _mm512_unpackhi_epi64(a[k], b[k]);
             let k1 = n / 2 + 8 * (c0 + c + k);
             let (y0, y1) = ct(m, y0, y1, ld(w.add(k1)), ld(ws.add(k1)));
-            let mut y0 = csub(y0, m.two_q());
-            let mut y1 = csub(y1, m.two_q());
+            let mut y0 = csub(y0, m.bound());
+            let mut y1 = csub(y1, m.bound());
+            if M::LOOSE {
+                // [0, 8q) -> [0, 4q) above, -> [0, 2q) here.
+                y0 = csub(y0, m.two_q());
+                y1 = csub(y1, m.two_q());
+            }
             if REDUCE {
                 y0 = csub(y0, m.q());
                 y1 = csub(y1, m.q());
@@ -649,13 +722,19 @@ pub(super) mod wide {
         super::forward::<Wide, false>(Wide::new(q), a, w, ws)
     }
 
-    /// Forward transform with reduced output.
+    /// Forward transform with reduced output; for `q < 2^61` with [`WideLoose`]
+    /// multiplications (the same words, one `vpmuludq` and four other operations fewer
+    /// per butterfly).
     ///
     /// # Safety
     /// As [`forward_lazy`].
     #[target_feature(enable = "avx512f,avx512dq")]
     pub(in super::super) unsafe fn forward_reduced(a: &mut [u64], q: u64, w: &[u64], ws: &[u64]) {
-        super::forward::<Wide, true>(Wide::new(q), a, w, ws)
+        if q < 1 << 61 {
+            super::forward::<WideLoose, true>(WideLoose::new(q), a, w, ws)
+        } else {
+            super::forward::<Wide, true>(Wide::new(q), a, w, ws)
+        }
     }
 
     /// Inverse transform (see [`super::inverse`]).
@@ -673,7 +752,8 @@ pub(super) mod wide {
         super::inverse::<Wide, false>(Wide::new(q), a, w, ws, last)
     }
 
-    /// Inverse transform with reduced output.
+    /// Inverse transform with reduced output; for `q < 2^61` with [`WideLoose`]
+    /// multiplications, as [`forward_reduced`].
     ///
     /// # Safety
     /// As [`forward_lazy`].
@@ -685,6 +765,10 @@ pub(super) mod wide {
         ws: &[u64],
         last: &InvLast,
     ) {
-        super::inverse::<Wide, true>(Wide::new(q), a, w, ws, last)
+        if q < 1 << 61 {
+            super::inverse::<WideLoose, true>(WideLoose::new(q), a, w, ws, last)
+        } else {
+            super::inverse::<Wide, true>(Wide::new(q), a, w, ws, last)
+        }
     }
 }

@@ -318,3 +318,57 @@ fn rejects_bad_sizes_moduli_and_roots() {
     plan.inverse(&mut f);
     assert_eq!(f, a);
 }
+
+/// [`shoup_mul_wide_loose`](crate::math::simd::shoup_mul_wide_loose), the product of the
+/// reduced AVX-512 transforms for `q < 2^61`: against 128-bit arithmetic, every lane
+/// congruent to `y w` and below `4q`, on the extremes (`y = 2^64 - 1`, `w = q - 1`) and
+/// random lanes of the largest 61-bit primes; and the quotient's shortfall does occur
+/// (some results reach `[2q, 4q)`), so the transforms' doubled bounds are needed.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn loose_shoup_product_is_congruent_and_below_4q() {
+    use crate::math::modulus::Modulus;
+    if !(std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq")) {
+        eprintln!("skipped: no AVX-512F/DQ on this CPU");
+        return;
+    }
+    #[target_feature(enable = "avx512f,avx512dq")]
+    unsafe fn lanes(y: &[u64; 8], w: &[u64; 8], ws: &[u64; 8], q: u64) -> [u64; 8] {
+        use core::arch::x86_64::*;
+        let ld = |p: &[u64; 8]| _mm512_loadu_si512(p.as_ptr() as *const _);
+        let r = crate::math::simd::shoup_mul_wide_loose(
+            ld(y),
+            ld(w),
+            ld(ws),
+            _mm512_set1_epi64(q as i64),
+        );
+        let mut out = [0u64; 8];
+        _mm512_storeu_si512(out.as_mut_ptr() as *mut _, r);
+        out
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(61);
+    let mut above_2q = 0;
+    for q in PrimeGenerator::new(1 << 16).unwrap().primes(61, 3).unwrap() {
+        let m = Modulus::new(q);
+        for round in 0..4000 {
+            let (mut y, mut w) = ([0u64; 8], [0u64; 8]);
+            for k in 0..8 {
+                (y[k], w[k]) = match round {
+                    0 => (u64::MAX, q - 1),
+                    1 => (8 * q - 1, q - 1),
+                    _ => (rng.next_u64(), rng.next_u64() % q),
+                };
+            }
+            let ws = w.map(|w| m.shoup(w));
+            // SAFETY: AVX-512F/DQ are present (checked above).
+            let r = unsafe { lanes(&y, &w, &ws, q) };
+            for k in 0..8 {
+                let want = (y[k] as u128 * w[k] as u128 % q as u128) as u64;
+                assert!(r[k] < 4 * q, "y={} w={} q={q}: {} >= 4q", y[k], w[k], r[k]);
+                assert_eq!(r[k] % q, want, "y={} w={} q={q}", y[k], w[k]);
+                above_2q += (r[k] >= 2 * q) as usize;
+            }
+        }
+    }
+    assert!(above_2q > 0, "the quotient's shortfall never showed");
+}
