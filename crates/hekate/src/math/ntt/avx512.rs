@@ -2,10 +2,9 @@
 //!
 //! Three lane multiplications exist: [`Wide`] (this file, 64-bit lanes, Shoup with `2^64`,
 //! the high product emulated with four `vpmuludq`), [`WideLoose`] (the same with the
-//! quotient from three partial products, for `q < 2^61` and the reduced forward transform
-//! only) and `ifma::Ifma` (52-bit IFMA lanes);
-//! both are thin wrappers of the Shoup products in `math/simd.rs`, which the element-wise
-//! kernels share.
+//! quotient from three partial products, for `q < 2^61` and the reduced transforms only)
+//! and `ifma::Ifma` (52-bit IFMA lanes); all are thin wrappers of the Shoup products in
+//! `math/simd.rs`, which the element-wise kernels share.
 //! The butterflies, stage merging and data movement are shared and written once here; the
 //! entry points (`#[target_feature]` functions) instantiate them for one multiplication, so
 //! everything below inlines into one function per (backend, direction, reduced/lazy).
@@ -58,8 +57,8 @@ pub(super) trait LaneMul: Copy {
     fn bound(self) -> __m512i {
         self.two_q()
     }
-    /// `y * w mod q` in `[0, 2q)`, for lanes `y < 4q`, `w < q` and `ws` the Shoup
-    /// companion of `w` for this multiplication's word size.
+    /// `y * w mod q` in `[0, B)` ([`bound`](Self::bound)), for lanes `y < 2B`, `w < q` and
+    /// `ws` the Shoup companion of `w` for this multiplication's word size.
     ///
     /// # Safety
     /// The CPU must support the features of the backend's entry points.

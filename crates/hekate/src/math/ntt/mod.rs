@@ -38,6 +38,13 @@
 //! * [`NttBackend::Avx512`] (x86-64 with AVX-512F/DQ, any `q < 2^62`): eight 64-bit lanes,
 //!   Shoup multiplication with `w' = floor(w 2^64 / q)` exactly as the scalar code, the
 //!   128-bit high product emulated with four `vpmuludq`.
+//! * Both 64-bit-lane backends run the *reduced* transforms of `q < 2^61` (every prime of
+//!   the bootstrapping chains above `2^50`) with a loose Shoup product: the quotient from
+//!   three of the four partial products, short of the exact one by at most 2, so products
+//!   land in `[0, 4q)` and every butterfly bound doubles (`8q < 2^64`). One `vpmuludq` and
+//!   four other operations fewer per butterfly, the same reduced words (the lazy
+//!   transforms, whose words the scalar path fixes, keep the exact product); measured in
+//!   BENCHMARKS.md, "Loose Shoup quotient".
 //! * [`NttBackend::Avx512Ifma`] (AVX-512 IFMA, `q < 2^50`): 52-bit multiply-add lanes with
 //!   companions `w' = floor(w 2^52 / q)`. The lazy values reach `4q`, and IFMA reads only
 //!   52 bits, so the bound `4q <= 2^52` is what makes it exact (proof in `ifma.rs`).
