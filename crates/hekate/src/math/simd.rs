@@ -254,8 +254,21 @@ pub(crate) mod avx2 {
         q_sw: __m256i,
     ) -> __m256i {
         let quo = mulhi_sw(y, swap32(y), ws, ws_sw);
-        // y w - quo q mod 2^64: the low products, then both cross terms at once (the
-        // 32-bit lane-wise difference is exact modulo 2^32).
+        shoup_remainder(y, w, w_sw, quo, q, q_sw)
+    }
+
+    /// `y w - quo q mod 2^64`, a Shoup product's remainder from its quotient: the low
+    /// products, then both cross terms at once (the 32-bit lane-wise difference is exact
+    /// modulo 2^32).
+    #[inline(always)]
+    unsafe fn shoup_remainder(
+        y: __m256i,
+        w: __m256i,
+        w_sw: __m256i,
+        quo: __m256i,
+        q: __m256i,
+        q_sw: __m256i,
+    ) -> __m256i {
         let ll = _mm256_sub_epi64(_mm256_mul_epu32(y, w), _mm256_mul_epu32(quo, q));
         let c = _mm256_sub_epi32(cross(y, w_sw), cross(quo, q_sw));
         _mm256_add_epi64(ll, cross_to_lo(c))
@@ -283,9 +296,7 @@ pub(crate) mod avx2 {
             hh,
             _mm256_add_epi64(_mm256_srli_epi64::<32>(lh), _mm256_srli_epi64::<32>(hl)),
         );
-        let ll = _mm256_sub_epi64(_mm256_mul_epu32(y, w), _mm256_mul_epu32(quo, q));
-        let c = _mm256_sub_epi32(cross(y, w_sw), cross(quo, q_sw));
-        _mm256_add_epi64(ll, cross_to_lo(c))
+        shoup_remainder(y, w, w_sw, quo, q, q_sw)
     }
 
     /// Bit pattern of `2^52` (`f64`): `2^52 + x` has the bits `TWO52_BITS + x` for integers
