@@ -25,6 +25,7 @@
 //! `8q`.
 
 use super::avx512::InvLast;
+use super::LOOSE_MAX_Q;
 use crate::math::simd::avx2::{csub, shoup_mul, shoup_mul_loose, splat, swap32};
 use core::arch::x86_64::*;
 
@@ -107,7 +108,7 @@ impl<const LOOSE: bool> Shoup64<LOOSE> {
     unsafe fn new(q: u64, w: &[u64], ws: &[u64], last: Option<&InvLast>) -> Self {
         let qv = splat(q);
         let l = last.map_or([0; 4], |l| [l.n_inv, l.n_inv_s, l.w, l.ws]);
-        debug_assert!(!LOOSE || q < 1 << 61);
+        debug_assert!(!LOOSE || q < LOOSE_MAX_Q);
         Shoup64 {
             q: qv,
             q_sw: swap32(qv),
@@ -588,7 +589,7 @@ pub(super) unsafe fn forward_lazy(a: &mut [u64], q: u64, w: &[u64], ws: &[u64]) 
 /// As [`forward_lazy`].
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn forward_reduced(a: &mut [u64], q: u64, w: &[u64], ws: &[u64]) {
-    if q < 1 << 61 {
+    if q < LOOSE_MAX_Q {
         forward::<_, true>(Shoup64::<true>::new(q, w, ws, None), a)
     } else {
         forward::<_, true>(Shoup64::<false>::new(q, w, ws, None), a)
@@ -611,7 +612,7 @@ pub(super) unsafe fn inverse_lazy(a: &mut [u64], q: u64, w: &[u64], ws: &[u64], 
 /// As [`inverse_lazy`].
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn inverse_reduced(a: &mut [u64], q: u64, w: &[u64], ws: &[u64], last: &InvLast) {
-    if q < 1 << 61 {
+    if q < LOOSE_MAX_Q {
         inverse::<_, true>(Shoup64::<true>::new(q, w, ws, Some(last)), a)
     } else {
         inverse::<_, true>(Shoup64::<false>::new(q, w, ws, Some(last)), a)

@@ -36,6 +36,7 @@
 //! these transforms give the words of the exact ones; the lazy transforms (whose words
 //! the scalar path fixes) use exact multiplications only.
 
+use super::LOOSE_MAX_Q;
 use crate::math::simd::{csub, shoup_mul_wide, shoup_mul_wide_loose};
 use core::arch::x86_64::*;
 
@@ -120,7 +121,7 @@ impl WideLoose {
     /// Needs AVX-512F.
     #[inline(always)]
     pub(super) unsafe fn new(q: u64) -> Self {
-        debug_assert!(q < 1 << 61);
+        debug_assert!(q < LOOSE_MAX_Q);
         WideLoose {
             q: _mm512_set1_epi64(q as i64),
             two_q: _mm512_set1_epi64((2 * q) as i64),
@@ -729,7 +730,7 @@ pub(super) mod wide {
     /// As [`forward_lazy`].
     #[target_feature(enable = "avx512f,avx512dq")]
     pub(in super::super) unsafe fn forward_reduced(a: &mut [u64], q: u64, w: &[u64], ws: &[u64]) {
-        if q < 1 << 61 {
+        if q < LOOSE_MAX_Q {
             super::forward::<WideLoose, true>(WideLoose::new(q), a, w, ws)
         } else {
             super::forward::<Wide, true>(Wide::new(q), a, w, ws)
@@ -764,7 +765,7 @@ pub(super) mod wide {
         ws: &[u64],
         last: &InvLast,
     ) {
-        if q < 1 << 61 {
+        if q < LOOSE_MAX_Q {
             super::inverse::<WideLoose, true>(WideLoose::new(q), a, w, ws, last)
         } else {
             super::inverse::<Wide, true>(Wide::new(q), a, w, ws, last)

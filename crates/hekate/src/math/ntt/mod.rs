@@ -141,6 +141,11 @@ impl NttBackend {
 /// Moduli below this value can use the IFMA backend (`4q <= 2^52`).
 const IFMA_MAX_Q: u64 = 1 << 50;
 
+/// Moduli below this value run the reduced transforms of the 64-bit-lane backends with the
+/// loose Shoup product (`[0, 4q)`, forward values below `8q`, which must fit 64 bits).
+#[cfg(target_arch = "x86_64")]
+const LOOSE_MAX_Q: u64 = 1 << 61;
+
 /// Moduli below this value run the AVX2 backend in `f64` arithmetic (`avx2_f64.rs`).
 #[cfg(target_arch = "x86_64")]
 use avx2_f64::F64_MAX_Q;
