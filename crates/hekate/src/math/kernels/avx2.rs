@@ -103,6 +103,9 @@ macro_rules! chunks {
 pub(crate) struct Avx2 {
     q: __m256i,
     q_sw: __m256i,
+    /// `q^-1 mod 2^64` and with halves swapped (Montgomery).
+    q_inv: __m256i,
+    q_inv_sw: __m256i,
     two_q: __m256i,
     mu: __m256i,
     mu_sw: __m256i,
@@ -128,9 +131,12 @@ impl Avx2 {
         debug_assert!(c.q % 2 == 1 && c.bits >= 2 && c.bits <= 61);
         let (q, mu, r64) = (splat(c.q), splat(c.mu64), splat(c.r64));
         let (r64_shoup, one_shoup) = (splat(c.r64_shoup), splat(c.one64_shoup));
+        let q_inv = splat(c.q_inv64);
         Avx2 {
             q,
             q_sw: swap32(q),
+            q_inv,
+            q_inv_sw: swap32(q_inv),
             two_q: splat(2 * c.q),
             mu,
             mu_sw: swap32(mu),
@@ -249,19 +255,7 @@ impl Avx2 {
     /// The accumulated value (below `2^128`) modulo `q`, reduced.
     #[inline(always)]
     pub(crate) unsafe fn acc_reduce(self, acc: [__m256i; 4]) -> __m256i {
-        let [a0, a1, a2, a3] = acc;
-        let m32 = self.m32;
-        // x = (a0 & m) + 2^32 (s1 & m) + 2^64 hi, as in `avx512::Wide::acc_reduce`.
-        let s1 = _mm256_add_epi64(
-            _mm256_srli_epi64::<32>(a0),
-            _mm256_add_epi64(_mm256_and_si256(a1, m32), _mm256_and_si256(a2, m32)),
-        );
-        // Even 32-bit elements (low halves) from a0, odd ones from s1's low half.
-        let lo = _mm256_blend_epi32::<0b1010_1010>(a0, _mm256_slli_epi64::<32>(s1));
-        let hi = _mm256_add_epi64(
-            _mm256_add_epi64(a3, _mm256_srli_epi64::<32>(s1)),
-            _mm256_add_epi64(_mm256_srli_epi64::<32>(a1), _mm256_srli_epi64::<32>(a2)),
-        );
+        let (lo, hi) = self.acc_words(acc);
         // [hi 2^64]_q and [lo]_q, each in [0, 2q) (Shoup, valid for any word).
         let rh = shoup_mul(
             hi,
@@ -274,6 +268,37 @@ impl Avx2 {
         );
         let rl = self.reduce_word_lazy(lo);
         csub(csub(_mm256_add_epi64(rh, rl), self.two_q), self.q)
+    }
+
+    /// The accumulated value `x = hi 2^64 + lo` as its two words.
+    #[inline(always)]
+    unsafe fn acc_words(self, acc: [__m256i; 4]) -> (__m256i, __m256i) {
+        let [a0, a1, a2, a3] = acc;
+        let m32 = self.m32;
+        // x = (a0 & m) + 2^32 (s1 & m) + 2^64 hi, as in `avx512::Wide::acc_words`.
+        let s1 = _mm256_add_epi64(
+            _mm256_srli_epi64::<32>(a0),
+            _mm256_add_epi64(_mm256_and_si256(a1, m32), _mm256_and_si256(a2, m32)),
+        );
+        // Even 32-bit elements (low halves) from a0, odd ones from s1's low half.
+        let lo = _mm256_blend_epi32::<0b1010_1010>(a0, _mm256_slli_epi64::<32>(s1));
+        let hi = _mm256_add_epi64(
+            _mm256_add_epi64(a3, _mm256_srli_epi64::<32>(s1)),
+            _mm256_add_epi64(_mm256_srli_epi64::<32>(a1), _mm256_srli_epi64::<32>(a2)),
+        );
+        (lo, hi)
+    }
+
+    /// `x 2^-64 mod q`, reduced, for an accumulated `x < q 2^64` (Montgomery's REDC, as
+    /// `avx512::Wide::acc_redc`; `hi` and the high word of `m q` are below `q < 2^61`, so
+    /// the signed comparison orders them).
+    #[inline(always)]
+    pub(crate) unsafe fn acc_redc(self, acc: [__m256i; 4]) -> __m256i {
+        let (lo, hi) = self.acc_words(acc);
+        let m = mullo(lo, self.q_inv, self.q_inv_sw);
+        let mq = mulhi_sw(m, swap32(m), self.q, self.q_sw);
+        let t = _mm256_sub_epi64(hi, mq);
+        _mm256_add_epi64(t, _mm256_and_si256(_mm256_cmpgt_epi64(mq, hi), self.q))
     }
 }
 

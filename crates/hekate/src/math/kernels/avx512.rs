@@ -159,6 +159,9 @@ pub(crate) trait Arith: Copy {
 #[derive(Clone, Copy)]
 pub(crate) struct Wide {
     q: __m512i,
+    q_sw: __m512i,
+    /// `q^-1 mod 2^64` (Montgomery).
+    q_inv: __m512i,
     two_q: __m512i,
     mu: __m512i,
     mu_sw: __m512i,
@@ -209,6 +212,40 @@ impl Wide {
         acc[2] = _mm512_add_epi64(acc[2], hl);
         acc[3] = _mm512_add_epi64(acc[3], hh);
     }
+
+    /// The accumulated value `x = hi 2^64 + lo` as its two words.
+    #[inline(always)]
+    unsafe fn acc_words(self, acc: [__m512i; 4]) -> (__m512i, __m512i) {
+        let [a0, a1, a2, a3] = acc;
+        let m32 = self.m32;
+        // x = (a0 & m) + 2^32 (s1 & m) + 2^64 hi, with s1 = (a0 >> 32) + (a1 & m) + (a2 & m)
+        // (below 2^35) and hi = a3 + (a1 >> 32) + (a2 >> 32) + (s1 >> 32) (below 2^64 as
+        // x < 2^128).
+        let s1 = _mm512_add_epi64(
+            _mm512_srli_epi64::<32>(a0),
+            _mm512_add_epi64(_mm512_and_si512(a1, m32), _mm512_and_si512(a2, m32)),
+        );
+        let lo = _mm512_mask_blend_epi32(0x5555, _mm512_slli_epi64::<32>(s1), a0);
+        let hi = _mm512_add_epi64(
+            _mm512_add_epi64(a3, _mm512_srli_epi64::<32>(s1)),
+            _mm512_add_epi64(_mm512_srli_epi64::<32>(a1), _mm512_srli_epi64::<32>(a2)),
+        );
+        (lo, hi)
+    }
+
+    /// `x 2^-64 mod q`, reduced, for an accumulated `x < q 2^64` (Montgomery's REDC):
+    /// `m = x q^-1 mod 2^64` makes `x - m q` a multiple of `2^64` (`m q` and `x` share
+    /// their low word), and `(x - m q) / 2^64 = hi - floor(m q / 2^64)` lies in `(-q, q)`.
+    /// One `vpmullq` and four `vpmuludq`, where [`Arith::acc_reduce`] takes two Shoup
+    /// products.
+    #[inline(always)]
+    unsafe fn acc_redc(self, acc: [__m512i; 4]) -> __m512i {
+        let (lo, hi) = self.acc_words(acc);
+        let m = _mm512_mullo_epi64(lo, self.q_inv);
+        let mq = mulhi_u64_sw(m, swap32(m), self.q, self.q_sw);
+        let t = _mm512_sub_epi64(hi, mq);
+        _mm512_mask_add_epi64(t, _mm512_cmplt_epu64_mask(hi, mq), t, self.q)
+    }
 }
 
 impl Arith for Wide {
@@ -221,8 +258,11 @@ impl Arith for Wide {
         debug_assert!(c.q % 2 == 1 && c.bits >= 2 && c.bits <= 61);
         let mu = bcast(c.mu64);
         let one_shoup = bcast(c.one64_shoup);
+        let q = bcast(c.q);
         Wide {
-            q: bcast(c.q),
+            q,
+            q_sw: swap32(q),
+            q_inv: bcast(c.q_inv64),
             two_q: bcast(2 * c.q),
             mu,
             mu_sw: swap32(mu),
@@ -295,20 +335,7 @@ impl Arith for Wide {
 
     #[inline(always)]
     unsafe fn acc_reduce(self, acc: [__m512i; 4]) -> __m512i {
-        let [a0, a1, a2, a3] = acc;
-        let m32 = self.m32;
-        // x = (a0 & m) + 2^32 (s1 & m) + 2^64 hi, with s1 = (a0 >> 32) + (a1 & m) + (a2 & m)
-        // (below 2^35) and hi = a3 + (a1 >> 32) + (a2 >> 32) + (s1 >> 32) (below 2^64 as
-        // x < 2^128).
-        let s1 = _mm512_add_epi64(
-            _mm512_srli_epi64::<32>(a0),
-            _mm512_add_epi64(_mm512_and_si512(a1, m32), _mm512_and_si512(a2, m32)),
-        );
-        let lo = _mm512_mask_blend_epi32(0x5555, _mm512_slli_epi64::<32>(s1), a0);
-        let hi = _mm512_add_epi64(
-            _mm512_add_epi64(a3, _mm512_srli_epi64::<32>(s1)),
-            _mm512_add_epi64(_mm512_srli_epi64::<32>(a1), _mm512_srli_epi64::<32>(a2)),
-        );
+        let (lo, hi) = self.acc_words(acc);
         // [hi 2^64]_q and [lo]_q, each in [0, 2q) (Shoup, valid for any word).
         let rh = shoup_mul_wide(hi, self.r64, self.r64_shoup, self.q);
         let rl = self.reduce_word_lazy(lo);

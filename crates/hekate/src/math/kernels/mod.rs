@@ -230,6 +230,12 @@ pub(crate) fn simd_takes(q: u64) -> bool {
 /// Moduli below this use the 52-bit IFMA lanes.
 pub(crate) const IFMA_MAX_Q: u64 = 1 << 50;
 
+/// The most products (each of two words below `2^61`, one of them reduced modulo `p`) a
+/// SIMD base conversion with 64-bit lanes sums before one Montgomery reduction: their sum
+/// is below `8 · 2^61 p = p 2^64`, the bound of `x 2^-64 mod p` in one step, and the
+/// split-product accumulators of `math::simd` hold eight products without a fold.
+pub(crate) const MONT_TERMS: usize = 8;
+
 /// The lane arithmetic chosen for one modulus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
@@ -261,6 +267,9 @@ pub(crate) struct LaneConsts {
     pub r52: u64,
     pub r52_shoup: u64,
     pub one52_shoup: u64,
+    /// `q^-1 mod 2^64` ([`inv_mod_2_64`]): Montgomery reduction of the base conversion's
+    /// sums.
+    pub q_inv64: u64,
 }
 
 impl LaneConsts {
@@ -282,6 +291,7 @@ impl LaneConsts {
             r64,
             r64_shoup: shoup(r64, q, 64),
             one64_shoup: ((1u128 << 64) / q128) as u64,
+            q_inv64: inv_mod_2_64(q),
             ..Default::default()
         };
         if q < IFMA_MAX_Q {
@@ -292,6 +302,18 @@ impl LaneConsts {
         }
         c
     }
+}
+
+/// `q^-1 mod 2^64` for an odd `q`: Newton's iteration `x <- x (2 - q x)` doubles the
+/// correct low bits, 1, 2, 4, ..., 64.
+pub(crate) fn inv_mod_2_64(q: u64) -> u64 {
+    debug_assert!(q % 2 == 1);
+    let mut x = 1u64;
+    for _ in 0..6 {
+        x = x.wrapping_mul(2u64.wrapping_sub(q.wrapping_mul(x)));
+    }
+    debug_assert_eq!(q.wrapping_mul(x), 1);
+    x
 }
 
 /// The Shoup companion `floor(w 2^bits / q)` of a reduced `w`.

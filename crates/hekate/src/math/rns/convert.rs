@@ -76,38 +76,31 @@ struct MontTables {
 impl MontTables {
     /// The tables, if every sum fits (`Σ_i q_i + 1 <= 2^64`) and every target is odd (has
     /// an inverse modulo `2^64`; BFV's `t = 2` has not).
-    fn new(from: &[Modulus], to: &[Modulus], q_hat_mod_p: &[u64], neg_vq: &[u64]) -> Option<Self> {
+    fn new(from: &[Modulus], to: &[Modulus], c_mont: &[u64], neg_vq: &[u64]) -> Option<Self> {
         let total: u128 = from.iter().map(|q| q.value() as u128).sum::<u128>() + 1;
         if total > 1u128 << 64 || from.is_empty() || to.iter().any(|p| p.value() % 2 == 0) {
             return None;
         }
-        let (l, l1) = (from.len(), from.len() + 1);
-        let mont = |p: &Modulus, x: u64| p.reduce_u128((x as u128) << 64);
-        let mut c = Vec::with_capacity(q_hat_mod_p.len());
+        let l1 = from.len() + 1;
         let mut nv = Vec::with_capacity(neg_vq.len());
         for (j, p) in to.iter().enumerate() {
-            c.extend(q_hat_mod_p[j * l..(j + 1) * l].iter().map(|&x| mont(p, x)));
             nv.extend(neg_vq[j * l1..(j + 1) * l1].iter().map(|&x| mont(p, x)));
         }
         let p_inv = to
             .iter()
-            .map(|p| {
-                // Newton's iteration doubles the correct low bits: 1, 2, 4, .., 64.
-                let p = p.value();
-                let mut x = 1u64;
-                for _ in 0..6 {
-                    x = x.wrapping_mul(2u64.wrapping_sub(p.wrapping_mul(x)));
-                }
-                debug_assert_eq!(p.wrapping_mul(x), 1);
-                x
-            })
+            .map(|p| crate::math::kernels::inv_mod_2_64(p.value()))
             .collect();
         Some(MontTables {
-            c,
+            c: c_mont.to_vec(),
             neg_vq: nv,
             p_inv,
         })
     }
+}
+
+/// `[x 2^64]_p`, a residue's Montgomery form.
+fn mont(p: &Modulus, x: u64) -> u64 {
+    p.reduce_u128((x as u128) << 64)
 }
 
 /// `x 2^-64 mod p` for `x < p 2^64` (`p_inv = p^-1 mod 2^64`), in `[0, p)`: `m = x p^-1 mod
@@ -148,6 +141,16 @@ struct SimdTables {
     /// `[-Q]_{p_j}`, and with halves swapped.
     neg_q: Vec<u64>,
     neg_q_sw: Vec<u64>,
+    /// The Montgomery forms `[(Q/q_i) 2^64]_{p_j}` (layout of `q_hat_mod_p`) and
+    /// `[-Q 2^64]_{p_j}`, each with halves swapped too: the 64-bit lanes' sums of at most
+    /// [`MONT_TERMS`](crate::math::kernels::MONT_TERMS) products end in one Montgomery
+    /// reduction.
+    c_mont: Vec<u64>,
+    c_mont_sw: Vec<u64>,
+    /// `c_mont` and `c_mont_sw` in four lanes, laid out as `q_hat_mod_p_x4`.
+    c_mont_x4: Vec<[u64; 4]>,
+    neg_q_mont: Vec<u64>,
+    neg_q_mont_sw: Vec<u64>,
 }
 
 impl BaseConverter {
@@ -210,6 +213,18 @@ impl BaseConverter {
                 q_hat_mod_p_split.push(p.mul(q_hat_mod_p[j * l + i], two50));
             }
         }
+        let c_mont: Vec<u64> = to
+            .moduli
+            .iter()
+            .enumerate()
+            .flat_map(|(j, p)| q_hat_mod_p[j * l..(j + 1) * l].iter().map(|&c| mont(p, c)))
+            .collect();
+        let neg_q_mont: Vec<u64> = to
+            .moduli
+            .iter()
+            .zip(&neg_q)
+            .map(|(p, &c)| mont(p, c))
+            .collect();
         let simd = SimdTables {
             ok: from
                 .moduli
@@ -246,10 +261,18 @@ impl BaseConverter {
             q_hat_mod_p_split,
             neg_q_sw: neg_q.iter().map(swap).collect(),
             neg_q,
+            c_mont_sw: c_mont.iter().map(swap).collect(),
+            c_mont_x4: c_mont
+                .iter()
+                .flat_map(|c| [[*c; 4], [swap(c); 4]])
+                .collect(),
+            neg_q_mont_sw: neg_q_mont.iter().map(swap).collect(),
+            c_mont: c_mont.clone(),
+            neg_q_mont,
         };
         BaseConverter {
             simd,
-            mont: MontTables::new(&from.moduli, &to.moduli, &q_hat_mod_p, &neg_vq_mod_p),
+            mont: MontTables::new(&from.moduli, &to.moduli, &c_mont, &neg_vq_mod_p),
             from: from.moduli.clone(),
             to: to.moduli.clone(),
             q_hat_inv,
@@ -458,6 +481,11 @@ impl BaseConverter {
                 c_split: &self.simd.q_hat_mod_p_split[j0 * l..],
                 neg_q: &self.simd.neg_q[j0..],
                 neg_q_sw: &self.simd.neg_q_sw[j0..],
+                c_mont: &self.simd.c_mont[j0 * l..],
+                c_mont_sw: &self.simd.c_mont_sw[j0 * l..],
+                c_mont_x4: &self.simd.c_mont_x4[2 * j0 * l..],
+                neg_q_mont: &self.simd.neg_q_mont[j0..],
+                neg_q_mont_sw: &self.simd.neg_q_mont_sw[j0..],
             };
             // `lanes(3)` tells which lanes `isa` offers on this CPU (3 is odd, < 2^50).
             match isa.lanes(3) {

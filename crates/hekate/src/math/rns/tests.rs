@@ -291,6 +291,50 @@ fn convert_matches_reference_on_many_shapes() {
     }
 }
 
+/// The Montgomery-reduced sums of the 64-bit SIMD lanes at their bound
+/// ([`MONT_TERMS`](crate::math::kernels::MONT_TERMS) products, `v` included): the largest
+/// 61-bit primes, inputs making every `y_i = q_i - 1` (the largest sum) and random ones,
+/// on every instruction set against [`reference_convert`]; one more input limb (the
+/// Barrett path) agrees too.
+#[test]
+fn montgomery_sums_at_their_bound_match_reference() {
+    use crate::math::kernels::MONT_TERMS;
+    use rand_chacha::rand_core::RngCore;
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let n = 64;
+    for (from, exact) in [
+        (MONT_TERMS - 1, true),
+        (MONT_TERMS, false),
+        (MONT_TERMS, true),
+        (MONT_TERMS + 1, false),
+    ] {
+        let mut g = PrimeGenerator::new(1 << 10).unwrap();
+        let c: Vec<u64> = (0..from).map(|_| g.next_prime(61).unwrap()).collect();
+        let b: Vec<u64> = (0..5).map(|_| g.next_prime(61).unwrap()).collect();
+        let (c, b) = (RnsBasis::new(&c).unwrap(), RnsBasis::new(&b).unwrap());
+        let conv = BaseConverter::new(&c, &b);
+        let input: Vec<u64> = c
+            .moduli()
+            .iter()
+            .zip(&conv.q_hat_inv)
+            .flat_map(|(q, &w)| {
+                // y = x (Q/q_i)^-1 = q - 1 for x = -(Q/q_i) mod q_i.
+                let worst = q.neg(q.inv(w).unwrap());
+                let random: Vec<u64> = (0..n / 2).map(|_| rng.next_u64() % q.value()).collect();
+                std::iter::repeat_n(worst, n / 2).chain(random)
+            })
+            .collect();
+        let mut want = vec![0u64; b.len() * n];
+        reference_convert(&conv, exact, &input, &mut want, n);
+        let mut scratch = vec![0u64; (from + 1) * n];
+        for isa in Isa::ALL {
+            let mut got = vec![0u64; b.len() * n];
+            conv.convert_using(isa, exact, &input, &mut got, n, &mut scratch);
+            assert_eq!(got, want, "{from} limbs, exact {exact}, {isa:?}");
+        }
+    }
+}
+
 #[test]
 fn mod_up_then_mod_down_is_rounded_division() {
     let mut rng = ChaCha8Rng::seed_from_u64(6);

@@ -12,6 +12,7 @@
 
 use super::*;
 use crate::math::kernels::avx512::ConvTables;
+use crate::math::kernels::MONT_TERMS;
 
 /// The lanes `x` as `f64`, rounded to nearest exactly as `x as f64`: the halves convert
 /// exactly (`2^84 + hi 2^32` and `2^52 + lo` by their bit patterns), the difference
@@ -90,6 +91,8 @@ unsafe fn convert_impl<const EXACT: bool>(
         // time (shared loads of y, two independent dependency chains).
         // Output primes below 2^50 take the f64 sums when every y_i is below 2^50 too.
         let f64_at = |j: usize| small_from && t.to.get_unchecked(j).q < F64_MAX_Q;
+        // The integer lanes end in one Montgomery reduction where the terms allow.
+        let mont = l + EXACT as usize <= MONT_TERMS;
         let mut j = 0;
         while j < out_limbs {
             let out = output.as_mut_ptr().add(j * n + k0);
@@ -103,12 +106,19 @@ unsafe fn convert_impl<const EXACT: bool>(
                 (true, false) => {
                     convert_out_f64::<EXACT, 1>(t, [Exact52::new(q0.q)], j, py, pv, len, out, n)
                 }
+                (false, true) if mont => {
+                    let ar = [Avx2::new(q0), Avx2::new(q1)];
+                    convert_out::<EXACT, 2, true>(t, ar, j, py, pv, len, out, n)
+                }
                 (false, true) => {
                     let ar = [Avx2::new(q0), Avx2::new(q1)];
-                    convert_out::<EXACT, 2>(t, ar, j, py, pv, len, out, n)
+                    convert_out::<EXACT, 2, false>(t, ar, j, py, pv, len, out, n)
+                }
+                (false, false) if mont => {
+                    convert_out::<EXACT, 1, true>(t, [Avx2::new(q0)], j, py, pv, len, out, n)
                 }
                 (false, false) => {
-                    convert_out::<EXACT, 1>(t, [Avx2::new(q0)], j, py, pv, len, out, n)
+                    convert_out::<EXACT, 1, false>(t, [Avx2::new(q0)], j, py, pv, len, out, n)
                 }
             }
             j += 1 + pair as usize;
@@ -119,10 +129,12 @@ unsafe fn convert_impl<const EXACT: bool>(
 
 /// `J` output limbs `j0..j0 + J` of a block (the `y_i` and constants are below `2^61`, `v`
 /// below `2^7`: the accumulator bounds hold). `out` points at limb `j0` of the block,
-/// limbs `n` words apart.
+/// limbs `n` words apart. `MONT`: at most [`MONT_TERMS`] terms in one run, on the
+/// constants' Montgomery forms, ending in [`Avx2::acc_redc`] (as `avx512`'s
+/// `convert_out_wide`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn convert_out<const EXACT: bool, const J: usize>(
+unsafe fn convert_out<const EXACT: bool, const J: usize, const MONT: bool>(
     t: &ConvTables,
     ar: [Avx2; J],
     j0: usize,
@@ -142,13 +154,18 @@ unsafe fn convert_out<const EXACT: bool, const J: usize>(
         // TERMS / FOLD runs (TERMS products) the sum is reduced and restarted from its
         // residue (both exact, so the words do not depend on where they happen). The
         // `v [-Q]_{p_j}` term opens the first run.
-        let mut run = FOLD;
+        let mut run = if MONT { MONT_TERMS } else { FOLD };
+        let (c_x4, nq, nq_sw) = if MONT {
+            (t.c_mont_x4, t.neg_q_mont, t.neg_q_mont_sw)
+        } else {
+            (t.c_x4, t.neg_q, t.neg_q_sw)
+        };
         if EXACT {
             let v = ld(pv.add(kk), m);
             let v_sw = swap32(v);
             for u in 0..J {
-                let nq = splat(*t.neg_q.get_unchecked(j0 + u));
-                let nq_sw = splat(*t.neg_q_sw.get_unchecked(j0 + u));
+                let nq = splat(*nq.get_unchecked(j0 + u));
+                let nq_sw = splat(*nq_sw.get_unchecked(j0 + u));
                 ar[u].acc_mul_sw(&mut s[u], v, v_sw, nq, nq_sw);
             }
             run -= 1;
@@ -161,7 +178,7 @@ unsafe fn convert_out<const EXACT: bool, const J: usize>(
                 let y = ld(py.add(i * len + kk), m);
                 let y_sw = swap32(y);
                 for u in 0..J {
-                    let c = t.c_x4.as_ptr().add(2 * ((j0 + u) * l + i)) as *const __m256i;
+                    let c = c_x4.as_ptr().add(2 * ((j0 + u) * l + i)) as *const __m256i;
                     let (c, c_sw) = (_mm256_loadu_si256(c), _mm256_loadu_si256(c.add(1)));
                     ar[u].acc_mul_sw(&mut s[u], y, y_sw, c, c_sw);
                 }
@@ -170,6 +187,7 @@ unsafe fn convert_out<const EXACT: bool, const J: usize>(
             if i == l {
                 break;
             }
+            debug_assert!(!MONT, "MONT runs all terms at once");
             runs += 1;
             if runs.is_multiple_of(TERMS / FOLD) {
                 for u in 0..J {
@@ -184,7 +202,12 @@ unsafe fn convert_out<const EXACT: bool, const J: usize>(
             run = FOLD;
         }
         for u in 0..J {
-            st(out.add(u * n + kk), m, ar[u].acc_reduce(s[u]));
+            let r = if MONT {
+                ar[u].acc_redc(s[u])
+            } else {
+                ar[u].acc_reduce(s[u])
+            };
+            st(out.add(u * n + kk), m, r);
         }
     });
 }

@@ -4,7 +4,7 @@
 //! `2^50`, on [`Ifma`]'s 52-bit lanes with larger operands split at [`SPLIT`] bits.
 
 use super::*;
-use crate::math::kernels::IFMA_MAX_Q;
+use crate::math::kernels::{IFMA_MAX_Q, MONT_TERMS};
 
 /// Operands at or above `2^50` are split at this bit for the IFMA sums of products.
 const SPLIT: u32 = 50;
@@ -34,6 +34,14 @@ pub(crate) struct ConvTables<'a> {
     /// `[-Q]_{p_j}`, and with halves swapped.
     pub neg_q: &'a [u64],
     pub neg_q_sw: &'a [u64],
+    /// `c` and `neg_q` in Montgomery form (times `2^64` modulo `p_j`), each with halves
+    /// swapped too: the 64-bit lanes' sums of at most [`MONT_TERMS`] products.
+    pub c_mont: &'a [u64],
+    pub c_mont_sw: &'a [u64],
+    /// `c_mont` and `c_mont_sw` in four lanes, laid out as `c_x4` (AVX2).
+    pub c_mont_x4: &'a [[u64; 4]],
+    pub neg_q_mont: &'a [u64],
+    pub neg_q_mont_sw: &'a [u64],
 }
 
 /// `v = round(s)` for lanes `s >= 0` exactly as `f64::round` (half away from zero):
@@ -101,7 +109,9 @@ unsafe fn convert<const IFMA: bool, const EXACT: bool>(
             }
         });
         // out_j = [sum_i y_i [Q/q_i]_{p_j} + v [-Q]_{p_j}]_{p_j}, two output limbs of the
-        // same lane kind at a time (shared loads of y, two independent dependency chains).
+        // same lane kind at a time (shared loads of y, two independent dependency chains);
+        // 64-bit lanes end in one Montgomery reduction where the terms allow.
+        let mont = l + EXACT as usize <= MONT_TERMS;
         let mut j = 0;
         while j < out_limbs {
             let ifma_at = |j: usize| IFMA && t.to.get_unchecked(j).q < IFMA_MAX_Q;
@@ -125,7 +135,7 @@ unsafe fn convert<const IFMA: bool, const EXACT: bool>(
                 (true, false) => {
                     convert_out_ifma::<EXACT, 1>(t, [Ifma::new(t0)], j, py, pv, len, out, n)
                 }
-                (false, true) => convert_out_wide::<EXACT, 2>(
+                (false, true) if mont => convert_out_wide::<EXACT, 2, true>(
                     t,
                     [Wide::new(t0), Wide::new(t1)],
                     j,
@@ -135,8 +145,21 @@ unsafe fn convert<const IFMA: bool, const EXACT: bool>(
                     out,
                     n,
                 ),
+                (false, true) => convert_out_wide::<EXACT, 2, false>(
+                    t,
+                    [Wide::new(t0), Wide::new(t1)],
+                    j,
+                    py,
+                    pv,
+                    len,
+                    out,
+                    n,
+                ),
+                (false, false) if mont => {
+                    convert_out_wide::<EXACT, 1, true>(t, [Wide::new(t0)], j, py, pv, len, out, n)
+                }
                 (false, false) => {
-                    convert_out_wide::<EXACT, 1>(t, [Wide::new(t0)], j, py, pv, len, out, n)
+                    convert_out_wide::<EXACT, 1, false>(t, [Wide::new(t0)], j, py, pv, len, out, n)
                 }
             }
             j += 1 + pair as usize;
@@ -148,9 +171,14 @@ unsafe fn convert<const IFMA: bool, const EXACT: bool>(
 /// `J` output limbs `j0..j0 + J` of a block with 64-bit lanes (the `y_i` and constants
 /// are below `2^61`, `v` below `2^7`: [`Wide`]'s accumulator bounds hold). `out` points
 /// at limb `j0` of the block, limbs `n` words apart.
+///
+/// `MONT` (at most [`MONT_TERMS`] terms, `v` included): the constants' Montgomery forms
+/// `[c 2^64]_{p_j}`, so the sum `x < 8 · 2^61 p_j = p_j 2^64` needs no fold and
+/// [`Wide::acc_redc`]'s `x 2^-64 mod p_j` is the same residue as the Barrett path's
+/// (one `vpmullq` and four `vpmuludq` per output, against two Shoup products).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn convert_out_wide<const EXACT: bool, const J: usize>(
+unsafe fn convert_out_wide<const EXACT: bool, const J: usize, const MONT: bool>(
     t: &ConvTables,
     ar: [Wide; J],
     j0: usize,
@@ -162,6 +190,12 @@ unsafe fn convert_out_wide<const EXACT: bool, const J: usize>(
 ) {
     let l = t.from.len();
     let zero = _mm512_setzero_si512();
+    let (c, c_sw, nq, nq_sw) = if MONT {
+        debug_assert!(l + EXACT as usize <= MONT_TERMS);
+        (t.c_mont, t.c_mont_sw, t.neg_q_mont, t.neg_q_mont_sw)
+    } else {
+        (t.c, t.c_sw, t.neg_q, t.neg_q_sw)
+    };
     chunks!(len, |kk, m| {
         let mut s = [[zero; 4]; J];
         let mut terms = 0;
@@ -169,20 +203,21 @@ unsafe fn convert_out_wide<const EXACT: bool, const J: usize>(
             let v = ld(pv.add(kk), m);
             let v_sw = swap32(v);
             for u in 0..J {
-                let nq = bcast(*t.neg_q.get_unchecked(j0 + u));
-                let nq_sw = bcast(*t.neg_q_sw.get_unchecked(j0 + u));
+                let nq = bcast(*nq.get_unchecked(j0 + u));
+                let nq_sw = bcast(*nq_sw.get_unchecked(j0 + u));
                 ar[u].acc_mul_sw(&mut s[u], v, v_sw, nq, nq_sw);
             }
             terms = 1;
         }
         for i in 0..l {
-            if terms == Wide::TERMS {
+            // (MONT: at most MONT_TERMS terms, neither a reduction nor a fold.)
+            if !MONT && terms == Wide::TERMS {
                 for u in 0..J {
                     let r = ar[u].acc_reduce(s[u]);
                     s[u] = ar[u].acc_new(r);
                 }
                 terms = 0;
-            } else if terms > 0 && terms % Wide::FOLD == 0 {
+            } else if !MONT && terms > 0 && terms % Wide::FOLD == 0 {
                 for u in 0..J {
                     ar[u].acc_fold(&mut s[u]);
                 }
@@ -191,16 +226,18 @@ unsafe fn convert_out_wide<const EXACT: bool, const J: usize>(
             let y_sw = swap32(y);
             for u in 0..J {
                 let at = (j0 + u) * l + i;
-                let (c, c_sw) = (
-                    bcast(*t.c.get_unchecked(at)),
-                    bcast(*t.c_sw.get_unchecked(at)),
-                );
+                let (c, c_sw) = (bcast(*c.get_unchecked(at)), bcast(*c_sw.get_unchecked(at)));
                 ar[u].acc_mul_sw(&mut s[u], y, y_sw, c, c_sw);
             }
             terms += 1;
         }
         for u in 0..J {
-            st(out.add(u * n + kk), m, ar[u].acc_reduce(s[u]));
+            let r = if MONT {
+                ar[u].acc_redc(s[u])
+            } else {
+                ar[u].acc_reduce(s[u])
+            };
+            st(out.add(u * n + kk), m, r);
         }
     });
 }
