@@ -33,7 +33,7 @@
 
 use core::arch::x86_64::*;
 
-use super::LaneConsts;
+use super::{few_terms, LaneConsts};
 use crate::math::simd::avx2::{
     add_q_if_neg, csub, f64_from_words, f64_to_words, mul_wide, mulhi_sw, mullo, mulmod_f64,
     round_f64, shoup_mul, splat, swap32,
@@ -160,8 +160,9 @@ impl Avx2 {
         _mm256_sub_epi64(x, mullo(quo, self.q, self.q_sw))
     }
 
-    /// `x mod q` in `[0, q)` for `x = hi 2^64 + lo < 2^(2b)` (Barrett, see the module
-    /// documentation).
+    /// `x mod q` in `[0, q)` for `x = hi 2^64 + lo < 2^(63 + b)` (Barrett, see the module
+    /// documentation; the bound as `avx512::Wide::barrett`'s: the remainder is below
+    /// `3q`).
     #[inline(always)]
     unsafe fn barrett(self, lo: __m256i, hi: __m256i) -> __m256i {
         let t = _mm256_or_si256(
@@ -287,6 +288,13 @@ impl Avx2 {
             _mm256_add_epi64(_mm256_srli_epi64::<32>(a1), _mm256_srli_epi64::<32>(a2)),
         );
         (lo, hi)
+    }
+
+    /// [`Avx2::acc_reduce`] of a value below `2^(63 + b)`: one Barrett reduction.
+    #[inline(always)]
+    pub(crate) unsafe fn acc_reduce_few(self, acc: [__m256i; 4]) -> __m256i {
+        let (lo, hi) = self.acc_words(acc);
+        self.barrett(lo, hi)
     }
 
     /// `x 2^-64 mod q`, reduced, for an accumulated `x < q 2^64` (Montgomery's REDC, as
@@ -444,6 +452,7 @@ unsafe fn inner_product_f64_chunks<const ACC: bool, const U: usize>(
 #[inline(always)]
 unsafe fn inner_product_impl<const ACC: bool>(
     ar: Avx2,
+    few: usize,
     acc: &mut [u64],
     a: &[&[u64]],
     b: &[&[u64]],
@@ -454,18 +463,22 @@ unsafe fn inner_product_impl<const ACC: bool>(
     let pc = acc.as_mut_ptr();
     let mut k = 0;
     while k < whole {
-        inner_product_chunks::<ACC, U>(ar, pc, a, b, k, [Mask::ALL; U]);
+        inner_product_chunks::<ACC, U>(ar, few, pc, a, b, k, [Mask::ALL; U]);
         k += 4 * U;
     }
     chunks!(len - whole, |kk, m| {
-        inner_product_chunks::<ACC, 1>(ar, pc, a, b, whole + kk, [m]);
+        inner_product_chunks::<ACC, 1>(ar, few, pc, a, b, whole + kk, [m]);
     });
 }
 
-/// `U` consecutive chunks of [`inner_product_impl`] starting at lane `k0`.
+/// `U` consecutive chunks of [`inner_product_impl`] starting at lane `k0`; a lazy sum of
+/// at most `few` ([`few_terms`](crate::math::kernels::few_terms)) products ends in one
+/// Barrett reduction ([`Avx2::acc_reduce_few`]).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn inner_product_chunks<const ACC: bool, const U: usize>(
     ar: Avx2,
+    few: usize,
     pc: *mut u64,
     a: &[&[u64]],
     b: &[&[u64]],
@@ -483,6 +496,7 @@ unsafe fn inner_product_chunks<const ACC: bool, const U: usize>(
     while j < beta {
         // One lazy sum of at most TERMS products, folded every FOLD.
         let end = (j + TERMS).min(beta);
+        let short = end - j <= few;
         let mut s = [ar.acc_new(r[0]); U];
         for u in 1..U {
             s[u] = ar.acc_new(r[u]);
@@ -505,7 +519,11 @@ unsafe fn inner_product_chunks<const ACC: bool, const U: usize>(
             }
         }
         for u in 0..U {
-            r[u] = ar.acc_reduce(s[u]);
+            r[u] = if short {
+                ar.acc_reduce_few(s[u])
+            } else {
+                ar.acc_reduce(s[u])
+            };
         }
     }
     for u in 0..U {
@@ -649,7 +667,7 @@ pub(crate) unsafe fn inner_product_add_assign(
     if c.q < F64_MAX_Q {
         inner_product_f64_impl::<true>(Exact52::new(c.q), acc, a, b)
     } else {
-        inner_product_impl::<true>(Avx2::new(c), acc, a, b)
+        inner_product_impl::<true>(Avx2::new(c), few_terms(c.bits), acc, a, b)
     }
 }
 
@@ -662,7 +680,7 @@ pub(crate) unsafe fn inner_product(c: &LaneConsts, out: &mut [u64], a: &[&[u64]]
     if c.q < F64_MAX_Q {
         inner_product_f64_impl::<false>(Exact52::new(c.q), out, a, b)
     } else {
-        inner_product_impl::<false>(Avx2::new(c), out, a, b)
+        inner_product_impl::<false>(Avx2::new(c), few_terms(c.bits), out, a, b)
     }
 }
 

@@ -153,6 +153,13 @@ pub(crate) trait Arith: Copy {
     unsafe fn acc_fold(self, acc: &mut Self::Acc);
     /// The accumulated value modulo `q`, reduced.
     unsafe fn acc_reduce(self, acc: Self::Acc) -> __m512i;
+    /// [`Arith::acc_reduce`] of a value below `2^(63 + b)` (`b` the bits of `q`): at most
+    /// [`few_terms`](crate::math::kernels::few_terms) products of reduced operands after a
+    /// reduced initial value.
+    #[inline(always)]
+    unsafe fn acc_reduce_few(self, acc: Self::Acc) -> __m512i {
+        self.acc_reduce(acc)
+    }
 }
 
 /// 64-bit lanes (AVX-512F/DQ), odd `q` of at most 61 bits.
@@ -184,7 +191,13 @@ impl Wide {
         _mm512_sub_epi64(x, _mm512_mullo_epi64(quo, self.q))
     }
 
-    /// `x mod q` in `[0, q)` for `x = hi 2^64 + lo < 2^(2b)`.
+    /// `x mod q` in `[0, q)` for `x = hi 2^64 + lo < 2^(63 + b)` (`b` the bits of `q`, so
+    /// `2^(b-1) <= q`): with `t = floor(x / 2^(b-1)) < 2^64` and `mu = floor(2^(63+b) / q)`,
+    /// `t mu / 2^64 > (x / 2^(b-1) - 1)(2^(63+b) / q - 1) / 2^64 > x/q - 2` and at most
+    /// `x/q`, so `quo = floor(t mu / 2^64)` is `floor(x/q)` less at most 2 and `x - quo q`
+    /// lies in `[0, 3q)`: two conditional subtractions. Products of reduced operands
+    /// (`x < 2^(2b)`) and sums of up to [`few_terms`](crate::math::kernels::few_terms) of
+    /// them take it.
     #[inline(always)]
     unsafe fn barrett(self, lo: __m512i, hi: __m512i) -> __m512i {
         let t = _mm512_or_si512(
@@ -340,6 +353,14 @@ impl Arith for Wide {
         let rh = shoup_mul_wide(hi, self.r64, self.r64_shoup, self.q);
         let rl = self.reduce_word_lazy(lo);
         csub(csub(_mm512_add_epi64(rh, rl), self.two_q), self.q)
+    }
+
+    /// One Barrett reduction of the accumulated words (five multiplications where
+    /// [`Arith::acc_reduce`] takes eleven).
+    #[inline(always)]
+    unsafe fn acc_reduce_few(self, acc: [__m512i; 4]) -> __m512i {
+        let (lo, hi) = self.acc_words(acc);
+        self.barrett(lo, hi)
     }
 }
 
@@ -534,6 +555,7 @@ unsafe fn mul_add_assign<A: Arith>(ar: A, acc: &mut [u64], a: &[u64], b: &[u64])
 #[inline(always)]
 unsafe fn inner_product_impl<A: Arith, const ACC: bool>(
     ar: A,
+    few: usize,
     acc: &mut [u64],
     a: &[&[u64]],
     b: &[&[u64]],
@@ -544,18 +566,22 @@ unsafe fn inner_product_impl<A: Arith, const ACC: bool>(
     let pc = acc.as_mut_ptr();
     let mut k = 0;
     while k < whole {
-        inner_product_chunks::<A, ACC, U>(ar, pc, a, b, k, [0xff; U]);
+        inner_product_chunks::<A, ACC, U>(ar, few, pc, a, b, k, [0xff; U]);
         k += 8 * U;
     }
     chunks!(len - whole, |kk, m| {
-        inner_product_chunks::<A, ACC, 1>(ar, pc, a, b, whole + kk, [m]);
+        inner_product_chunks::<A, ACC, 1>(ar, few, pc, a, b, whole + kk, [m]);
     });
 }
 
-/// `U` consecutive chunks of [`inner_product_impl`] starting at lane `k0`, with masks `m`.
+/// `U` consecutive chunks of [`inner_product_impl`] starting at lane `k0`, with masks `m`;
+/// a lazy sum of at most `few` ([`few_terms`](crate::math::kernels::few_terms)) products
+/// ends in [`Arith::acc_reduce_few`].
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn inner_product_chunks<A: Arith, const ACC: bool, const U: usize>(
     ar: A,
+    few: usize,
     pc: *mut u64,
     a: &[&[u64]],
     b: &[&[u64]],
@@ -573,6 +599,7 @@ unsafe fn inner_product_chunks<A: Arith, const ACC: bool, const U: usize>(
     while j < beta {
         // One lazy sum of at most A::TERMS products, folded every A::FOLD.
         let end = (j + A::TERMS).min(beta);
+        let short = end - j <= few;
         let mut s = [ar.acc_new(r[0]); U];
         for u in 1..U {
             s[u] = ar.acc_new(r[u]);
@@ -595,7 +622,11 @@ unsafe fn inner_product_chunks<A: Arith, const ACC: bool, const U: usize>(
             }
         }
         for u in 0..U {
-            r[u] = ar.acc_reduce(s[u]);
+            r[u] = if short {
+                ar.acc_reduce_few(s[u])
+            } else {
+                ar.acc_reduce(s[u])
+            };
         }
     }
     for u in 0..U {
@@ -782,7 +813,7 @@ macro_rules! entry_points {
                 a: &[&[u64]],
                 b: &[&[u64]],
             ) {
-                super::inner_product_impl::<_, true>(<$arith>::new(c), acc, a, b)
+                super::inner_product_impl::<_, true>(<$arith>::new(c), crate::math::kernels::few_terms(c.bits), acc, a, b)
             }
 
             /// See [`crate::math::kernels::inner_product`] (any number of terms here).
@@ -796,7 +827,7 @@ macro_rules! entry_points {
                 a: &[&[u64]],
                 b: &[&[u64]],
             ) {
-                super::inner_product_impl::<_, false>(<$arith>::new(c), out, a, b)
+                super::inner_product_impl::<_, false>(<$arith>::new(c), crate::math::kernels::few_terms(c.bits), out, a, b)
             }
 
             /// See [`crate::math::kernels::mul_scalar_assign`]; `ws` is the 64-bit

@@ -236,6 +236,15 @@ pub(crate) const IFMA_MAX_Q: u64 = 1 << 50;
 /// split-product accumulators of `math::simd` hold eight products without a fold.
 pub(crate) const MONT_TERMS: usize = 8;
 
+/// How many products of reduced operands, after a reduced initial value, sum below
+/// `2^(63 + b)` for a `b`-bit modulus `q` (at least 4 for `b <= 61`, capped at `2^20`):
+/// `2^(63-b) (q-1)^2 + q < 2^(63-b) 2^(2b)`. The SIMD inner products reduce such sums with
+/// one Barrett reduction (`avx512::Wide::barrett`, `avx2::Avx2::barrett`).
+#[inline(always)]
+pub(crate) fn few_terms(bits: u32) -> usize {
+    1usize << (63 - bits).min(20)
+}
+
 /// The lane arithmetic chosen for one modulus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
