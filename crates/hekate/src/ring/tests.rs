@@ -338,3 +338,37 @@ fn fused_rescales_are_word_for_word_the_unfused_steps() {
         }
     }
 }
+
+/// The block form of the NTT-form automorphisms (every `n >= 8`, every odd `k`) gives the
+/// word table's words, alone and with the fused addition, on this CPU's path (AVX-512's
+/// lane permutations where it has them).
+#[test]
+fn ntt_permutation_blocks_match_the_word_table() {
+    use super::automorphism::{galois_element_for_conjugation, NttPermutation};
+    use rand::{RngCore, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0xb10c);
+    for log_n in [3u32, 4, 7, 12] {
+        let n = 1usize << log_n;
+        let mut ks: Vec<usize> = [1i64, -1, 3, -7, (n / 4) as i64]
+            .iter()
+            .map(|&r| galois_element_for_rotation(r, n))
+            .collect();
+        ks.extend([galois_element_for_conjugation(n), 2 * n - 3, 1]);
+        for k in ks {
+            let perm = NttPermutation::new(n, k);
+            assert!(perm.has_blocks(), "n = {n}, k = {k}");
+            for q in [(1u64 << 61) - 1, 0xffff_fffb, 97] {
+                let a: Vec<u64> = (0..n).map(|_| rng.next_u64() % q).collect();
+                let mut b: Vec<u64> = (0..n).map(|_| rng.next_u64() % q).collect();
+                b[0] = q - 1;
+                let (mut got, mut want) = (vec![0u64; n], vec![0u64; n]);
+                perm.apply(&a, &mut got);
+                perm.apply_words(&a, &mut want);
+                assert_eq!(got, want, "apply: n = {n}, k = {k}");
+                perm.apply_add(&a, &b, &mut got, q);
+                perm.apply_add_words(&a, &b, &mut want, q);
+                assert_eq!(got, want, "apply_add: n = {n}, k = {k}, q = {q}");
+            }
+        }
+    }
+}

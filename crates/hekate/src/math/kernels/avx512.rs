@@ -472,6 +472,53 @@ impl Arith for Ifma {
     }
 }
 
+/// See [`crate::math::kernels::permute_blocks8`].
+///
+/// # Safety
+/// AVX-512F; the bounds of `kernels::check_blocks8` hold.
+#[target_feature(enable = "avx512f")]
+pub(crate) unsafe fn permute_blocks8(
+    input: &[u64],
+    out: &mut [u64],
+    src: &[u32],
+    lane: &[u8],
+    lanes: &[[u64; 8]],
+) {
+    let (pi, po) = (input.as_ptr(), out.as_mut_ptr());
+    for (t, (&s, &l)) in src.iter().zip(lane).enumerate() {
+        let v = _mm512_loadu_si512(pi.add(8 * s as usize) as *const _);
+        let idx = _mm512_loadu_si512(lanes.get_unchecked(l as usize).as_ptr() as *const _);
+        _mm512_storeu_si512(po.add(8 * t) as *mut _, _mm512_permutexvar_epi64(idx, v));
+    }
+}
+
+/// See [`crate::math::kernels::permute_add_blocks8`].
+///
+/// # Safety
+/// As [`permute_blocks8`]; `a` and `b` reduced modulo `q < 2^63`.
+#[target_feature(enable = "avx512f")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn permute_add_blocks8(
+    a: &[u64],
+    b: &[u64],
+    out: &mut [u64],
+    q: u64,
+    src: &[u32],
+    lane: &[u8],
+    lanes: &[[u64; 8]],
+) {
+    let (pa, pb, po) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr());
+    let qv = bcast(q);
+    for (t, (&s, &l)) in src.iter().zip(lane).enumerate() {
+        let at = 8 * s as usize;
+        let x = _mm512_loadu_si512(pa.add(at) as *const _);
+        let y = _mm512_loadu_si512(pb.add(at) as *const _);
+        let v = csub(_mm512_add_epi64(x, y), qv);
+        let idx = _mm512_loadu_si512(lanes.get_unchecked(l as usize).as_ptr() as *const _);
+        _mm512_storeu_si512(po.add(8 * t) as *mut _, _mm512_permutexvar_epi64(idx, v));
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Element-wise kernels (bodies; the entry points below instantiate them).
 // ---------------------------------------------------------------------------------------

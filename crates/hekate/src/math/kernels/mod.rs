@@ -495,6 +495,62 @@ pub fn inner_product(out: &mut [u64], a: &[&[u64]], b: &[&[u64]], q: &Modulus) {
     inner_product_add_assign(out, &a[g..], &b[g..], q);
 }
 
+/// A permutation by aligned blocks of eight words (the NTT-form automorphisms,
+/// `ring::automorphism`): `out[8t + s] = input[8 src[t] + lanes[lane[t]][s]]`, one load,
+/// one lane permutation and one store per block. Returns `false`, touching nothing, where
+/// the CPU has no AVX-512 (the caller then runs its word table).
+///
+/// # Panics
+/// If the lengths disagree (`input`, `out`: `8 src.len()` words; `lane` as `src`) or an
+/// entry is out of range.
+pub fn permute_blocks8(
+    input: &[u64],
+    out: &mut [u64],
+    src: &[u32],
+    lane: &[u8],
+    lanes: &[[u64; 8]],
+) -> bool {
+    check_blocks8(input.len(), out.len(), src, lane, lanes);
+    #[cfg(target_arch = "x86_64")]
+    if Isa::Avx512.available() {
+        // SAFETY: AVX-512F is available; the lengths and indices were checked above.
+        unsafe { avx512::permute_blocks8(input, out, src, lane, lanes) };
+        return true;
+    }
+    false
+}
+
+/// [`permute_blocks8`] of the sum: `out = π(a + b) mod q` for reduced `a`, `b` (`q` odd,
+/// below `2^63`).
+pub fn permute_add_blocks8(
+    a: &[u64],
+    b: &[u64],
+    out: &mut [u64],
+    q: u64,
+    src: &[u32],
+    lane: &[u8],
+    lanes: &[[u64; 8]],
+) -> bool {
+    check_blocks8(a.len(), out.len(), src, lane, lanes);
+    assert_eq!(a.len(), b.len());
+    #[cfg(target_arch = "x86_64")]
+    if Isa::Avx512.available() && q < 1 << 63 {
+        // SAFETY: as in `permute_blocks8`.
+        unsafe { avx512::permute_add_blocks8(a, b, out, q, src, lane, lanes) };
+        return true;
+    }
+    false
+}
+
+/// The bounds [`permute_blocks8`]'s kernels rely on.
+fn check_blocks8(input: usize, out: usize, src: &[u32], lane: &[u8], lanes: &[[u64; 8]]) {
+    let blocks = src.len();
+    assert!(input == 8 * blocks && out == 8 * blocks && lane.len() == blocks);
+    assert!(src.iter().all(|&s| (s as usize) < blocks));
+    assert!(lane.iter().all(|&l| (l as usize) < lanes.len()));
+    assert!(lanes.iter().flatten().all(|&x| x < 8));
+}
+
 /// `a[k] = a[k] * w mod q` for a reduced constant `w`.
 #[inline]
 pub fn mul_scalar_assign(a: &mut [u64], w: u64, q: &Modulus) {

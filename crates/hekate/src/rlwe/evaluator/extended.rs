@@ -142,14 +142,12 @@ impl Evaluator {
         for key in &baby_keys {
             rotated.push(match (key, &d) {
                 (Some(key), Some(d)) => {
-                    let EngineAccumulator::Hybrid([mut u0, u1]) = ks.multiply(d, key.key(), ql)
-                    else {
+                    let EngineAccumulator::Hybrid([u0, u1]) = ks.multiply(d, key.key(), ql) else {
                         unreachable!("the hybrid engine at this level")
                     };
                     let g = key.galois_element();
-                    u0.add_assign(&c0, ring);
                     let mut out = [0, 1].map(|_| ring.scratch_poly(ql, k, Form::Ntt));
-                    u0.automorphism(g, ring, &mut out[0]);
+                    u0.add_then_automorphism(&c0, g, ring, &mut out[0]);
                     u1.automorphism(g, ring, &mut out[1]);
                     ring.recycle(u0);
                     ring.recycle(u1);
@@ -181,7 +179,7 @@ impl Evaluator {
             let term = match key {
                 None => s,
                 Some(key) => {
-                    let [mut s0, s1] = s;
+                    let [s0, s1] = s;
                     let c1 = crate::rlwe::backend::Backend::mod_down(ring, s1);
                     self.counts.half_mod_downs.fetch_add(1, Ordering::Relaxed);
                     let d = ks.decompose(&c1);
@@ -192,9 +190,8 @@ impl Evaluator {
                     };
                     ks.recycle(d);
                     let g = key.galois_element();
-                    s0.add_assign(&u0, ring);
                     let mut out = [0, 1].map(|_| ring.scratch_poly(ql, k, Form::Ntt));
-                    s0.automorphism(g, ring, &mut out[0]);
+                    s0.add_then_automorphism(&u0, g, ring, &mut out[0]);
                     u1.automorphism(g, ring, &mut out[1]);
                     [s0, u0, u1].into_iter().for_each(|q| ring.recycle(q));
                     out
