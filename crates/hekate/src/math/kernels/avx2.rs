@@ -653,6 +653,95 @@ pub(crate) unsafe fn mul_add_assign(c: &LaneConsts, acc: &mut [u64], a: &[u64], 
     }
 }
 
+/// The AVX2 form of one lane permutation of [`permute_blocks8`]: per output half `h`
+/// (lanes `4h..4h + 4`), the 32-bit indices of `vpermd` into either input half and the
+/// mask choosing the input's upper half.
+#[inline(always)]
+unsafe fn block_lanes(lanes: &[u64; 8]) -> [[__m256i; 2]; 2] {
+    let mut out = [[_mm256_setzero_si256(); 2]; 2];
+    for (h, o) in out.iter_mut().enumerate() {
+        let (mut idx, mut upper) = ([0i32; 8], [0i64; 4]);
+        for s in 0..4 {
+            let p = lanes[4 * h + s] as i32;
+            idx[2 * s] = 2 * (p % 4);
+            idx[2 * s + 1] = 2 * (p % 4) + 1;
+            upper[s] = if p >= 4 { -1 } else { 0 };
+        }
+        o[0] = _mm256_loadu_si256(idx.as_ptr() as *const __m256i);
+        o[1] = _mm256_loadu_si256(upper.as_ptr() as *const __m256i);
+    }
+    out
+}
+
+/// Output half `h` of a permuted block `(lo, hi)` ([`block_lanes`]).
+#[inline(always)]
+unsafe fn permute_half(lo: __m256i, hi: __m256i, t: [__m256i; 2]) -> __m256i {
+    let from_lo = _mm256_permutevar8x32_epi32(lo, t[0]);
+    let from_hi = _mm256_permutevar8x32_epi32(hi, t[0]);
+    _mm256_blendv_epi8(from_lo, from_hi, t[1])
+}
+
+/// See [`crate::math::kernels::permute_blocks8`] (a block is two vectors here: each
+/// output half gathers its lanes from both input halves, two `vpermd` and a blend).
+///
+/// # Safety
+/// AVX2; the bounds of `kernels::check_blocks8` hold.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn permute_blocks8(
+    input: &[u64],
+    out: &mut [u64],
+    src: &[u32],
+    lane: &[u8],
+    lanes: &[[u64; 8]],
+) {
+    let tables: Vec<[[__m256i; 2]; 2]> = lanes.iter().map(|l| block_lanes(l)).collect();
+    let (pi, po) = (input.as_ptr(), out.as_mut_ptr());
+    for (t, (&s, &l)) in src.iter().zip(lane).enumerate() {
+        let p = pi.add(8 * s as usize) as *const __m256i;
+        let (lo, hi) = (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1)));
+        let tb = tables.get_unchecked(l as usize);
+        let o = po.add(8 * t) as *mut __m256i;
+        _mm256_storeu_si256(o, permute_half(lo, hi, tb[0]));
+        _mm256_storeu_si256(o.add(1), permute_half(lo, hi, tb[1]));
+    }
+}
+
+/// See [`crate::math::kernels::permute_add_blocks8`].
+///
+/// # Safety
+/// As [`permute_blocks8`]; `a` and `b` reduced modulo `q < 2^63`.
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn permute_add_blocks8(
+    a: &[u64],
+    b: &[u64],
+    out: &mut [u64],
+    q: u64,
+    src: &[u32],
+    lane: &[u8],
+    lanes: &[[u64; 8]],
+) {
+    let tables: Vec<[[__m256i; 2]; 2]> = lanes.iter().map(|l| block_lanes(l)).collect();
+    let (pa, pb, po) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr());
+    let qv = splat(q);
+    for (t, (&s, &l)) in src.iter().zip(lane).enumerate() {
+        let at = 8 * s as usize;
+        let (x, y) = (pa.add(at) as *const __m256i, pb.add(at) as *const __m256i);
+        let lo = csub(
+            _mm256_add_epi64(_mm256_loadu_si256(x), _mm256_loadu_si256(y)),
+            qv,
+        );
+        let hi = csub(
+            _mm256_add_epi64(_mm256_loadu_si256(x.add(1)), _mm256_loadu_si256(y.add(1))),
+            qv,
+        );
+        let tb = tables.get_unchecked(l as usize);
+        let o = po.add(8 * t) as *mut __m256i;
+        _mm256_storeu_si256(o, permute_half(lo, hi, tb[0]));
+        _mm256_storeu_si256(o.add(1), permute_half(lo, hi, tb[1]));
+    }
+}
+
 /// See [`crate::math::kernels::inner_product_add_assign`] (any number of terms here).
 ///
 /// # Safety

@@ -497,8 +497,9 @@ pub fn inner_product(out: &mut [u64], a: &[&[u64]], b: &[&[u64]], q: &Modulus) {
 
 /// A permutation by aligned blocks of eight words (the NTT-form automorphisms,
 /// `ring::automorphism`): `out[8t + s] = input[8 src[t] + lanes[lane[t]][s]]`, one load,
-/// one lane permutation and one store per block. Returns `false`, touching nothing, where
-/// the CPU has no AVX-512 (the caller then runs its word table).
+/// one lane permutation and one store per block (AVX2: two of each and two blends).
+/// Returns `false`, touching nothing, where the CPU has neither AVX-512 nor AVX2 (the
+/// caller then runs its word table).
 ///
 /// # Panics
 /// If the lengths disagree (`input`, `out`: `8 src.len()` words; `lane` as `src`) or an
@@ -515,6 +516,10 @@ pub fn permute_blocks8(
     if Isa::Avx512.available() {
         // SAFETY: AVX-512F is available; the lengths and indices were checked above.
         unsafe { avx512::permute_blocks8(input, out, src, lane, lanes) };
+        return true;
+    } else if Isa::Avx2.available() {
+        // SAFETY: as above, with AVX2.
+        unsafe { avx2::permute_blocks8(input, out, src, lane, lanes) };
         return true;
     }
     false
@@ -537,6 +542,10 @@ pub fn permute_add_blocks8(
     if Isa::Avx512.available() && q < 1 << 63 {
         // SAFETY: as in `permute_blocks8`.
         unsafe { avx512::permute_add_blocks8(a, b, out, q, src, lane, lanes) };
+        return true;
+    } else if Isa::Avx2.available() && q < 1 << 63 {
+        // SAFETY: as in `permute_blocks8`.
+        unsafe { avx2::permute_add_blocks8(a, b, out, q, src, lane, lanes) };
         return true;
     }
     false
