@@ -21,7 +21,7 @@
 //! whole, where the word table gathers word by word (the portable path, and the twin the
 //! tests compare with).
 
-use crate::math::kernels;
+use crate::math::kernels::{self, Isa};
 use crate::math::ntt::bit_reverse;
 
 /// The words of a block of [`NttPermutation`]'s block form.
@@ -119,13 +119,18 @@ impl NttPermutation {
     /// `out[j] = a[π(j)] + b[π(j)] mod q` for reduced `a`, `b`.
     #[inline]
     pub fn apply_add(&self, a: &[u64], b: &[u64], out: &mut [u64], q: u64) {
+        self.apply_add_on(Isa::detect(), a, b, out, q)
+    }
+
+    /// [`NttPermutation::apply_add`] on a chosen instruction set (the same words).
+    pub(crate) fn apply_add_on(&self, isa: Isa, a: &[u64], b: &[u64], out: &mut [u64], q: u64) {
         let n = self.index.len();
         assert!(
             a.len() == n && b.len() == n && out.len() == n,
             "limb of another degree"
         );
         if let Some(bp) = &self.blocks {
-            if kernels::permute_add_blocks8(a, b, out, q, &bp.src, &bp.lane, &bp.lanes) {
+            if kernels::permute_add_blocks8_on(isa, a, b, out, q, &bp.src, &bp.lane, &bp.lanes) {
                 return;
             }
         }
@@ -144,10 +149,15 @@ impl NttPermutation {
     /// Applies the permutation to one limb: `out[j] = input[π(j)]`.
     #[inline]
     pub fn apply(&self, input: &[u64], out: &mut [u64]) {
+        self.apply_on(Isa::detect(), input, out)
+    }
+
+    /// [`NttPermutation::apply`] on a chosen instruction set (the same words).
+    pub(crate) fn apply_on(&self, isa: Isa, input: &[u64], out: &mut [u64]) {
         let n = self.index.len();
         assert!(input.len() == n && out.len() == n, "limb of another degree");
         if let Some(bp) = &self.blocks {
-            if kernels::permute_blocks8(input, out, &bp.src, &bp.lane, &bp.lanes) {
+            if kernels::permute_blocks8_on(isa, input, out, &bp.src, &bp.lane, &bp.lanes) {
                 return;
             }
         }

@@ -340,11 +340,12 @@ fn fused_rescales_are_word_for_word_the_unfused_steps() {
 }
 
 /// The block form of the NTT-form automorphisms (every `n >= 8`, every odd `k`) gives the
-/// word table's words, alone and with the fused addition, on this CPU's path (AVX-512's
-/// lane permutations where it has them).
+/// word table's words, alone and with the fused addition, on every instruction set this
+/// CPU runs (AVX-512's lane permutations, AVX2's two-vector blocks).
 #[test]
 fn ntt_permutation_blocks_match_the_word_table() {
     use super::automorphism::{galois_element_for_conjugation, NttPermutation};
+    use crate::math::Isa;
     use rand::{RngCore, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0xb10c);
     for log_n in [3u32, 4, 7, 12] {
@@ -362,11 +363,21 @@ fn ntt_permutation_blocks_match_the_word_table() {
                 let mut b: Vec<u64> = (0..n).map(|_| rng.next_u64() % q).collect();
                 b[0] = q - 1;
                 let (mut got, mut want) = (vec![0u64; n], vec![0u64; n]);
-                perm.apply(&a, &mut got);
                 perm.apply_words(&a, &mut want);
+                for isa in Isa::ALL.into_iter().filter(|i| i.available()) {
+                    got.fill(0);
+                    perm.apply_on(isa, &a, &mut got);
+                    assert_eq!(got, want, "apply: n = {n}, k = {k}, {isa:?}");
+                }
+                perm.apply(&a, &mut got);
                 assert_eq!(got, want, "apply: n = {n}, k = {k}");
-                perm.apply_add(&a, &b, &mut got, q);
                 perm.apply_add_words(&a, &b, &mut want, q);
+                for isa in Isa::ALL.into_iter().filter(|i| i.available()) {
+                    got.fill(0);
+                    perm.apply_add_on(isa, &a, &b, &mut got, q);
+                    assert_eq!(got, want, "apply_add: n = {n}, k = {k}, q = {q}, {isa:?}");
+                }
+                perm.apply_add(&a, &b, &mut got, q);
                 assert_eq!(got, want, "apply_add: n = {n}, k = {k}, q = {q}");
             }
         }

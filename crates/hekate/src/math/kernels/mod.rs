@@ -497,9 +497,9 @@ pub fn inner_product(out: &mut [u64], a: &[&[u64]], b: &[&[u64]], q: &Modulus) {
 
 /// A permutation by aligned blocks of eight words (the NTT-form automorphisms,
 /// `ring::automorphism`): `out[8t + s] = input[8 src[t] + lanes[lane[t]][s]]`, one load,
-/// one lane permutation and one store per block (AVX2: two of each and two blends).
-/// Returns `false`, touching nothing, where the CPU has neither AVX-512 nor AVX2 (the
-/// caller then runs its word table).
+/// one lane permutation and one store per block (AVX2: two of each and two blends), on
+/// this CPU's instruction set. Returns `false`, touching nothing, where it has neither
+/// AVX-512 nor AVX2 (the caller then runs its word table).
 ///
 /// # Panics
 /// If the lengths disagree (`input`, `out`: `8 src.len()` words; `lane` as `src`) or an
@@ -511,23 +511,56 @@ pub fn permute_blocks8(
     lane: &[u8],
     lanes: &[[u64; 8]],
 ) -> bool {
+    permute_blocks8_on(Isa::detect(), input, out, src, lane, lanes)
+}
+
+/// [`permute_blocks8`] on a chosen instruction set (`false` where it is scalar or this
+/// CPU lacks it).
+pub(crate) fn permute_blocks8_on(
+    isa: Isa,
+    input: &[u64],
+    out: &mut [u64],
+    src: &[u32],
+    lane: &[u8],
+    lanes: &[[u64; 8]],
+) -> bool {
     check_blocks8(input.len(), out.len(), src, lane, lanes);
     #[cfg(target_arch = "x86_64")]
-    if Isa::Avx512.available() {
-        // SAFETY: AVX-512F is available; the lengths and indices were checked above.
-        unsafe { avx512::permute_blocks8(input, out, src, lane, lanes) };
-        return true;
-    } else if Isa::Avx2.available() {
-        // SAFETY: as above, with AVX2.
-        unsafe { avx2::permute_blocks8(input, out, src, lane, lanes) };
-        return true;
+    match isa {
+        Isa::Avx512 | Isa::Avx512Ifma if isa.available() => {
+            // SAFETY: AVX-512F is available; the lengths and indices were checked above.
+            unsafe { avx512::permute_blocks8(input, out, src, lane, lanes) };
+            return true;
+        }
+        Isa::Avx2 if isa.available() => {
+            // SAFETY: as above, with AVX2.
+            unsafe { avx2::permute_blocks8(input, out, src, lane, lanes) };
+            return true;
+        }
+        _ => {}
     }
+    let _ = isa;
     false
 }
 
-/// [`permute_blocks8`] of the sum: `out = π(a + b) mod q` for reduced `a`, `b` (`q` odd,
+/// [`permute_blocks8`] of the sum: `out = π(a + b) mod q` for reduced `a`, `b` (`q`
 /// below `2^63`).
 pub fn permute_add_blocks8(
+    a: &[u64],
+    b: &[u64],
+    out: &mut [u64],
+    q: u64,
+    src: &[u32],
+    lane: &[u8],
+    lanes: &[[u64; 8]],
+) -> bool {
+    permute_add_blocks8_on(Isa::detect(), a, b, out, q, src, lane, lanes)
+}
+
+/// [`permute_add_blocks8`] on a chosen instruction set (as [`permute_blocks8_on`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn permute_add_blocks8_on(
+    isa: Isa,
     a: &[u64],
     b: &[u64],
     out: &mut [u64],
@@ -539,15 +572,21 @@ pub fn permute_add_blocks8(
     check_blocks8(a.len(), out.len(), src, lane, lanes);
     assert_eq!(a.len(), b.len());
     #[cfg(target_arch = "x86_64")]
-    if Isa::Avx512.available() && q < 1 << 63 {
-        // SAFETY: as in `permute_blocks8`.
-        unsafe { avx512::permute_add_blocks8(a, b, out, q, src, lane, lanes) };
-        return true;
-    } else if Isa::Avx2.available() && q < 1 << 63 {
-        // SAFETY: as in `permute_blocks8`.
-        unsafe { avx2::permute_add_blocks8(a, b, out, q, src, lane, lanes) };
-        return true;
+    match isa {
+        _ if q >= 1 << 63 => {}
+        Isa::Avx512 | Isa::Avx512Ifma if isa.available() => {
+            // SAFETY: as in `permute_blocks8_on`.
+            unsafe { avx512::permute_add_blocks8(a, b, out, q, src, lane, lanes) };
+            return true;
+        }
+        Isa::Avx2 if isa.available() => {
+            // SAFETY: as in `permute_blocks8_on`.
+            unsafe { avx2::permute_add_blocks8(a, b, out, q, src, lane, lanes) };
+            return true;
+        }
+        _ => {}
     }
+    let _ = (isa, q);
     false
 }
 
