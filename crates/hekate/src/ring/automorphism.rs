@@ -17,7 +17,7 @@
 //! h_t) mod 8)`: the output block `t` is the input block `T_t` with one of at most eight
 //! lane permutations (one per `h_t`). [`NttPermutation`] keeps them (checked against the
 //! word table when built) and applies them with one load, one lane permutation and one
-//! store per block on AVX-512 ([`kernels::permute_blocks8`]), every cache line read
+//! store per block on AVX-512 (`kernels::permute_blocks8`), every cache line read
 //! whole, where the word table gathers word by word (the portable path, and the twin the
 //! tests compare with).
 
@@ -130,7 +130,7 @@ impl NttPermutation {
             "limb of another degree"
         );
         if let Some(bp) = &self.blocks {
-            if kernels::permute_add_blocks8_on(isa, a, b, out, q, &bp.src, &bp.lane, &bp.lanes) {
+            if kernels::permute_add_blocks8(isa, a, b, out, q, &bp.src, &bp.lane, &bp.lanes) {
                 return;
             }
         }
@@ -157,7 +157,7 @@ impl NttPermutation {
         let n = self.index.len();
         assert!(input.len() == n && out.len() == n, "limb of another degree");
         if let Some(bp) = &self.blocks {
-            if kernels::permute_blocks8_on(isa, input, out, &bp.src, &bp.lane, &bp.lanes) {
+            if kernels::permute_blocks8(isa, input, out, &bp.src, &bp.lane, &bp.lanes) {
                 return;
             }
         }

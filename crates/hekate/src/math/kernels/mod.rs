@@ -496,27 +496,16 @@ pub fn inner_product(out: &mut [u64], a: &[&[u64]], b: &[&[u64]], q: &Modulus) {
 }
 
 /// A permutation by aligned blocks of eight words (the NTT-form automorphisms,
-/// `ring::automorphism`): `out[8t + s] = input[8 src[t] + lanes[lane[t]][s]]`, one load,
-/// one lane permutation and one store per block (AVX2: two of each and two blends), on
-/// this CPU's instruction set. Returns `false`, touching nothing, where it has neither
-/// AVX-512 nor AVX2 (the caller then runs its word table).
+/// `ring::automorphism`'s block form, whose constructor checks these tables):
+/// `out[8t + s] = input[8 src[t] + lanes[lane[t]][s]]`, one load, one lane permutation and
+/// one store per block (AVX2: two of each and two blends), on `isa`. Returns `false`,
+/// touching nothing, where `isa` is scalar or this CPU lacks it (the caller then runs its
+/// word table).
 ///
-/// # Panics
-/// If the lengths disagree (`input`, `out`: `8 src.len()` words; `lane` as `src`) or an
-/// entry is out of range.
-pub fn permute_blocks8(
-    input: &[u64],
-    out: &mut [u64],
-    src: &[u32],
-    lane: &[u8],
-    lanes: &[[u64; 8]],
-) -> bool {
-    permute_blocks8_on(Isa::detect(), input, out, src, lane, lanes)
-}
-
-/// [`permute_blocks8`] on a chosen instruction set (`false` where it is scalar or this
-/// CPU lacks it).
-pub(crate) fn permute_blocks8_on(
+/// The tables must hold: `input` and `out` of `8 src.len()` words, `lane` as long as
+/// `src`, every `src[t] < src.len()`, `lane[t] < lanes.len()` and lane entry below 8
+/// (checked in debug builds; the kernels index unchecked).
+pub(crate) fn permute_blocks8(
     isa: Isa,
     input: &[u64],
     out: &mut [u64],
@@ -524,11 +513,11 @@ pub(crate) fn permute_blocks8_on(
     lane: &[u8],
     lanes: &[[u64; 8]],
 ) -> bool {
-    check_blocks8(input.len(), out.len(), src, lane, lanes);
+    debug_check_blocks8(input.len(), out.len(), src, lane, lanes);
     #[cfg(target_arch = "x86_64")]
     match isa {
         Isa::Avx512 | Isa::Avx512Ifma if isa.available() => {
-            // SAFETY: AVX-512F is available; the lengths and indices were checked above.
+            // SAFETY: AVX-512F is available; the tables hold (the caller's contract).
             unsafe { avx512::permute_blocks8(input, out, src, lane, lanes) };
             return true;
         }
@@ -543,23 +532,10 @@ pub(crate) fn permute_blocks8_on(
     false
 }
 
-/// [`permute_blocks8`] of the sum: `out = π(a + b) mod q` for reduced `a`, `b` (`q`
-/// below `2^63`).
-pub fn permute_add_blocks8(
-    a: &[u64],
-    b: &[u64],
-    out: &mut [u64],
-    q: u64,
-    src: &[u32],
-    lane: &[u8],
-    lanes: &[[u64; 8]],
-) -> bool {
-    permute_add_blocks8_on(Isa::detect(), a, b, out, q, src, lane, lanes)
-}
-
-/// [`permute_add_blocks8`] on a chosen instruction set (as [`permute_blocks8_on`]).
+/// [`permute_blocks8`] of the sum: `out = π(a + b) mod q` for `a`, `b` reduced modulo
+/// `q < 2^63` (`b` as long as `a`).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn permute_add_blocks8_on(
+pub(crate) fn permute_add_blocks8(
     isa: Isa,
     a: &[u64],
     b: &[u64],
@@ -569,18 +545,18 @@ pub(crate) fn permute_add_blocks8_on(
     lane: &[u8],
     lanes: &[[u64; 8]],
 ) -> bool {
-    check_blocks8(a.len(), out.len(), src, lane, lanes);
-    assert_eq!(a.len(), b.len());
+    debug_check_blocks8(a.len(), out.len(), src, lane, lanes);
+    debug_assert_eq!(a.len(), b.len());
     #[cfg(target_arch = "x86_64")]
     match isa {
         _ if q >= 1 << 63 => {}
         Isa::Avx512 | Isa::Avx512Ifma if isa.available() => {
-            // SAFETY: as in `permute_blocks8_on`.
+            // SAFETY: as in `permute_blocks8`.
             unsafe { avx512::permute_add_blocks8(a, b, out, q, src, lane, lanes) };
             return true;
         }
         Isa::Avx2 if isa.available() => {
-            // SAFETY: as in `permute_blocks8_on`.
+            // SAFETY: as in `permute_blocks8`.
             unsafe { avx2::permute_add_blocks8(a, b, out, q, src, lane, lanes) };
             return true;
         }
@@ -590,13 +566,13 @@ pub(crate) fn permute_add_blocks8_on(
     false
 }
 
-/// The bounds [`permute_blocks8`]'s kernels rely on.
-fn check_blocks8(input: usize, out: usize, src: &[u32], lane: &[u8], lanes: &[[u64; 8]]) {
+/// The tables [`permute_blocks8`]'s kernels rely on (debug builds).
+fn debug_check_blocks8(input: usize, out: usize, src: &[u32], lane: &[u8], lanes: &[[u64; 8]]) {
     let blocks = src.len();
-    assert!(input == 8 * blocks && out == 8 * blocks && lane.len() == blocks);
-    assert!(src.iter().all(|&s| (s as usize) < blocks));
-    assert!(lane.iter().all(|&l| (l as usize) < lanes.len()));
-    assert!(lanes.iter().flatten().all(|&x| x < 8));
+    debug_assert!(input == 8 * blocks && out == 8 * blocks && lane.len() == blocks);
+    debug_assert!(src.iter().all(|&s| (s as usize) < blocks));
+    debug_assert!(lane.iter().all(|&l| (l as usize) < lanes.len()));
+    debug_assert!(lanes.iter().flatten().all(|&x| x < 8));
 }
 
 /// `a[k] = a[k] * w mod q` for a reduced constant `w`.
