@@ -80,6 +80,15 @@ impl BlockPermutation {
         }
         Some(bp)
     }
+
+    /// The tables as the kernels take them.
+    fn tables(&self) -> kernels::Blocks8<'_> {
+        kernels::Blocks8 {
+            src: &self.src,
+            lane: &self.lane,
+            lanes: &self.lanes,
+        }
+    }
 }
 
 impl NttPermutation {
@@ -130,7 +139,7 @@ impl NttPermutation {
             "limb of another degree"
         );
         if let Some(bp) = &self.blocks {
-            if kernels::permute_add_blocks8(isa, a, b, out, q, &bp.src, &bp.lane, &bp.lanes) {
+            if kernels::permute_add_blocks8(isa, [a, b], out, q, bp.tables()) {
                 return;
             }
         }
@@ -157,7 +166,7 @@ impl NttPermutation {
         let n = self.index.len();
         assert!(input.len() == n && out.len() == n, "limb of another degree");
         if let Some(bp) = &self.blocks {
-            if kernels::permute_blocks8(isa, input, out, &bp.src, &bp.lane, &bp.lanes) {
+            if kernels::permute_blocks8(isa, input, out, bp.tables()) {
                 return;
             }
         }

@@ -33,7 +33,7 @@
 
 use core::arch::x86_64::*;
 
-use super::{few_terms, LaneConsts};
+use super::{few_terms, Blocks8, LaneConsts};
 use crate::math::simd::avx2::{
     add_q_if_neg, csub, f64_from_words, f64_to_words, mul_wide, mulhi_sw, mullo, mulmod_f64,
     round_f64, shoup_mul, splat, swap32,
@@ -685,15 +685,10 @@ unsafe fn permute_half(lo: __m256i, hi: __m256i, t: [__m256i; 2]) -> __m256i {
 /// output half gathers its lanes from both input halves, two `vpermd` and a blend).
 ///
 /// # Safety
-/// AVX2; the bounds of `kernels::check_blocks8` hold.
+/// AVX2; the tables hold (`kernels::Blocks8`), `input` and `out` of `8 src.len()` words.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn permute_blocks8(
-    input: &[u64],
-    out: &mut [u64],
-    src: &[u32],
-    lane: &[u8],
-    lanes: &[[u64; 8]],
-) {
+pub(crate) unsafe fn permute_blocks8(input: &[u64], out: &mut [u64], t: Blocks8) {
+    let Blocks8 { src, lane, lanes } = t;
     let tables: Vec<[[__m256i; 2]; 2]> = lanes.iter().map(|l| block_lanes(l)).collect();
     let (pi, po) = (input.as_ptr(), out.as_mut_ptr());
     for (t, (&s, &l)) in src.iter().zip(lane).enumerate() {
@@ -711,16 +706,8 @@ pub(crate) unsafe fn permute_blocks8(
 /// # Safety
 /// As [`permute_blocks8`]; `a` and `b` reduced modulo `q < 2^63`.
 #[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn permute_add_blocks8(
-    a: &[u64],
-    b: &[u64],
-    out: &mut [u64],
-    q: u64,
-    src: &[u32],
-    lane: &[u8],
-    lanes: &[[u64; 8]],
-) {
+pub(crate) unsafe fn permute_add_blocks8([a, b]: [&[u64]; 2], out: &mut [u64], q: u64, t: Blocks8) {
+    let Blocks8 { src, lane, lanes } = t;
     let tables: Vec<[[__m256i; 2]; 2]> = lanes.iter().map(|l| block_lanes(l)).collect();
     let (pa, pb, po) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr());
     let qv = splat(q);

@@ -79,7 +79,7 @@
 
 use core::arch::x86_64::*;
 
-use super::LaneConsts;
+use super::{Blocks8, LaneConsts};
 use crate::math::simd::{
     csub, mul_u64_wide, mulhi_u64_sw, partial_products, shoup_mul_ifma, shoup_mul_wide, swap32,
 };
@@ -475,15 +475,10 @@ impl Arith for Ifma {
 /// See [`crate::math::kernels::permute_blocks8`].
 ///
 /// # Safety
-/// AVX-512F; the bounds of `kernels::check_blocks8` hold.
+/// AVX-512F; the tables hold (`kernels::Blocks8`), `input` and `out` of `8 src.len()` words.
 #[target_feature(enable = "avx512f")]
-pub(crate) unsafe fn permute_blocks8(
-    input: &[u64],
-    out: &mut [u64],
-    src: &[u32],
-    lane: &[u8],
-    lanes: &[[u64; 8]],
-) {
+pub(crate) unsafe fn permute_blocks8(input: &[u64], out: &mut [u64], t: Blocks8) {
+    let Blocks8 { src, lane, lanes } = t;
     let (pi, po) = (input.as_ptr(), out.as_mut_ptr());
     for (t, (&s, &l)) in src.iter().zip(lane).enumerate() {
         let v = _mm512_loadu_si512(pi.add(8 * s as usize) as *const _);
@@ -497,16 +492,8 @@ pub(crate) unsafe fn permute_blocks8(
 /// # Safety
 /// As [`permute_blocks8`]; `a` and `b` reduced modulo `q < 2^63`.
 #[target_feature(enable = "avx512f")]
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn permute_add_blocks8(
-    a: &[u64],
-    b: &[u64],
-    out: &mut [u64],
-    q: u64,
-    src: &[u32],
-    lane: &[u8],
-    lanes: &[[u64; 8]],
-) {
+pub(crate) unsafe fn permute_add_blocks8([a, b]: [&[u64]; 2], out: &mut [u64], q: u64, t: Blocks8) {
+    let Blocks8 { src, lane, lanes } = t;
     let (pa, pb, po) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr());
     let qv = bcast(q);
     for (t, (&s, &l)) in src.iter().zip(lane).enumerate() {

@@ -495,35 +495,48 @@ pub fn inner_product(out: &mut [u64], a: &[&[u64]], b: &[&[u64]], q: &Modulus) {
     inner_product_add_assign(out, &a[g..], &b[g..], q);
 }
 
-/// A permutation by aligned blocks of eight words (the NTT-form automorphisms,
-/// `ring::automorphism`'s block form, whose constructor checks these tables):
-/// `out[8t + s] = input[8 src[t] + lanes[lane[t]][s]]`, one load, one lane permutation and
-/// one store per block (AVX2: two of each and two blends), on `isa`. Returns `false`,
-/// touching nothing, where `isa` is scalar or this CPU lacks it (the caller then runs its
-/// word table).
+/// The tables of a permutation by aligned blocks of eight words (`ring::automorphism`'s
+/// block form of the NTT-form automorphisms, whose constructor checks them): output block
+/// `t` is input block `src[t]` with its lanes permuted by `lanes[lane[t]]`, that is
+/// `out[8t + s] = input[8 src[t] + lanes[lane[t]][s]]`.
 ///
-/// The tables must hold: `input` and `out` of `8 src.len()` words, `lane` as long as
-/// `src`, every `src[t] < src.len()`, `lane[t] < lanes.len()` and lane entry below 8
-/// (checked in debug builds; the kernels index unchecked).
-pub(crate) fn permute_blocks8(
-    isa: Isa,
-    input: &[u64],
-    out: &mut [u64],
-    src: &[u32],
-    lane: &[u8],
-    lanes: &[[u64; 8]],
-) -> bool {
-    debug_check_blocks8(input.len(), out.len(), src, lane, lanes);
+/// They must hold: `lane` as long as `src`, every `src[t] < src.len()`, every
+/// `lane[t] < lanes.len()`, every lane entry below 8 (checked in debug builds; the kernels
+/// index unchecked).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Blocks8<'a> {
+    pub src: &'a [u32],
+    pub lane: &'a [u8],
+    pub lanes: &'a [[u64; 8]],
+}
+
+impl Blocks8<'_> {
+    /// The tables' invariants, and `input` and `out` of `8 src.len()` words (debug builds).
+    fn debug_check(&self, input: usize, out: usize) {
+        let blocks = self.src.len();
+        debug_assert!(input == 8 * blocks && out == 8 * blocks && self.lane.len() == blocks);
+        debug_assert!(self.src.iter().all(|&s| (s as usize) < blocks));
+        debug_assert!(self.lane.iter().all(|&l| (l as usize) < self.lanes.len()));
+        debug_assert!(self.lanes.iter().flatten().all(|&x| x < 8));
+    }
+}
+
+/// The permutation [`Blocks8`] of `input` into `out` (`8 src.len()` words each), one load,
+/// one lane permutation and one store per block (AVX2: two of each and two blends), on
+/// `isa`. Returns `false`, touching nothing, where `isa` is scalar or this CPU lacks it
+/// (the caller then runs its word table).
+pub(crate) fn permute_blocks8(isa: Isa, input: &[u64], out: &mut [u64], t: Blocks8) -> bool {
+    t.debug_check(input.len(), out.len());
     #[cfg(target_arch = "x86_64")]
     match isa {
         Isa::Avx512 | Isa::Avx512Ifma if isa.available() => {
             // SAFETY: AVX-512F is available; the tables hold (the caller's contract).
-            unsafe { avx512::permute_blocks8(input, out, src, lane, lanes) };
+            unsafe { avx512::permute_blocks8(input, out, t) };
             return true;
         }
         Isa::Avx2 if isa.available() => {
             // SAFETY: as above, with AVX2.
-            unsafe { avx2::permute_blocks8(input, out, src, lane, lanes) };
+            unsafe { avx2::permute_blocks8(input, out, t) };
             return true;
         }
         _ => {}
@@ -534,45 +547,32 @@ pub(crate) fn permute_blocks8(
 
 /// [`permute_blocks8`] of the sum: `out = π(a + b) mod q` for `a`, `b` reduced modulo
 /// `q < 2^63` (`b` as long as `a`).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn permute_add_blocks8(
     isa: Isa,
-    a: &[u64],
-    b: &[u64],
+    [a, b]: [&[u64]; 2],
     out: &mut [u64],
     q: u64,
-    src: &[u32],
-    lane: &[u8],
-    lanes: &[[u64; 8]],
+    t: Blocks8,
 ) -> bool {
-    debug_check_blocks8(a.len(), out.len(), src, lane, lanes);
+    t.debug_check(a.len(), out.len());
     debug_assert_eq!(a.len(), b.len());
     #[cfg(target_arch = "x86_64")]
     match isa {
         _ if q >= 1 << 63 => {}
         Isa::Avx512 | Isa::Avx512Ifma if isa.available() => {
             // SAFETY: as in `permute_blocks8`.
-            unsafe { avx512::permute_add_blocks8(a, b, out, q, src, lane, lanes) };
+            unsafe { avx512::permute_add_blocks8([a, b], out, q, t) };
             return true;
         }
         Isa::Avx2 if isa.available() => {
             // SAFETY: as in `permute_blocks8`.
-            unsafe { avx2::permute_add_blocks8(a, b, out, q, src, lane, lanes) };
+            unsafe { avx2::permute_add_blocks8([a, b], out, q, t) };
             return true;
         }
         _ => {}
     }
     let _ = (isa, q);
     false
-}
-
-/// The tables [`permute_blocks8`]'s kernels rely on (debug builds).
-fn debug_check_blocks8(input: usize, out: usize, src: &[u32], lane: &[u8], lanes: &[[u64; 8]]) {
-    let blocks = src.len();
-    debug_assert!(input == 8 * blocks && out == 8 * blocks && lane.len() == blocks);
-    debug_assert!(src.iter().all(|&s| (s as usize) < blocks));
-    debug_assert!(lane.iter().all(|&l| (l as usize) < lanes.len()));
-    debug_assert!(lanes.iter().flatten().all(|&x| x < 8));
 }
 
 /// `a[k] = a[k] * w mod q` for a reduced constant `w`.
