@@ -44,6 +44,9 @@ pub struct BaseConverter {
     pub(super) q_hat_inv_shoup: Vec<u64>,
     /// [Q/q_i]_{p_j}, stored row-major by output: `q_hat_mod_p[j * l + i]`.
     pub(super) q_hat_mod_p: Vec<u64>,
+    /// Their Montgomery forms `[(Q/q_i) 2^64]_{p_j}`, same layout (the portable path's
+    /// [`MontTables`] and the SIMD paths' 64-bit lanes).
+    q_hat_mod_p_mont: Vec<u64>,
     /// [-v Q]_{p_j} for v = 0..=l: `neg_vq_mod_p[j * (l + 1) + v]`.
     pub(super) neg_vq_mod_p: Vec<u64>,
     /// 1 / q_i.
@@ -65,8 +68,6 @@ pub struct BaseConverter {
 /// (two cycles each on a Zen 3), so this saves about a quarter of its conversion time.
 #[derive(Clone, Debug)]
 struct MontTables {
-    /// `c'` at `j l + i`.
-    c: Vec<u64>,
     /// `n'` at `j (l + 1) + v`.
     neg_vq: Vec<u64>,
     /// `p_j^-1 mod 2^64`.
@@ -75,8 +76,9 @@ struct MontTables {
 
 impl MontTables {
     /// The tables, if every sum fits (`Σ_i q_i + 1 <= 2^64`) and every target is odd (has
-    /// an inverse modulo `2^64`; BFV's `t = 2` has not).
-    fn new(from: &[Modulus], to: &[Modulus], c_mont: &[u64], neg_vq: &[u64]) -> Option<Self> {
+    /// an inverse modulo `2^64`; BFV's `t = 2` has not). The `c'` are the converter's
+    /// `q_hat_mod_p_mont`, shared with the SIMD paths.
+    fn new(from: &[Modulus], to: &[Modulus], neg_vq: &[u64]) -> Option<Self> {
         let total: u128 = from.iter().map(|q| q.value() as u128).sum::<u128>() + 1;
         if total > 1u128 << 64 || from.is_empty() || to.iter().any(|p| p.value() % 2 == 0) {
             return None;
@@ -90,11 +92,7 @@ impl MontTables {
             .iter()
             .map(|p| crate::math::kernels::inv_mod_2_64(p.value()))
             .collect();
-        Some(MontTables {
-            c: c_mont.to_vec(),
-            neg_vq: nv,
-            p_inv,
-        })
+        Some(MontTables { neg_vq: nv, p_inv })
     }
 }
 
@@ -141,11 +139,10 @@ struct SimdTables {
     /// `[-Q]_{p_j}`, and with halves swapped.
     neg_q: Vec<u64>,
     neg_q_sw: Vec<u64>,
-    /// The Montgomery forms `[(Q/q_i) 2^64]_{p_j}` (layout of `q_hat_mod_p`) and
-    /// `[-Q 2^64]_{p_j}`, each with halves swapped too: the 64-bit lanes' sums of at most
+    /// `q_hat_mod_p_mont` with halves swapped, and `[-Q 2^64]_{p_j}` with and without:
+    /// the 64-bit lanes' sums of at most
     /// [`MONT_TERMS`](crate::math::kernels::MONT_TERMS) products end in one Montgomery
     /// reduction.
-    c_mont: Vec<u64>,
     c_mont_sw: Vec<u64>,
     /// `c_mont` and `c_mont_sw` in four lanes, laid out as `q_hat_mod_p_x4`.
     c_mont_x4: Vec<[u64; 4]>,
@@ -267,12 +264,12 @@ impl BaseConverter {
                 .flat_map(|c| [[*c; 4], [swap(c); 4]])
                 .collect(),
             neg_q_mont_sw: neg_q_mont.iter().map(swap).collect(),
-            c_mont: c_mont.clone(),
             neg_q_mont,
         };
         BaseConverter {
             simd,
-            mont: MontTables::new(&from.moduli, &to.moduli, &c_mont, &neg_vq_mod_p),
+            mont: MontTables::new(&from.moduli, &to.moduli, &neg_vq_mod_p),
+            q_hat_mod_p_mont: c_mont,
             from: from.moduli.clone(),
             to: to.moduli.clone(),
             q_hat_inv,
@@ -481,7 +478,7 @@ impl BaseConverter {
                 c_split: &self.simd.q_hat_mod_p_split[j0 * l..],
                 neg_q: &self.simd.neg_q[j0..],
                 neg_q_sw: &self.simd.neg_q_sw[j0..],
-                c_mont: &self.simd.c_mont[j0 * l..],
+                c_mont: &self.q_hat_mod_p_mont[j0 * l..],
                 c_mont_sw: &self.simd.c_mont_sw[j0 * l..],
                 c_mont_x4: &self.simd.c_mont_x4[2 * j0 * l..],
                 neg_q_mont: &self.simd.neg_q_mont[j0..],
@@ -585,7 +582,7 @@ impl BaseConverter {
             }
             if let Some(m) = &self.mont {
                 let (pv, p_inv) = (p.value(), m.p_inv[jj]);
-                let row = &m.c[jj * l..(jj + 1) * l];
+                let row = &self.q_hat_mod_p_mont[jj * l..(jj + 1) * l];
                 let neg = &m.neg_vq[jj * (l + 1)..(jj + 1) * (l + 1)];
                 fixed!(row, neg, |x| redc(x, pv, p_inv); 1 2 3 4 5 6 7 8 9 10 11 12);
             } else if l <= self.max_terms {
