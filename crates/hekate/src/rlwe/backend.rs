@@ -42,7 +42,7 @@
 //! limbs (`0` or all of `P`); its limb `t` has the modulus `q_t` for `t < l` and
 //! `p_(t-l)` after.
 
-use super::keyswitch::KEY_TILE;
+use super::keyswitch::DIGIT_TILE;
 use crate::math::kernels;
 use crate::math::rns::BaseConverter;
 use crate::ring::{for_each_limb, for_each_limb_pair, Form, Poly, RingContext};
@@ -239,7 +239,7 @@ impl Backend for RingContext {
         out.set_form(Form::Ntt);
     }
 
-    /// Limb by limb, and within a limb tile by tile (`KEY_TILE` = 512 coefficients): both
+    /// Limb by limb, and within a limb tile by tile (`DIGIT_TILE` = 4096 coefficients): both
     /// halves of a tile in a row, so the digits' tile is read from memory once for the
     /// two of them (half by half over whole limbs, the digits were streamed twice).
     fn inner_product(
@@ -249,41 +249,7 @@ impl Backend for RingContext {
         acc: &mut [Poly; 2],
         accumulate: bool,
     ) {
-        let ql = acc[0].q_limbs();
-        let n = RingContext::n(self);
-        let tile = n.min(KEY_TILE);
-        let beta = digits.len();
-        debug_assert!(beta <= key.len() && beta < 64);
-        let key_q = key.first().map_or(0, |k| k[0].q_limbs());
-        assert!(
-            beta == 0 || key_q >= ql,
-            "a switching key over {key_q} chain limbs for an input over {ql}: check the key's \
-             level first"
-        );
-        let [acc0, acc1] = acc;
-        for_each_limb_pair(acc0.data_mut(), acc1.data_mut(), n, |t, l0, l1| {
-            let q = self.modulus(t, ql);
-            let mut a: Vec<&[u64]> = Vec::with_capacity(beta);
-            let mut b: Vec<&[u64]> = Vec::with_capacity(beta);
-            for lo in (0..n).step_by(tile) {
-                let r = lo..lo + tile;
-                a.clear();
-                a.extend(digits.iter().map(|p| &p.limb(t)[r.clone()]));
-                for (half, out) in [(0, &mut *l0), (1, &mut *l1)] {
-                    b.clear();
-                    b.extend(
-                        key[..beta]
-                            .iter()
-                            .map(|k| &k[half].limb_over(t, ql)[r.clone()]),
-                    );
-                    if accumulate {
-                        kernels::inner_product_add_assign(&mut out[r.clone()], &a, &b, q);
-                    } else {
-                        kernels::inner_product(&mut out[r.clone()], &a, &b, q);
-                    }
-                }
-            }
-        });
+        tiled_inner_product(self, digits, key, acc, accumulate, DIGIT_TILE);
     }
 
     fn mod_down(&self, p: Poly) -> Poly {
@@ -291,11 +257,58 @@ impl Backend for RingContext {
     }
 }
 
+/// [`Backend::inner_product`] of the CPU with tiles of `tile` coefficients (`N` if
+/// smaller); every tile size gives the same words.
+fn tiled_inner_product(
+    ctx: &RingContext,
+    digits: &[Poly],
+    key: &[[Poly; 2]],
+    acc: &mut [Poly; 2],
+    accumulate: bool,
+    tile: usize,
+) {
+    let ql = acc[0].q_limbs();
+    let n = ctx.n();
+    let tile = n.min(tile);
+    let beta = digits.len();
+    debug_assert!(beta <= key.len() && beta < 64);
+    let key_q = key.first().map_or(0, |k| k[0].q_limbs());
+    assert!(
+        beta == 0 || key_q >= ql,
+        "a switching key over {key_q} chain limbs for an input over {ql}: check the key's \
+         level first"
+    );
+    let [acc0, acc1] = acc;
+    for_each_limb_pair(acc0.data_mut(), acc1.data_mut(), n, |t, l0, l1| {
+        let q = ctx.modulus(t, ql);
+        let mut a: Vec<&[u64]> = Vec::with_capacity(beta);
+        let mut b: Vec<&[u64]> = Vec::with_capacity(beta);
+        for lo in (0..n).step_by(tile) {
+            let r = lo..lo + tile;
+            a.clear();
+            a.extend(digits.iter().map(|p| &p.limb(t)[r.clone()]));
+            for (half, out) in [(0, &mut *l0), (1, &mut *l1)] {
+                b.clear();
+                b.extend(
+                    key[..beta]
+                        .iter()
+                        .map(|k| &k[half].limb_over(t, ql)[r.clone()]),
+                );
+                if accumulate {
+                    kernels::inner_product_add_assign(&mut out[r.clone()], &a, &b, q);
+                } else {
+                    kernels::inner_product(&mut out[r.clone()], &a, &b, q);
+                }
+            }
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rlwe::keys::{SecretDistribution, SecretKey};
-    use crate::rlwe::keyswitch::tests::{mixed_ring, random_ntt, rng_and_secrets};
+    use crate::rlwe::keyswitch::tests::{mixed_ring, random_ntt, random_ntt_over, rng_and_secrets};
     use crate::rlwe::{HybridKeySwitcher, KeySwitcher};
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     use std::sync::Arc;
@@ -447,5 +460,54 @@ mod tests {
         }
         assert!(dev.inner_products.load(Relaxed) > 0 && dev.mod_downs.load(Relaxed) > 0);
         assert!(dev.ntts.load(Relaxed) > 0);
+    }
+
+    /// The tiled inner product is the plain sum `Σ_j d_j k_j[h]` (128-bit products, one
+    /// reduction per word) for every tile size: several tiles per limb, one, the default
+    /// [`DIGIT_TILE`]; overwriting and accumulating; a level-aware key over more chain
+    /// limbs than the accumulator (its special limbs met at `l' + t - l`).
+    #[test]
+    fn tiled_inner_products_match_the_plain_sums() {
+        use rand::SeedableRng;
+        let ctx = mixed_ring(1 << 10);
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(5);
+        let (ql, kl, k) = (3, 6, ctx.p_len());
+        let beta = 3;
+        let digits: Vec<Poly> = (0..beta)
+            .map(|_| random_ntt_over(&ctx, ql, k, &mut rng))
+            .collect();
+        let key: Vec<[Poly; 2]> = (0..beta)
+            .map(|_| [0, 1].map(|_| random_ntt_over(&ctx, kl, k, &mut rng)))
+            .collect();
+        let start = [0, 1].map(|_| random_ntt_over(&ctx, ql, k, &mut rng));
+        for accumulate in [false, true] {
+            let want: Vec<Vec<u64>> = (0..2)
+                .map(|h| {
+                    let mut w = Vec::new();
+                    for t in 0..ql + k {
+                        let q = ctx.modulus(t, ql).value();
+                        for x in 0..ctx.n() {
+                            let mut s = if accumulate {
+                                start[h].limb(t)[x] as u128
+                            } else {
+                                0
+                            };
+                            for (d, kj) in digits.iter().zip(&key) {
+                                s += d.limb(t)[x] as u128 * kj[h].limb_over(t, ql)[x] as u128;
+                            }
+                            w.push((s % q as u128) as u64);
+                        }
+                    }
+                    w
+                })
+                .collect();
+            for tile in [128, 512, 1 << 10, DIGIT_TILE] {
+                let mut acc = start.clone();
+                tiled_inner_product(&ctx, &digits, &key, &mut acc, accumulate, tile);
+                for h in 0..2 {
+                    assert_eq!(acc[h].data(), &want[h][..], "tile {tile}, half {h}");
+                }
+            }
+        }
     }
 }

@@ -147,6 +147,20 @@ pub trait KeySwitcher: Send + Sync {
 /// 2048 coefficients were 10-40% slower than 512, and whole limbs 1.2-1.7x slower.
 pub(crate) const KEY_TILE: usize = 512;
 
+/// Coefficients per tile of the hybrid engine's inner product (`Σ_j d_j ⊙ k_j[h]`, `β`
+/// digits, both halves `h`; [`Backend::inner_product`](crate::rlwe::Backend::inner_product)
+/// on the CPU), or `N` if smaller. Its shape is not [`KEY_TILE`]'s: few terms and two
+/// outputs, where each key limb is read once and streams from memory. Per tile the kernel
+/// walks `3β` streams (the digits, then each half's key); with 4 KiB tiles it changes
+/// streams (and pages) every 512 words and reaches less than half the memory bandwidth,
+/// with 32 KiB tiles the digits' tiles (`β · 32 KiB`, in L2) serve both halves and the key
+/// streams run long. Measured on Zen 4 (one thread, BENCHMARKS.md "Longer tiles in the key
+/// switch's inner products"): streamed like a key switch, 60-bit `β = 4` over 24 limbs of
+/// `N = 2^16` 0.90 -> 0.73 ns per product, 50-bit `β = 7` over 16 limbs of `2^15` 1.05 ->
+/// 0.83 (IFMA); whole bootstraps Set V -5%, Set III -3%; 2,048 to 8,192 coefficients alike,
+/// 16,384 slower.
+pub(crate) const DIGIT_TILE: usize = 4096;
+
 /// The coefficient form of `c` (NTT form over `Q_l`) in a pooled buffer: the first step of
 /// every engine's decomposition.
 fn inverse_ntt_copy(ctx: &RingContext, c: &Poly) -> Vec<u64> {
