@@ -517,6 +517,21 @@ impl CircuitEvaluator for ckks::Evaluator {
     fn rescale_assign(&self, ct: &mut ckks::Ciphertext) -> Result<()> {
         ckks::Evaluator::rescale_assign(self, ct)
     }
+    /// The trait's words (zero parts, then `c` at `scale`) without copying `like` and
+    /// multiplying the copy by zero.
+    fn constant_like(
+        &self,
+        like: &ckks::Ciphertext,
+        level: usize,
+        scale: &ckks::Scale,
+        c: Option<Complex64>,
+    ) -> Result<ckks::Ciphertext> {
+        let mut z = self.zero_like(like, level, scale.clone())?;
+        if let Some(c) = c {
+            ckks::Evaluator::add_const_assign(self, &mut z, c)?;
+        }
+        Ok(z)
+    }
     fn at_level(&self, ct: &ckks::Ciphertext, level: usize) -> Result<ckks::Ciphertext> {
         let drop = ct.level().checked_sub(level).ok_or_else(|| {
             crate::Error::OutOfLevels(format!(

@@ -670,6 +670,37 @@ impl Evaluator {
         Ok(self.at_level(ct, ct.level() - levels).into_owned())
     }
 
+    /// A zero ciphertext shaped like `like` (its part count, form, slots and ring) at
+    /// `level <= like.level()` and `scale`: what `like` dropped to `level` and multiplied
+    /// by zero would be, without reading `like`'s limbs.
+    pub(crate) fn zero_like(
+        &self,
+        like: &Ciphertext,
+        level: usize,
+        scale: Scale,
+    ) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(like)?;
+        if level > like.level() {
+            return Err(Error::OutOfLevels(format!(
+                "a ciphertext at level {} cannot be raised to level {level}",
+                like.level()
+            )));
+        }
+        let parts = like
+            .parts
+            .iter()
+            .map(|p| {
+                let mut z = self.ring().scratch_poly(level + 1, 0, p.form());
+                z.data_mut().fill(0);
+                z
+            })
+            .collect();
+        Ok(Ciphertext {
+            scale,
+            ..Self::with_parts(like, parts)
+        })
+    }
+
     /// [`Evaluator::drop_level`] in place.
     pub fn drop_level_assign(&self, ct: &mut Ciphertext, levels: usize) -> Result<()> {
         self.ctx.check_ciphertext(ct)?;

@@ -373,3 +373,40 @@ fn extended_encoding_is_the_exact_extension() {
         .unwrap()
         .is_none());
 }
+
+/// The CPU's `constant_like` (zero parts made directly) is the trait's steps word for
+/// word: `like` dropped to the level, multiplied by zero, given the scale, the constant
+/// added; at the top level, below it, with and without a constant; above `like`'s level
+/// an error.
+#[test]
+fn constant_like_is_the_steps_word_for_word() {
+    use crate::circuits::CircuitEvaluator;
+    let mut s = setup(KeySwitchMethod::Hybrid, 61);
+    let ctx = s.ctx.clone();
+    let ev = Evaluator::new(ctx.clone(), None, GaloisKeys::default());
+    let top = ctx.max_level();
+    let like = s.encrypt(&values(8), top, ctx.default_scale());
+    let scale = ctx.default_scale().mul(ctx.default_scale());
+    for level in [top, top - 2, 1] {
+        for c in [None, Some(Complex64::new(-0.75, 0.25))] {
+            let mut want = ev.drop_level(&like, top - level).unwrap();
+            ev.mul_integer_assign(&mut want, 0).unwrap();
+            want.scale = scale.clone();
+            if let Some(c) = c {
+                ev.add_const_assign(&mut want, c).unwrap();
+            }
+            let got = ev.constant_like(&like, level, &scale, c).unwrap();
+            assert!(got.parts == want.parts, "level {level}, {c:?}");
+            assert_eq!(
+                (&got.scale, got.slots, got.level()),
+                (&want.scale, want.slots, level)
+            );
+            assert!(got.seed.is_none());
+        }
+    }
+    let low = ev.drop_level(&like, 2).unwrap();
+    assert!(matches!(
+        ev.constant_like(&low, top, &scale, None),
+        Err(Error::OutOfLevels(_))
+    ));
+}
