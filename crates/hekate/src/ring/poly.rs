@@ -115,6 +115,10 @@ where
 
 /// Runs `f(limb_index, limbs)` over the limbs of several equally shaped buffers at once
 /// (`limbs[b]` is limb `limb_index` of `bufs[b]`), in parallel like [`for_each_limb`].
+/// Coefficients per tile of [`Poly::tensor_into`]: four operand tiles and three output
+/// tiles of 4,096 words (224 KiB) stay in L2.
+const TENSOR_TILE: usize = 1 << 12;
+
 pub(crate) fn for_each_limb_many<F>(bufs: &mut [&mut [u64]], n: usize, f: F)
 where
     F: Fn(usize, &mut [&mut [u64]]) + Sync + Send,
@@ -347,6 +351,46 @@ impl Poly {
         let ql = a.q_limbs;
         for_each_limb(&mut out.data, a.n, |i, limb| {
             kernels::mul(a.limb(i), b.limb(i), limb, ctx.modulus(i, ql))
+        });
+    }
+
+    /// The degree-2 product of two degree-1 ciphertexts' parts `a = (a_0, a_1)` and
+    /// `b = (b_0, b_1)`, in NTT form: `out = (a_0 b_0, a_0 b_1 + a_1 b_0, a_1 b_1)`, with
+    /// the words of [`Poly::mul_into`] (three times) and [`Poly::mul_add_assign`]. The
+    /// operands are read at `out`'s level (they may carry more chain limbs, the ones above
+    /// ignored, as after a level drop; no special limbs), so none is copied down first.
+    ///
+    /// Limb by limb and tile by tile (`TENSOR_TILE` = 4096 coefficients): a tile's four operand
+    /// pieces stay in L2 for the four products, where four passes over whole polynomials
+    /// streamed each operand twice and the middle output three times through memory.
+    pub fn tensor_into(a: [&Poly; 2], b: [&Poly; 2], out: [&mut Poly; 3], ctx: &RingContext) {
+        let [d0, d1, d2] = out;
+        let (n, ql) = (d0.n, d0.q_limbs);
+        for p in a.iter().chain(&b) {
+            assert!(
+                p.n == n && p.q_limbs >= ql && p.p_limbs == 0 && p.form == Form::Ntt,
+                "operands in NTT form over at least the output's chain limbs"
+            );
+        }
+        for d in [&*d1, &*d2] {
+            d0.assert_compatible(d);
+        }
+        assert!(d0.p_limbs == 0 && d0.form == Form::Ntt);
+        let tile = n.min(TENSOR_TILE);
+        let mut bufs = [d0.data_mut(), d1.data_mut(), d2.data_mut()];
+        for_each_limb_many(&mut bufs, n, |i, outs| {
+            let q = ctx.modulus(i, ql);
+            let [o0, o1, o2] = outs else {
+                unreachable!("three outputs")
+            };
+            let (a0, a1, b0, b1) = (a[0].limb(i), a[1].limb(i), b[0].limb(i), b[1].limb(i));
+            for lo in (0..n).step_by(tile) {
+                let r = lo..lo + tile;
+                kernels::mul(&a0[r.clone()], &b0[r.clone()], &mut o0[r.clone()], q);
+                kernels::mul(&a0[r.clone()], &b1[r.clone()], &mut o1[r.clone()], q);
+                kernels::mul_add_assign(&mut o1[r.clone()], &a1[r.clone()], &b0[r.clone()], q);
+                kernels::mul(&a1[r.clone()], &b1[r.clone()], &mut o2[r.clone()], q);
+            }
         });
     }
 

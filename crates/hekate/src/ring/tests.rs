@@ -383,3 +383,61 @@ fn ntt_permutation_blocks_match_the_word_table() {
         }
     }
 }
+
+/// The tiled tensor product is the four whole-polynomial passes word for word, with
+/// operands above the output's level (read in place) and below it refused; two tiles per
+/// limb at `N = 2^13`, the largest 61-bit residues included.
+#[test]
+fn tensor_is_the_four_products_word_for_word() {
+    let ctx = ring(1 << 13, &[61, 55, 50, 40], &[]);
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let mut parts: Vec<Poly> = (0..4).map(|_| random_poly(&ctx, 4, &mut rng)).collect();
+    for p in parts.iter_mut() {
+        p.ntt(&ctx);
+        let q = ctx.modulus(0, 4).value();
+        p.limb_mut(0)[..8].fill(q - 1);
+    }
+    for ql in [4, 2] {
+        let at = |p: &Poly| {
+            let mut c = p.clone();
+            c.truncate(ql);
+            c
+        };
+        let [a0, a1, b0, b1] = [0, 1, 2, 3].map(|i| at(&parts[i]));
+        let mut want = [0, 1, 2].map(|_| ctx.zero(ql, 0, Form::Ntt));
+        Poly::mul_into(&a0, &b0, &mut want[0], &ctx);
+        Poly::mul_into(&a0, &b1, &mut want[1], &ctx);
+        want[1].mul_add_assign(&a1, &b0, &ctx);
+        Poly::mul_into(&a1, &b1, &mut want[2], &ctx);
+        let mut got = [0, 1, 2].map(|_| ctx.zero(ql, 0, Form::Ntt));
+        let [g0, g1, g2] = &mut got;
+        Poly::tensor_into(
+            [&parts[0], &parts[1]],
+            [&parts[2], &parts[3]],
+            [g0, g1, g2],
+            &ctx,
+        );
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.data(), w.data(), "output level {}", ql - 1);
+        }
+    }
+    let low = {
+        let mut c = parts[0].clone();
+        c.truncate(1);
+        c
+    };
+    let outcome = std::panic::catch_unwind(|| {
+        let mut out = [0, 1, 2].map(|_| ctx.zero(2, 0, Form::Ntt));
+        let [o0, o1, o2] = &mut out;
+        Poly::tensor_into(
+            [&low, &parts[1]],
+            [&parts[2], &parts[3]],
+            [o0, o1, o2],
+            &ctx,
+        );
+    });
+    assert!(
+        outcome.is_err(),
+        "an operand below the output's level was accepted"
+    );
+}

@@ -25,14 +25,16 @@ impl Evaluator {
             ));
         }
         let level = a.level().min(b.level());
-        let (a, b) = (self.at_level(a, level), self.at_level(b, level));
         let ring = self.ring();
         let ql = level + 1;
         let [mut d0, mut d1, mut d2] = [0, 1, 2].map(|_| ring.scratch_poly(ql, 0, Form::Ntt));
-        Poly::mul_into(&a.parts[0], &b.parts[0], &mut d0, ring);
-        Poly::mul_into(&a.parts[0], &b.parts[1], &mut d1, ring);
-        d1.mul_add_assign(&a.parts[1], &b.parts[0], ring);
-        Poly::mul_into(&a.parts[1], &b.parts[1], &mut d2, ring);
+        // The operands read at the lower level in place (no copies down).
+        Poly::tensor_into(
+            [&a.parts[0], &a.parts[1]],
+            [&b.parts[0], &b.parts[1]],
+            [&mut d0, &mut d1, &mut d2],
+            ring,
+        );
         Ok(Ciphertext {
             ring_id: a.ring_id,
             parts: vec![d0, d1, d2],
