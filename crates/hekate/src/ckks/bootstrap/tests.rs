@@ -353,6 +353,13 @@ fn diagonal_memory_is_every_factors_diagonals_at_its_level() {
             d.len() * limbs(p, level) * limb
         })
         .sum::<usize>();
+    // The last factor is encoded at setup for the default scale and for a level-0 input's
+    // `Δ_0` (each output scale is a copy).
+    let (d, p) = stc.last().unwrap();
+    let last = d.len() * limbs(p, s.boot.output_level() + 1) * limb;
+    let scales = 1 + (s.boot.level_zero_scale() != *s.ctx.default_scale()) as usize;
+    assert_eq!(scales, 2);
+    want += (scales - 1) * last;
     assert_eq!(s.boot.diagonal_bytes(), want);
 }
 
