@@ -689,11 +689,7 @@ impl Evaluator {
         let parts = like
             .parts
             .iter()
-            .map(|p| {
-                let mut z = self.ring().scratch_poly(level + 1, 0, p.form());
-                z.data_mut().fill(0);
-                z
-            })
+            .map(|p| self.ring().scratch_zero(level + 1, 0, p.form()))
             .collect();
         Ok(Ciphertext {
             scale,

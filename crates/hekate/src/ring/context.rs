@@ -335,6 +335,14 @@ impl RingContext {
         Poly::from_raw(self.n, q_limbs, p_limbs, form, data)
     }
 
+    /// A zero polynomial from the pool ([`RingContext::scratch_poly`], then every word
+    /// cleared): an accumulator or a zero part without a fresh allocation.
+    pub fn scratch_zero(&self, q_limbs: usize, p_limbs: usize, form: Form) -> Poly {
+        let mut p = self.scratch_poly(q_limbs, p_limbs, form);
+        p.data_mut().fill(0);
+        p
+    }
+
     /// Returns a polynomial's memory to the pool.
     pub fn recycle(&self, p: Poly) {
         self.pool().recycle(p.into_data());

@@ -387,11 +387,7 @@ impl KeySwitcher for HybridKeySwitcher {
 
     fn zero_accumulator(&self, q_limbs: usize) -> [Poly; 2] {
         let k = self.ctx.p_len();
-        [0, 1].map(|_| {
-            let mut p = self.ctx.scratch_poly(q_limbs, k, Form::Ntt);
-            p.data_mut().fill(0);
-            p
-        })
+        [0, 1].map(|_| self.ctx.scratch_zero(q_limbs, k, Form::Ntt))
     }
 
     fn recycle(&self, d: HybridDecomposition) {
@@ -438,8 +434,7 @@ impl KeySwitcher for HybridKeySwitcher {
 
     fn mod_down_second(&self, acc: &mut [Poly; 2]) -> Poly {
         let (ql, k) = (acc[1].q_limbs(), self.ctx.p_len());
-        let mut zero = self.ctx.scratch_poly(ql, k, Form::Ntt);
-        zero.data_mut().fill(0);
+        let zero = self.ctx.scratch_zero(ql, k, Form::Ntt);
         let a1 = std::mem::replace(&mut acc[1], zero);
         crate::rlwe::backend::Backend::mod_down(&*self.ctx, a1)
     }

@@ -542,8 +542,7 @@ impl KeySwitcher for KlssKeySwitcher {
             self.recombine_into(acc);
         }
         let recombined = acc.recombined.as_mut().expect("recombined above");
-        let mut zero = ctx.scratch_poly(acc.q_limbs, ctx.p_len(), Form::Coeff);
-        zero.data_mut().fill(0);
+        let zero = ctx.scratch_zero(acc.q_limbs, ctx.p_len(), Form::Coeff);
         let mut u = std::mem::replace(&mut recombined[1], zero).mod_down_by_p(ctx);
         u.ntt(ctx);
         u
