@@ -10,6 +10,8 @@
 //! * Barrett reduction of a 128-bit value uses `floor(2^128 / q)`, for products of two
 //!   variable operands and for lazily accumulated sums of products.
 
+use crate::math::kernels::LaneConsts;
+
 /// A word modulus `q` with `2 <= q < 2^62`, with its Barrett constant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Modulus {
@@ -21,6 +23,10 @@ pub struct Modulus {
     /// `2^64`, `q` a power of two): [`Modulus::reduce_short`]'s constant.
     barrett_short: u64,
     bits: u32,
+    /// The SIMD kernels' constants of `q`, computed once here rather than on every kernel
+    /// call (up to eight 128-bit divisions: 0.13 µs a call measured on Zen 4, a quarter of
+    /// a 512-word kernel's time, 0.3% of a whole limb's at `N = 2^16`).
+    lanes: LaneConsts,
 }
 
 /// The largest modulus bit size hekate supports (lazy values up to `4q` must fit a word).
@@ -50,7 +56,14 @@ impl Modulus {
             barrett_hi: (b >> 64) as u64,
             barrett_short: short,
             bits,
+            lanes: LaneConsts::new(q),
         }
+    }
+
+    /// The SIMD kernels' constants of `q` (see [`LaneConsts`]).
+    #[inline(always)]
+    pub(crate) fn lane_consts(&self) -> &LaneConsts {
+        &self.lanes
     }
 
     /// The modulus value `q`.

@@ -441,3 +441,40 @@ fn tensor_is_the_four_products_word_for_word() {
         "an operand below the output's level was accepted"
     );
 }
+
+/// `mul_scalar_then_add_assign` gives the words of `mul_scalar_assign` then `add_assign`
+/// (with and without the constant, in both forms), reading an addend with more chain
+/// limbs at the target's level in place; an addend below that level is refused.
+#[test]
+fn scalar_then_add_is_the_two_steps_word_for_word() {
+    let ctx = ring(1 << 10, &[61, 55, 50, 40], &[]);
+    let mut rng = ChaCha8Rng::seed_from_u64(43);
+    for form in [Form::Ntt, Form::Coeff] {
+        let [mut x, mut w] = [0, 1].map(|_| random_poly(&ctx, 4, &mut rng));
+        x.limb_mut(1)[..8].fill(ctx.modulus(1, 4).value() - 1);
+        w.limb_mut(1)[..8].fill(ctx.modulus(1, 4).value() - 1);
+        x.set_form(form);
+        w.set_form(form);
+        for ql in [4, 3, 1] {
+            let s: Vec<u64> = (0..ql)
+                .map(|i| rng.next_u64() % ctx.modulus(i, ql).value())
+                .collect();
+            for scalars in [Some(&s[..]), None] {
+                let mut want = x.truncated(ql);
+                if let Some(s) = scalars {
+                    want.mul_scalar_assign(s, &ctx);
+                }
+                want.add_assign(&w.truncated(ql), &ctx);
+                let mut got = x.truncated(ql);
+                got.mul_scalar_then_add_assign(scalars, &w, &ctx);
+                assert!(got == want, "{form:?}, {ql} limbs, {}", scalars.is_some());
+            }
+        }
+    }
+    let low = ctx.zero(2, 0, Form::Ntt);
+    let outcome = std::panic::catch_unwind(|| {
+        let mut x = ctx.zero(3, 0, Form::Ntt);
+        x.mul_scalar_then_add_assign(None, &low, &ctx);
+    });
+    assert!(outcome.is_err(), "an addend below the level was accepted");
+}

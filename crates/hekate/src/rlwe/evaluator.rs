@@ -288,7 +288,8 @@ impl Evaluator {
     /// [`Evaluator::relinearize_with`] fused with a rescale: the width-3 `parts`
     /// `(c_0, c_1, c_2)` over `Q_l` (NTT form, `l >= 1`) become
     /// `rescale(k (c_0 + u_0, c_1 + u_1) + w)` over `Q_{l-1}`, for an integer `k` and
-    /// `w = add` (width 2 over `Q_l`, NTT form; `None`: zero): the words of relinearizing,
+    /// `w = add` (width 2 over `Q_l` or more chain limbs, read at `Q_l` without a copy; NTT
+    /// form; `None`: zero): the words of relinearizing,
     /// multiplying by `k`, adding `w` and dividing every part by `q_l` with rounding, the
     /// key switch's ModDown fused into the rescale ([`KeySwitcher::mod_down_rescale`]).
     pub fn relinearize_rescale_with(
@@ -311,9 +312,12 @@ impl Evaluator {
             ));
         }
         if let Some(w) = add {
-            if w.len() != 2 || w.iter().any(|p| p.q_limbs() != ql || p.form() != Form::Ntt) {
+            if w.len() != 2
+                || w.iter()
+                    .any(|p| p.q_limbs() < ql || p.p_limbs() != 0 || p.form() != Form::Ntt)
+            {
                 return Err(Error::ParameterMismatch(
-                    "the addend must be two NTT-form parts at the product's level".into(),
+                    "the addend must be two NTT-form parts at or above the product's level".into(),
                 ));
             }
         }
@@ -331,13 +335,12 @@ impl Evaluator {
         let p1 = parts.pop().expect("width 2");
         let p0 = parts.pop().expect("width 1");
         let mut add_parts = [p0, p1];
-        let s = ring.integer_residues(k, ql);
+        let s = (k != 1).then(|| ring.integer_residues(k, ql));
         for (h, p) in add_parts.iter_mut().enumerate() {
-            if k != 1 {
-                p.mul_scalar_assign(&s, ring);
-            }
-            if let Some(w) = add {
-                p.add_assign(&w[h], ring);
+            match (&s, add) {
+                (_, Some(w)) => p.mul_scalar_then_add_assign(s.as_deref(), &w[h], ring),
+                (Some(s), None) => p.mul_scalar_assign(s, ring),
+                (None, None) => {}
             }
         }
         parts.extend(ks.mod_down_rescale(acc, k, add_parts, ring));

@@ -175,14 +175,10 @@ impl Evaluator {
             self.rescale_assign(&mut d)?;
             return Ok(d);
         }
-        let w = addend.map(|w| self.at_level(w, d.level()));
+        // The addend is read at the product's level in place (no copy of its limbs).
         let q_last = self.ring().q().moduli()[d.level()].value();
-        self.core.relinearize_rescale_with(
-            &mut d.parts,
-            k,
-            w.as_ref().map(|w| &w.parts[..]),
-            rlk,
-        )?;
+        self.core
+            .relinearize_rescale_with(&mut d.parts, k, addend.map(|w| &w.parts[..]), rlk)?;
         d.scale = d.scale.div_integer(q_last);
         Ok(d)
     }

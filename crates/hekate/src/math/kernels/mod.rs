@@ -259,7 +259,7 @@ pub(crate) enum Lanes {
 
 /// Per-modulus constants of the SIMD arithmetic (plain words on every target; the
 /// entry points broadcast them). `b` is the bit size of `q`, `2^(b-1) < q < 2^b`.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct LaneConsts {
     pub q: u64,
@@ -339,14 +339,14 @@ macro_rules! dispatch {
         #[cfg(target_arch = "x86_64")]
         {
             if let Some(lanes) = Isa::detect().lanes($q.value()) {
-                let c = LaneConsts::new($q.value());
+                let c = $q.lane_consts();
                 // SAFETY: `lanes` only returns paths the CPU supports (`Isa::detect`), for
                 // moduli that satisfy their bounds; the slice lengths were checked.
                 unsafe {
                     match lanes {
-                        Lanes::Avx2 => avx2::$f(&c, $($arg),*),
-                        Lanes::Wide => avx512::wide::$f(&c, $($arg),*),
-                        Lanes::Ifma => avx512::ifma::$f(&c, $($arg),*),
+                        Lanes::Avx2 => avx2::$f(c, $($arg),*),
+                        Lanes::Wide => avx512::wide::$f(c, $($arg),*),
+                        Lanes::Ifma => avx512::ifma::$f(c, $($arg),*),
                     }
                 }
                 return;

@@ -228,16 +228,8 @@ impl BaseConverter {
                 .iter()
                 .chain(&to.moduli)
                 .all(|m| crate::math::kernels::simd_takes(m.value())),
-            from: from
-                .moduli
-                .iter()
-                .map(|m| LaneConsts::new(m.value()))
-                .collect(),
-            to: to
-                .moduli
-                .iter()
-                .map(|m| LaneConsts::new(m.value()))
-                .collect(),
+            from: from.moduli.iter().map(|m| *m.lane_consts()).collect(),
+            to: to.moduli.iter().map(|m| *m.lane_consts()).collect(),
             q_hat_inv_shoup52: q_hat_inv
                 .iter()
                 .zip(&from.moduli)
