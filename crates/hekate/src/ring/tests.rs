@@ -384,9 +384,9 @@ fn ntt_permutation_blocks_match_the_word_table() {
     }
 }
 
-/// The tiled tensor product is the four whole-polynomial passes word for word, with
-/// operands above the output's level (read in place) and below it refused; two tiles per
-/// limb at `N = 2^13`, the largest 61-bit residues included.
+/// The tensor product is the four whole-polynomial passes word for word, with operands
+/// above the output's level (read in place) and below it refused, a square (its middle
+/// term doubled) included, at `N = 2^13` with the largest 61-bit residues.
 #[test]
 fn tensor_is_the_four_products_word_for_word() {
     let ctx = ring(1 << 13, &[61, 55, 50, 40], &[]);
@@ -419,6 +419,19 @@ fn tensor_is_the_four_products_word_for_word() {
         );
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g.data(), w.data(), "output level {}", ql - 1);
+        }
+        // A square (the same polynomials on both sides): the doubled middle term.
+        let mut want = [0, 1, 2].map(|_| ctx.zero(ql, 0, Form::Ntt));
+        Poly::mul_into(&a0, &a0, &mut want[0], &ctx);
+        Poly::mul_into(&a0, &a1, &mut want[1], &ctx);
+        want[1].mul_add_assign(&a1, &a0, &ctx);
+        Poly::mul_into(&a1, &a1, &mut want[2], &ctx);
+        let mut got = [0, 1, 2].map(|_| ctx.zero(ql, 0, Form::Ntt));
+        let [g0, g1, g2] = &mut got;
+        let sq = [&parts[0], &parts[1]];
+        Poly::tensor_into(sq, sq, [g0, g1, g2], &ctx);
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.data(), w.data(), "square, output level {}", ql - 1);
         }
     }
     let low = {

@@ -375,6 +375,17 @@ pub fn add(a: &[u64], b: &[u64], out: &mut [u64], q: &Modulus) {
     }
 }
 
+/// `a[k] = 2 a[k] mod q` in one pass (branchless, see [`add`]): a square's middle term
+/// `2 a_0 a_1` ([`Poly::tensor_into`](crate::ring::Poly::tensor_into)).
+#[inline]
+pub fn double_assign(a: &mut [u64], q: &Modulus) {
+    let qv = q.value();
+    for x in a.iter_mut() {
+        let s = *x << 1;
+        *x = s.min(s.wrapping_sub(qv));
+    }
+}
+
 /// `out[k] = a[k] - b[k] mod q` in one pass (branchless, see [`add`]).
 #[inline]
 pub fn sub(a: &[u64], b: &[u64], out: &mut [u64], q: &Modulus) {
