@@ -408,19 +408,17 @@ impl Poly {
         });
     }
 
-    /// `self += w · other` for the constant integer `w` given by its residues (one per limb
-    /// of `self`), in one pass. `other` is read at `self`'s level: it may carry more chain
-    /// limbs (the ones above are ignored, as after a level drop); neither has special
-    /// limbs, and both are in the same form.
-    pub fn mul_scalar_add_assign(&mut self, other: &Poly, scalars: &[u64], ctx: &RingContext) {
-        assert_eq!(scalars.len(), self.num_limbs());
+    /// Panics unless `other` can be read at `self`'s level in place: the same degree and
+    /// form, no special limbs on either, and at least `self`'s chain limbs (the ones above
+    /// ignored, as after a level drop).
+    fn assert_readable_at_level(&self, other: &Poly, op: &str) {
         assert!(
             self.n == other.n
                 && self.form == other.form
                 && self.p_limbs == 0
                 && other.p_limbs == 0
                 && other.q_limbs >= self.q_limbs,
-            "mul_scalar_add_assign: shapes ({} + {} limbs, {:?}) and ({} + {}, {:?})",
+            "{op}: shapes ({} + {} limbs, {:?}) and ({} + {}, {:?})",
             self.q_limbs,
             self.p_limbs,
             self.form,
@@ -428,6 +426,15 @@ impl Poly {
             other.p_limbs,
             other.form
         );
+    }
+
+    /// `self += w · other` for the constant integer `w` given by its residues (one per limb
+    /// of `self`), in one pass. `other` is read at `self`'s level: it may carry more chain
+    /// limbs (the ones above are ignored, as after a level drop); neither has special
+    /// limbs, and both are in the same form.
+    pub fn mul_scalar_add_assign(&mut self, other: &Poly, scalars: &[u64], ctx: &RingContext) {
+        assert_eq!(scalars.len(), self.num_limbs());
+        self.assert_readable_at_level(other, "mul_scalar_add_assign");
         let ql = self.q_limbs;
         for_each_limb(&mut self.data, self.n, |i, limb| {
             kernels::mul_scalar_add_assign(limb, other.limb(i), scalars[i], ctx.modulus(i, ql))
@@ -445,20 +452,7 @@ impl Poly {
         add: &Poly,
         ctx: &RingContext,
     ) {
-        assert!(
-            self.n == add.n
-                && self.form == add.form
-                && self.p_limbs == 0
-                && add.p_limbs == 0
-                && add.q_limbs >= self.q_limbs,
-            "mul_scalar_then_add_assign: shapes ({} + {} limbs, {:?}) and ({} + {}, {:?})",
-            self.q_limbs,
-            self.p_limbs,
-            self.form,
-            add.q_limbs,
-            add.p_limbs,
-            add.form
-        );
+        self.assert_readable_at_level(add, "mul_scalar_then_add_assign");
         if let Some(s) = scalars {
             assert_eq!(s.len(), self.q_limbs, "one residue per limb");
         }

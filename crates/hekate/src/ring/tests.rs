@@ -403,35 +403,28 @@ fn tensor_is_the_four_products_word_for_word() {
             c.truncate(ql);
             c
         };
-        let [a0, a1, b0, b1] = [0, 1, 2, 3].map(|i| at(&parts[i]));
-        let mut want = [0, 1, 2].map(|_| ctx.zero(ql, 0, Form::Ntt));
-        Poly::mul_into(&a0, &b0, &mut want[0], &ctx);
-        Poly::mul_into(&a0, &b1, &mut want[1], &ctx);
-        want[1].mul_add_assign(&a1, &b0, &ctx);
-        Poly::mul_into(&a1, &b1, &mut want[2], &ctx);
-        let mut got = [0, 1, 2].map(|_| ctx.zero(ql, 0, Form::Ntt));
-        let [g0, g1, g2] = &mut got;
-        Poly::tensor_into(
-            [&parts[0], &parts[1]],
-            [&parts[2], &parts[3]],
-            [g0, g1, g2],
-            &ctx,
-        );
-        for (g, w) in got.iter().zip(&want) {
-            assert_eq!(g.data(), w.data(), "output level {}", ql - 1);
-        }
-        // A square (the same polynomials on both sides): the doubled middle term.
-        let mut want = [0, 1, 2].map(|_| ctx.zero(ql, 0, Form::Ntt));
-        Poly::mul_into(&a0, &a0, &mut want[0], &ctx);
-        Poly::mul_into(&a0, &a1, &mut want[1], &ctx);
-        want[1].mul_add_assign(&a1, &a0, &ctx);
-        Poly::mul_into(&a1, &a1, &mut want[2], &ctx);
-        let mut got = [0, 1, 2].map(|_| ctx.zero(ql, 0, Form::Ntt));
-        let [g0, g1, g2] = &mut got;
-        let sq = [&parts[0], &parts[1]];
-        Poly::tensor_into(sq, sq, [g0, g1, g2], &ctx);
-        for (g, w) in got.iter().zip(&want) {
-            assert_eq!(g.data(), w.data(), "square, output level {}", ql - 1);
+        // The four whole-polynomial passes on copies at the level, and the tensor product
+        // reading `a`, `b` in place; `b = a` is a square (its middle term doubled).
+        let steps = |a: [&Poly; 2], b: [&Poly; 2]| {
+            let [a0, a1, b0, b1] = [a[0], a[1], b[0], b[1]].map(at);
+            let mut want = [0, 1, 2].map(|_| ctx.zero(ql, 0, Form::Ntt));
+            Poly::mul_into(&a0, &b0, &mut want[0], &ctx);
+            Poly::mul_into(&a0, &b1, &mut want[1], &ctx);
+            want[1].mul_add_assign(&a1, &b0, &ctx);
+            Poly::mul_into(&a1, &b1, &mut want[2], &ctx);
+            want
+        };
+        let tensor = |a: [&Poly; 2], b: [&Poly; 2]| {
+            let mut got = [0, 1, 2].map(|_| ctx.zero(ql, 0, Form::Ntt));
+            let [g0, g1, g2] = &mut got;
+            Poly::tensor_into(a, b, [g0, g1, g2], &ctx);
+            got
+        };
+        let (a, b) = ([&parts[0], &parts[1]], [&parts[2], &parts[3]]);
+        for (name, a, b) in [("product", a, b), ("square", a, a)] {
+            for (g, w) in tensor(a, b).iter().zip(&steps(a, b)) {
+                assert_eq!(g.data(), w.data(), "{name}, output level {}", ql - 1);
+            }
         }
     }
     let low = {
