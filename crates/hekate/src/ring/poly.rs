@@ -361,8 +361,8 @@ impl Poly {
     /// When `b` is `a` (the same polynomials), the middle term is one product doubled.
     ///
     /// Limb by limb, each kernel over the whole limb: tiles of 4,096 coefficients (the
-    /// seven tiles in L2) measured 7-20% slower here on one thread (Zen 4, `N = 2^16`, 16
-    /// limbs: 4.4-4.9 against 4.1-4.5 ms); switching among seven streams every 32 KiB
+    /// seven tiles in L2) measured 5-11% slower here on one thread (Zen 4, `N = 2^16`, 16
+    /// limbs: 4.67-4.85 against 4.35-4.47 ms); switching among seven streams every 32 KiB
     /// costs more than the cache saves.
     pub fn tensor_into(a: [&Poly; 2], b: [&Poly; 2], out: [&mut Poly; 3], ctx: &RingContext) {
         let [d0, d1, d2] = out;
