@@ -335,12 +335,11 @@ impl RingContext {
         Poly::from_raw(self.n, q_limbs, p_limbs, form, data)
     }
 
-    /// A zero polynomial from the pool ([`RingContext::scratch_poly`], then every word
-    /// cleared): an accumulator or a zero part without a fresh allocation.
+    /// A zero polynomial from the pool (its zeroed buffer): an accumulator or a zero part
+    /// without a fresh allocation.
     pub fn scratch_zero(&self, q_limbs: usize, p_limbs: usize, form: Form) -> Poly {
-        let mut p = self.scratch_poly(q_limbs, p_limbs, form);
-        p.data_mut().fill(0);
-        p
+        let data = self.pool().take_zeroed(self.n * (q_limbs + p_limbs));
+        Poly::from_raw(self.n, q_limbs, p_limbs, form, data)
     }
 
     /// Returns a polynomial's memory to the pool.

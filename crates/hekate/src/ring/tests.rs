@@ -398,15 +398,10 @@ fn tensor_is_the_four_products_word_for_word() {
         p.limb_mut(0)[..8].fill(q - 1);
     }
     for ql in [4, 2] {
-        let at = |p: &Poly| {
-            let mut c = p.clone();
-            c.truncate(ql);
-            c
-        };
         // The four whole-polynomial passes on copies at the level, and the tensor product
         // reading `a`, `b` in place; `b = a` is a square (its middle term doubled).
         let steps = |a: [&Poly; 2], b: [&Poly; 2]| {
-            let [a0, a1, b0, b1] = [a[0], a[1], b[0], b[1]].map(at);
+            let [a0, a1, b0, b1] = [a[0], a[1], b[0], b[1]].map(|p| p.truncated(ql));
             let mut want = [0, 1, 2].map(|_| ctx.zero(ql, 0, Form::Ntt));
             Poly::mul_into(&a0, &b0, &mut want[0], &ctx);
             Poly::mul_into(&a0, &b1, &mut want[1], &ctx);
@@ -427,11 +422,7 @@ fn tensor_is_the_four_products_word_for_word() {
             }
         }
     }
-    let low = {
-        let mut c = parts[0].clone();
-        c.truncate(1);
-        c
-    };
+    let low = parts[0].truncated(1);
     let outcome = std::panic::catch_unwind(|| {
         let mut out = [0, 1, 2].map(|_| ctx.zero(2, 0, Form::Ntt));
         let [o0, o1, o2] = &mut out;
