@@ -208,7 +208,8 @@ impl RingContext {
         assert!(q_limbs <= self.q.len() && p_limbs <= self.p.len());
         let len = (q_limbs + p_limbs) * self.n;
         // Every word is written below: an unzeroed pool buffer will do.
-        let mut out = Poly::from_raw(self.n, q_limbs, p_limbs, Form::Coeff, self.pool().take(len));
+        let mut out =
+            Poly::from_words(self.n, q_limbs, p_limbs, Form::Coeff, self.pool().take(len));
         let largest = coeffs.iter().fold(0u64, |m, &c| m.max(c.unsigned_abs()));
         for (i, limb) in out.limbs_mut().enumerate() {
             signed_limb(coeffs, largest, self.modulus(i, q_limbs), limb);
@@ -332,19 +333,19 @@ impl RingContext {
     /// limb); give it back with [`RingContext::recycle`] when done.
     pub fn scratch_poly(&self, q_limbs: usize, p_limbs: usize, form: Form) -> Poly {
         let data = self.pool().take(self.n * (q_limbs + p_limbs));
-        Poly::from_raw(self.n, q_limbs, p_limbs, form, data)
+        Poly::from_words(self.n, q_limbs, p_limbs, form, data)
     }
 
     /// A zero polynomial from the pool (its zeroed buffer): an accumulator or a zero part
     /// without a fresh allocation.
     pub fn scratch_zero(&self, q_limbs: usize, p_limbs: usize, form: Form) -> Poly {
         let data = self.pool().take_zeroed(self.n * (q_limbs + p_limbs));
-        Poly::from_raw(self.n, q_limbs, p_limbs, form, data)
+        Poly::from_words(self.n, q_limbs, p_limbs, form, data)
     }
 
     /// Returns a polynomial's memory to the pool.
     pub fn recycle(&self, p: Poly) {
-        self.pool().recycle(p.into_data());
+        self.pool().recycle(p.into_words());
     }
 
     /// The NTT-form index permutation of `X -> X^k` (cached per `k`).

@@ -3,6 +3,7 @@
 use super::automorphism::automorphism_coeff;
 use super::context::RingContext;
 use crate::math::kernels;
+use crate::math::memory::AlignedWords;
 use crate::math::Modulus;
 use zeroize::Zeroize;
 
@@ -26,7 +27,7 @@ pub struct Poly {
     q_limbs: usize,
     p_limbs: usize,
     form: Form,
-    data: Vec<u64>,
+    data: AlignedWords,
 }
 
 impl Clone for Poly {
@@ -55,7 +56,7 @@ impl Drop for Poly {
 
 impl Zeroize for Poly {
     fn zeroize(&mut self) {
-        self.data.zeroize();
+        self.data.zeroize_all();
     }
 }
 
@@ -64,7 +65,7 @@ impl Poly {
     /// of public-key encryption, noise, `X^{s_i}` monomials) and frees its buffer
     /// **without** returning it to the shared pool.
     pub fn discard_secret(mut self) {
-        self.data.zeroize();
+        self.data.zeroize_all();
         drop(std::mem::take(&mut self.data));
     }
 }
@@ -149,7 +150,7 @@ impl Poly {
     /// A polynomial with no coefficients and no buffer (neither allocated nor taken from the
     /// pool): a placeholder while the real one is borrowed out with `std::mem::replace`.
     pub(crate) fn placeholder() -> Self {
-        Poly::from_raw(0, 0, 0, Form::Coeff, Vec::new())
+        Poly::from_words(0, 0, 0, Form::Coeff, AlignedWords::default())
     }
 
     /// The zero polynomial.
@@ -164,7 +165,23 @@ impl Poly {
     }
 
     /// Builds a polynomial from raw limb-major data (the caller guarantees reduced values).
+    /// The words are copied into an aligned buffer from the pool (see
+    /// [`Poly::data`]).
     pub fn from_raw(n: usize, q_limbs: usize, p_limbs: usize, form: Form, data: Vec<u64>) -> Self {
+        assert_eq!(data.len(), n * (q_limbs + p_limbs));
+        let mut words = super::pool::global().take(data.len());
+        words.copy_from_slice(&data);
+        Self::from_words(n, q_limbs, p_limbs, form, words)
+    }
+
+    /// [`Poly::from_raw`] on a buffer already aligned (no copy).
+    pub(crate) fn from_words(
+        n: usize,
+        q_limbs: usize,
+        p_limbs: usize,
+        form: Form,
+        data: AlignedWords,
+    ) -> Self {
         assert_eq!(data.len(), n * (q_limbs + p_limbs));
         Poly {
             n,
@@ -199,11 +216,17 @@ impl Poly {
     pub fn set_form(&mut self, form: Form) {
         self.form = form;
     }
-    /// The residues, limb-major, by value.
-    pub fn into_data(mut self) -> Vec<u64> {
+    /// The residues, limb-major, as a `Vec` (a copy; the polynomial's own buffer goes back
+    /// to the pool).
+    pub fn into_data(self) -> Vec<u64> {
+        self.data.to_vec()
+    }
+    /// The residues' buffer, by value (no copy).
+    pub(crate) fn into_words(mut self) -> AlignedWords {
         std::mem::take(&mut self.data)
     }
-    /// All residues, limb-major.
+    /// All residues, limb-major. The slice starts on a 64-byte boundary (for the SIMD
+    /// kernels' full-line loads), as does every limb when `N` is a multiple of 8.
     pub fn data(&self) -> &[u64] {
         &self.data
     }

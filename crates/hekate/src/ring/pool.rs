@@ -3,14 +3,15 @@
 //! Key switching at N = 2^16 allocates and frees on the order of 100 MiB of temporaries
 //! per operation; fresh large allocations come from the kernel as zeroed pages, and the page
 //! faults alone cost a noticeable share of the operation. The pool hands buffers back out
-//! instead. There is one pool per process ([`global`]); a [`Poly`](super::Poly) gives its
+//! instead. Buffers are [`AlignedWords`] (64-byte aligned, for the SIMD kernels). There is one pool per process ([`global`]); a [`Poly`](super::Poly) gives its
 //! buffer back when dropped (if it is large enough to be worth it), so results a caller
-//! drops are reused too. Buffers are plain `Vec<u64>`s: safe to take, fill and drop.
+//! drops are reused too. Buffers are safe to take, fill and drop.
 //! Buffers that held secret material never come back here: their owners zeroize them and
 //! free them ([`Poly::discard_secret`](super::Poly::discard_secret)). In debug builds the
 //! pool fills every buffer it hands out again with [`CANARY`], so code that reads a buffer
 //! before writing it fails the tests.
 
+use crate::math::memory::AlignedWords;
 use std::sync::Mutex;
 
 /// The most memory the pool keeps for reuse (beyond it, recycled buffers are freed).
@@ -33,16 +34,16 @@ pub fn global() -> &'static BufferPool {
     &POOL
 }
 
-/// A pool of `Vec<u64>` buffers.
+/// A pool of word buffers.
 #[derive(Debug, Default)]
 pub struct BufferPool {
-    bufs: Mutex<Vec<Vec<u64>>>,
+    bufs: Mutex<Vec<AlignedWords>>,
 }
 
 impl BufferPool {
     /// A buffer of length `len` whose contents are **unspecified** (stale data from an
     /// earlier use, or zeros): callers overwrite it completely.
-    pub fn take(&self, len: usize) -> Vec<u64> {
+    pub fn take(&self, len: usize) -> AlignedWords {
         let found = {
             let mut bufs = self.bufs.lock().expect("buffer pool poisoned");
             // Best fit: the smallest buffer already long enough (no zero-fill needed), else
@@ -67,7 +68,7 @@ impl BufferPool {
                 if b.len() >= len {
                     b.truncate(len);
                 } else {
-                    b.resize(len, 0);
+                    b.resize(len);
                 }
                 // Debug builds poison recycled buffers, so a read before write shows up in
                 // the tests instead of leaking an earlier user's data.
@@ -75,12 +76,12 @@ impl BufferPool {
                 b.fill(CANARY);
                 b
             }
-            None => vec![0; len],
+            None => AlignedWords::zeroed(len),
         }
     }
 
     /// A zeroed buffer of length `len`.
-    pub fn take_zeroed(&self, len: usize) -> Vec<u64> {
+    pub fn take_zeroed(&self, len: usize) -> AlignedWords {
         let mut b = self.take(len);
         b.fill(0);
         b
@@ -108,17 +109,12 @@ impl BufferPool {
         };
         let count = limit.min(MAX_POOLED_WORDS).saturating_sub(held) / len;
         for _ in 0..count {
-            // Allocated, then written: mapped now, where `vec![0; len]` would leave the
-            // kernel's zero pages to be faulted in at first use. (Transparent huge pages,
+            // Written now: mapped, where `AlignedWords::zeroed` would leave the kernel's
+            // zero pages to be faulted in at first use. (Transparent huge pages,
             // `math::memory::huge_page_vec`, were measured slower here: key generation
             // 5.2 -> 9.5 s and setup 7.2 -> 9.3 s at `lattigo-dense0` with THP in
             // `madvise` mode, the bootstraps unchanged.)
-            #[allow(clippy::slow_vector_initialization)] // the point: write every page
-            let b = {
-                let mut b: Vec<u64> = Vec::with_capacity(len);
-                b.resize(len, 0);
-                b
-            };
+            let b = AlignedWords::touched(len);
             self.recycle(b);
         }
         count
@@ -132,7 +128,7 @@ impl BufferPool {
     }
 
     /// Returns a buffer for reuse.
-    pub fn recycle(&self, buf: Vec<u64>) {
+    pub fn recycle(&self, buf: AlignedWords) {
         if buf.capacity() < MIN_POOLED_WORDS {
             return;
         }

@@ -67,6 +67,7 @@
 //! scalar one (below `2^50` the `Avx2` lazy transforms return canonical residues).
 
 use super::kernels::Isa;
+use super::memory::AlignedWords;
 use super::modulus::Modulus;
 use super::primes::{is_prime, primitive_root_of_unity};
 use crate::{Error, Result};
@@ -156,8 +157,8 @@ const F64_MAX_Q: u64 = 1 << 50;
 #[derive(Clone, Debug)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct IfmaTables {
-    fwd_shoup: Vec<u64>,
-    inv_shoup: Vec<u64>,
+    fwd_shoup: AlignedWords,
+    inv_shoup: AlignedWords,
     n_inv_shoup: u64,
     inv_last_shoup: u64,
 }
@@ -191,11 +192,12 @@ pub struct NttPlan {
     modulus: Modulus,
     psi: u64,
     /// ψ^brv(k) for k in 0..n, and Shoup companions (forward, Cooley-Tukey order).
-    fwd: Vec<u64>,
-    fwd_shoup: Vec<u64>,
+    /// (Every table 64-byte aligned, as the transforms read them a vector at a time.)
+    fwd: AlignedWords,
+    fwd_shoup: AlignedWords,
     /// ψ^-brv(k) for k in 0..n, and Shoup companions (inverse, Gentleman-Sande order).
-    inv: Vec<u64>,
-    inv_shoup: Vec<u64>,
+    inv: AlignedWords,
+    inv_shoup: AlignedWords,
     n_inv: u64,
     n_inv_shoup: u64,
     /// `inv[1] · N^-1`, the inverse's last twiddle with `N^-1` folded in, and companion.
@@ -280,8 +282,8 @@ impl NttPlan {
         }
         let log_n = n.trailing_zeros();
         let psi_inv = m.inv(psi).expect("q is prime");
-        let mut fwd = vec![0u64; n];
-        let mut inv = vec![0u64; n];
+        let mut fwd = AlignedWords::zeroed(n);
+        let mut inv = AlignedWords::zeroed(n);
         let (mut p, mut pi) = (1u64, 1u64);
         for k in 0..n {
             let r = bit_reverse(k, log_n);

@@ -125,7 +125,7 @@ impl Poly {
                 (ci, m.neg(ci))
             })
             .unzip();
-        let conv = Poly::from_raw(n, ql, 0, Form::Coeff, conv);
+        let conv = Poly::from_words(n, ql, 0, Form::Coeff, conv);
         let out = self.rescale_sum(Some((&c, add)), &conv, &minus_c, ctx);
         ctx.recycle(conv);
         out

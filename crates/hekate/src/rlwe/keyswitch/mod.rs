@@ -32,6 +32,7 @@ pub use klss::{
 pub use mixed::{LevelSet, MixedKeySwitcher};
 pub use module::ModuleKey;
 
+use crate::math::memory::AlignedWords;
 use crate::ring::{for_each_limb, Form, Poly, RingContext};
 use crate::rlwe::keys::SecretKey;
 use rand_chacha::rand_core::{CryptoRng, RngCore};
@@ -163,7 +164,7 @@ pub(crate) const DIGIT_TILE: usize = 4096;
 
 /// The coefficient form of `c` (NTT form over `Q_l`) in a pooled buffer: the first step of
 /// every engine's decomposition.
-fn inverse_ntt_copy(ctx: &RingContext, c: &Poly) -> Vec<u64> {
+fn inverse_ntt_copy(ctx: &RingContext, c: &Poly) -> AlignedWords {
     let (ql, n) = (c.q_limbs(), ctx.n());
     let mut coeff = ctx.pool().take(ql * n);
     for_each_limb(&mut coeff, n, |i, limb| {

@@ -5,6 +5,7 @@ use super::config::{b_prefix, key_digit_primes, log_bounds, poly_limb, pq_order}
 use super::key::key_block;
 use super::{KeyStorage, KlssConfig, KlssKey};
 use crate::math::kernels;
+use crate::math::memory::AlignedWords;
 use crate::math::rns::{BaseConverter, RnsBasis};
 use crate::math::PrimeGenerator;
 use crate::ring::{for_each_limb, Form, Poly, RingContext};
@@ -20,7 +21,7 @@ use std::sync::Arc;
 pub struct KlssDecomposition {
     q_limbs: usize,
     digits: usize,
-    data: Vec<u64>,
+    data: AlignedWords,
 }
 
 /// Inner products being summed: in `B'` (NTT form) and, after a recombination, in `Q̃`.
@@ -31,7 +32,7 @@ pub struct KlssAccumulator {
     count: usize,
     /// `c̃_{h,i}` at `key_block(r'[..d̃_l], h, i) N` (`r'_i` limbs), for the `d̃_l` key
     /// digits in use.
-    sums: Vec<u64>,
+    sums: AlignedWords,
     /// Recombined part: over `Q_l ∪ P`, coefficient form.
     recombined: Option<[Poly; 2]>,
 }
