@@ -223,6 +223,21 @@ pub trait CircuitEvaluator: Send + Sync {
         c: Self::Value,
         scale: &Self::Scale,
     ) -> Result<()>;
+    /// `c · ct` read at `level` (not above `ct`'s), the constant encoded at `scale`:
+    /// [`CircuitEvaluator::at_level`] then [`CircuitEvaluator::mul_const_scaled_assign`],
+    /// which this default runs; an evaluator may fuse them (the CPU's does: one pass per
+    /// limb, no copy), giving the same words.
+    fn mul_const_scaled_at(
+        &self,
+        ct: &Self::Ciphertext,
+        level: usize,
+        c: Self::Value,
+        scale: &Self::Scale,
+    ) -> Result<Self::Ciphertext> {
+        let mut t = self.at_level(ct, level)?;
+        self.mul_const_scaled_assign(&mut t, c, scale)?;
+        Ok(t)
+    }
     /// `acc += c · ct`, the constant encoded at `scale` and `ct` read at `acc`'s level (not
     /// above `ct`'s): [`CircuitEvaluator::at_level`], then
     /// [`CircuitEvaluator::mul_const_scaled_assign`] and [`CircuitEvaluator::add_assign`],
@@ -286,9 +301,9 @@ pub trait CircuitEvaluator: Send + Sync {
     }
     /// `Σ_j c_j · ct_j` at `level` (not above any `ct_j`'s), the constant `c_j` encoded at
     /// `s_j` for each term `(ct_j, c_j, s_j)` so that every product has the same scale (a
-    /// leaf of a polynomial's evaluation). This default takes the first term's copy at
-    /// `level` times its constant, then [`CircuitEvaluator::mul_const_scaled_add_assign`]
-    /// per further term; an evaluator may fuse several terms per pass (the device does),
+    /// leaf of a polynomial's evaluation). This default takes
+    /// [`CircuitEvaluator::mul_const_scaled_at`] of the first term at `level`, then
+    /// [`CircuitEvaluator::mul_const_scaled_add_assign`] per further term; an evaluator may fuse several terms per pass (the device does),
     /// giving the same words.
     fn linear_combination(
         &self,
@@ -379,8 +394,9 @@ pub fn mul_plain_sum_termwise<E: CircuitEvaluator + ?Sized>(
 }
 
 /// [`CircuitEvaluator::linear_combination`] term by term (its default, and an evaluator's
-/// fallback where its fused pass does not apply): the first term's copy at `level` times
-/// its constant, then [`CircuitEvaluator::mul_const_scaled_add_assign`] per further term.
+/// fallback where its fused pass does not apply): [`CircuitEvaluator::mul_const_scaled_at`]
+/// of the first term at `level`, then [`CircuitEvaluator::mul_const_scaled_add_assign`] per
+/// further term.
 pub fn linear_combination_termwise<E: CircuitEvaluator + ?Sized>(
     eval: &E,
     terms: &[(&E::Ciphertext, E::Value, E::Scale)],
@@ -391,8 +407,7 @@ pub fn linear_combination_termwise<E: CircuitEvaluator + ?Sized>(
             "a linear combination needs at least one term".into(),
         ));
     };
-    let mut acc = eval.at_level(first, level)?;
-    eval.mul_const_scaled_assign(&mut acc, *c0, s0)?;
+    let mut acc = eval.mul_const_scaled_at(first, level, *c0, s0)?;
     for (ct, c, s) in rest {
         eval.mul_const_scaled_add_assign(&mut acc, ct, *c, s)?;
     }
@@ -507,6 +522,15 @@ impl CircuitEvaluator for ckks::Evaluator {
         scale: &ckks::Scale,
     ) -> Result<()> {
         ckks::Evaluator::mul_const_scaled_assign(self, ct, c, scale)
+    }
+    fn mul_const_scaled_at(
+        &self,
+        ct: &ckks::Ciphertext,
+        level: usize,
+        c: Complex64,
+        scale: &ckks::Scale,
+    ) -> Result<ckks::Ciphertext> {
+        ckks::Evaluator::mul_const_scaled_at(self, ct, level, c, scale)
     }
     fn add_const_assign(&self, ct: &mut ckks::Ciphertext, c: Complex64) -> Result<()> {
         ckks::Evaluator::add_const_assign(self, ct, c)

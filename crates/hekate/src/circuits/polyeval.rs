@@ -505,10 +505,8 @@ impl<E: CircuitEvaluator<Value = Complex64>> PowerBasis<E> {
                 eval.constant_like(ta, level, &prod, Some(minus))?
             } else {
                 let d = &self.powers[&(a - b)];
-                let mut t = eval.at_level(d, level)?;
                 let x = prod.over(eval.scale(d));
-                eval.mul_const_scaled_assign(&mut t, minus, &x)?;
-                t
+                eval.mul_const_scaled_at(d, level, minus, &x)?
             };
             eval.mul_relin_rescale(ta, tb, 2, Some(&w))?
         } else {

@@ -511,6 +511,44 @@ impl Evaluator {
         Ok(())
     }
 
+    /// [`Evaluator::mul_const_scaled`] of `ct` read at `level <= ct.level()`: the same words
+    /// as [`Evaluator::drop_level`] then [`Evaluator::mul_const_scaled_assign`], in one pass
+    /// per limb when `c` is real (no copy of the whole ciphertext; the first term of a
+    /// polynomial's leaf).
+    pub fn mul_const_scaled_at(
+        &self,
+        ct: &Ciphertext,
+        level: usize,
+        c: Complex64,
+        scale: &Scale,
+    ) -> Result<Ciphertext> {
+        self.ctx.check_ciphertext(ct)?;
+        if level > ct.level() {
+            return Err(Error::OutOfLevels(format!(
+                "a ciphertext at level {} cannot be raised to level {level}",
+                ct.level()
+            )));
+        }
+        if c.im != 0.0 {
+            let mut t = self.drop_level(ct, ct.level() - level)?;
+            self.mul_const_scaled_assign(&mut t, c, scale)?;
+            return Ok(t);
+        }
+        let ring = self.ring();
+        let re = self.constant_residues(c.re * scale.to_f64(), level + 1)?;
+        Ok(Ciphertext {
+            ring_id: ct.ring_id,
+            parts: ct
+                .parts
+                .iter()
+                .map(|p| p.truncated_times(level + 1, &re, ring))
+                .collect(),
+            scale: ct.scale.mul(scale),
+            slots: ct.slots,
+            seed: None,
+        })
+    }
+
     /// `acc += c · ct` for a complex constant `c` encoded at `scale` (as
     /// [`Evaluator::mul_const_scaled`]), `ct` read at `acc`'s level: the same words as
     /// `mul_const_scaled` of `ct` brought to `acc`'s level, then [`Evaluator::add_assign`],

@@ -410,3 +410,34 @@ fn constant_like_is_the_steps_word_for_word() {
         Err(Error::OutOfLevels(_))
     ));
 }
+
+/// `mul_const_scaled_at` is `drop_level` then `mul_const_scaled_assign` word for word: real
+/// constants (the fused pass per limb) and complex ones, at every level from the input's
+/// down; a level above the input's is an error.
+#[test]
+fn mul_const_scaled_at_is_the_steps_word_for_word() {
+    let mut s = setup(KeySwitchMethod::Hybrid, 62);
+    let ctx = s.ctx.clone();
+    let ev = Evaluator::new(ctx.clone(), None, GaloisKeys::default());
+    let top = ctx.max_level();
+    let ct = s.encrypt(&values(8), top, ctx.default_scale());
+    let scale = ctx.default_scale().clone();
+    for level in [top, top - 1, 1, 0] {
+        for c in [Complex64::new(-0.75, 0.0), Complex64::new(0.5, -0.25)] {
+            let mut want = ev.drop_level(&ct, top - level).unwrap();
+            ev.mul_const_scaled_assign(&mut want, c, &scale).unwrap();
+            let got = ev.mul_const_scaled_at(&ct, level, c, &scale).unwrap();
+            assert!(got.parts == want.parts, "level {level}, {c:?}");
+            assert_eq!(
+                (&got.scale, got.slots, got.level()),
+                (&want.scale, want.slots, level)
+            );
+            assert!(got.seed.is_none());
+        }
+    }
+    let low = ev.drop_level(&ct, 2).unwrap();
+    assert!(matches!(
+        ev.mul_const_scaled_at(&low, top, Complex64::new(1.0, 0.0), &scale),
+        Err(Error::OutOfLevels(_))
+    ));
+}
