@@ -557,12 +557,7 @@ impl CircuitEvaluator for ckks::Evaluator {
         Ok(z)
     }
     fn at_level(&self, ct: &ckks::Ciphertext, level: usize) -> Result<ckks::Ciphertext> {
-        let drop = ct.level().checked_sub(level).ok_or_else(|| {
-            crate::Error::OutOfLevels(format!(
-                "a ciphertext at level {} cannot be raised to level {level}",
-                ct.level()
-            ))
-        })?;
+        let drop = self.levels_down_to(ct, level)?;
         self.drop_level(ct, drop)
     }
     fn rotate(&self, ct: &ckks::Ciphertext, steps: i64) -> Result<ckks::Ciphertext> {

@@ -522,15 +522,9 @@ impl Evaluator {
         c: Complex64,
         scale: &Scale,
     ) -> Result<Ciphertext> {
-        self.ctx.check_ciphertext(ct)?;
-        if level > ct.level() {
-            return Err(Error::OutOfLevels(format!(
-                "a ciphertext at level {} cannot be raised to level {level}",
-                ct.level()
-            )));
-        }
+        let drop = self.levels_down_to(ct, level)?;
         if c.im != 0.0 {
-            let mut t = self.drop_level(ct, ct.level() - level)?;
+            let mut t = self.drop_level(ct, drop)?;
             self.mul_const_scaled_assign(&mut t, c, scale)?;
             return Ok(t);
         }
@@ -708,6 +702,18 @@ impl Evaluator {
         Ok(self.at_level(ct, ct.level() - levels).into_owned())
     }
 
+    /// The levels from `ct`'s down to `level` (`ct` checked against the parameters); an
+    /// [`Error::OutOfLevels`] if `level` is above `ct`'s.
+    pub(crate) fn levels_down_to(&self, ct: &Ciphertext, level: usize) -> Result<usize> {
+        self.ctx.check_ciphertext(ct)?;
+        ct.level().checked_sub(level).ok_or_else(|| {
+            Error::OutOfLevels(format!(
+                "a ciphertext at level {} cannot be raised to level {level}",
+                ct.level()
+            ))
+        })
+    }
+
     /// A zero ciphertext shaped like `like` (its part count, form, slots and ring) at
     /// `level <= like.level()` and `scale`: what `like` dropped to `level` and multiplied
     /// by zero would be, without reading `like`'s limbs.
@@ -717,13 +723,7 @@ impl Evaluator {
         level: usize,
         scale: Scale,
     ) -> Result<Ciphertext> {
-        self.ctx.check_ciphertext(like)?;
-        if level > like.level() {
-            return Err(Error::OutOfLevels(format!(
-                "a ciphertext at level {} cannot be raised to level {level}",
-                like.level()
-            )));
-        }
+        self.levels_down_to(like, level)?;
         let parts = like
             .parts
             .iter()
