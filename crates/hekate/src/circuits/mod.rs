@@ -303,8 +303,8 @@ pub trait CircuitEvaluator: Send + Sync {
     /// `s_j` for each term `(ct_j, c_j, s_j)` so that every product has the same scale (a
     /// leaf of a polynomial's evaluation). This default takes
     /// [`CircuitEvaluator::mul_const_scaled_at`] of the first term at `level`, then
-    /// [`CircuitEvaluator::mul_const_scaled_add_assign`] per further term; an evaluator may fuse several terms per pass (the device does),
-    /// giving the same words.
+    /// [`CircuitEvaluator::mul_const_scaled_add_assign`] per further term; an evaluator may
+    /// fuse several terms per pass (the device does), giving the same words.
     fn linear_combination(
         &self,
         terms: &[(&Self::Ciphertext, Self::Value, Self::Scale)],
