@@ -118,6 +118,11 @@ def test_evaluator_methods(ckks, rng):
     close(sk.decrypt(ev.add_const(x, 0.5)), A + 0.5)
     close(sk.decrypt(ev.rescale(ev.mul_const(x, 0.5))), A * 0.5)
     close(sk.decrypt(ev.rescale(ev.mul_const_scaled(x, 0.5, 2.0**40))), A * 0.5, 2**-15)
+    low = ev.mul_const_scaled_at(x, x.level - 1, 0.5, 2.0**40)
+    assert low.level == x.level - 1
+    want = ev.mul_const_scaled(x.drop_level(1), 0.5, 2.0**40)
+    assert low.to_bytes() == want.to_bytes()  # the same words as drop, then multiply
+    close(sk.decrypt(ev.rescale(low)), A * 0.5, 2**-15)
     close(sk.decrypt(ev.mul_integer(x, -3)), -3 * A)
     close(sk.decrypt(ev.mul_by_i(x)), 1j * A)
     m = sk.decrypt(ev.mul_monomial(x, ctx.n // 2), dtype="complex128")

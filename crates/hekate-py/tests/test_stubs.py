@@ -117,6 +117,7 @@ USAGE = textwrap.dedent(
     assert_type(ev.rotate_hoisted(x, [1, -1]), list[m.CkksCiphertext])
     assert_type(ev.rotate_sum([(x, 1), (x, -1)]), m.CkksCiphertext)
     assert_type(ev.mul_const_scaled(x, 0.5, x), m.CkksCiphertext)
+    assert_type(ev.mul_const_scaled_at(x, 0, 0.5, x), m.CkksCiphertext)
     assert_type(m.CkksCiphertext.from_bytes(bytearray(x.to_bytes()), ctx), m.CkksCiphertext)
     assert_type(m.inspect(x.to_bytes())["fingerprint"], int)
 

@@ -781,6 +781,22 @@ impl PyEvaluator {
         })
     }
 
+    /// ``ct * c`` read at ``level`` (at most ``ct``'s), the constant encoded at ``scale``:
+    /// the same ciphertext as ``mul_const_scaled(drop_level(ct, ct.level - level), c,
+    /// scale)``, without copying ``ct`` first.
+    fn mul_const_scaled_at(
+        slf: &Bound<'_, Self>,
+        ct: PyRef<'_, PyCiphertext>,
+        level: usize,
+        c: Complex64,
+        scale: &Bound<'_, PyAny>,
+    ) -> PyResult<PyCiphertext> {
+        let (x, s) = (ct.inner.clone(), scale_of(scale)?);
+        Self::run(slf, ct.real && is_real(c), move |ev| {
+            ev.mul_const_scaled_at(&x, level, c, &s)
+        })
+    }
+
     /// ``ct * k`` for an integer k (exact; no level used).
     fn mul_integer(
         slf: &Bound<'_, Self>,
