@@ -168,11 +168,6 @@ impl AlignedWords {
         }
         std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
     }
-
-    /// The words as a `Vec` (a copy).
-    pub fn to_vec(&self) -> Vec<u64> {
-        self.as_ref().to_vec()
-    }
 }
 
 impl std::ops::Deref for AlignedWords {
@@ -195,12 +190,6 @@ impl std::ops::DerefMut for AlignedWords {
 impl FromIterator<u64> for AlignedWords {
     fn from_iter<I: IntoIterator<Item = u64>>(iter: I) -> Self {
         Self::from_slice(&iter.into_iter().collect::<Vec<u64>>())
-    }
-}
-
-impl AsRef<[u64]> for AlignedWords {
-    fn as_ref(&self) -> &[u64] {
-        self
     }
 }
 
@@ -234,8 +223,7 @@ mod tests {
             }
         }
         let words: Vec<u64> = (1..=21).collect();
-        let from_slice = AlignedWords::from_slice;
-        let mut b = from_slice(&words);
+        let mut b = AlignedWords::from_slice(&words);
         assert_eq!(b.to_vec(), words);
         // Truncate then grow: the words past the cut read zero again, in the last line
         // in use and in the lines after it, as `Vec::truncate` then `resize(_, 0)`.
@@ -252,7 +240,7 @@ mod tests {
         b.zeroize_all();
         assert!(b.iter().all(|&w| w == 0));
         assert_eq!(b.capacity(), cap);
-        assert_eq!(from_slice(&words).clone().to_vec(), words);
+        assert_eq!(AlignedWords::from_slice(&words).clone().to_vec(), words);
         assert_eq!(
             words.iter().copied().collect::<AlignedWords>().to_vec(),
             words

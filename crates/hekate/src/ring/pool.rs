@@ -3,9 +3,10 @@
 //! Key switching at N = 2^16 allocates and frees on the order of 100 MiB of temporaries
 //! per operation; fresh large allocations come from the kernel as zeroed pages, and the page
 //! faults alone cost a noticeable share of the operation. The pool hands buffers back out
-//! instead. Buffers are [`AlignedWords`] (64-byte aligned, for the SIMD kernels). There is one pool per process ([`global`]); a [`Poly`](super::Poly) gives its
-//! buffer back when dropped (if it is large enough to be worth it), so results a caller
-//! drops are reused too. Buffers are safe to take, fill and drop.
+//! instead. Its buffers are [`AlignedWords`] (64-byte aligned, for the SIMD kernels), safe
+//! to take, fill and drop. There is one pool per process ([`global`]); a
+//! [`Poly`](super::Poly) gives its buffer back when dropped (if it is large enough to be
+//! worth it), so results a caller drops are reused too.
 //! Buffers that held secret material never come back here: their owners zeroize them and
 //! free them ([`Poly::discard_secret`](super::Poly::discard_secret)). In debug builds the
 //! pool fills every buffer it hands out again with [`CANARY`], so code that reads a buffer
