@@ -530,16 +530,14 @@ impl Evaluator {
         }
         let ring = self.ring();
         let re = self.constant_residues(c.re * scale.to_f64(), level + 1)?;
+        let parts = ct
+            .parts
+            .iter()
+            .map(|p| p.truncated_times(level + 1, &re, ring))
+            .collect();
         Ok(Ciphertext {
-            ring_id: ct.ring_id,
-            parts: ct
-                .parts
-                .iter()
-                .map(|p| p.truncated_times(level + 1, &re, ring))
-                .collect(),
             scale: ct.scale.mul(scale),
-            slots: ct.slots,
-            seed: None,
+            ..Self::with_parts(ct, parts)
         })
     }
 

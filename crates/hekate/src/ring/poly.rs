@@ -611,13 +611,7 @@ impl Poly {
     pub fn truncated_times(&self, q_limbs: usize, scalars: &[u64], ctx: &RingContext) -> Poly {
         assert!(q_limbs <= self.q_limbs && self.p_limbs == 0);
         assert_eq!(scalars.len(), q_limbs, "one residue per limb");
-        let mut out = Poly {
-            n: self.n,
-            q_limbs,
-            p_limbs: 0,
-            form: self.form,
-            data: super::pool::global().take(q_limbs * self.n),
-        };
+        let mut out = ctx.scratch_poly(q_limbs, 0, self.form);
         for_each_limb(&mut out.data, self.n, |i, limb| {
             limb.copy_from_slice(self.limb(i));
             kernels::mul_scalar_assign(limb, scalars[i], ctx.modulus(i, q_limbs));
