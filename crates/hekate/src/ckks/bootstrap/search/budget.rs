@@ -227,13 +227,10 @@ impl FactorPrices<'_> {
          -> Result<(Vec<Option<usize>>, Priced)> {
             loop {
                 let per_byte = |e: &Priced| (at.0 - e.0) / e.1.saturating_sub(at.1).max(1) as f64;
-                let best = moves(&chosen, &at)?.into_iter().fold(
-                    None::<(Vec<Option<usize>>, Priced)>,
-                    |best, (c, e)| match best {
-                        Some(b) if per_byte(&b.1) >= per_byte(&e) => Some(b),
-                        _ => Some((c, e)),
-                    },
-                );
+                // The first of the largest savings per byte (`min_by` keeps the first).
+                let best = moves(&chosen, &at)?
+                    .into_iter()
+                    .min_by(|(_, a), (_, b)| per_byte(b).total_cmp(&per_byte(a)));
                 match best {
                     Some((c, e)) => (chosen, at) = (c, e),
                     None => return Ok((chosen, at)),
@@ -249,13 +246,9 @@ impl FactorPrices<'_> {
         // The ratio order can spend the cap on cheap moves and leave no room for one that
         // saves more (a knapsack): also try the single move that saves the most first, and
         // keep it where it is predicted at least `SECOND_ORDER_MARGIN` faster.
-        let biggest = moves(&base, &at)?.into_iter().fold(
-            None::<(Vec<Option<usize>>, Priced)>,
-            |best, (c, e)| match best {
-                Some(b) if b.1 .0 <= e.0 => Some(b),
-                _ => Some((c, e)),
-            },
-        );
+        let biggest = moves(&base, &at)?
+            .into_iter()
+            .min_by(|(_, a), (_, b)| a.0.total_cmp(&b.0));
         let mut pick = by_ratio;
         if let Some((c, e)) = biggest {
             let other = greedy(c, e)?;
