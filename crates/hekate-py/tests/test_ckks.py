@@ -272,6 +272,25 @@ def test_key_switching_engines_agree(method, rng):
     close(sk.decrypt((x * x) << 1), np.roll(full(ctx, a * a), -1))
 
 
+def test_digits_by_bits(rng):
+    kw = dict(log_n=12, log_q=[55, 30, 30, 30, 30, 45, 45], log_p=[58, 58], log_scale=30)
+    ctx = toy_context(**kw, digits="bits")
+    assert ctx.digits == "bits" and ctx.digit_primes == [2, 3, 2] and ctx.dnum == 3
+    uniform = toy_context(**kw, dnum=3)
+    assert uniform.digits == "uniform" and uniform.digit_primes == [3, 3, 1]
+    back = hk.ckks.Context.from_bytes(ctx.to_bytes(), security=None)
+    assert back.digit_primes == [2, 3, 2]
+    sk = ctx.secret_key()
+    ev = hk.ckks.Evaluator(sk.evaluation_keys(rotations=[1]))
+    a = rng.uniform(-1, 1, 8)
+    x = ev.bind(sk.encrypt(a))
+    close(sk.decrypt((x * x) << 1), np.roll(full(ctx, a * a), -1), tol=1e-4)
+    with pytest.raises(ValueError, match="uniform"):
+        toy_context(**kw, digits="bytes")
+    with pytest.raises(hk.InvalidParametersError, match="sets dnum itself"):
+        toy_context(**kw, digits="bits", dnum=3)
+
+
 def test_plaintexts(ckks, rng):
     ctx, sk, pk, _, _ = ckks
     v = rng.uniform(-1, 1, 8)

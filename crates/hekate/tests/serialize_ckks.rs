@@ -42,6 +42,7 @@ fn ctx_eq(a: &CkksContext, b: &CkksContext) -> bool {
         && a.q_primes() == b.q_primes()
         && a.p_primes() == b.p_primes()
         && a.dnum() == b.dnum()
+        && a.digits() == b.digits()
         && a.secret_distribution() == b.secret_distribution()
         && a.default_scale() == b.default_scale()
         && a.security() == b.security()
@@ -283,6 +284,96 @@ fn narrow_evaluation_keys_round_trip() {
     assert!(m.contains("has 2 chain and 0 special limbs"), "{m}");
     let m = key_bytes(&[b.restricted(1, 2), b.restricted(1, 2)]);
     assert!(m.contains("at least one per digit"), "{m}");
+}
+
+/// Hybrid digits by bits: the context (method byte 3) and its narrow keys round-trip and
+/// work; a blob whose `dnum` is not the grouping's count, and the builder's misuses, are
+/// refused with the reason.
+#[test]
+fn digits_by_bits_round_trip_and_misuse_is_refused() {
+    let by_bits = || {
+        CkksParameters::new(10)
+            .log_q(&[55, 30, 30, 30, 30, 45, 45])
+            .log_p(&[58, 58])
+            .log_scale(30)
+            .security(SecurityLevel::NotChecked)
+            .digits_by_bits()
+    };
+    let ctx = by_bits().build().unwrap();
+    assert!(ctx.digits().is_by_bits());
+    let sizes: Vec<usize> = (0..ctx.dnum())
+        .map(|j| ctx.digits().range(j, 7).len())
+        .collect();
+    assert_eq!(sizes, [2, 3, 2]);
+    check_contract_standalone_with(&*ctx, &test_policy(), ctx_eq);
+    let bytes = ckks_context_to_bytes(&ctx);
+    let back = ckks_context_from_bytes_with(&bytes, &test_policy()).unwrap();
+    assert!(back.digits().is_by_bits() && ctx_eq(&ctx, &back));
+    // A relinearization key for levels <= 3 (4 limbs: digits [0, 2) and [2, 5)).
+    let mut rng = ChaCha20Rng::seed_from_u64(33);
+    let sk = ctx.generate_secret_key_with(&mut rng);
+    let rlk = ctx
+        .generate_relinearization_key_at_with(&sk, 3, &mut rng)
+        .unwrap();
+    let SwitchingKey::Hybrid(hk) = &rlk.0 else {
+        panic!("a hybrid context's key")
+    };
+    assert_eq!((hk.q_limbs(), hk.digits.len()), (4, 2));
+    let rlk2 =
+        hekate::ckks::RelinearizationKey::from_bytes(&rlk.to_bytes(&ctx).unwrap(), &back).unwrap();
+    let eval = Evaluator::new(back.clone(), Some(rlk2), GaloisKeys::default());
+    let v = values(8);
+    let pt = ctx
+        .encode_at(&v, 8, 3, &hekate::ckks::Scale::from_bits(30))
+        .unwrap();
+    let ct = ctx.encrypt_symmetric_with(&pt, &sk, &mut rng).unwrap();
+    let sq = eval.mul_relin_rescale(&ct, &ct, 1, None).unwrap();
+    let want: Vec<Complex64> = v.iter().map(|x| x * x).collect();
+    assert!(max_err(&ctx.decrypt_decode(&sq, &sk).unwrap(), &want) < 1e-4);
+    // The same ring with uniform digits (α = 3) does not take a key of width 3: two
+    // digits by bits, one uniform. (Keys name their ring, not their digits: where both
+    // rules give a width as many digits, as at width 4, the shape cannot tell them apart.)
+    let rlk = ctx
+        .generate_relinearization_key_at_with(&sk, 2, &mut rng)
+        .unwrap();
+    let uniform = CkksParameters::new(10)
+        .q_primes(&ctx.q_primes())
+        .p_primes(&ctx.p_primes())
+        .dnum(3)
+        .log_scale(30)
+        .security(SecurityLevel::NotChecked)
+        .build()
+        .unwrap();
+    let r = hekate::ckks::RelinearizationKey::from_bytes(&rlk.to_bytes(&ctx).unwrap(), &uniform);
+    assert!(r.is_err(), "{r:?}");
+    // The method byte (second to last) says "by bits", the recorded dnum disagrees.
+    let (q, p) = (ctx.q_primes(), ctx.p_primes());
+    let mut blob = param_blob(1024, &q, &p, 2, &[0], 3, &SCALE_2_30);
+    let at = blob.len() - 2;
+    blob[at] = 3;
+    expect_param_err(
+        &blob,
+        "dnum 2 is recorded, but its chain's digits by bits are 3",
+    );
+    // Builder misuse: with dnum, without P, on another engine.
+    let m = by_bits().dnum(3).build().unwrap_err().to_string();
+    assert!(m.contains("sets dnum itself"), "{m}");
+    let m = CkksParameters::new(10)
+        .log_q(&[55, 30, 30])
+        .security(SecurityLevel::NotChecked)
+        .digits_by_bits()
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(m.contains("give log_p or p_primes"), "{m}");
+    let m = by_bits()
+        .key_switching(hekate::rlwe::keyswitch::KeySwitchMethod::Klss(
+            hekate::rlwe::keyswitch::KlssConfig::klss(2),
+        ))
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(m.contains("hybrid engine only"), "{m}");
 }
 
 #[test]

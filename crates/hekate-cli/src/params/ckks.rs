@@ -65,8 +65,12 @@ pub struct CkksArgs {
     #[arg(long, value_delimiter = ',', value_name = "BITS,...")]
     log_p: Option<Vec<u32>>,
     /// Key-switching digits dnum [default: the library's, 3 or fewer]
-    #[arg(long)]
+    #[arg(long, conflicts_with = "digits_by_bits")]
     dnum: Option<usize>,
+    /// Group the hybrid digits by bits under P (needs --log-p; sets dnum): fewer digits
+    /// on chains of mixed prime sizes
+    #[arg(long)]
+    digits_by_bits: bool,
     /// Key switching: hybrid, klss:R (KLSS with R primes per key digit), linear,
     /// linear-heuristic, or auto (the calibrated cost model's pick; measures first)
     #[arg(long, default_value = "hybrid", value_parser = KeySwitchMethod::parse)]
@@ -125,6 +129,9 @@ impl CkksArgs {
         }
         if let Some(d) = self.dnum {
             b = b.dnum(d);
+        }
+        if self.digits_by_bits {
+            b = b.digits_by_bits();
         }
         Ok(b.key_switching(self.key_switching)
             .security(SecurityLevel::NotChecked)
@@ -192,6 +199,10 @@ fn report(ctx: &CkksContext, method_asked: &KeySwitchMethod) -> Value {
         "log_p": round3(log_p),
         "log_qp": round3(log_qp),
         "dnum": ctx.dnum(),
+        "digit_primes": (0..ctx.dnum())
+            .map(|j| ctx.digits().range(j, ctx.max_level() + 1).len())
+            .collect::<Vec<_>>(),
+        "digits_by_bits": ctx.digits().is_by_bits(),
         "log_scale": ctx.default_scale().to_f64().log2(),
         "secret": format!("{:?}", ctx.secret_distribution()),
         "key_switching_asked": method_asked.name(),
@@ -246,6 +257,23 @@ fn markdown(r: &Value) -> String {
     row(&mut t, "log P", f("log_p"));
     row(&mut t, "log QP", f("log_qp"));
     row(&mut t, "dnum", r["dnum"].to_string());
+    let primes: Vec<String> = r["digit_primes"]
+        .as_array()
+        .map(|a| a.iter().map(Value::to_string).collect())
+        .unwrap_or_default();
+    row(
+        &mut t,
+        "digits (primes each)",
+        format!(
+            "{} ({})",
+            primes.join(", "),
+            if r["digits_by_bits"] == json!(true) {
+                "by bits"
+            } else {
+                "uniform"
+            }
+        ),
+    );
     row(&mut t, "scale", format!("2^{}", f("log_scale")));
     row(&mut t, "secret", r["secret"].as_str().unwrap_or("").into());
     let (asked, got) = (

@@ -72,13 +72,16 @@ pub(crate) fn cached_contexts(py: Python<'_>) -> usize {
 /// CKKS parameters and their precomputed tables.
 ///
 /// ``Context(log_n, log_q, log_p=None, log_scale=None, dnum=None, security=128,
-/// key_switching="hybrid", auto_rescale=True)``: ``log_q`` are the bit sizes of the chain
+/// key_switching="hybrid", auto_rescale=True, digits="uniform")``: ``log_q`` are the bit sizes of the chain
 /// primes (the first one first), ``log_p`` those of the special primes (default: enough
 /// 50-bit primes to exceed the largest key-switching digit with margin), ``log_scale`` the
 /// default scale's bits (default: the size of the second chain prime, or 40),
 /// ``security`` 128, 192, 256 or None (no check: toy sizes only), ``key_switching``
 /// ``"hybrid"``, ``"klss:R"``, ``"linear"``, ``"linear-heuristic"`` or ``"auto"``.
-/// With ``auto_rescale`` the operators rescale after every product.
+/// With ``auto_rescale`` the operators rescale after every product. ``digits`` is
+/// ``"uniform"`` (``dnum`` digits of equally many primes) or ``"bits"`` (hybrid only, with
+/// ``log_p`` and without ``dnum``: consecutive primes grouped while a digit stays within
+/// ``P``'s bits less the noise margin, fewer digits on chains of mixed prime sizes).
 #[pyclass(frozen, weakref, module = "hekate._native", name = "CkksContext")]
 pub(crate) struct PyContext {
     pub(crate) inner: Arc<CkksContext>,
@@ -132,8 +135,8 @@ impl PyContext {
 impl PyContext {
     #[new]
     #[pyo3(
-        signature = (log_n, log_q, log_p=None, log_scale=None, dnum=None, security=Some(128), key_switching="hybrid", auto_rescale=true),
-        text_signature = "(log_n, log_q, log_p=None, log_scale=None, dnum=None, security=128, key_switching='hybrid', auto_rescale=True)"
+        signature = (log_n, log_q, log_p=None, log_scale=None, dnum=None, security=Some(128), key_switching="hybrid", auto_rescale=true, digits="uniform"),
+        text_signature = "(log_n, log_q, log_p=None, log_scale=None, dnum=None, security=128, key_switching='hybrid', auto_rescale=True, digits='uniform')"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -146,6 +149,7 @@ impl PyContext {
         security: Option<u32>,
         key_switching: &str,
         auto_rescale: bool,
+        digits: &str,
     ) -> PyResult<Self> {
         let level = security_of(security)?;
         let method = KeySwitchMethod::parse(key_switching).py_err()?;
@@ -161,6 +165,15 @@ impl PyContext {
         }
         if let Some(d) = dnum {
             p = p.dnum(d);
+        }
+        match digits {
+            "uniform" => {}
+            "bits" => p = p.digits_by_bits(),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "digits={other:?}: use \"uniform\" or \"bits\""
+                )))
+            }
         }
         if level == SecurityLevel::NotChecked {
             let w = py
@@ -287,6 +300,26 @@ impl PyContext {
     #[getter]
     fn dnum(&self) -> usize {
         self.inner.dnum()
+    }
+
+    /// The chain primes in each key-switching digit, from ``q_0`` up (``"bits"`` when the
+    /// digits are grouped by bits, else ``"uniform"``: see ``digits``).
+    #[getter]
+    fn digit_primes(&self) -> Vec<usize> {
+        let d = self.inner.digits();
+        (0..d.dnum())
+            .map(|j| d.range(j, d.chain_len()).len())
+            .collect()
+    }
+
+    /// ``"bits"`` if the key-switching digits are grouped by bits, else ``"uniform"``.
+    #[getter]
+    fn digits(&self) -> &'static str {
+        if self.inner.digits().is_by_bits() {
+            "bits"
+        } else {
+            "uniform"
+        }
     }
 
     /// The security level checked at construction (None: not checked).

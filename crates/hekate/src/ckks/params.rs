@@ -102,6 +102,16 @@ impl CkksParameters {
         self
     }
 
+    /// Hybrid digits grouped by bits under `P` instead of `α = ceil((L + 1) / dnum)` primes
+    /// each ([`DigitPartition::by_bits`](crate::rlwe::keyswitch::DigitPartition::by_bits)):
+    /// on a chain of mixed prime sizes, fewer digits per level (faster key switching,
+    /// smaller keys) under the same noise bound. Needs `log_p` (or `p_primes`), hybrid key
+    /// switching and no `dnum`, which the grouping sets.
+    pub fn digits_by_bits(mut self) -> Self {
+        self.chain = self.chain.digits_by_bits();
+        self
+    }
+
     /// The secret-key distribution.
     pub fn secret(mut self, secret: SecretDistribution) -> Self {
         self.chain = self.chain.secret(secret);
@@ -227,6 +237,11 @@ impl CkksContext {
     /// Number of key-switching digits `dnum` (β in seed 003).
     pub fn dnum(&self) -> usize {
         self.rlwe.dnum()
+    }
+
+    /// The hybrid gadget's digits.
+    pub fn digits(&self) -> &crate::rlwe::keyswitch::DigitPartition {
+        self.rlwe.digits()
     }
 
     /// The secret-key distribution.

@@ -15,8 +15,9 @@
 use crate::math::PrimeGenerator;
 use crate::params::security::{self, SecurityLevel};
 use crate::ring::RingContext;
-use crate::rlwe::keys::NOISE_SIGMA;
-use crate::rlwe::keyswitch::{KeyStorage, KeySwitchEngine, KeySwitchMethod, SwitchingKey};
+use crate::rlwe::keyswitch::{
+    digit_margin_bits, DigitPartition, KeyStorage, KeySwitchEngine, KeySwitchMethod, SwitchingKey,
+};
 use crate::rlwe::SecretDistribution;
 use crate::{Error, Result};
 use std::sync::Arc;
@@ -52,6 +53,7 @@ pub struct ChainBuilder {
     q: Option<Vec<u64>>,
     p: Option<Vec<u64>>,
     dnum: Option<usize>,
+    digits_by_bits: bool,
     secret: SecretDistribution,
     security: SecurityLevel,
     key_switching: KeySwitchMethod,
@@ -68,6 +70,7 @@ impl ChainBuilder {
             q: None,
             p: None,
             dnum: None,
+            digits_by_bits: false,
             secret: SecretDistribution::Ternary,
             security: SecurityLevel::Bits128,
             key_switching: KeySwitchMethod::Hybrid,
@@ -118,6 +121,14 @@ impl ChainBuilder {
         self
     }
 
+    /// Hybrid digits grouped by bits ([`DigitPartition::by_bits`]) instead of `α` primes
+    /// each: needs the special primes given (`log_p` or `p_primes`), the hybrid engine and
+    /// no `dnum` (the grouping sets it).
+    pub fn digits_by_bits(mut self) -> Self {
+        self.digits_by_bits = true;
+        self
+    }
+
     /// The secret-key distribution.
     pub fn secret(mut self, secret: SecretDistribution) -> Self {
         self.secret = secret;
@@ -157,7 +168,7 @@ fn check_bits(what: &str, bits: &[u32]) -> Result<()> {
 #[derive(Debug)]
 pub struct RlweParameters {
     ring: Arc<RingContext>,
-    dnum: usize,
+    digits: DigitPartition,
     secret: SecretDistribution,
     security: SecurityLevel,
     keyswitcher: KeySwitchEngine,
@@ -175,8 +186,19 @@ impl RlweParameters {
         let n = 1usize << p.log_n;
         let mut gen = PrimeGenerator::new(n)?;
         let q = chain_primes(&p, &mut gen)?;
-        let (dnum, max_digit) = digits(&p, &q)?;
-        let pp = special_primes(&p, &mut gen, dnum, max_digit)?;
+        let log_q: Vec<f64> = q.iter().map(|&x| (x as f64).log2()).collect();
+        let (digits, pp) = if p.digits_by_bits {
+            check_by_bits(&p)?;
+            let pp = special_primes(&p, &mut gen, 0, 0.0)?;
+            let log_p: f64 = pp.iter().map(|&x| (x as f64).log2()).sum();
+            (DigitPartition::by_bits(&log_q, log_p), pp)
+        } else {
+            let dnum = uniform_dnum(&p, &log_q)?;
+            let uniform = DigitPartition::uniform(q.len(), dnum);
+            let pp = special_primes(&p, &mut gen, dnum, uniform.max_digit_bits(&log_q))?;
+            (uniform, pp)
+        };
+        let max_digit = digits.max_digit_bits(&log_q);
         let log_p: f64 = pp.iter().map(|&x| (x as f64).log2()).sum();
         if pp.is_empty() {
             return Err(Error::InvalidParameters(
@@ -191,14 +213,15 @@ impl RlweParameters {
                  special primes, or raise dnum"
             )));
         }
-        let log_qp = q.iter().map(|&x| (x as f64).log2()).sum::<f64>() + log_p;
+        let log_qp = log_q.iter().sum::<f64>() + log_p;
         security::check(n, log_qp, p.security)?;
         check_secret(p.secret, n, p.security)?;
         let ring = RingContext::new(n, &q, &pp)?;
-        let keyswitcher = KeySwitchEngine::new(ring.clone(), dnum, p.key_switching, None)?;
+        let keyswitcher =
+            KeySwitchEngine::with_digits(ring.clone(), digits.clone(), p.key_switching, None)?;
         Ok(RlweParameters {
             ring,
-            dnum,
+            digits,
             secret: p.secret,
             security: p.security,
             keyswitcher,
@@ -238,7 +261,13 @@ impl RlweParameters {
 
     /// Number of key-switching digits `dnum` (β in seed 003).
     pub fn dnum(&self) -> usize {
-        self.dnum
+        self.digits.dnum()
+    }
+
+    /// The hybrid gadget's digits (uniform, or by bits with
+    /// [`ChainBuilder::digits_by_bits`]).
+    pub fn digits(&self) -> &DigitPartition {
+        &self.digits
     }
 
     /// The secret-key distribution.
@@ -296,7 +325,7 @@ impl RlweParameters {
                 "evaluation key does not belong to these parameters' key-switching engine \
                  ({}, dnum {}): generate it with this context",
                 self.key_switch_method().name(),
-                self.dnum
+                self.dnum()
             )));
         }
         Ok(())
@@ -354,20 +383,29 @@ fn chain_primes(p: &ChainBuilder, gen: &mut PrimeGenerator) -> Result<Vec<u64>> 
     })
 }
 
-/// `dnum` (given, or the default) and the size in bits of the largest digit `Q_j`.
-fn digits(p: &ChainBuilder, q: &[u64]) -> Result<(usize, f64)> {
-    let l1 = q.len();
-    let log_q: Vec<f64> = q.iter().map(|&x| (x as f64).log2()).collect();
-    let max_digit_for = |dnum: usize| -> f64 {
-        let alpha = l1.div_ceil(dnum);
-        (0..dnum)
-            .map(|j| {
-                log_q[(j * alpha).min(l1)..((j + 1) * alpha).min(l1)]
-                    .iter()
-                    .sum::<f64>()
-            })
-            .fold(0.0, f64::max)
+/// Refuses digits by bits without given special primes, with a `dnum` or on an engine
+/// other than the hybrid one.
+fn check_by_bits(p: &ChainBuilder) -> Result<()> {
+    let why = if p.dnum.is_some() {
+        "sets dnum itself: give one or the other"
+    } else if p.p.is_none() && p.log_p.is_none() {
+        "groups the chain under the special modulus: give log_p or p_primes"
+    } else if p.key_switching != KeySwitchMethod::Hybrid {
+        "is implemented for the hybrid engine only"
+    } else {
+        return Ok(());
     };
+    Err(Error::InvalidParameters(format!(
+        "digits by bits {why} (key switching: {})",
+        p.key_switching.name()
+    )))
+}
+
+/// Uniform digits' `dnum` over a chain of `log_q` bits: given, or the default.
+fn uniform_dnum(p: &ChainBuilder, log_q: &[f64]) -> Result<usize> {
+    let l1 = log_q.len();
+    let max_digit_for =
+        |dnum: usize| -> f64 { DigitPartition::uniform(l1, dnum).max_digit_bits(log_q) };
     // The size of P, if the user fixed it.
     let given_log_p: Option<f64> = match (&p.p, &p.log_p) {
         (Some(pp), _) => Some(pp.iter().map(|&x| (x as f64).log2()).sum()),
@@ -385,7 +423,7 @@ fn digits(p: &ChainBuilder, q: &[u64]) -> Result<(usize, f64)> {
             "dnum = {dnum} must be in [1, L + 1 = {l1}]"
         )));
     }
-    Ok((dnum, max_digit_for(dnum)))
+    Ok(dnum)
 }
 
 /// The special primes: given, generated from their sizes, or the default.
@@ -405,11 +443,8 @@ fn special_primes(
         }
         (None, None) => {
             // Enough DEFAULT_SPECIAL_PRIME_BITS-bit primes to exceed the largest digit by
-            // the margin that keeps key-switching noise at the rounding level:
-            // N σ² dnum Q_j² / (12 P²) <= (1 + 2N/3) / 12 holds once
-            // P >= Q_j σ sqrt(1.5 dnum) (about 3 bits for dnum = 3); one bit more for slack.
-            let margin = (NOISE_SIGMA * (1.5 * dnum as f64).sqrt()).log2() + 1.0;
-            let target = max_digit + margin;
+            // the margin that keeps key-switching noise at the rounding level.
+            let target = max_digit + digit_margin_bits(dnum);
             let mut pp = Vec::new();
             let mut log_p = 0.0;
             while log_p < target || pp.is_empty() {
@@ -505,7 +540,7 @@ mod tests {
                 .map(|c| c.iter().sum::<f64>())
                 .fold(0.0, f64::max);
             let log_p: f64 = params.p_primes().iter().map(|&x| (x as f64).log2()).sum();
-            let margin = (NOISE_SIGMA * (1.5 * dnum as f64).sqrt()).log2();
+            let margin = digit_margin_bits(dnum) - 1.0;
             assert!(
                 log_p >= max_digit + margin,
                 "N = 2^{log_n}, dnum {dnum}: log P {log_p:.2} < digit {max_digit:.2} + {margin:.2}"

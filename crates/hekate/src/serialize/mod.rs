@@ -197,7 +197,7 @@
 //! | 0 or 4 | for a Hamming weight only: `h`, `u32`, in `[1, N]` |
 //! | 1 | security level, `u8`: 0 128-bit, 1 192-bit, 2 256-bit, 3 not checked |
 //! | … | the default scale (a scale as above that is exactly an `f64`) |
-//! | 1 | key switching, `u8`: 0 hybrid, 1 KLSS / linear (then the next 11 bytes), 2 mixed (then the next 11 + 2 + 2c bytes) |
+//! | 1 | key switching, `u8`: 0 hybrid, 1 KLSS / linear (then the next 11 bytes), 2 mixed (then the next 11 + 2 + 2c bytes), 3 hybrid with digits by bits (CKKS only; `dnum` above must be the count the grouping gives) |
 //! | 2 | KLSS `r̃`, `u16`, in `[1, L + 1 + k]` |
 //! | 2 | KLSS `r'`, `u16`: 0 derived from the bound, else in `[1, 64]` |
 //! | 1 | KLSS bound, `u8`: 0 worst case (Eq. (5)), 1 heuristic |
@@ -250,8 +250,9 @@
 //!
 //! A `HybridKey` body of the context's shape for its width `w`: the context's `dnum`
 //! digits over all of `Q ∪ P` (`w = L + 1`, a full key), or, for a key generated for
-//! levels `< w` only, `ceil(w / α)` digits (`α = ceil((L + 1) / dnum)`) over
-//! `Q_{w-1} ∪ P`. Only a hybrid context reads the narrower keys (KLSS and mixed contexts
+//! levels `< w` only, the digits in use below `w` over `Q_{w-1} ∪ P`
+//! ([`DigitPartition::key_digits`](crate::rlwe::keyswitch::DigitPartition::key_digits):
+//! `ceil(w / α)` with `α = ceil((L + 1) / dnum)` for uniform digits). Only a hybrid context reads the narrower keys (KLSS and mixed contexts
 //! expand full keys only).
 //!
 //! ### `GaloisKeys` (tag 20)

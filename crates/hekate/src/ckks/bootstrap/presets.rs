@@ -92,7 +92,7 @@ use super::failure::{k_for_failure, log2_failure_probability, SecretWeight};
 use crate::circuits::lintrans::{BsgsTies, GiantSteps};
 use crate::ckks::{CkksContext, CkksParameters};
 use crate::params::SecurityLevel;
-use crate::rlwe::keyswitch::KeySwitchMethod;
+use crate::rlwe::keyswitch::{DigitPartition, KeySwitchMethod};
 use crate::rlwe::SecretDistribution;
 use crate::{Error, Result};
 use std::sync::Arc;
@@ -606,24 +606,33 @@ impl BootstrapPreset {
         self.context_with(config, KeySwitchMethod::Hybrid)
     }
 
-    /// [`Self::context`] with another key-switching engine: the same chain, `P` and
-    /// `dnum`, every key switch of the bootstrap (the DFTs' rotations, EvalMod's
-    /// relinearizations, the encapsulation's switches) through `method`'s engine.
+    /// [`Self::context`] with another key-switching engine: the same chain and `P`, every
+    /// key switch of the bootstrap (the DFTs' rotations, EvalMod's relinearizations, the
+    /// encapsulation's switches) through `method`'s engine.
     ///
-    /// `dnum = ⌈(L + 1) / |P|⌉`: digits of `|P|` primes each, as seed 003's implementation
-    /// (Lattigo, whose parameters have no other decomposition) forms them. At Set V that is
-    /// 7 digits of two primes against `P`'s two 50-bit primes, a digit up to a fraction of a
-    /// bit above `P` (within the builder's [`DIGIT_EXCESS_BITS`](crate::rlwe::params::DIGIT_EXCESS_BITS)); the builder's own
-    /// choice, the smallest `dnum` whose digits `P` strictly covers, would be 14, twice
-    /// the transforms per key switch and twice the key memory.
+    /// The hybrid engine groups its digits by bits under `P`
+    /// ([`DigitPartition::by_bits`](crate::rlwe::keyswitch::DigitPartition::by_bits)): on
+    /// Set I's chain digits of 7, 7, 5, 5 and 1 primes (the 40-bit residual primes share
+    /// digits), so most levels use one digit fewer than seed 003's rule gives them, under
+    /// the same noise bound. The other engines use seed 003's (and Lattigo's) uniform
+    /// digits, `dnum = ⌈(L + 1) / |P|⌉` of `|P|` primes each. At Set V that is 7 digits of
+    /// two primes against `P`'s two 50-bit primes, a digit up to a fraction of a bit above
+    /// `P` (within the builder's [`DIGIT_EXCESS_BITS`](crate::rlwe::params::DIGIT_EXCESS_BITS));
+    /// the builder's own choice, the smallest `dnum` whose digits `P` strictly covers,
+    /// would be 14, twice the transforms per key switch and twice the key memory.
     pub fn context_with(
         &self,
         config: &BootstrapConfig,
         method: KeySwitchMethod,
     ) -> Result<Arc<CkksContext>> {
         let chain = self.chain_for(config)?;
-        CkksParameters::new(self.log_n)
-            .dnum(chain.len().div_ceil(self.log_p.len().max(1)))
+        let params = CkksParameters::new(self.log_n);
+        let params = if method == KeySwitchMethod::Hybrid && self.digits_by_bits_help(&chain) {
+            params.digits_by_bits()
+        } else {
+            params.dnum(chain.len().div_ceil(self.log_p.len().max(1)))
+        };
+        params
             .log_q(&chain)
             .log_p(self.log_p)
             .log_scale(self.log_scale)
@@ -631,6 +640,21 @@ impl BootstrapPreset {
             .security(self.security_level())
             .key_switching(method)
             .build()
+    }
+
+    /// Whether digits by bits under `P` use no more digits than the uniform ones
+    /// (`⌈(L + 1) / |P|⌉` digits of `|P|` primes) at every level of `chain` (bit sizes
+    /// from `q_0`, a `b`-bit prime counted as `b` bits, a hair above the generated
+    /// primes: the choice is one of speed, the builder's grouping of the actual primes
+    /// keeps the noise bound either way). They do on chains whose small primes can share digits (Sets I,
+    /// III and IV); they do not where the uniform digits lean on
+    /// [`DIGIT_EXCESS_BITS`](crate::rlwe::params::DIGIT_EXCESS_BITS) (Set V's two 50-bit
+    /// primes per digit against `P`'s two) or on 45-bit primes that pack worse (Set II).
+    pub fn digits_by_bits_help(&self, chain: &[u32]) -> bool {
+        let bits = |b: &[u32]| -> Vec<f64> { b.iter().map(|&x| f64::from(x)).collect() };
+        let log_p: f64 = bits(self.log_p).iter().sum();
+        let uniform = DigitPartition::uniform(chain.len(), chain.len().div_ceil(self.log_p.len()));
+        DigitPartition::by_bits(&bits(chain), log_p).never_more_digits_than(&uniform)
     }
 
     /// The context and the bootstrapping configuration; generate the keys with

@@ -319,6 +319,43 @@ fn hekates_presets_and_lookup() {
     assert_eq!(DENSE_ENCAPSULATED.config().unwrap().k, 16);
 }
 
+/// The hybrid engine groups a preset's digits by bits exactly where that uses no more
+/// digits than the uniform rule at any level (and fewer at some): Sets I, III and IV, the
+/// encapsulated and Lattigo-shaped sets and the quick ones, not Sets II and V nor `dense`.
+/// A quick preset's context holds the partition computed from the nominal sizes.
+#[test]
+fn hybrid_presets_group_digits_by_bits_where_it_helps() {
+    use crate::rlwe::keyswitch::DigitPartition;
+    let uniform_sets = ["dense", "set-ii", "set-v"];
+    for p in PRESETS {
+        let chain = p.chain().unwrap();
+        let helps = p.digits_by_bits_help(&chain);
+        assert_eq!(helps, !uniform_sets.contains(&p.name), "{}", p.name);
+        let bits: Vec<f64> = chain.iter().map(|&b| f64::from(b)).collect();
+        let log_p: f64 = p.log_p.iter().map(|&b| f64::from(b)).sum();
+        let by_bits = DigitPartition::by_bits(&bits, log_p);
+        let uniform = DigitPartition::uniform(chain.len(), chain.len().div_ceil(p.log_p.len()));
+        let fewer = (1..=chain.len()).any(|w| by_bits.digits_at(w) < uniform.digits_at(w));
+        assert!(fewer || !helps, "{}: by bits never saves a digit", p.name);
+        if p.log_n <= 12 {
+            let ctx = p.context(&p.config().unwrap()).unwrap();
+            assert!(ctx.digits().is_by_bits(), "{}", p.name);
+            let limbs = |d: &DigitPartition| -> Vec<usize> {
+                (0..d.dnum())
+                    .map(|j| d.range(j, chain.len()).len())
+                    .collect()
+            };
+            assert_eq!(limbs(ctx.digits()), limbs(&by_bits), "{}", p.name);
+        }
+    }
+    // Set I: digits of 7, 7, 5, 5 and 1 primes against five of five.
+    let chain = SET_I.chain().unwrap();
+    let bits: Vec<f64> = chain.iter().map(|&b| f64::from(b)).collect();
+    let d = DigitPartition::by_bits(&bits, 305.0);
+    let sizes: Vec<usize> = (0..d.dnum()).map(|j| d.range(j, 25).len()).collect();
+    assert_eq!(sizes, [7, 7, 5, 5, 1]);
+}
+
 /// A quick preset builds and bootstraps (`N = 2^12`).
 #[test]
 fn quick_encapsulated_preset_bootstraps() {

@@ -27,7 +27,7 @@ impl Serialize for CkksContext {
         write_secret(w, self.secret_distribution());
         write_security(w, self.security());
         write_scale(w, self.default_scale());
-        write_key_switching(w, self.key_switch_method());
+        write_key_switching(w, self.key_switch_method(), self.digits().is_by_bits());
         write_key_storage(w, self.key_storage());
     }
 
@@ -47,6 +47,7 @@ struct ParsedParameters {
     security: SecurityLevel,
     scale: f64,
     key_switching: KeySwitchMethod,
+    digits_by_bits: bool,
     key_storage: KeyStorage,
 }
 
@@ -63,7 +64,7 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
         ));
     }
     let ring = RingFields { n, q, p };
-    let key_switching = read_key_switching(r, &ring, "CKKS")?;
+    let (key_switching, digits_by_bits) = read_key_switching(r, &ring, "CKKS")?;
     let key_storage = read_key_storage(r, "CKKS")?;
     let RingFields { n, q, p } = ring;
     Ok(ParsedParameters {
@@ -75,6 +76,7 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
         security,
         scale: f,
         key_switching,
+        digits_by_bits,
         key_storage,
     })
 }
@@ -135,10 +137,15 @@ fn check_parameters_fingerprint(p: &ParsedParameters, fingerprint: u64) -> Resul
 }
 
 fn build(p: ParsedParameters) -> Result<Arc<CkksContext>> {
-    CkksParameters::new(p.n.trailing_zeros())
+    let params = CkksParameters::new(p.n.trailing_zeros())
         .q_primes(&p.q)
-        .p_primes(&p.p)
-        .dnum(p.dnum)
+        .p_primes(&p.p);
+    let params = if p.digits_by_bits {
+        params.digits_by_bits()
+    } else {
+        params.dnum(p.dnum)
+    };
+    let ctx = params
         .secret(p.secret)
         .scale(p.scale)
         .security(p.security)
@@ -149,7 +156,16 @@ fn build(p: ParsedParameters) -> Result<Arc<CkksContext>> {
             Error::Deserialize(format!(
                 "the serialized CKKS parameters do not form a valid context: {e}"
             ))
-        })
+        })?;
+    if ctx.dnum() != p.dnum {
+        return err(format!(
+            "corrupt CKKS parameters: dnum {} is recorded, but its chain's digits by bits \
+             are {}",
+            p.dnum,
+            ctx.dnum()
+        ));
+    }
+    Ok(ctx)
 }
 
 /// The encoding of `ctx`'s parameters (header with the ring fingerprint, and body): the

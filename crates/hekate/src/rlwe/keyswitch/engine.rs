@@ -4,8 +4,9 @@
 
 use super::cost::{CostModel, UnitCosts};
 use super::{
-    HybridDecomposition, HybridKey, HybridKeySwitcher, KeyStorage, KeySwitcher, KlssAccumulator,
-    KlssBound, KlssConfig, KlssDecomposition, KlssKey, KlssKeySwitcher, LevelSet, MixedKeySwitcher,
+    DigitPartition, HybridDecomposition, HybridKey, HybridKeySwitcher, KeyStorage, KeySwitcher,
+    KlssAccumulator, KlssBound, KlssConfig, KlssDecomposition, KlssKey, KlssKeySwitcher, LevelSet,
+    MixedKeySwitcher,
 };
 use crate::ring::{Form, Poly, RingContext};
 use crate::rlwe::keys::SecretKey;
@@ -169,14 +170,39 @@ impl SwitchingKey {
 }
 
 impl KeySwitchEngine {
-    /// The engine of `method` for `ctx` and `dnum` (`Auto` is resolved with `costs`, or a
-    /// start-up measurement when `None`).
+    /// The engine of `method` for `ctx` and `dnum` uniform digits (`Auto` is resolved
+    /// with `costs`, or a start-up measurement when `None`).
     pub fn new(
         ctx: Arc<RingContext>,
         dnum: usize,
         method: KeySwitchMethod,
         costs: Option<&UnitCosts>,
     ) -> Result<Self> {
+        let digits = DigitPartition::uniform(ctx.q_len(), dnum);
+        Self::with_digits(ctx, digits, method, costs)
+    }
+
+    /// [`Self::new`] with the gadget's `digits`: digits by bits
+    /// ([`DigitPartition::by_bits`]) run on the hybrid engine only, and are refused for
+    /// the others.
+    pub fn with_digits(
+        ctx: Arc<RingContext>,
+        digits: DigitPartition,
+        method: KeySwitchMethod,
+        costs: Option<&UnitCosts>,
+    ) -> Result<Self> {
+        if digits.is_by_bits() && method != KeySwitchMethod::Hybrid {
+            return Err(Error::InvalidParameters(format!(
+                "digits by bits are implemented for the hybrid engine only, not {}",
+                method.name()
+            )));
+        }
+        if method == KeySwitchMethod::Hybrid {
+            return Ok(KeySwitchEngine::Hybrid(HybridKeySwitcher::with_digits(
+                ctx, digits,
+            )));
+        }
+        let dnum = digits.dnum();
         Ok(match method {
             KeySwitchMethod::Hybrid => KeySwitchEngine::Hybrid(HybridKeySwitcher::new(ctx, dnum)),
             KeySwitchMethod::Klss(config) => {

@@ -1,8 +1,9 @@
 //! Hybrid key switching (GHS with Han-Ki's RNS digit decomposition; seed 003 Alg. 3).
 //!
 //! Parameters: the chain `Q = q_0 .. q_L`, special primes `P = p_0 .. p_{k-1}`, and
-//! `dnum` (`β` in seed 003) digits of `α = ceil((L+1) / dnum)` consecutive primes each:
-//! digit `j` is `Q_j = prod_{i in [jα, (j+1)α)} q_i`.
+//! `dnum` (`β` in seed 003) digits of consecutive primes, `Q_j = prod_{i in D_j} q_i`
+//! ([`DigitPartition`]): `α = ceil((L+1) / dnum)` primes each (`D_j = [jα, (j+1)α)`,
+//! seed 003's rule), or grouped by bits under `P`.
 //!
 //! **Key.** For `j < dnum`, with `a_j` uniform (expanded from a seed) and `e_j` Gaussian,
 //!
@@ -17,11 +18,11 @@
 //! the CRT idempotent of `Q_l`, so nothing is regenerated per level.
 //!
 //! **Level-aware keys.** For the same reason a key meant only for levels `<= l` needs only
-//! the digits in use there, `ceil((l + 1) / α)` of them, each over `Q_l ∪ P` (`P`
+//! the digits in use there ([`DigitPartition::digits_at`]), each over `Q_l ∪ P` (`P`
 //! unchanged): [`HybridKeySwitcher::generate_key_at`] makes it, about `((l + 1) / (L + 1))^2`
 //! of the full key's size, and exactly as correct at those levels. A key's width (its
 //! [`q_limbs`](HybridKey::q_limbs)) is the chain-limb count of its polynomials; the full
-//! key has width `L + 1` and keeps all `dnum` digits (trailing ones empty when
+//! key has width `L + 1` and keeps all `dnum` digits (trailing uniform ones empty when
 //! `α (dnum - 1) >= L + 1`), see [`HybridKeySwitcher::key_digits`].
 //!
 //! **Switch** of `c` (NTT form over `Q_l`):
@@ -35,7 +36,7 @@
 //! Then `u0 + u1 s = c s' + e_ks` with `e_ks = (sum_j d_j e_j) / P + rounding`, small when
 //! `P` is at least as large as every digit `Q_j`.
 
-use super::KeySwitcher;
+use super::{DigitPartition, KeySwitcher};
 use crate::math::rns::{BaseConverter, RnsBasis};
 use crate::math::sample::Seed;
 use crate::ring::{Form, Poly, RingContext};
@@ -73,24 +74,28 @@ impl HybridKey {
         self.digits.first().map_or(0, |[b, _]| b.q_limbs())
     }
 
-    /// `Ok` if the key has the shape of a key of `ctx` for `dnum` digits: a width `w` in
-    /// `[1, L + 1]`, [`key_digits`](HybridKeySwitcher::key_digits)`(w)` digits, and both
-    /// halves of every digit over `Q_{w-1} ∪ P` (all `k` special limbs) in NTT form.
-    /// Otherwise the reason, for an error message.
-    pub fn check_shape(&self, ctx: &RingContext, dnum: usize) -> std::result::Result<(), String> {
+    /// `Ok` if the key has the shape of a key of `ctx` for the gadget's `digits`: a width
+    /// `w` in `[1, L + 1]`, [`DigitPartition::key_digits`]`(w)` digits, and both halves of
+    /// every digit over `Q_{w-1} ∪ P` (all `k` special limbs) in NTT form. Otherwise the
+    /// reason, for an error message.
+    pub fn check_shape(
+        &self,
+        ctx: &RingContext,
+        digits: &DigitPartition,
+    ) -> std::result::Result<(), String> {
         let (l1, k, w) = (ctx.q_len(), ctx.p_len(), self.q_limbs());
         if w == 0 || w > l1 {
             return Err(format!(
                 "its width is {w} chain limbs; a switching key covers 1 to L + 1 = {l1}"
             ));
         }
-        let want = key_digits(l1, dnum, w);
+        let want = digits.key_digits(w);
         if self.digits.len() != want {
             return Err(format!(
-                "it has {} digits; a key of width {w} (levels <= {}) with dnum = {dnum} has \
-                 {want}",
+                "it has {} digits; a key of width {w} (levels <= {}) with dnum = {} has {want}",
                 self.digits.len(),
-                w - 1
+                w - 1,
+                digits.dnum()
             ));
         }
         for (j, pair) in self.digits.iter().enumerate() {
@@ -113,30 +118,19 @@ impl HybridKey {
     }
 }
 
-/// The digits of a key of width `q_limbs` over a chain of `l1` primes with `dnum` digits:
-/// `dnum` for the full key, `ceil(q_limbs / α)` (those in use) for a narrower one.
-fn key_digits(l1: usize, dnum: usize, q_limbs: usize) -> usize {
-    if q_limbs >= l1 {
-        dnum
-    } else {
-        q_limbs.div_ceil(l1.div_ceil(dnum))
-    }
-}
-
-/// `b += P g_j s'` over `Q_{q_limbs-1}`: `[P]_{q_i} s'` on the primes of digit `j` (`α`
-/// consecutive primes, those below `q_limbs`), zero elsewhere and modulo every special
-/// prime. `s'` is in NTT form over at least `q_limbs` chain primes (its limb `i` is read
-/// as modulo `q_i`).
+/// `b += P g_j s'` over `Q_{q_limbs-1}`: `[P]_{q_i} s'` on the primes `digit` of digit `j`
+/// (those below `q_limbs`, [`DigitPartition::range`]), zero elsewhere and modulo every
+/// special prime. `s'` is in NTT form over at least `q_limbs` chain primes (its limb `i`
+/// is read as modulo `q_i`).
 pub(super) fn add_gadget_term(
     ctx: &RingContext,
     b: &mut Poly,
     s_from: &Poly,
-    j: usize,
-    alpha: usize,
+    digit: std::ops::Range<usize>,
     q_limbs: usize,
 ) {
     let n = ctx.n();
-    for i in j * alpha..((j + 1) * alpha).min(q_limbs) {
+    for i in digit {
         let qi = ctx.modulus(i, q_limbs);
         let p_mod = ctx.p().product_mod(qi);
         let ps = qi.shoup(p_mod);
@@ -151,24 +145,28 @@ pub(super) fn add_gadget_term(
 #[derive(Debug)]
 pub struct HybridKeySwitcher {
     ctx: Arc<RingContext>,
-    dnum: usize,
-    alpha: usize,
+    digits: DigitPartition,
     /// `converters[j][s - 1]`: from the first `s` primes of digit `j` to `[P, Q \ digit]`.
     converters: Vec<Vec<BaseConverter>>,
 }
 
 impl HybridKeySwitcher {
-    /// The engine for `ctx` with `dnum` digits (`1 <= dnum <= L + 1`, and `P` non-empty:
-    /// both validated by the scheme parameters).
+    /// The engine for `ctx` with `dnum` uniform digits (`1 <= dnum <= L + 1`, and `P`
+    /// non-empty: both validated by the scheme parameters).
     pub fn new(ctx: Arc<RingContext>, dnum: usize) -> Self {
+        let digits = DigitPartition::uniform(ctx.q_len(), dnum);
+        Self::with_digits(ctx, digits)
+    }
+
+    /// The engine for `ctx` with the gadget's `digits` (over all of `ctx`'s chain; `P`
+    /// non-empty).
+    pub fn with_digits(ctx: Arc<RingContext>, digits: DigitPartition) -> Self {
         let l1 = ctx.q_len();
-        assert!(dnum >= 1 && dnum <= l1 && ctx.p_len() > 0);
-        let alpha = l1.div_ceil(dnum);
+        assert!(digits.chain_len() == l1 && ctx.p_len() > 0);
         let q = ctx.q().moduli();
-        let converters = (0..dnum)
+        let converters = (0..digits.dnum())
             .map(|j| {
-                let start = j * alpha;
-                let end = ((j + 1) * alpha).min(l1);
+                let std::ops::Range { start, end } = digits.range(j, l1);
                 (1..=end.saturating_sub(start))
                     .map(|s| {
                         let from = RnsBasis::from_moduli(q[start..start + s].to_vec());
@@ -187,8 +185,7 @@ impl HybridKeySwitcher {
             .collect();
         HybridKeySwitcher {
             ctx,
-            dnum,
-            alpha,
+            digits,
             converters,
         }
     }
@@ -200,29 +197,34 @@ impl HybridKeySwitcher {
 
     /// The number of digits `dnum` (β).
     pub fn dnum(&self) -> usize {
-        self.dnum
+        self.digits.dnum()
     }
 
-    /// Primes per digit, `α`.
+    /// The gadget's digits.
+    pub fn digits(&self) -> &DigitPartition {
+        &self.digits
+    }
+
+    /// The most primes in a digit (`α` for uniform digits).
     pub fn alpha(&self) -> usize {
-        self.alpha
+        self.digits.max_primes()
     }
 
-    /// Digits in use at `q_limbs` chain limbs.
+    /// Digits in use at `q_limbs` chain limbs ([`DigitPartition::digits_at`]).
     pub fn digits_at(&self, q_limbs: usize) -> usize {
-        q_limbs.div_ceil(self.alpha)
+        self.digits.digits_at(q_limbs)
     }
 
     /// Digits of a key of width `q_limbs` (for levels `< q_limbs`): all `dnum` for the
     /// full key (`q_limbs = L + 1`), [`digits_at`](Self::digits_at)`(q_limbs)` otherwise.
     pub fn key_digits(&self, q_limbs: usize) -> usize {
-        key_digits(self.ctx.q_len(), self.dnum, q_limbs)
+        self.digits.key_digits(q_limbs)
     }
 
     /// Whether `key` is a key of this engine's ring and shape (any width; see
     /// [`HybridKey::check_shape`]).
     pub fn owns(&self, key: &HybridKey) -> bool {
-        key.ring_id == self.ctx.fingerprint() && key.check_shape(&self.ctx, self.dnum).is_ok()
+        key.ring_id == self.ctx.fingerprint() && key.check_shape(&self.ctx, &self.digits).is_ok()
     }
 
     /// Refuses a key width outside `[1, L + 1]`.
@@ -257,7 +259,7 @@ impl HybridKeySwitcher {
         let digits = (0..self.key_digits(q_limbs))
             .map(|j| {
                 let [mut b, a] = encrypt_zero_sk(ctx, sk, q_limbs, k, &seed, j as u64, rng);
-                add_gadget_term(ctx, &mut b, s_from, j, self.alpha, q_limbs);
+                add_gadget_term(ctx, &mut b, s_from, self.digits.range(j, q_limbs), q_limbs);
                 [b, a]
             })
             .collect();
@@ -298,11 +300,10 @@ impl HybridKeySwitcher {
         let ql = q_limbs;
         let k = self.ctx.p_len();
         let build = |j: usize| {
-            let start = j * self.alpha;
-            let end = ((j + 1) * self.alpha).min(ql);
-            let conv = &self.converters[j][end - start - 1];
+            let digit = self.digits.range(j, ql);
+            let conv = &self.converters[j][digit.len() - 1];
             let mut d = backend.alloc(ql, k, Form::Ntt);
-            backend.mod_up(c, coeff, start..end, conv, &mut d);
+            backend.mod_up(c, coeff, digit, conv, &mut d);
             d
         };
         let beta = self.digits_at(ql);

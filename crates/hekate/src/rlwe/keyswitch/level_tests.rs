@@ -58,16 +58,18 @@ fn keys_with_inconsistent_digits_or_limbs_are_not_owned() {
     let (mut rng, sk, other) = rng_and_secrets(&ctx, 12);
     let ks = HybridKeySwitcher::new(ctx.clone(), 5); // α = 1
     let key = ks.generate_key_at(other.ntt(), &sk, 3, &mut rng).unwrap();
-    assert!(ks.owns(&key) && key.check_shape(&ctx, 5).is_ok());
+    assert!(ks.owns(&key) && key.check_shape(&ctx, ks.digits()).is_ok());
     // Under dnum = 2 (α = 3) a width-3 key has one digit, not three.
-    let m = key.check_shape(&ctx, 2).unwrap_err();
+    let m = key
+        .check_shape(&ctx, &DigitPartition::uniform(5, 2))
+        .unwrap_err();
     assert!(m.contains("it has 3 digits") && m.contains("has 1"), "{m}");
     let mut fewer = key.clone();
     fewer.digits.pop();
     assert!(!ks.owns(&fewer));
     let mut ragged = key.clone();
     ragged.digits[1][0] = ragged.digits[1][0].restricted(2, ctx.p_len());
-    let m = ragged.check_shape(&ctx, 5).unwrap_err();
+    let m = ragged.check_shape(&ctx, ks.digits()).unwrap_err();
     assert!(m.contains("digit 1 has 2 chain"), "{m}");
     let mut no_p = key.clone();
     no_p.digits[0][1] = no_p.digits[0][1].restricted(3, 0);

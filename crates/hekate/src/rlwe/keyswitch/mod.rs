@@ -16,12 +16,14 @@
 // CLI's key-switching benchmark, which prints its predictions beside the measurements.
 #[doc(hidden)]
 pub mod cost;
+mod digits;
 mod engine;
 mod hybrid;
 mod klss;
 mod mixed;
 mod module;
 
+pub use digits::{digit_margin_bits, DigitPartition};
 pub use engine::{
     EngineAccumulator, EngineDecomposition, KeySwitchEngine, KeySwitchMethod, SwitchingKey,
 };

@@ -130,7 +130,13 @@ impl HybridKeySwitcher {
                         let stream = ((j * digits + i) as u64) * r2;
                         let mut cols =
                             encrypt_zero_module_sk(ctx, s_to, q_limbs, k, &seed, stream, rng);
-                        add_gadget_term(ctx, &mut cols[0], s, i, self.alpha(), q_limbs);
+                        add_gadget_term(
+                            ctx,
+                            &mut cols[0],
+                            s,
+                            self.digits().range(i, q_limbs),
+                            q_limbs,
+                        );
                         cols
                     })
                     .collect()

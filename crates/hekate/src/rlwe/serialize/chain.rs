@@ -196,8 +196,9 @@ pub(crate) fn read_security(r: &mut Reader<'_>, scheme: &str) -> Result<Security
 
 /// Writes the key-switching method (resolved: hybrid, KLSS or mixed) and its
 /// configuration.
-pub(crate) fn write_key_switching(w: &mut Writer, method: KeySwitchMethod) {
+pub(crate) fn write_key_switching(w: &mut Writer, method: KeySwitchMethod, digits_by_bits: bool) {
     match method {
+        KeySwitchMethod::Hybrid if digits_by_bits => w.write_u8(3),
         KeySwitchMethod::Klss(c) => {
             w.write_u8(1);
             write_klss_config(w, &c);
@@ -215,12 +216,13 @@ pub(crate) fn write_key_switching(w: &mut Writer, method: KeySwitchMethod) {
 }
 
 /// Reads what [`write_key_switching`] writes, with `l1 = L + 1` chain and `k` special
-/// primes of degree `n`; charges a KLSS engine's primes and tables first.
+/// primes of degree `n`; charges a KLSS engine's primes and tables first. The flag says
+/// the hybrid digits are grouped by bits (method 3).
 pub(crate) fn read_key_switching(
     r: &mut Reader<'_>,
     ring: &RingFields,
     scheme: &str,
-) -> Result<KeySwitchMethod> {
+) -> Result<(KeySwitchMethod, bool)> {
     let (n, l1, k) = (ring.n, ring.q.len(), ring.p.len());
     let method = r.read_u8(&format!("{scheme} key-switching method"))?;
     if method == 1 || method == 2 {
@@ -231,42 +233,48 @@ pub(crate) fn read_key_switching(
             "the KLSS engine's primes and tables",
         )?;
     }
-    Ok(match method {
-        0 => KeySwitchMethod::Hybrid,
-        1 => KeySwitchMethod::Klss(read_klss_config(r, l1 + k, scheme)?),
-        2 => {
-            let klss = read_klss_config(r, l1 + k, scheme)?;
-            let count = r.read_u16("mixed engine level count")? as usize;
-            if !(1..l1).contains(&count) {
-                return err(format!(
-                    "{scheme} parameters: a mixed engine runs KLSS at {count} levels; 1 to {} \
-                     are allowed with {l1} chain limbs",
-                    l1 - 1
-                ));
-            }
-            let mut limbs = Vec::with_capacity(count);
-            for _ in 0..count {
-                let l = r.read_u16("mixed engine level")? as usize;
-                if !(1..=l1).contains(&l) || limbs.last().is_some_and(|&p| l <= p) {
+    if method == 3 {
+        return Ok((KeySwitchMethod::Hybrid, true));
+    }
+    Ok((
+        match method {
+            0 => KeySwitchMethod::Hybrid,
+            1 => KeySwitchMethod::Klss(read_klss_config(r, l1 + k, scheme)?),
+            2 => {
+                let klss = read_klss_config(r, l1 + k, scheme)?;
+                let count = r.read_u16("mixed engine level count")? as usize;
+                if !(1..l1).contains(&count) {
                     return err(format!(
-                        "{scheme} parameters: mixed engine level {l} is out of order or not \
-                         in [1, {l1}]"
+                        "{scheme} parameters: a mixed engine runs KLSS at {count} levels; 1 to {} \
+                     are allowed with {l1} chain limbs",
+                        l1 - 1
                     ));
                 }
-                limbs.push(l);
+                let mut limbs = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let l = r.read_u16("mixed engine level")? as usize;
+                    if !(1..=l1).contains(&l) || limbs.last().is_some_and(|&p| l <= p) {
+                        return err(format!(
+                            "{scheme} parameters: mixed engine level {l} is out of order or not \
+                         in [1, {l1}]"
+                        ));
+                    }
+                    limbs.push(l);
+                }
+                let levels = LevelSet::from_limbs(limbs).map_err(|e| {
+                    Error::Deserialize(format!("{scheme} parameters: mixed engine levels: {e}"))
+                })?;
+                KeySwitchMethod::Mixed { klss, levels }
             }
-            let levels = LevelSet::from_limbs(limbs).map_err(|e| {
-                Error::Deserialize(format!("{scheme} parameters: mixed engine levels: {e}"))
-            })?;
-            KeySwitchMethod::Mixed { klss, levels }
-        }
-        c => {
-            return err(format!(
-                "{scheme} parameters: unknown key-switching method {c} (0 hybrid, 1 KLSS, 2 \
-                 mixed)"
-            ))
-        }
-    })
+            c => {
+                return err(format!(
+                    "{scheme} parameters: unknown key-switching method {c} (0 hybrid, 1 KLSS, 2 \
+                 mixed, 3 hybrid with digits by bits)"
+                ))
+            }
+        },
+        false,
+    ))
 }
 
 /// The KLSS configuration fields (`limbs` = `L + 1 + k`).

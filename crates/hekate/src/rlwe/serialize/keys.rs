@@ -25,7 +25,7 @@ pub(crate) fn check_key_writable(
         )));
     }
     let writable = match key {
-        SwitchingKey::Hybrid(k) => k.check_shape(params.ring(), params.dnum()).is_ok(),
+        SwitchingKey::Hybrid(k) => k.check_shape(params.ring(), params.digits()).is_ok(),
         SwitchingKey::Klss(_) => params.keyswitcher().owns(key) || key.ordinary().is_some(),
     };
     if !writable {
@@ -58,7 +58,7 @@ pub(crate) fn read_switching_key(
 ) -> Result<SwitchingKey> {
     let ring = params.ring();
     let key = HybridKey::read_body(r, ring)?;
-    if let Err(why) = key.check_shape(ring, params.dnum()) {
+    if let Err(why) = key.check_shape(ring, params.digits()) {
         return err(format!(
             "{what} does not have the context's shape (dnum = {}): {why}",
             params.dnum()

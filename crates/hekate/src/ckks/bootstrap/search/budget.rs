@@ -115,7 +115,7 @@ fn searched(
     let chain = Chain {
         q: bits(ring.q()),
         p: bits(ring.p()),
-        dnum: ctx.dnum(),
+        digits: ctx.digits().clone(),
     };
     let n = ctx.n();
     let (cts_sets, stc_sets, width) =
@@ -337,9 +337,20 @@ mod tests {
                 assert!(both <= ratio, "{} x{extra}: {both} > {ratio}", preset.name);
             }
         }
-        // Set I at 0.495x Lattigo's keys (its preset's cap): the ratio order buys the small
-        // factors' baby steps first and then cannot afford a 31-diagonal factor's.
-        let (ctx, config) = SET_I.build().unwrap();
+        // Set I at 0.495x Lattigo's keys (its preset's cap) with seed 003's uniform digits
+        // (five of five primes): the ratio order buys the small factors' baby steps first
+        // and then cannot afford a 31-diagonal factor's. (With the preset's digits by bits
+        // the keys are smaller and both orders reach the same plan.)
+        let config = SET_I.config().unwrap();
+        let ctx = crate::ckks::CkksParameters::new(SET_I.log_n)
+            .dnum(5)
+            .log_q(&SET_I.chain().unwrap())
+            .log_p(SET_I.log_p)
+            .log_scale(SET_I.log_scale)
+            .secret(SET_I.secret)
+            .security(SET_I.security_level())
+            .build()
+            .unwrap();
         let (n1s, both) = searched(&ctx, &config, true).unwrap().unwrap();
         let (ratio_n1s, ratio) = searched(&ctx, &config, false).unwrap().unwrap();
         assert!(both < ratio * 0.99, "{both} vs {ratio}");

@@ -111,6 +111,7 @@ use crate::ckks::CkksParameters;
 use crate::params::security::{self, SecurityLevel};
 use crate::ring::automorphism::{galois_element_for_conjugation, galois_element_for_rotation};
 use crate::rlwe::keyswitch::cost::{OpCounts, UnitCosts};
+use crate::rlwe::keyswitch::{digit_margin_bits, DigitPartition};
 use crate::rlwe::SecretDistribution;
 use crate::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet};
@@ -135,8 +136,6 @@ const MAX_EVAL_BITS: u32 = 60;
 const MAX_PRIME_BITS: u32 = 61;
 /// The smallest prime the search allocates.
 const MIN_PRIME_BITS: u32 = 20;
-/// The noise standard deviation of [`crate::rlwe::params`] (for P's margin).
-const NOISE_SIGMA: f64 = 3.2;
 /// RMS modulus of the model's inputs `a + bi`, `a, b` uniform in `(-1, 1)`.
 const SIGMA_Z: f64 = 0.816_496_580_927_726; // sqrt(2/3)
 /// The largest message ratio `log2 R` searched.

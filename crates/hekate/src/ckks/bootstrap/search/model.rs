@@ -158,7 +158,8 @@ pub fn scale_costs(costs: &UnitCosts, ring_degree: usize) -> UnitCosts {
 pub(super) struct Chain {
     pub(super) q: Vec<u32>,
     pub(super) p: Vec<u32>,
-    pub(super) dnum: usize,
+    /// The hybrid gadget's digits over `q`.
+    pub(super) digits: DigitPartition,
 }
 
 /// Whether a prime of `bits` bits is wide (`2^50` or more: a `b`-bit prime is below
@@ -215,30 +216,26 @@ impl KsParts {
 }
 
 impl Chain {
-    pub(super) fn alpha(&self) -> usize {
-        self.q.len().div_ceil(self.dnum)
-    }
-
     /// The hybrid key switch at `level` (`level + 1` limbs), split as in
     /// [`CostModel::counts`](crate::rlwe::keyswitch::cost::CostModel::counts).
     pub(super) fn key_switch(&self, level: usize) -> KsParts {
         let ql = level + 1;
         let (q, p) = (&self.q[..ql], &self.p[..]);
         let k = p.len();
-        let alpha = self.alpha();
         let mut parts = KsParts::default();
         ntts(q, 1.0, &mut parts.decompose);
-        let digits = ql.div_ceil(alpha);
+        let digits = self.digits.digits_at(ql);
         for j in 0..digits {
-            let s = ((j + 1) * alpha).min(ql) - j * alpha;
-            let outside: Vec<u32> = q[..j * alpha]
+            let digit = self.digits.range(j, ql);
+            let s = digit.len();
+            let outside: Vec<u32> = q[..digit.start]
                 .iter()
-                .chain(&q[j * alpha + s..])
+                .chain(&q[digit.end..])
                 .chain(p)
                 .copied()
                 .collect();
             ntts(&outside, 1.0, &mut parts.decompose);
-            let digit_wide = q[j * alpha..j * alpha + s].iter().any(wide);
+            let digit_wide = q[digit].iter().any(wide);
             let outside_wide = outside.iter().map(wide);
             conversions(s, digit_wide, outside_wide, 1.0, &mut parts.decompose);
         }
@@ -265,7 +262,7 @@ impl Chain {
     /// [`key_levels`](super::key_levels)).
     pub(super) fn key_bytes(&self, level: usize, ring_degree: usize) -> usize {
         let l1 = level + 1;
-        l1.div_ceil(self.alpha()) * 2 * (l1 + self.p.len()) * ring_degree * 8
+        self.digits.key_digits(l1) * 2 * (l1 + self.p.len()) * ring_degree * 8
     }
 
     /// Bytes of one bootstrap's keys: the Galois keys for levels `galois` (each as wide as
@@ -317,12 +314,10 @@ impl Chain {
         self.q.iter().chain(&self.p).map(|&b| f64::from(b)).sum()
     }
 
-    /// The largest digit's bits at `dnum`.
+    /// The largest digit's bits at `dnum` uniform digits.
     pub(super) fn max_digit(q: &[u32], dnum: usize) -> f64 {
-        let alpha = q.len().div_ceil(dnum);
-        q.chunks(alpha)
-            .map(|c| c.iter().map(|&b| f64::from(b)).sum::<f64>())
-            .fold(0.0, f64::max)
+        let bits: Vec<f64> = q.iter().map(|&b| f64::from(b)).collect();
+        DigitPartition::uniform(q.len(), dnum).max_digit_bits(&bits)
     }
 
     /// Alg. 8 line 7: the chain `q` with the special primes covering its largest digit at
@@ -330,9 +325,8 @@ impl Chain {
     /// noise margin (`log2(σ sqrt(1.5 dnum)) + 1` bits), in as few primes of at most 61
     /// bits as possible, of equal size.
     pub(super) fn with_special_primes(q: Vec<u32>, dnum: usize) -> Chain {
-        let margin = (NOISE_SIGMA * (1.5 * dnum as f64).sqrt()).log2() + 1.0;
         // A b-bit prime is below 2^b: count each as b - 0.5 bits, as the builder does.
-        let need = Self::max_digit(&q, dnum) + margin;
+        let need = Self::max_digit(&q, dnum) + digit_margin_bits(dnum);
         let mut k = (need / (f64::from(MAX_PRIME_BITS) - 0.5)).ceil().max(1.0) as u32;
         let bits = loop {
             let b = ((need / f64::from(k)) + 0.5).ceil() as u32;
@@ -342,9 +336,9 @@ impl Chain {
             k += 1;
         };
         Chain {
+            digits: DigitPartition::uniform(q.len(), dnum),
             q,
             p: vec![bits; k as usize],
-            dnum,
         }
     }
 }

@@ -577,9 +577,9 @@ fn the_key_and_time_models_against_full_size_measurements() {
         .find(|&d| Chain::max_digit(&q, d) <= 5.0 * 60.5)
         .unwrap();
     let chain = Chain {
+        digits: DigitPartition::uniform(q.len(), dnum),
         q,
         p: vec![61; 5],
-        dnum,
     };
     let (counts, _, key_bytes, galois_keys) = circuit.costs(&chain);
     assert_eq!(galois_keys, 28);

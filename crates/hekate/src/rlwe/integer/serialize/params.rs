@@ -39,7 +39,7 @@ impl Serialize for IntegerContext {
         w.write_u16(rlwe.dnum() as u16);
         write_secret(w, rlwe.secret_distribution());
         write_security(w, self.security());
-        write_key_switching(w, rlwe.key_switch_method());
+        write_key_switching(w, rlwe.key_switch_method(), rlwe.digits().is_by_bits());
         write_key_storage(w, rlwe.key_storage());
         w.write_u8(match self.mod_switching() {
             ModSwitching::Auto => 0,
@@ -104,7 +104,13 @@ fn parse_parameters(r: &mut Reader<'_>) -> Result<ParsedParameters> {
     let dnum = read_dnum(r, ring.q.len(), name)?;
     let secret = read_secret(r, ring.n, name)?;
     let security = read_security(r, name)?;
-    let key_switching = read_key_switching(r, &ring, name)?;
+    let (key_switching, digits_by_bits) = read_key_switching(r, &ring, name)?;
+    if digits_by_bits {
+        return err(format!(
+            "{name} parameters: digits by bits are a CKKS option; {name} contexts use uniform \
+             digits"
+        ));
+    }
     let key_storage = read_key_storage(r, name)?;
     let mod_switching = match r.read_u8(&format!("{name} modulus switching"))? {
         0 => ModSwitching::Auto,

@@ -140,8 +140,7 @@ impl KlssKeySwitcher {
         let q = ctx.q().moduli();
         let lift = (0..dnum)
             .map(|j| {
-                let start = j * alpha;
-                let end = ((j + 1) * alpha).min(l1);
+                let std::ops::Range { start, end } = hybrid.digits().range(j, l1);
                 (1..=end.saturating_sub(start))
                     .map(|s| {
                         BaseConverter::new(
@@ -375,8 +374,7 @@ impl KeySwitcher for KlssKeySwitcher {
         let ctx = &*self.ctx;
         let (ql, n, rp) = (c.q_limbs(), ctx.n(), self.r_prime);
         debug_assert!(c.p_limbs() == 0);
-        let alpha = self.hybrid.alpha();
-        let digits = ql.div_ceil(alpha);
+        let digits = self.hybrid.digits_at(ql);
         let pool = ctx.pool();
         // A coefficient-form input is used as it is (no inverse transforms).
         let owned = (c.form() == Form::Ntt).then(|| super::super::inverse_ntt_copy(ctx, c));
@@ -385,8 +383,7 @@ impl KeySwitcher for KlssKeySwitcher {
         let aux = &*self.aux;
         let coeff_ref = coeff;
         let lift = |j: usize, out: &mut [u64]| {
-            let start = j * alpha;
-            let end = ((j + 1) * alpha).min(ql);
+            let std::ops::Range { start, end } = self.hybrid.digits().range(j, ql);
             if self.copy_lift {
                 // r = 1: b_j = [c]_{q_j} centered; below every B' prime, so its residue
                 // mod b is x (x < q/2) or x - q + b.
