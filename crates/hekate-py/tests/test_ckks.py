@@ -273,7 +273,7 @@ def test_key_switching_engines_agree(method, rng):
 
 
 def test_digits_by_bits(rng):
-    kw = dict(log_n=12, log_q=[55, 30, 30, 30, 30, 45, 45], log_p=[58, 58], log_scale=30)
+    kw = dict(log_n=12, log_q=[55] + [30] * 6, log_p=[58, 58], log_scale=30)
     ctx = toy_context(**kw, digits="bits")
     assert ctx.digits == "bits" and ctx.digit_primes == [2, 3, 2] and ctx.dnum == 3
     uniform = toy_context(**kw, dnum=3)
