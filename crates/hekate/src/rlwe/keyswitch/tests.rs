@@ -18,6 +18,21 @@ pub(crate) fn switch_error(
     ql: usize,
     rng: &mut ChaCha20Rng,
 ) -> f64 {
+    let e = switch_residual(ctx, ks, key, sk, s_from, ql, rng);
+    e.iter().fold(0.0f64, |m, &x| m.max(x.abs()))
+}
+
+/// The centered coefficients of `u0 + u1 s - c s'` over Q_l for a uniform `c`: the
+/// key-switching noise.
+fn switch_residual(
+    ctx: &RingContext,
+    ks: &HybridKeySwitcher,
+    key: &HybridKey,
+    sk: &SecretKey,
+    s_from: &Poly,
+    ql: usize,
+    rng: &mut ChaCha20Rng,
+) -> Vec<f64> {
     let n = ctx.n();
     let c = random_ntt(ctx, ql, rng);
     let [mut u0, u1] = ks.switch(&c, key);
@@ -31,7 +46,7 @@ pub(crate) fn switch_error(
     let mut digits = vec![0u64; ql * n];
     let mut out = vec![0.0; n];
     ctx.crt().centered_f64(u0.data(), &mut digits, n, &mut out);
-    out.iter().fold(0.0f64, |m, &x| m.max(x.abs()))
+    out
 }
 
 /// A 5-prime chain (55 + 4 x 45 bits) and three 58-bit special primes at `N = 2^10`.
@@ -86,19 +101,7 @@ fn hybrid_noise_variance_matches_the_analysis() {
     let (mut rng, sk, other) = rng_and_secrets(&ctx, 7);
     let ks = HybridKeySwitcher::new(ctx.clone(), 4); // one prime per digit
     let key = ks.generate_key(other.ntt(), &sk, &mut rng);
-    let ql = 4;
-    let c = random_ntt(&ctx, ql, &mut rng);
-    let [mut u0, u1] = ks.switch(&c, &key);
-    let mut t = u1.clone();
-    t.mul_assign(&sk.ntt_at(ql, 0), &ctx);
-    u0.add_assign(&t, &ctx);
-    let mut cs = c.clone();
-    cs.mul_assign(&other.ntt().restricted(ql, 0), &ctx);
-    u0.sub_assign(&cs, &ctx);
-    u0.intt(&ctx);
-    let mut digits = vec![0u64; ql * n];
-    let mut e = vec![0.0; n];
-    ctx.crt().centered_f64(u0.data(), &mut digits, n, &mut e);
+    let e = switch_residual(&ctx, &ks, &key, &sk, other.ntt(), 4, &mut rng);
     let measured = e.iter().map(|x| x * x).sum::<f64>() / n as f64;
     let (sigma, nf) = (crate::rlwe::keys::NOISE_SIGMA, n as f64);
     let log_p = (p[0] as f64).log2();
@@ -643,24 +646,11 @@ fn hybrid_digits_by_bits_switch_correctly_with_the_analysed_noise() {
     let ks = HybridKeySwitcher::with_digits(ctx.clone(), digits.clone());
     let key = ks.generate_key(other.ntt(), &sk, &mut rng);
     let ql = 7;
-    let (mut measured, mut samples) = (0.0, 0.0);
-    for _ in 0..4 {
-        let c = random_ntt(&ctx, ql, &mut rng);
-        let [mut u0, u1] = ks.switch(&c, &key);
-        let mut t = u1.clone();
-        t.mul_assign(&sk.ntt_at(ql, 0), &ctx);
-        u0.add_assign(&t, &ctx);
-        let mut cs = c.clone();
-        cs.mul_assign(&other.ntt().restricted(ql, 0), &ctx);
-        u0.sub_assign(&cs, &ctx);
-        u0.intt(&ctx);
-        let mut scratch = vec![0u64; ql * n];
-        let mut e = vec![0.0; n];
-        ctx.crt().centered_f64(u0.data(), &mut scratch, n, &mut e);
-        measured += e.iter().map(|x| x * x).sum::<f64>();
-        samples += n as f64;
-    }
-    measured /= samples;
+    let measured = (0..4)
+        .flat_map(|_| switch_residual(&ctx, &ks, &key, &sk, other.ntt(), ql, &mut rng))
+        .map(|x| x * x)
+        .sum::<f64>()
+        / (4 * n) as f64;
     let (sigma, nf) = (crate::rlwe::keys::NOISE_SIGMA, n as f64);
     let digit_term: f64 = (0..digits.dnum())
         .map(|j| {
