@@ -630,7 +630,7 @@ impl BootstrapPreset {
         let params = if method == KeySwitchMethod::Hybrid && self.digits_by_bits_help(&chain) {
             params.digits_by_bits()
         } else {
-            params.dnum(chain.len().div_ceil(self.log_p.len().max(1)))
+            params.dnum(self.uniform_dnum(&chain))
         };
         params
             .log_q(&chain)
@@ -646,15 +646,21 @@ impl BootstrapPreset {
     /// (`⌈(L + 1) / |P|⌉` digits of `|P|` primes) at every level of `chain` (bit sizes
     /// from `q_0`, a `b`-bit prime counted as `b` bits, a hair above the generated
     /// primes: the choice is one of speed, the builder's grouping of the actual primes
-    /// keeps the noise bound either way). They do on chains whose small primes can share digits (Sets I,
-    /// III and IV); they do not where the uniform digits lean on
+    /// keeps the noise bound either way). They do on chains whose small primes can share
+    /// digits (Sets I, III and IV); they do not where the uniform digits lean on
     /// [`DIGIT_EXCESS_BITS`](crate::rlwe::params::DIGIT_EXCESS_BITS) (Set V's two 50-bit
     /// primes per digit against `P`'s two) or on 45-bit primes that pack worse (Set II).
     pub fn digits_by_bits_help(&self, chain: &[u32]) -> bool {
         let bits = |b: &[u32]| -> Vec<f64> { b.iter().map(|&x| f64::from(x)).collect() };
         let log_p: f64 = bits(self.log_p).iter().sum();
-        let uniform = DigitPartition::uniform(chain.len(), chain.len().div_ceil(self.log_p.len()));
+        let uniform = DigitPartition::uniform(chain.len(), self.uniform_dnum(chain));
         DigitPartition::by_bits(&bits(chain), log_p).never_more_digits_than(&uniform)
+    }
+
+    /// Seed 003's (and Lattigo's) `dnum = ⌈(L + 1) / |P|⌉` for `chain`: digits of `|P|`
+    /// primes each.
+    fn uniform_dnum(&self, chain: &[u32]) -> usize {
+        chain.len().div_ceil(self.log_p.len().max(1))
     }
 
     /// The context and the bootstrapping configuration; generate the keys with

@@ -197,14 +197,11 @@ impl KeySwitchEngine {
                 method.name()
             )));
         }
-        if method == KeySwitchMethod::Hybrid {
-            return Ok(KeySwitchEngine::Hybrid(HybridKeySwitcher::with_digits(
-                ctx, digits,
-            )));
-        }
         let dnum = digits.dnum();
         Ok(match method {
-            KeySwitchMethod::Hybrid => KeySwitchEngine::Hybrid(HybridKeySwitcher::new(ctx, dnum)),
+            KeySwitchMethod::Hybrid => {
+                KeySwitchEngine::Hybrid(HybridKeySwitcher::with_digits(ctx, digits))
+            }
             KeySwitchMethod::Klss(config) => {
                 KeySwitchEngine::Klss(KlssKeySwitcher::new(ctx, dnum, config)?)
             }
